@@ -1,0 +1,198 @@
+/* rt-check: the inventory of an experiment folder, and what is wrong with it.
+ * Run it first on a new trace: steps, workers, lines, bad lines and missing files at a glance. */
+#include "rolltrace/rt-command.h"
+
+#include <string.h>
+
+typedef struct {
+  guint64 files, lines, events, bad_lines, field_problems, requests;
+  guint max_workers;
+  RtSchemaFlags schema;
+} Inventory;
+
+static void
+take_inventory (const RtTrace *t, Inventory *inv)
+{
+  memset (inv, 0, sizeof *inv);
+  for (guint i = 0; i < t->files->len; i++)
+    {
+      const RtFile *f = rt_trace_file (t, i);
+      inv->files++;
+      inv->lines += f->lines;
+      inv->events += f->events;
+      inv->bad_lines += f->bad_lines;
+      inv->field_problems += f->field_problems;
+      inv->requests += f->n_complete;
+      inv->schema |= f->schema;
+    }
+  for (guint i = 0; i < t->steps->len; i++)
+    inv->max_workers = MAX (inv->max_workers, rt_trace_step (t, i)->n_files);
+}
+
+static const char *
+schema_name (RtSchemaFlags schema)
+{
+  if (schema == (RT_SCHEMA_V1 | RT_SCHEMA_V2))
+    return "mixed";
+  return schema == RT_SCHEMA_V1 ? "v1" : "v2";
+}
+
+typedef struct {
+  gint32 step, worker;
+} Missing;
+
+/* Worker files absent from a step while the worker has a file in another step. */
+static GArray *
+find_missing (const RtTrace *t)
+{
+  GArray *missing = g_array_new (FALSE, FALSE, sizeof (Missing));
+  g_autoptr (GHashTable) seen = g_hash_table_new (g_direct_hash, g_direct_equal);
+  g_autoptr (GArray) workers = g_array_new (FALSE, FALSE, sizeof (gint32));
+  for (guint i = 0; i < t->files->len; i++)
+    {
+      gint32 w = rt_trace_file (t, i)->worker;
+      if (!g_hash_table_contains (seen, GINT_TO_POINTER (w + 1)))
+        {
+          g_hash_table_add (seen, GINT_TO_POINTER (w + 1));
+          g_array_append_val (workers, w);
+        }
+    }
+  g_array_sort (workers, rt_compare_gint32);
+  for (guint si = 0; si < t->steps->len; si++)
+    {
+      const RtStep *st = rt_trace_step (t, si);
+      guint k = 0;
+      for (guint wi = 0; wi < workers->len; wi++)
+        {
+          gint32 w = g_array_index (workers, gint32, wi);
+          while (k < st->n_files && rt_trace_file (t, st->first_file + k)->worker < w)
+            k++;
+          if (k < st->n_files && rt_trace_file (t, st->first_file + k)->worker == w)
+            continue;
+          Missing m = { st->step, w };
+          g_array_append_val (missing, m);
+        }
+    }
+  return missing;
+}
+
+static void
+write_json (RtSession *s, const Inventory *inv, GArray *missing)
+{
+  const RtTrace *t = s->trace;
+  g_autoptr (GString) doc = g_string_new (NULL);
+  RtJsonWriter w;
+  rt_jw_init (&w, doc);
+  rt_jw_begin_object (&w);
+  rt_jw_member_int (&w, "steps", t->steps->len);
+  rt_jw_member_int (&w, "step_min", rt_trace_step (t, 0)->step);
+  rt_jw_member_int (&w, "step_max", rt_trace_step (t, t->steps->len - 1)->step);
+  rt_jw_member_int (&w, "workers", inv->max_workers);
+  rt_jw_member_int (&w, "files", (gint64) inv->files);
+  rt_jw_member_int (&w, "lines", (gint64) inv->lines);
+  rt_jw_member_int (&w, "events", (gint64) inv->events);
+  rt_jw_member_int (&w, "bad_lines", (gint64) inv->bad_lines);
+  rt_jw_member_int (&w, "requests", (gint64) inv->requests);
+  rt_jw_member_string (&w, "schema", schema_name (inv->schema));
+  rt_jw_key (&w, "missing");
+  rt_jw_begin_array (&w);
+  for (guint i = 0; i < missing->len; i++)
+    {
+      const Missing *m = &g_array_index (missing, Missing, i);
+      rt_jw_begin_object (&w);
+      rt_jw_member_int (&w, "step", m->step);
+      rt_jw_member_int (&w, "worker", m->worker);
+      rt_jw_end_object (&w);
+    }
+  rt_jw_end_array (&w);
+  rt_jw_member_int (&w, "field_problems", (gint64) inv->field_problems);
+  rt_jw_key (&w, "strays");
+  rt_jw_begin_array (&w);
+  for (guint i = 0; i < t->strays->len; i++)
+    rt_jw_string (&w, g_ptr_array_index (t->strays, i));
+  rt_jw_end_array (&w);
+  rt_jw_key (&w, "problems");
+  rt_jw_begin_array (&w);
+  for (guint i = 0; i < t->problems->len; i++)
+    {
+      const RtProblem *p = &g_array_index (t->problems, RtProblem, i);
+      rt_jw_begin_object (&w);
+      rt_jw_member_string (&w, "where", p->where);
+      rt_jw_member_string (&w, "reason", p->reason);
+      rt_jw_end_object (&w);
+    }
+  rt_jw_end_array (&w);
+  rt_jw_end_object (&w);
+  rt_session_print_json (s, doc);
+}
+
+static void
+print_summary (RtSession *s, const Inventory *inv, GArray *missing)
+{
+  const RtTrace *t = s->trace;
+  rt_session_print (s, "experiment  %s\n", t->path);
+  rt_session_print (s, "schema      %s (%s logger)\n", schema_name (inv->schema),
+                    inv->schema == RT_SCHEMA_V1 ? "older"
+                    : inv->schema == RT_SCHEMA_V2 ? "newer" : "both");
+  rt_session_print (s, "steps       %u (%d to %d)\n", t->steps->len, rt_trace_step (t, 0)->step,
+                    rt_trace_step (t, t->steps->len - 1)->step);
+  rt_session_print (s, "workers     %u at most in one step\n", inv->max_workers);
+  rt_session_print (s, "files       %" G_GUINT64_FORMAT "\n", inv->files);
+  rt_session_print (s, "lines       %" G_GUINT64_FORMAT "\n", inv->lines);
+  rt_session_print (s, "events      %" G_GUINT64_FORMAT "\n", inv->events);
+  rt_session_print (s, "bad lines   %" G_GUINT64_FORMAT "\n", inv->bad_lines);
+  if (inv->field_problems)
+    rt_session_print (s, "bad fields  %" G_GUINT64_FORMAT " (field of the wrong type, taken as absent)\n",
+                      inv->field_problems);
+  rt_session_print (s, "requests    %" G_GUINT64_FORMAT " completed\n", inv->requests);
+  for (guint i = 0; i < missing->len; i++)
+    {
+      const Missing *m = &g_array_index (missing, Missing, i);
+      rt_session_print (s, "missing     step_%d/worker_%d.jsonl\n", m->step, m->worker);
+    }
+  for (guint i = 0; i < t->strays->len; i++)
+    rt_session_print (s, "ignored     %s (not part of the trace)\n",
+                      (const char *) g_ptr_array_index (t->strays, i));
+  guint shown = s->verbose ? t->problems->len : MIN (t->problems->len, 10u);
+  for (guint i = 0; i < shown; i++)
+    {
+      const RtProblem *p = &g_array_index (t->problems, RtProblem, i);
+      rt_session_print (s, "bad         %s: %s\n", p->where, p->reason);
+    }
+  if ((guint64) shown < t->problems_total)
+    rt_session_print (s, "            ... %" G_GUINT64_FORMAT " more (--verbose lists all)\n",
+                      t->problems_total - shown);
+}
+
+static int
+run (RtSession *s, GError **error)
+{
+  (void) error;
+  Inventory inv;
+  take_inventory (s->trace, &inv);
+  g_autoptr (GArray) missing = find_missing (s->trace);
+  write_json (s, &inv, missing);
+  print_summary (s, &inv, missing);
+  return 0;
+}
+
+int
+main (int argc, char **argv)
+{
+  static const RtCommand cmd = {
+    .name = "rt-check",
+    .parameters = "EXP",
+    .summary = "Inventory of a rollout-trace experiment folder EXP/step_N/worker_M.jsonl:\n"
+               "steps, workers, files, lines, events, bad lines, requests, logger\n"
+               "generation, worker files missing from a step, stray entries, first bad lines.",
+    .description = "JSON (--json): {\"steps\", \"step_min\", \"step_max\", \"workers\", \"files\",\n"
+                   "\"lines\", \"events\", \"bad_lines\", \"requests\", \"schema\", \"missing\":\n"
+                   "[{\"step\", \"worker\"}], \"field_problems\", \"strays\", \"problems\"}\n\n"
+                   "Example: rt-check logs/exp --json",
+    .run = run,
+    .flags = RT_COMMAND_LOADS_TRACE,
+    .min_args = 1,
+    .max_args = 1,
+  };
+  return rt_command_main (&cmd, argc, argv);
+}

@@ -1,0 +1,99 @@
+/* rt-command.h: the command-line layer every executable shares.
+ * A command is a table (name, options, run function); rt_command_main does the rest once. */
+#pragma once
+
+#include <glib.h>
+
+#include "rolltrace/rt-jsonw.h"
+#include "rolltrace/rt-steps.h"
+#include "rolltrace/rt-trace.h"
+
+G_BEGIN_DECLS
+
+typedef struct _RtSession RtSession;
+
+/* Returns the exit status (0, or 1 when the trace lacks the data); on a failure
+ * sets `error` and the caller prints it and picks the status. */
+typedef int (*RtRunFunc) (RtSession *s, GError **error);
+
+typedef enum {
+  RT_COMMAND_LOADS_TRACE = 1 << 0,   /* first argument is EXP, loaded before run */
+  RT_COMMAND_WRITES_PLOTS = 1 << 1,  /* takes --out, --format, --no-render */
+} RtCommandFlags;
+
+typedef struct {
+  const char *name;          /* "rt-cdf" */
+  const char *parameters;    /* "EXP", shown in --help */
+  const char *summary;       /* what it computes, one paragraph */
+  const char *description;   /* the JSON it prints and examples, shown under the options */
+  const GOptionEntry *entries;  /* the command's own options, or NULL */
+  RtRunFunc run;
+  RtCommandFlags flags;
+  int min_args, max_args;    /* positional arguments, EXP included */
+} RtCommand;
+
+struct _RtSession {
+  const RtCommand *command;
+  /* common options */
+  char *out_dir;
+  char *steps_spec;
+  char *format;              /* png, svg or pdf */
+  gboolean json, quiet, verbose, no_render;
+  RtStepSet *steps;
+  /* positional arguments, program name excluded */
+  char **args;
+  int n_args;
+  RtTrace *trace;            /* with RT_COMMAND_LOADS_TRACE */
+  GPtrArray *scripts;        /* gnuplot scripts written, to render at the end */
+  gboolean out_ready;
+};
+
+int rt_command_main (const RtCommand *cmd, int argc, char **argv);
+
+/* Human summary on stdout, silent with --quiet or --json. */
+void rt_session_print (RtSession *s, const char *fmt, ...) G_GNUC_PRINTF (2, 3);
+
+/* Writes the --json document (and a newline) to stdout. */
+void rt_session_print_json (RtSession *s, GString *doc);
+
+/* A step is selected by --steps. */
+gboolean rt_session_step_selected (RtSession *s, gint32 step);
+
+/* Indices into trace->steps of the selected steps, ascending. */
+GArray *rt_session_selected_steps (RtSession *s);
+
+/* Parses an integer option value given as a string, for clear usage errors. */
+gboolean rt_parse_int_option (const char *name, const char *value, gint64 min, gint64 max,
+                              gint64 *out, GError **error);
+
+/* ---- output files: written whole to a temporary name, then renamed ---- */
+
+/* Writes `content` to OUT/name, creating OUT on first use. */
+gboolean rt_session_write (RtSession *s, const char *name, const GString *content, GError **error);
+
+/* Path of OUT/name (OUT as given or defaulted). */
+char *rt_session_out_path (RtSession *s, const char *name);
+
+/* A TSV table being built: a header line, then rows. NAN is written as NaN,
+ * which gnuplot reads as a missing value. */
+GString *rt_tsv_new (const char *const *columns);
+void rt_tsv_num (GString *tsv, double v, gboolean last);
+void rt_tsv_int (GString *tsv, gint64 v, gboolean last);
+void rt_tsv_str (GString *tsv, const char *s, gboolean last);
+
+/* ---- plots ---- */
+
+/* Fills gnuplot/<template>.gp and writes it as OUT/<name>.gp, to be rendered into
+ * OUT/<name>.<format>. `vars` are KEY, VALUE pairs ending in NULL that replace
+ * {{KEY}}; TITLE, OUTPUT, TERMINAL and EXP are supplied here. The title names the
+ * experiment and `what`. */
+gboolean rt_session_plot (RtSession *s, const char *template_name, const char *name,
+                          const char *what, const char *const *vars, GError **error);
+
+/* "steps 1-40" / "steps 3, 5, 9" / "step 7" for titles, from step numbers. */
+char *rt_describe_steps (const gint32 *steps, guint n);
+
+/* A gnuplot string literal (single quotes doubled). */
+char *rt_gnuplot_quote (const char *s);
+
+G_END_DECLS

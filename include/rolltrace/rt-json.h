@@ -1,0 +1,68 @@
+/* rt-json.h: the one door to the JSON parser (simdjson On-Demand, in json-line.cpp).
+ * It reads one trace line and hands back only the fields the tables need, as plain C. */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+/* The parser reads this many bytes past a line's end (their content is ignored):
+ * callers keep that much readable memory after every line they pass. */
+#define RT_JSON_PADDING 64
+
+typedef enum {
+  RT_LINE_OK = 0,        /* a JSON object; fields below are filled */
+  RT_LINE_EMPTY,         /* nothing but white space */
+  RT_LINE_NOT_OBJECT,    /* valid JSON, but an array, string, number... */
+  RT_LINE_INVALID,       /* not JSON, or an object that does not close */
+} RtLineStatus;
+
+/* One turn of a request's `turn_timings`, or the figures of one `turn_end`.
+ * Absent or non-finite numbers are NAN. */
+typedef struct {
+  gint32 turn;           /* -1 when absent */
+  double total_s;
+  double pre_process_s;
+  double engine_call_s;
+  double post_process_s;
+  double tool_parsing_s;
+} RtTurnFigures;
+
+/* A string inside the line being parsed, valid until the next parse. */
+typedef struct {
+  const char *str;
+  gsize len;
+} RtStrView;
+
+typedef struct {
+  RtStrView event;
+  RtStrView timestamp;
+  RtStrView request_id;     /* extra.request_id */
+  RtStrView finish_reason;  /* extra.finish_reason */
+  double duration_s;        /* NAN when absent, non-finite or not a number */
+  gint64 turn;              /* extra.turn, -1 when absent */
+  gint64 turns;             /* extra.turns, -1 when absent */
+  gint64 response_length;   /* extra.response_length, -1 when absent */
+  RtTurnFigures turn_end;   /* extra.*_duration of a turn_end line */
+  gboolean has_turn_timings;
+  GArray *turn_timings;     /* of RtTurnFigures; owned by the parser, reused */
+  /* A field that was present with the wrong type ("duration_sec": "3"): the
+   * field is treated as absent and the line stays an event. NULL when none. */
+  const char *type_problem;
+} RtLineFields;
+
+typedef struct _RtJsonParser RtJsonParser;
+
+RtJsonParser *rt_json_parser_new (void);
+void rt_json_parser_free (RtJsonParser *parser);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (RtJsonParser, rt_json_parser_free)
+
+/* Parses `line` (`len` bytes, no newline; RT_JSON_PADDING readable bytes after it).
+ * On RT_LINE_OK fills `out`; otherwise `*reason` (static text) says what is wrong. */
+RtLineStatus rt_json_parse_line (RtJsonParser *parser,
+                                 const char *line,
+                                 gsize len,
+                                 RtLineFields *out,
+                                 const char **reason);
+
+G_END_DECLS

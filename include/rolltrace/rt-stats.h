@@ -1,0 +1,34 @@
+/* rt-stats.h: the statistics every analyzer shares, defined once.
+ * Percentiles interpolate linearly between closest ranks (numpy's default); std is population. */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+typedef struct {
+  guint count;
+  double mean, std, min, max;
+  double p50, p80, p90, p95, p99, p999;
+} RtSummary;
+
+/* Sorts `values` in place and summarises them. NAN values must not be present.
+ * With no values every field but count is NAN. */
+void rt_summary_compute (double *values, guint n, RtSummary *out);
+
+/* The q-th percentile (0..100) of values already sorted ascending. */
+double rt_percentile_sorted (const double *sorted, guint n, double q);
+
+double rt_mean (const double *values, guint n);
+double rt_std_population (const double *values, guint n);
+
+/* Median of values (sorted in place); NAN for none. */
+double rt_median (double *values, guint n);
+
+/* A growable array of doubles that skips NAN, for collecting samples. */
+typedef GArray RtSamples;
+RtSamples *rt_samples_new (void);
+void rt_samples_add (RtSamples *s, double v);
+#define rt_samples_data(s) ((double *) (s)->data)
+
+G_END_DECLS

@@ -1,0 +1,20 @@
+/* rt-steps.h: the --steps SPEC of every command ("3", "1-10", "50-", "1,4,7-9").
+ * Parsed once into ranges; analyzers ask whether a step is selected. */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+typedef struct _RtStepSet RtStepSet;
+
+/* NULL or "" selects every step. Errors are RT_ERROR_USAGE with the offending piece. */
+RtStepSet *rt_step_set_parse (const char *spec, GError **error);
+void rt_step_set_free (RtStepSet *set);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (RtStepSet, rt_step_set_free)
+
+gboolean rt_step_set_contains (const RtStepSet *set, gint32 step);
+/* TRUE when the set is "every step". */
+gboolean rt_step_set_is_all (const RtStepSet *set);
+
+G_END_DECLS

@@ -1,0 +1,140 @@
+/* rt-trace.h: an experiment loaded into tables: files, events, requests, turns, steps.
+ * Analyzers only read these arrays; the loader (load.c) is the only writer. */
+#pragma once
+
+#include <glib.h>
+
+#include "rolltrace/rt-events.h"
+#include "rolltrace/rt-json.h"
+
+G_BEGIN_DECLS
+
+/* Times are doubles in seconds throughout. Absolute times count from
+ * 2020-01-01T00:00:00 in the logger's own (zone-less) clock: only differences are shown. */
+
+#define RT_NONE G_MAXUINT32
+
+/* One worker_M.jsonl of one step_N folder. */
+typedef struct {
+  char *path;                 /* as found below the experiment folder */
+  gint32 step;
+  gint32 worker;
+  guint64 size;
+  gint64 mtime_us;
+  guint64 inode;
+  guint64 lines;              /* newline-separated pieces plus an unterminated last one */
+  guint64 events;             /* lines that parse to a JSON object */
+  guint64 bad_lines;          /* lines - events */
+  guint64 field_problems;     /* events with a field of the wrong type */
+  guint32 first_event, n_events;       /* range in RtTrace.events */
+  guint32 first_request, n_requests;   /* range in RtTrace.requests */
+  guint32 n_complete;                  /* async_rollout_request_complete events */
+  double start_min_s;         /* min over lines of timestamp - duration; NAN if none */
+  double step_sum_s[RT_N_STEP_EVENTS]; /* sum of each step-level event; NAN when absent */
+  RtSchemaFlags schema;       /* generations whose names occur in the file */
+} RtFile;
+
+/* One timed (or instant) section: a row of the event table. */
+typedef struct {
+  double end_s;               /* the line's timestamp; NAN when absent or unreadable */
+  double duration_s;          /* NAN for instant events and unreadable values */
+  guint32 file;               /* index into RtTrace.files */
+  guint32 request;            /* index into RtTrace.requests, or RT_NONE */
+  guint32 line;               /* 1-based line number in the file */
+  guint16 event;              /* canonical id in RtTrace.registry */
+  gint16 turn;                /* extra.turn as logged, -1 when absent */
+} RtEvent;
+
+/* One request id of one worker file. Only a request with an
+ * async_rollout_request_complete line is `complete` and has a duration. */
+typedef struct {
+  const char *id;             /* interned, owned by the trace */
+  const char *finish_reason;  /* as logged ("FinishReasonTypeEnum.STOP"); NULL if absent */
+  guint32 file;
+  gint32 step;
+  gint32 worker;
+  gboolean complete;
+  double end_s;               /* timestamp of the complete line */
+  double total_s;             /* its duration_sec; NAN when absent */
+  gint32 turns;               /* extra.turns, -1 when absent */
+  gint32 response_length;     /* -1 when absent */
+  guint32 first_turn, n_turns;/* range in RtTrace.turns */
+  gboolean turns_from_timings;/* TRUE: turn_timings; FALSE: turn_end lines */
+} RtRequest;
+
+/* One step_N folder and its worker files (a contiguous range of RtTrace.files). */
+typedef struct {
+  gint32 step;
+  guint32 first_file, n_files;
+  double start_s;             /* min over the step's lines of timestamp - duration */
+} RtStep;
+
+/* A diagnostic about the input: a bad line, a stray file. */
+typedef struct {
+  char *where;                /* file:line, or a path */
+  const char *reason;         /* static text */
+} RtProblem;
+
+typedef struct {
+  char *path;                 /* the experiment folder as given */
+  char *name;                 /* its last component, for titles */
+  RtEventRegistry *registry;
+  GArray *files;              /* RtFile */
+  GArray *steps;              /* RtStep, ascending step number */
+  GArray *events;             /* RtEvent, grouped by file */
+  GArray *requests;           /* RtRequest, grouped by file */
+  GArray *turns;              /* RtTurnFigures, grouped by request */
+  GPtrArray *strays;          /* char*: entries that are not part of the trace */
+  GArray *problems;           /* RtProblem: the first bad lines of every file */
+  GPtrArray *string_chunks;   /* GStringChunk*: storage of interned strings */
+  guint64 problems_total;     /* bad lines and field problems, listed or not */
+} RtTrace;
+
+typedef struct {
+  guint n_threads;            /* 0: one per core */
+  guint max_problems_per_file;/* bad lines listed per file (the rest are counted) */
+  gboolean progress;          /* a progress line on stderr when loading is slow */
+} RtLoadOptions;
+
+RtTrace *rt_trace_load (const char *exp_path, const RtLoadOptions *opts, GError **error);
+void rt_trace_free (RtTrace *trace);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (RtTrace, rt_trace_free)
+
+static inline const RtFile *
+rt_trace_file (const RtTrace *t, guint i)
+{
+  return &g_array_index (t->files, RtFile, i);
+}
+
+static inline const RtStep *
+rt_trace_step (const RtTrace *t, guint i)
+{
+  return &g_array_index (t->steps, RtStep, i);
+}
+
+static inline const RtEvent *
+rt_trace_event (const RtTrace *t, guint i)
+{
+  return &g_array_index (t->events, RtEvent, i);
+}
+
+static inline const RtRequest *
+rt_trace_request (const RtTrace *t, guint i)
+{
+  return &g_array_index (t->requests, RtRequest, i);
+}
+
+/* Index in t->steps of step number `step`, or -1. */
+int rt_trace_find_step (const RtTrace *t, gint32 step);
+
+/* Parses an ISO-8601 local time ("2025-07-13T11:04:25.706221", fraction optional)
+ * into seconds. Returns FALSE on anything else. */
+gboolean rt_parse_timestamp (const char *s, gsize len, double *out_s);
+
+/* qsort-style comparison of two gint32, for g_array_sort. */
+int rt_compare_gint32 (gconstpointer a, gconstpointer b);
+
+/* Text after the last '.' of a finish reason ("FinishReasonTypeEnum.STOP" -> "STOP"). */
+const char *rt_finish_reason_short (const char *reason);
+
+G_END_DECLS

@@ -1,0 +1,281 @@
+// json-line.cpp: reads one trace line with simdjson's On-Demand API, behind a C interface.
+// The only C++ in the project; it touches only the fields the tables need and skips the rest.
+#include "rolltrace/rt-json.h"
+
+#include <cmath>
+#include <cstring>
+#include <new>
+#include <string_view>
+
+#include <simdjson.h>
+
+using namespace simdjson;
+
+struct _RtJsonParser {
+  ondemand::parser parser;
+  GArray *turn_timings = nullptr;
+};
+
+extern "C" RtJsonParser *
+rt_json_parser_new (void)
+{
+  auto *p = new (std::nothrow) _RtJsonParser ();
+  if (p == nullptr)
+    g_error ("out of memory");
+  p->turn_timings = g_array_new (FALSE, FALSE, sizeof (RtTurnFigures));
+  return p;
+}
+
+extern "C" void
+rt_json_parser_free (RtJsonParser *parser)
+{
+  if (parser == nullptr)
+    return;
+  g_array_unref (parser->turn_timings);
+  delete parser;
+}
+
+namespace {
+
+// Marks a field that is there but holds the wrong kind of value.
+struct LineState {
+  RtLineFields *out;
+};
+
+// Python writes NaN, Infinity and -Infinity as bare words, which simdjson rejects as
+// numbers. Such a value, or any non-finite one, makes the field absent (NAN); a
+// value that is no number at all (a string, an object) is a type problem as well.
+double
+read_number (ondemand::value value, LineState &st, const char *field)
+{
+  double d;
+  if (value.get_double ().get (d) == SUCCESS)
+    return std::isfinite (d) ? d : NAN;
+  std::string_view raw = value.raw_json_token ();
+  while (!raw.empty () && (raw.back () == ' ' || raw.back () == '\t' || raw.back () == '\r'))
+    raw.remove_suffix (1);
+  if (raw != "NaN" && raw != "Infinity" && raw != "-Infinity")
+    st.out->type_problem = field;
+  return NAN;
+}
+
+// Integers may come as 3 or 3.0; anything else is absent (-1).
+gint64
+read_count (ondemand::value value, LineState &st, const char *field)
+{
+  double d = read_number (value, st, field);
+  if (std::isnan (d) || d != std::floor (d) || d < 0 || d > 9.0e15)
+    return -1;
+  return (gint64) d;
+}
+
+bool
+read_string (ondemand::value value, RtStrView *view, LineState &st, const char *field)
+{
+  std::string_view s;
+  if (value.get_string ().get (s) != SUCCESS)
+    {
+      st.out->type_problem = field;
+      return false;
+    }
+  view->str = s.data ();
+  view->len = s.size ();
+  return true;
+}
+
+void
+turn_figures_init (RtTurnFigures *t)
+{
+  t->turn = -1;
+  t->total_s = t->pre_process_s = t->engine_call_s = NAN;
+  t->post_process_s = t->tool_parsing_s = NAN;
+}
+
+// Fills the *_duration figures shared by turn_end's extra and a turn_timings entry.
+// Returns false when the key is none of them.
+bool
+read_turn_figure (std::string_view key, ondemand::value value, RtTurnFigures *t, LineState &st)
+{
+  if (key == "pre_process_duration")
+    t->pre_process_s = read_number (value, st, "pre_process_duration");
+  else if (key == "engine_call_duration")
+    t->engine_call_s = read_number (value, st, "engine_call_duration");
+  else if (key == "post_process_duration")
+    t->post_process_s = read_number (value, st, "post_process_duration");
+  else if (key == "tool_parsing_duration")
+    t->tool_parsing_s = read_number (value, st, "tool_parsing_duration");
+  else
+    return false;
+  return true;
+}
+
+error_code
+read_turn_timings (ondemand::value value, GArray *timings, LineState &st)
+{
+  ondemand::array arr;
+  if (value.get_array ().get (arr) != SUCCESS)
+    {
+      st.out->type_problem = "turn_timings";
+      return SUCCESS;
+    }
+  for (auto elem : arr)
+    {
+      ondemand::value item;
+      SIMDJSON_TRY (elem.get (item));
+      ondemand::object obj;
+      if (item.get_object ().get (obj) != SUCCESS)
+        {
+          st.out->type_problem = "turn_timings";
+          continue;
+        }
+      RtTurnFigures t;
+      turn_figures_init (&t);
+      for (auto field : obj)
+        {
+          std::string_view key;
+          SIMDJSON_TRY (field.unescaped_key ().get (key));
+          ondemand::value v;
+          SIMDJSON_TRY (field.value ().get (v));
+          if (key == "turn")
+            {
+              gint64 n = read_count (v, st, "turn_timings.turn");
+              t.turn = n > G_MAXINT16 ? -1 : (gint32) n;
+            }
+          else if (key == "total_duration")
+            t.total_s = read_number (v, st, "turn_timings.total_duration");
+          else
+            read_turn_figure (key, v, &t, st);
+        }
+      g_array_append_val (timings, t);
+    }
+  return SUCCESS;
+}
+
+error_code
+read_extra (ondemand::value value, GArray *timings, LineState &st)
+{
+  ondemand::object obj;
+  if (value.get_object ().get (obj) != SUCCESS)
+    {
+      // `"extra": null` is harmless; anything else is a wrong type.
+      if (!value.is_null ())
+        st.out->type_problem = "extra";
+      return SUCCESS;
+    }
+  RtLineFields *out = st.out;
+  for (auto field : obj)
+    {
+      std::string_view key;
+      SIMDJSON_TRY (field.unescaped_key ().get (key));
+      ondemand::value v;
+      SIMDJSON_TRY (field.value ().get (v));
+      if (key == "request_id")
+        read_string (v, &out->request_id, st, "extra.request_id");
+      else if (key == "turn")
+        out->turn = read_count (v, st, "extra.turn");
+      else if (key == "turns")
+        out->turns = read_count (v, st, "extra.turns");
+      else if (key == "response_length")
+        out->response_length = read_count (v, st, "extra.response_length");
+      else if (key == "finish_reason")
+        read_string (v, &out->finish_reason, st, "extra.finish_reason");
+      else if (key == "turn_timings")
+        {
+          out->has_turn_timings = TRUE;
+          SIMDJSON_TRY (read_turn_timings (v, timings, st));
+        }
+      else
+        read_turn_figure (key, v, &out->turn_end, st);
+      // Every other key (arrays of response lengths, flags...) is skipped unread.
+    }
+  return SUCCESS;
+}
+
+error_code
+read_line (ondemand::object obj, GArray *timings, LineState &st)
+{
+  RtLineFields *out = st.out;
+  for (auto field : obj)
+    {
+      std::string_view key;
+      SIMDJSON_TRY (field.unescaped_key ().get (key));
+      ondemand::value v;
+      SIMDJSON_TRY (field.value ().get (v));
+      if (key == "event")
+        read_string (v, &out->event, st, "event");
+      else if (key == "timestamp")
+        read_string (v, &out->timestamp, st, "timestamp");
+      else if (key == "duration_sec")
+        out->duration_s = read_number (v, st, "duration_sec");
+      else if (key == "extra")
+        SIMDJSON_TRY (read_extra (v, timings, st));
+    }
+  return SUCCESS;
+}
+
+const char *
+describe_non_object (const char *line, gsize len)
+{
+  gsize i = 0;
+  while (i < len && g_ascii_isspace (line[i]))
+    i++;
+  char c = i < len ? line[i] : '\0';
+  if (c == '[')
+    return "a JSON array, not an object";
+  if (c == '"')
+    return "a JSON string, not an object";
+  if (c == '-' || g_ascii_isdigit (c))
+    return "a JSON number, not an object";
+  return nullptr;
+}
+
+}  // namespace
+
+extern "C" RtLineStatus
+rt_json_parse_line (RtJsonParser *parser,
+                    const char *line,
+                    gsize len,
+                    RtLineFields *out,
+                    const char **reason)
+{
+  memset (out, 0, sizeof *out);
+  out->duration_s = NAN;
+  out->turn = out->turns = out->response_length = -1;
+  turn_figures_init (&out->turn_end);
+  g_array_set_size (parser->turn_timings, 0);
+  out->turn_timings = parser->turn_timings;
+  *reason = nullptr;
+
+  gsize start = 0;
+  while (start < len && g_ascii_isspace (line[start]))
+    start++;
+  if (start == len)
+    {
+      *reason = "empty line";
+      return RT_LINE_EMPTY;
+    }
+
+  ondemand::document doc;
+  auto err = parser->parser.iterate (line, len, len + RT_JSON_PADDING).get (doc);
+  if (err == SUCCESS)
+    {
+      ondemand::object obj;
+      err = doc.get_object ().get (obj);
+      if (err == SUCCESS)
+        {
+          LineState st{ out };
+          if (read_line (obj, parser->turn_timings, st) == SUCCESS)
+            return RT_LINE_OK;
+        }
+    }
+  if (line[start] == '{')
+    {
+      *reason = "invalid JSON object";
+      return RT_LINE_INVALID;
+    }
+  // Telling a JSON scalar or array from prose by its first character is enough
+  // for a diagnostic; both kinds of line are bad all the same.
+  const char *what = describe_non_object (line + start, len - start);
+  *reason = what != nullptr ? what : "not JSON";
+  return what != nullptr ? RT_LINE_NOT_OBJECT : RT_LINE_INVALID;
+}

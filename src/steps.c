@@ -1,0 +1,106 @@
+/* steps.c: parses --steps SPEC into a list of inclusive ranges.
+ * Strict on purpose: a typo in a step list should be an error, not a silently empty plot. */
+#include "rolltrace/rt-steps.h"
+#include "rolltrace/rt-error.h"
+
+#include <string.h>
+
+typedef struct {
+  gint64 lo, hi;   /* inclusive; hi = G_MAXINT64 for "A-" */
+} StepRange;
+
+struct _RtStepSet {
+  GArray *ranges;  /* empty: every step */
+};
+
+static gboolean
+parse_number (const char *s, gsize len, gint64 *out)
+{
+  if (len == 0 || len > 9)
+    return FALSE;
+  gint64 v = 0;
+  for (gsize i = 0; i < len; i++)
+    {
+      if (!g_ascii_isdigit (s[i]))
+        return FALSE;
+      v = v * 10 + (s[i] - '0');
+    }
+  *out = v;
+  return TRUE;
+}
+
+static gboolean
+parse_piece (const char *piece, StepRange *r)
+{
+  g_autofree char *p = g_strstrip (g_strdup (piece));
+  const char *dash = strchr (p, '-');
+  if (dash == NULL)
+    {
+      if (!parse_number (p, strlen (p), &r->lo))
+        return FALSE;
+      r->hi = r->lo;
+      return TRUE;
+    }
+  if (!parse_number (p, (gsize) (dash - p), &r->lo))
+    return FALSE;
+  if (dash[1] == '\0')
+    {
+      r->hi = G_MAXINT64;
+      return TRUE;
+    }
+  return parse_number (dash + 1, strlen (dash + 1), &r->hi) && r->hi >= r->lo;
+}
+
+RtStepSet *
+rt_step_set_parse (const char *spec, GError **error)
+{
+  g_autoptr (RtStepSet) set = g_new0 (RtStepSet, 1);
+  set->ranges = g_array_new (FALSE, FALSE, sizeof (StepRange));
+  if (spec == NULL || *spec == '\0')
+    return g_steal_pointer (&set);
+
+  g_auto (GStrv) pieces = g_strsplit (spec, ",", -1);
+  for (guint i = 0; pieces[i] != NULL; i++)
+    {
+      StepRange r;
+      if (!parse_piece (pieces[i], &r))
+        {
+          g_set_error (error, RT_ERROR, RT_ERROR_USAGE,
+                       "--steps: cannot read '%s' in '%s' (expected N, A-B or A-, "
+                       "separated by commas, e.g. 1,4,10-20,50-)",
+                       pieces[i], spec);
+          return NULL;
+        }
+      g_array_append_val (set->ranges, r);
+    }
+  return g_steal_pointer (&set);
+}
+
+void
+rt_step_set_free (RtStepSet *set)
+{
+  if (set == NULL)
+    return;
+  g_array_unref (set->ranges);
+  g_free (set);
+}
+
+gboolean
+rt_step_set_is_all (const RtStepSet *set)
+{
+  return set == NULL || set->ranges->len == 0;
+}
+
+gboolean
+rt_step_set_contains (const RtStepSet *set, gint32 step)
+{
+  if (rt_step_set_is_all (set))
+    return TRUE;
+  for (guint i = 0; i < set->ranges->len; i++)
+    {
+      const StepRange *r = &g_array_index (set->ranges, StepRange, i);
+      if (step >= r->lo && step <= r->hi)
+        return TRUE;
+    }
+  return FALSE;
+}

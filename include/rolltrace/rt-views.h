@@ -1,0 +1,43 @@
+/* rt-views.h: the questions analyzers ask of the tables, answered once.
+ * Request durations of a step, a worker's step-level values, CDF data, summary JSON. */
+#pragma once
+
+#include <glib.h>
+
+#include "rolltrace/rt-jsonw.h"
+#include "rolltrace/rt-stats.h"
+#include "rolltrace/rt-trace.h"
+
+G_BEGIN_DECLS
+
+/* Durations (seconds) of the completed requests of trace->steps[step_index],
+ * of one worker or of all (worker < 0). Requests without a duration are left out. */
+RtSamples *rt_view_request_durations (const RtTrace *t, guint step_index, gint32 worker);
+
+/* Values of an event in a step: one per worker file (its sum) for a step-level
+ * event, one per line with a duration for any other. */
+RtSamples *rt_view_event_values (const RtTrace *t, guint step_index, guint16 event);
+
+/* A worker file's sum of a step-level event; NAN when it has no line of it. */
+double rt_view_file_value (const RtFile *f, RtEventId event);
+
+/* Index of the file of `worker` in step `step_index`, or -1. */
+int rt_view_find_file (const RtTrace *t, guint step_index, gint32 worker);
+
+/* Which fields rt_view_write_summary writes. */
+typedef enum {
+  RT_SUMMARY_P80 = 1 << 0,
+  RT_SUMMARY_P999 = 1 << 1,
+} RtSummaryFields;
+
+/* count, mean, std, min, max, p50, [p80], p90, p95, p99, [p999] as members of the
+ * current JSON object. */
+void rt_view_write_summary (RtJsonWriter *w, const RtSummary *sum, RtSummaryFields extra);
+
+/* Appends one CDF block (x, fraction) of sorted values to a TSV, thinned to about
+ * `max_points` points so that a plot of 300,000 requests stays light; the block ends
+ * with two blank lines, gnuplot's index separator. */
+void rt_view_tsv_cdf_block (GString *tsv, const char *label, const double *sorted, guint n,
+                            guint max_points);
+
+G_END_DECLS

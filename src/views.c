@@ -1,0 +1,103 @@
+/* views.c: derived columns of the tables that more than one analyzer reads.
+ * Kept here so that every analyzer agrees on what "a request's duration" or "a worker's value" is. */
+#include "rolltrace/rt-views.h"
+
+#include <math.h>
+
+RtSamples *
+rt_view_request_durations (const RtTrace *t, guint step_index, gint32 worker)
+{
+  const RtStep *st = rt_trace_step (t, step_index);
+  RtSamples *s = rt_samples_new ();
+  for (guint k = 0; k < st->n_files; k++)
+    {
+      const RtFile *f = rt_trace_file (t, st->first_file + k);
+      if (worker >= 0 && f->worker != worker)
+        continue;
+      for (guint r = 0; r < f->n_requests; r++)
+        {
+          const RtRequest *q = rt_trace_request (t, f->first_request + r);
+          if (q->complete)
+            rt_samples_add (s, q->total_s);
+        }
+    }
+  return s;
+}
+
+double
+rt_view_file_value (const RtFile *f, RtEventId event)
+{
+  g_return_val_if_fail (event < RT_N_STEP_EVENTS, NAN);
+  return f->step_sum_s[event];
+}
+
+RtSamples *
+rt_view_event_values (const RtTrace *t, guint step_index, guint16 event)
+{
+  const RtStep *st = rt_trace_step (t, step_index);
+  RtSamples *s = rt_samples_new ();
+  for (guint k = 0; k < st->n_files; k++)
+    {
+      const RtFile *f = rt_trace_file (t, st->first_file + k);
+      if (event < RT_N_STEP_EVENTS)
+        {
+          rt_samples_add (s, f->step_sum_s[event]);
+          continue;
+        }
+      for (guint e = 0; e < f->n_events; e++)
+        {
+          const RtEvent *ev = rt_trace_event (t, f->first_event + e);
+          if (ev->event == event)
+            rt_samples_add (s, ev->duration_s);
+        }
+    }
+  return s;
+}
+
+int
+rt_view_find_file (const RtTrace *t, guint step_index, gint32 worker)
+{
+  const RtStep *st = rt_trace_step (t, step_index);
+  for (guint k = 0; k < st->n_files; k++)
+    if (rt_trace_file (t, st->first_file + k)->worker == worker)
+      return (int) (st->first_file + k);
+  return -1;
+}
+
+void
+rt_view_write_summary (RtJsonWriter *w, const RtSummary *sum, RtSummaryFields extra)
+{
+  rt_jw_member_int (w, "count", sum->count);
+  rt_jw_member_number (w, "mean", sum->mean);
+  rt_jw_member_number (w, "std", sum->std);
+  rt_jw_member_number (w, "min", sum->min);
+  rt_jw_member_number (w, "max", sum->max);
+  rt_jw_member_number (w, "p50", sum->p50);
+  if (extra & RT_SUMMARY_P80)
+    rt_jw_member_number (w, "p80", sum->p80);
+  rt_jw_member_number (w, "p90", sum->p90);
+  rt_jw_member_number (w, "p95", sum->p95);
+  rt_jw_member_number (w, "p99", sum->p99);
+  if (extra & RT_SUMMARY_P999)
+    rt_jw_member_number (w, "p999", sum->p999);
+}
+
+void
+rt_view_tsv_cdf_block (GString *tsv, const char *label, const double *sorted, guint n,
+                       guint max_points)
+{
+  g_string_append_printf (tsv, "# %s\n", label);
+  /* keep every point of a small sample; of a large one an even spread of ranks,
+   * always with the first and the last so the tails stay exact */
+  guint stride = n > max_points ? (n + max_points - 1) / max_points : 1;
+  for (guint i = 0; i < n; i++)
+    {
+      if (i % stride != 0 && i != n - 1)
+        continue;
+      rt_format_double (tsv, sorted[i]);
+      g_string_append_c (tsv, '\t');
+      rt_format_double (tsv, (double) (i + 1) / n);
+      g_string_append_c (tsv, '\n');
+    }
+  g_string_append (tsv, "\n\n");
+}

@@ -149,11 +149,8 @@ write_plot (RtSession *s, GPtrArray *cdfs, GError **error)
     }
   g_string_append_c (plot, '\n');
 
-  g_autoptr (GArray) steps = g_array_new (FALSE, FALSE, sizeof (gint32));
   g_autoptr (GArray) selected = rt_session_selected_steps (s);
-  for (guint i = 0; i < selected->len; i++)
-    g_array_append_val (steps, rt_trace_step (s->trace, g_array_index (selected, guint, i))->step);
-  g_autofree char *steps_text = rt_describe_steps ((gint32 *) steps->data, steps->len);
+  g_autofree char *steps_text = rt_session_describe_step_indices (s, selected);
   const EventCdf *first = g_ptr_array_index (cdfs, 0);
   g_autofree char *what = g_strdup_printf ("CDF of %s, %s", overlay ? "events" : first->name, steps_text);
   g_autofree char *xlabel = g_strdup_printf ("'%s (s, log scale)'",

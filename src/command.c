@@ -406,6 +406,21 @@ rt_gnuplot_quote (const char *s)
 }
 
 char *
+rt_gnuplot_int_tics (const char *axis, gint32 first, gint32 last, int max_ticks)
+{
+  gint64 span = (gint64) last - first, inc = 1;
+  for (gint64 base = 1;; base *= 10)
+    {
+      if (span / base < max_ticks) { inc = base; break; }
+      if (span / (2 * base) < max_ticks) { inc = 2 * base; break; }
+      if (span / (5 * base) < max_ticks) { inc = 5 * base; break; }
+    }
+  gint64 start = first - (first % inc + inc) % inc;   /* a round first tick */
+  return g_strdup_printf ("set %s %" G_GINT64_FORMAT ", %" G_GINT64_FORMAT "\nset m%s %s",
+                          axis, start, inc, axis, inc >= 5 ? "5" : "1");
+}
+
+char *
 rt_describe_steps (const gint32 *steps, guint n)
 {
   if (n == 0)
@@ -425,6 +440,15 @@ rt_describe_steps (const gint32 *steps, guint n)
       return g_string_free (s, FALSE);
     }
   return g_strdup_printf ("%u steps in %d-%d", n, steps[0], steps[n - 1]);
+}
+
+char *
+rt_session_describe_step_indices (RtSession *s, GArray *step_indices)
+{
+  g_autoptr (GArray) steps = g_array_new (FALSE, FALSE, sizeof (gint32));
+  for (guint i = 0; i < step_indices->len; i++)
+    g_array_append_val (steps, rt_trace_step (s->trace, g_array_index (step_indices, guint, i))->step);
+  return rt_describe_steps ((const gint32 *) steps->data, steps->len);
 }
 
 static GBytes *

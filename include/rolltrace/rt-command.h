@@ -74,6 +74,9 @@ gboolean rt_session_write (RtSession *s, const char *name, const GString *conten
 /* Path of OUT/name (OUT as given or defaulted). */
 char *rt_session_out_path (RtSession *s, const char *name);
 
+/* "steps 1-40" for the given indices into trace->steps, for plot titles. */
+char *rt_session_describe_step_indices (RtSession *s, GArray *step_indices);
+
 /* A TSV table being built: a header line, then rows. NAN is written as NaN,
  * which gnuplot reads as a missing value. */
 GString *rt_tsv_new (const char *const *columns);
@@ -92,6 +95,10 @@ gboolean rt_session_plot (RtSession *s, const char *template_name, const char *n
 
 /* "steps 1-40" / "steps 3, 5, 9" / "step 7" for titles, from step numbers. */
 char *rt_describe_steps (const gint32 *steps, guint n);
+
+/* "set xtics START, INC" for integer positions first..last: a round increment
+ * (1, 2, 5, 10, 20, 50...) giving at most `max_ticks` ticks, so 500 steps stay readable. */
+char *rt_gnuplot_int_tics (const char *axis, gint32 first, gint32 last, int max_ticks);
 
 /* A gnuplot string literal (single quotes doubled). */
 char *rt_gnuplot_quote (const char *s);

@@ -1,0 +1,177 @@
+/* rt-overview: how long each step's rollout took, and how long until the next step began.
+ * The difference is the time spent outside rollout (training, weight sync): the whole step at a glance. */
+#include "rolltrace/rt-command.h"
+#include "rolltrace/rt-views.h"
+
+#include <math.h>
+
+typedef struct {
+  gint32 step;
+  double rollout_s;    /* max over workers of total_step_duration */
+  double interval_s;   /* this step's start to the next step's start; NAN for the last */
+  gboolean rollout_outlier, interval_outlier;
+} StepRow;
+
+static double
+step_rollout (const RtTrace *t, const RtStep *st)
+{
+  double max = NAN;
+  for (guint k = 0; k < st->n_files; k++)
+    {
+      double v = rt_view_file_value (rt_trace_file (t, st->first_file + k), RT_EV_TOTAL_STEP);
+      if (!isnan (v) && (isnan (max) || v > max))
+        max = v;
+    }
+  return max;
+}
+
+/* Start of the first step after `si` (in the whole trace) that has a start. */
+static double
+next_start (const RtTrace *t, guint si)
+{
+  for (guint j = si + 1; j < t->steps->len; j++)
+    if (!isnan (rt_trace_step (t, j)->start_s))
+      return rt_trace_step (t, j)->start_s;
+  return NAN;
+}
+
+/* Marks values further than 2 population std from the mean; returns the mean. */
+static double
+mark_outliers (GArray *rows, gboolean interval)
+{
+  g_autoptr (GArray) v = rt_samples_new ();
+  for (guint i = 0; i < rows->len; i++)
+    {
+      StepRow *r = &g_array_index (rows, StepRow, i);
+      rt_samples_add (v, interval ? r->interval_s : r->rollout_s);
+    }
+  double mean = rt_mean (rt_samples_data (v), v->len);
+  double std = rt_std_population (rt_samples_data (v), v->len);
+  for (guint i = 0; i < rows->len; i++)
+    {
+      StepRow *r = &g_array_index (rows, StepRow, i);
+      double x = interval ? r->interval_s : r->rollout_s;
+      gboolean out = !isnan (x) && std > 0 && fabs (x - mean) > 2 * std;
+      *(interval ? &r->interval_outlier : &r->rollout_outlier) = out;
+    }
+  return mean;
+}
+
+static gboolean
+write_plot (RtSession *s, GArray *rows, GArray *selected, double rollout_mean,
+            double interval_mean, GError **error)
+{
+  const char *cols[] = { "step", "rollout_s", "interval_s", "outside_s", "rollout_outlier",
+                         "interval_outlier", NULL };
+  g_autoptr (GString) tsv = rt_tsv_new (cols);
+  for (guint i = 0; i < rows->len; i++)
+    {
+      const StepRow *r = &g_array_index (rows, StepRow, i);
+      rt_tsv_int (tsv, r->step, FALSE);
+      rt_tsv_num (tsv, r->rollout_s, FALSE);
+      rt_tsv_num (tsv, r->interval_s, FALSE);
+      rt_tsv_num (tsv, r->interval_s - r->rollout_s, FALSE);
+      rt_tsv_int (tsv, r->rollout_outlier, FALSE);
+      rt_tsv_int (tsv, r->interval_outlier, TRUE);
+    }
+  if (!rt_session_write (s, "overview.tsv", tsv, error))
+    return FALSE;
+  g_autofree char *means = g_strdup_printf ("\"means over %u steps\\n\\nrollout    %.1f s\\ninterval   %.1f s\\n"
+                                            "outside    %.1f s\\nrollout share %.0f%%\"",
+                                            rows->len, rollout_mean, interval_mean,
+                                            interval_mean - rollout_mean,
+                                            100 * rollout_mean / interval_mean);
+  g_autofree char *steps = rt_session_describe_step_indices (s, selected);
+  g_autofree char *what = g_strdup_printf ("rollout and step interval, %s", steps);
+  const StepRow *first = &g_array_index (rows, StepRow, 0);
+  const StepRow *last = &g_array_index (rows, StepRow, rows->len - 1);
+  g_autofree char *xtics = rt_gnuplot_int_tics ("xtics", first->step, last->step, 20);
+  const char *vars[] = { "MEANS", means, "XTICS", xtics, NULL };
+  return rt_session_plot (s, "overview", "overview", what, vars, error);
+}
+
+static int
+run (RtSession *s, GError **error)
+{
+  const RtTrace *t = s->trace;
+  g_autoptr (GArray) selected = rt_session_selected_steps (s);
+  g_autoptr (GArray) rows = g_array_new (FALSE, FALSE, sizeof (StepRow));
+  for (guint i = 0; i < selected->len; i++)
+    {
+      guint si = g_array_index (selected, guint, i);
+      const RtStep *st = rt_trace_step (t, si);
+      StepRow r = { st->step, step_rollout (t, st), NAN, FALSE, FALSE };
+      if (isnan (r.rollout_s))
+        continue;   /* no total_step_duration anywhere: the step is left out */
+      if (!isnan (st->start_s))
+        r.interval_s = next_start (t, si) - st->start_s;
+      g_array_append_val (rows, r);
+    }
+  double rollout_mean = mark_outliers (rows, FALSE);
+  double interval_mean = mark_outliers (rows, TRUE);
+
+  g_autoptr (GString) doc = g_string_new (NULL);
+  RtJsonWriter w;
+  rt_jw_init (&w, doc);
+  rt_jw_begin_object (&w);
+  rt_jw_key (&w, "steps");
+  rt_jw_begin_array (&w);
+  for (guint i = 0; i < rows->len; i++)
+    {
+      const StepRow *r = &g_array_index (rows, StepRow, i);
+      rt_jw_begin_object (&w);
+      rt_jw_member_int (&w, "step", r->step);
+      rt_jw_member_number (&w, "rollout_s", r->rollout_s);
+      rt_jw_member_number (&w, "interval_s", r->interval_s);
+      rt_jw_member_number (&w, "outside_s", r->interval_s - r->rollout_s);
+      rt_jw_key (&w, "rollout_outlier");
+      rt_jw_bool (&w, r->rollout_outlier);
+      rt_jw_key (&w, "interval_outlier");
+      rt_jw_bool (&w, r->interval_outlier);
+      rt_jw_end_object (&w);
+    }
+  rt_jw_end_array (&w);
+  rt_jw_member_number (&w, "rollout_mean", rollout_mean);
+  rt_jw_member_number (&w, "interval_mean", interval_mean);
+  rt_jw_end_object (&w);
+  rt_session_print_json (s, doc);
+
+  if (rows->len == 0)
+    {
+      g_printerr ("rt-overview: no step has a total_step_duration line\n");
+      return 1;
+    }
+  rt_session_print (s, "%u steps: rollout mean %.2f s, interval mean %.2f s, outside rollout %.2f s (%.0f%% of a step)\n",
+                    rows->len, rollout_mean, interval_mean, interval_mean - rollout_mean,
+                    100 * (interval_mean - rollout_mean) / interval_mean);
+  for (guint i = 0; i < rows->len; i++)
+    {
+      const StepRow *r = &g_array_index (rows, StepRow, i);
+      if (r->rollout_outlier || r->interval_outlier)
+        rt_session_print (s, "  step %d is an outlier: rollout %.2f s, interval %.2f s\n", r->step,
+                          r->rollout_s, r->interval_s);
+    }
+  return write_plot (s, rows, selected, rollout_mean, interval_mean, error) ? 0 : 1;
+}
+
+int
+main (int argc, char **argv)
+{
+  static const RtCommand cmd = {
+    .name = "rt-overview",
+    .parameters = "EXP",
+    .summary = "Per step: rollout time (max over workers of total_step_duration), the interval\n"
+               "from this step's start to the next step's start, and their difference, the\n"
+               "time spent outside rollout (training, syncing). Outliers beyond 2 std are marked.\n"
+               "A step starts at the earliest (timestamp - duration_sec) of its lines.",
+    .description = "Writes overview.tsv, overview.gp and the rendered plot into --out.\n"
+                   "JSON (--json): {\"steps\": [{\"step\", \"rollout_s\", \"interval_s\" (null for the\n"
+                   "last), \"outside_s\", \"rollout_outlier\", \"interval_outlier\"}], \"rollout_mean\",\n"
+                   "\"interval_mean\"}\n\nExample: rt-overview logs/exp --steps 100-",
+    .run = run,
+    .flags = RT_COMMAND_LOADS_TRACE | RT_COMMAND_WRITES_PLOTS,
+    .min_args = 1,
+    .max_args = 1,
+  };
+  return rt_command_main (&cmd, argc, argv);
+}

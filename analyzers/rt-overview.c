@@ -12,19 +12,6 @@ typedef struct {
   gboolean rollout_outlier, interval_outlier;
 } StepRow;
 
-static double
-step_rollout (const RtTrace *t, const RtStep *st)
-{
-  double max = NAN;
-  for (guint k = 0; k < st->n_files; k++)
-    {
-      double v = rt_view_file_value (rt_trace_file (t, st->first_file + k), RT_EV_TOTAL_STEP);
-      if (!isnan (v) && (isnan (max) || v > max))
-        max = v;
-    }
-  return max;
-}
-
 /* Start of the first step after `si` (in the whole trace) that has a start. */
 static double
 next_start (const RtTrace *t, guint si)
@@ -100,7 +87,7 @@ run (RtSession *s, GError **error)
     {
       guint si = g_array_index (selected, guint, i);
       const RtStep *st = rt_trace_step (t, si);
-      StepRow r = { st->step, step_rollout (t, st), NAN, FALSE, FALSE };
+      StepRow r = { st->step, rt_view_step_rollout (t, si), NAN, FALSE, FALSE };
       if (isnan (r.rollout_s))
         continue;   /* no total_step_duration anywhere: the step is left out */
       if (!isnan (st->start_s))

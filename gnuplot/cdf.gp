@@ -7,7 +7,7 @@ set ytics 0.1
 set logscale x
 set autoscale xfix
 set format x '%g'
-set key top left box opaque
+set key top left box opaque noautotitle
 set style textbox opaque border lc rgb '#999999'
 {{MARKERS}}
 {{PLOT}}

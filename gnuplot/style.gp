@@ -24,3 +24,4 @@ set linetype 10 lc rgb '#17becf' lw 2
 set linetype 11 lc rgb '#393b79' lw 2
 set linetype 12 lc rgb '#ad494a' lw 2
 set linetype cycle 12
+set key autotitle columnhead

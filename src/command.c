@@ -2,6 +2,7 @@
  * Analyzers hand over a table (RtCommand) and get --help, errors, exit codes and plots for free. */
 #include "rolltrace/rt-command.h"
 #include "rolltrace/rt-error.h"
+#include "rolltrace/rt-views.h"
 
 #include <errno.h>
 #include <gio/gio.h>
@@ -238,7 +239,7 @@ rt_command_main (const RtCommand *cmd, int argc, char **argv)
   if (error != NULL)
     {
       g_printerr ("%s: %s\n", cmd->name, error->message);
-      status = status ? status : rt_error_exit_status (error);
+      status = rt_error_exit_status (error);
     }
   session_clear (&s);
   return status;
@@ -279,6 +280,37 @@ rt_session_selected_steps (RtSession *s)
     if (rt_session_step_selected (s, rt_trace_step (s->trace, i)->step))
       g_array_append_val (idx, i);
   return idx;
+}
+
+gboolean
+rt_session_resolve_step (RtSession *s, const char *value, guint *step_index, GError **error)
+{
+  if (value == NULL)
+    {
+      int slowest = rt_view_slowest_step (s->trace);
+      if (slowest < 0)
+        {
+          g_set_error (error, RT_ERROR, RT_ERROR_NO_DATA,
+                       "no step has a total_step_duration line; choose one with --step N");
+          return FALSE;
+        }
+      *step_index = (guint) slowest;
+      return TRUE;
+    }
+  gint64 step;
+  if (!rt_parse_int_option ("--step", value, 0, G_MAXINT32, &step, error))
+    return FALSE;
+  int i = rt_trace_find_step (s->trace, (gint32) step);
+  if (i < 0)
+    {
+      const RtTrace *t = s->trace;
+      g_set_error (error, RT_ERROR, RT_ERROR_USAGE, "--step %s: %s has no step_%s (steps %d to %d)",
+                   value, t->path, value, rt_trace_step (t, 0)->step,
+                   rt_trace_step (t, t->steps->len - 1)->step);
+      return FALSE;
+    }
+  *step_index = (guint) i;
+  return TRUE;
 }
 
 gboolean
@@ -346,7 +378,7 @@ rt_session_write (RtSession *s, const char *name, const GString *content, GError
 GString *
 rt_tsv_new (const char *const *columns)
 {
-  GString *tsv = g_string_new ("# ");
+  GString *tsv = g_string_new (NULL);
   for (guint i = 0; columns[i] != NULL; i++)
     {
       if (i > 0)

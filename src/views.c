@@ -101,3 +101,34 @@ rt_view_tsv_cdf_block (GString *tsv, const char *label, const double *sorted, gu
     }
   g_string_append (tsv, "\n\n");
 }
+
+double
+rt_view_step_rollout (const RtTrace *t, guint step_index)
+{
+  const RtStep *st = rt_trace_step (t, step_index);
+  double max = NAN;
+  for (guint k = 0; k < st->n_files; k++)
+    {
+      double v = rt_trace_file (t, st->first_file + k)->step_sum_s[RT_EV_TOTAL_STEP];
+      if (!isnan (v) && (isnan (max) || v > max))
+        max = v;
+    }
+  return max;
+}
+
+int
+rt_view_slowest_step (const RtTrace *t)
+{
+  int best = -1;
+  double best_v = NAN;
+  for (guint i = 0; i < t->steps->len; i++)
+    {
+      double v = rt_view_step_rollout (t, i);
+      if (!isnan (v) && (best < 0 || v > best_v))
+        {
+          best = (int) i;
+          best_v = v;
+        }
+    }
+  return best;
+}

@@ -62,6 +62,10 @@ gboolean rt_session_step_selected (RtSession *s, gint32 step);
 /* Indices into trace->steps of the selected steps, ascending. */
 GArray *rt_session_selected_steps (RtSession *s);
 
+/* The index into trace->steps of `--step N` (given as text), or, when `value` is
+ * NULL, of the step with the longest rollout. Usage error for a step not in the trace. */
+gboolean rt_session_resolve_step (RtSession *s, const char *value, guint *step_index, GError **error);
+
 /* Parses an integer option value given as a string, for clear usage errors. */
 gboolean rt_parse_int_option (const char *name, const char *value, gint64 min, gint64 max,
                               gint64 *out, GError **error);

@@ -21,6 +21,12 @@ RtSamples *rt_view_event_values (const RtTrace *t, guint step_index, guint16 eve
 /* A worker file's sum of a step-level event; NAN when it has no line of it. */
 double rt_view_file_value (const RtFile *f, RtEventId event);
 
+/* Rollout time of a step: max over its workers of total_step_duration; NAN if none has it. */
+double rt_view_step_rollout (const RtTrace *t, guint step_index);
+
+/* Index into t->steps of the step with the longest rollout, or -1 when no step has one. */
+int rt_view_slowest_step (const RtTrace *t);
+
 /* Index of the file of `worker` in step `step_index`, or -1. */
 int rt_view_find_file (const RtTrace *t, guint step_index, gint32 worker);
 

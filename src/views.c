@@ -132,3 +132,26 @@ rt_view_slowest_step (const RtTrace *t)
     }
   return best;
 }
+
+/* Dashed verticals at the percentiles of one series, and its stats box. */
+void
+rt_plot_cdf_markers (GString *gp, const RtSummary *sum, const char *what)
+{
+  const struct { const char *name; double v; } marks[] = {
+    { "P50", sum->p50 }, { "P80", sum->p80 }, { "P90", sum->p90 },
+    { "P95", sum->p95 }, { "P99", sum->p99 }, { "P99.9", sum->p999 },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (marks); i++)
+    {
+      if (!(marks[i].v > 0))
+        continue;   /* a log axis cannot show 0 */
+      g_string_append_printf (gp, "set arrow from %.6g, graph 0 to %.6g, graph 1 nohead dt 2 lc rgb '#888888' lw 1\n",
+                              marks[i].v, marks[i].v);
+      g_string_append_printf (gp, "set label '%s %.3g s' at %.6g, graph 0.03 rotate by 90 left offset -0.6,0 font ',9' tc rgb '#555555'\n",
+                              marks[i].name, marks[i].v, marks[i].v);
+    }
+  g_string_append_printf (gp, "set label \"%s\\ncount %u\\nmean %.3g s\\nmedian %.3g s\\nstd %.3g s\\nmin %.3g s\\nmax %.3g s\" "
+                              "at graph 0.02, graph 0.62 left front boxed font ',10'\n",
+                          what, sum->count, sum->mean, sum->p50, sum->std, sum->min, sum->max);
+}
+

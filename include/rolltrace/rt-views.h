@@ -46,4 +46,8 @@ void rt_view_write_summary (RtJsonWriter *w, const RtSummary *sum, RtSummaryFiel
 void rt_view_tsv_cdf_block (GString *tsv, const char *label, const double *sorted, guint n,
                             guint max_points);
 
+/* gnuplot commands for a CDF plot: dashed verticals at P50..P99.9 of `sum` and a
+ * stats box headed `what`. */
+void rt_plot_cdf_markers (GString *gp, const RtSummary *sum, const char *what);
+
 G_END_DECLS

@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <locale.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,7 +24,7 @@
 
 #define MAX_TURNS 8           /* assistant turns per request, as in the traces we mimic */
 #define RESPONSE_CAP 4096     /* max response tokens; reaching it ends a request with LENGTH */
-#define P_ANOTHER_TURN 0.5    /* chance that a turn calls a tool and the request goes on */
+#define P_ANOTHER_TURN 0.55   /* chance that a turn calls a tool and the request goes on */
 #define REQUEST_STAGGER_US 400 /* asyncio starts the requests of a rank one after another */
 
 /* ------------------------------------------------------------------------------------------ */
@@ -1305,6 +1306,8 @@ trace_text_write (const TraceText *tt, const FileDamage *dmg, FILE *f, guint64 *
   ok = ok && write_chunk (f, tt->tail->str, tail_len, bytes);
   for (gsize i = 0; i < tail_len; i++)
     *lines += tt->tail->str[i] == '\n';
+  if (tail_len < tt->tail->len)
+    *lines += 1; /* the cut line counts too */
   return ok;
 }
 
@@ -1485,6 +1488,8 @@ damage_plan (Synth *sy, char **notes_path, char **notes_text)
       g_autofree char *label = file_label (sy, idx);
       g_ptr_array_add (notes, g_strdup_printf ("missing %s", label));
     }
+  else
+    g_ptr_array_add (notes, g_strdup ("no missing file (needs 2+ steps and 2+ workers)"));
 
   /* A worker rerun after a crash: an empty file, the old content in a .bak, a note about it. */
   int emptied = pick_file (&r, sy, is_healthy_whole);
@@ -1500,6 +1505,8 @@ damage_plan (Synth *sy, char **notes_path, char **notes_text)
       bd->fate = FILE_EMPTY;
       g_ptr_array_add (notes, g_strdup_printf ("empty step_%d/worker_%d.jsonl", bak_step, bak_worker));
     }
+  else
+    g_ptr_array_add (notes, g_strdup ("no empty file (no spare file)"));
   g_ptr_array_add (notes, g_strdup_printf ("stray step_%d/worker_%d.jsonl.bak and step_%d/notes.txt",
                                            bak_step, bak_worker, bak_step));
 
@@ -1536,6 +1543,8 @@ damage_plan (Synth *sy, char **notes_path, char **notes_text)
           g_ptr_array_add (notes, g_strdup_printf ("%s in %s", stats[i].what, label));
         }
     }
+  else
+    g_ptr_array_add (notes, g_strdup ("no NaN/Infinity (v1 has no statistics line)"));
 }
 
 static void
@@ -1740,6 +1749,9 @@ main (int argc, char **argv)
     { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &o.rest, NULL, "OUT" },
     G_OPTION_ENTRY_NULL
   };
+  /* Only the character set, so that messages with non-ASCII quotes print; numbers are written
+   * with our own code and g_ascii_formatd, and LC_NUMERIC stays "C" anyway. */
+  setlocale (LC_CTYPE, "");
   g_autoptr (GOptionContext) context = g_option_context_new ("OUT");
   g_option_context_set_summary (context,
                                 "Write a synthetic rollout-trace experiment OUT/step_K/worker_M.jsonl: "

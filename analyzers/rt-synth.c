@@ -1704,26 +1704,19 @@ fail (GError *error)
 }
 
 static const char synth_description[] =
-  "Options:\n"
-  "  OUT              the experiment folder to create; it must not exist or be empty\n"
-  "  --steps S        training steps, folders step_K (default 3)\n"
-  "  --workers W      rollout ranks, files worker_M.jsonl in every step (default 4)\n"
-  "  --requests R     requests per step PER WORKER; they run concurrently (default 12)\n"
-  "  --seed N         all randomness derives from N: same arguments, same bytes (default 1)\n"
-  "  --schema v1|v2   v2: the newer logger (canonical names, request ids on every request line);\n"
-  "                   v1: the older one (preprocessing, engine_call, running_state, total)\n"
-  "  --faults         damage the trace the ways FORMAT.md lists: a truncated last line in the\n"
-  "                   newest step, an empty line, a Python traceback, non-object JSON lines,\n"
-  "                   NaN/Infinity literals, a missing and an empty worker file, and stray\n"
-  "                   notes.txt, .bak and plots/ entries; one line on stderr says where\n"
-  "  --first-step K   number of the first step folder (default 1)\n"
-  "  --start TIME     wall-clock start of the first step (default 2025-06-10T09:00:00)\n"
-  "  --threads N      files written in parallel (default: one per processor)\n"
-  "  --quiet          no summary on stderr\n"
+  "OUT must not exist or be an empty directory. R is per worker: every step holds W x R\n"
+  "requests, and a worker's R requests run concurrently, so their lines interleave.\n"
   "\n"
   "Each request has 1-8 turns (geometric), heavy-tailed engine times growing with the turn,\n"
   "tool calls between turns and a few LENGTH finishes at 4096 tokens; one rank per step is a\n"
   "straggler and the others wait for it at the barrier; steps are 30-120 s of training apart.\n"
+  "The same arguments give the same bytes, whatever the number of threads.\n"
+  "\n"
+  "--faults damages the trace the ways FORMAT.md lists, a few lines in all: a truncated last\n"
+  "line in the newest step, an empty line, a Python traceback, the non-object lines [1, 2] and\n"
+  "42, NaN and Infinity literals in step_response_length_stats (v2), a worker file missing from\n"
+  "one step, an empty worker file with its content in a .bak and a notes.txt beside it, and a\n"
+  "plots/ folder holding a jsonl copy. The summary on stderr says where each one went.\n"
   "\n"
   "Exit status: 0 success, 1 I/O error, 2 usage error (including an OUT that is not empty).\n"
   "\n"
@@ -1736,23 +1729,28 @@ main (int argc, char **argv)
   SynthOptions o = { .steps = 3, .workers = 4, .requests = 12, .first_step = 1, .seed = 1 };
   g_autofree char *start_default = g_strdup ("2025-06-10T09:00:00");
   GOptionEntry entries[] = {
-    { "steps", 0, 0, G_OPTION_ARG_INT, &o.steps, "Training steps (default 3)", "S" },
-    { "workers", 0, 0, G_OPTION_ARG_INT, &o.workers, "Rollout ranks (default 4)", "W" },
-    { "requests", 0, 0, G_OPTION_ARG_INT, &o.requests, "Requests per step per worker (default 12)", "R" },
-    { "seed", 0, 0, G_OPTION_ARG_INT64, &o.seed, "Random seed (default 1)", "N" },
-    { "schema", 0, 0, G_OPTION_ARG_STRING, &o.schema_name, "Logger generation: v1 or v2 (default v2)", "v1|v2" },
-    { "faults", 0, 0, G_OPTION_ARG_NONE, &o.faults, "Inject the damage FORMAT.md describes", NULL },
+    { "steps", 0, 0, G_OPTION_ARG_INT, &o.steps, "Training steps, folders step_K (default 3)", "S" },
+    { "workers", 0, 0, G_OPTION_ARG_INT, &o.workers,
+      "Rollout ranks, files worker_M.jsonl in every step (default 4)", "W" },
+    { "requests", 0, 0, G_OPTION_ARG_INT, &o.requests,
+      "Requests per step PER WORKER (default 12)", "R" },
+    { "seed", 0, 0, G_OPTION_ARG_INT64, &o.seed, "Seed all randomness derives from (default 1)", "N" },
+    { "schema", 0, 0, G_OPTION_ARG_STRING, &o.schema_name,
+      "Logger generation: v2 newer, canonical names (default); v1 older names", "v1|v2" },
+    { "faults", 0, 0, G_OPTION_ARG_NONE, &o.faults, "Inject the damage FORMAT.md describes (see below)", NULL },
     { "first-step", 0, 0, G_OPTION_ARG_INT, &o.first_step, "Number of the first step (default 1)", "K" },
-    { "start", 0, 0, G_OPTION_ARG_STRING, &o.start, "Start time (default 2025-06-10T09:00:00)", "TIME" },
-    { "threads", 0, 0, G_OPTION_ARG_INT, &o.threads, "Threads (default: processors)", "N" },
-    { "quiet", 'q', 0, G_OPTION_ARG_NONE, &o.quiet, "No summary on stderr", NULL },
+    { "start", 0, 0, G_OPTION_ARG_STRING, &o.start,
+      "Wall-clock start of the first step (default 2025-06-10T09:00:00)", "TIME" },
+    { "threads", 0, 0, G_OPTION_ARG_INT, &o.threads,
+      "Files generated in parallel (default: one per processor)", "N" },
+    { "quiet", 'q', 0, G_OPTION_ARG_NONE, &o.quiet, "No summary line on stderr", NULL },
     { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &o.rest, NULL, "OUT" },
     G_OPTION_ENTRY_NULL
   };
   /* Only the character set, so that messages with non-ASCII quotes print; numbers are written
    * with our own code and g_ascii_formatd, and LC_NUMERIC stays "C" anyway. */
   setlocale (LC_CTYPE, "");
-  g_autoptr (GOptionContext) context = g_option_context_new ("OUT");
+  g_autoptr (GOptionContext) context = g_option_context_new (NULL); /* OUT comes from the G_OPTION_REMAINING entry */
   g_option_context_set_summary (context,
                                 "Write a synthetic rollout-trace experiment OUT/step_K/worker_M.jsonl: "
                                 "realistic, deterministic per seed, optionally damaged.");

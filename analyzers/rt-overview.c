@@ -73,7 +73,16 @@ write_plot (RtSession *s, GArray *rows, GArray *selected, double rollout_mean,
   const StepRow *first = &g_array_index (rows, StepRow, 0);
   const StepRow *last = &g_array_index (rows, StepRow, rows->len - 1);
   g_autofree char *xtics = rt_gnuplot_int_tics ("xtics", first->step, last->step, 20);
-  const char *vars[] = { "MEANS", means, "XTICS", xtics, NULL };
+  gboolean any_outlier = FALSE;
+  for (guint i = 0; i < rows->len; i++)
+    any_outlier = any_outlier || g_array_index (rows, StepRow, i).rollout_outlier
+                  || g_array_index (rows, StepRow, i).interval_outlier;
+  /* drawn only when there are some: gnuplot warns about a series with no point */
+  const char *outliers = any_outlier
+    ? ", \\\n     data using 1:($5 > 0 ? $2 : NaN) with points pt 9 ps 1.6 lc rgb '#d62728' title 'outlier (beyond 2 std)'"
+      ", \\\n     data using 1:($6 > 0 ? $3 : NaN) with points pt 9 ps 1.6 lc rgb '#d62728' notitle"
+    : "";
+  const char *vars[] = { "MEANS", means, "XTICS", xtics, "OUTLIERS", outliers, NULL };
   return rt_session_plot (s, "overview", "overview", what, vars, error);
 }
 

@@ -279,7 +279,7 @@ main (int argc, char **argv)
 {
   static const GOptionEntry entries[] = {
     { "step", 0, 0, G_OPTION_ARG_STRING, &opt_step,
-      "The step to show (default: the one with the longest rollout)", "N" },
+      "The step to show (default, or \"slowest\": the one with the longest rollout)", "N" },
     { "worker", 'w', 0, G_OPTION_ARG_STRING, &opt_worker, "Only the requests of worker M", "M" },
     { "top", 'k', 0, G_OPTION_ARG_STRING, &opt_top, "How many of the slowest to break down (default 10)", "K" },
     G_OPTION_ENTRY_NULL

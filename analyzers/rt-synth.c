@@ -1774,7 +1774,7 @@ main (int argc, char **argv)
   gint64 start_us;
   if (!options_check (&o, &schema, &error) || !parse_start (o.start, &start_us, &error))
     return fail (error);
-  const char *out = o.rest[0];
+  const char *out = rest[0];
   if (!output_dir_prepare (out, &error))
     return fail (error);
 

@@ -242,7 +242,7 @@ int
 main (int argc, char **argv)
 {
   static const GOptionEntry entries[] = {
-    { "step", 0, 0, G_OPTION_ARG_STRING, &opt_step, "Show every worker of step N", "N" },
+    { "step", 0, 0, G_OPTION_ARG_STRING, &opt_step, "Show every worker of step N (or of the slowest step: --step slowest)", "N" },
     G_OPTION_ENTRY_NULL
   };
   static const RtCommand cmd = {

@@ -13,6 +13,4 @@ set style fill solid 0.9 noborder
 set label 1 {{MEANS}} at graph 1.02, graph 0.98 left front
 # the interval box drawn first, the rollout box over it: the grey part is the time outside rollout
 plot data using 1:3 with boxes lc rgb '#c8c8c8' title 'outside rollout (training, sync)', \
-     data using 1:2 with boxes lc 1 title 'rollout (slowest rank)', \
-     data using 1:($5 > 0 ? $2 : NaN) with points pt 9 ps 1.6 lc rgb '#d62728' title 'outlier (beyond 2 std)', \
-     data using 1:($6 > 0 ? $3 : NaN) with points pt 9 ps 1.6 lc rgb '#d62728' notitle
+     data using 1:2 with boxes lc 1 title 'rollout (slowest rank)'{{OUTLIERS}}

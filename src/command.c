@@ -285,7 +285,7 @@ rt_session_selected_steps (RtSession *s)
 gboolean
 rt_session_resolve_step (RtSession *s, const char *value, guint *step_index, GError **error)
 {
-  if (value == NULL)
+  if (value == NULL || strcmp (value, "slowest") == 0)
     {
       int slowest = rt_view_slowest_step (s->trace);
       if (slowest < 0)
@@ -371,6 +371,13 @@ rt_session_write (RtSession *s, const char *name, const GString *content, GError
   if (!ensure_out_dir (s, error))
     return FALSE;
   g_autofree char *path = rt_session_out_path (s, name);
+  /* An unchanged file keeps its time stamp, so that `make plots` re-renders only
+   * the plots whose data or script changed. */
+  g_autofree char *old = NULL;
+  gsize old_len;
+  if (g_file_get_contents (path, &old, &old_len, NULL) && old_len == content->len
+      && memcmp (old, content->str, old_len) == 0)
+    return TRUE;
   /* g_file_set_contents writes a temporary file and renames it: no half-written output */
   return g_file_set_contents (path, content->str, (gssize) content->len, error);
 }

@@ -212,7 +212,8 @@ add_problem (FileResult *r, const LoadJob *job, guint64 line, const char *reason
   r->problems_total++;
   if (r->problems->len >= job->opts->max_problems_per_file)
     return;
-  RtProblem p = { g_strdup_printf ("%s:%" G_GUINT64_FORMAT, r->file->path, line), reason };
+  RtProblem p = { g_strdup_printf ("%s:%" G_GUINT64_FORMAT, r->file->path, line), reason,
+                  r->file_index, line };
   g_array_append_val (r->problems, p);
 }
 
@@ -605,14 +606,9 @@ static int
 compare_problems (gconstpointer a, gconstpointer b)
 {
   const RtProblem *pa = a, *pb = b;
-  /* "path:line": order by path, then numerically by line */
-  const char *ca = strrchr (pa->where, ':'), *cb = strrchr (pb->where, ':');
-  gsize la = (gsize) (ca - pa->where), lb = (gsize) (cb - pb->where);
-  int c = strncmp (pa->where, pb->where, MIN (la, lb));
-  if (c != 0 || la != lb)
-    return c != 0 ? c : (la < lb ? -1 : 1);
-  guint64 na = g_ascii_strtoull (ca + 1, NULL, 10), nb = g_ascii_strtoull (cb + 1, NULL, 10);
-  return na < nb ? -1 : na > nb;
+  if (pa->file != pb->file)
+    return pa->file < pb->file ? -1 : 1;
+  return pa->line < pb->line ? -1 : pa->line > pb->line;
 }
 
 static void

@@ -63,7 +63,7 @@ gboolean rt_session_step_selected (RtSession *s, gint32 step);
 GArray *rt_session_selected_steps (RtSession *s);
 
 /* The index into trace->steps of `--step N` (given as text), or, when `value` is
- * NULL, of the step with the longest rollout. Usage error for a step not in the trace. */
+ * NULL or "slowest", of the step with the longest rollout. Usage error for a step not in the trace. */
 gboolean rt_session_resolve_step (RtSession *s, const char *value, guint *step_index, GError **error);
 
 /* Parses an integer option value given as a string, for clear usage errors. */

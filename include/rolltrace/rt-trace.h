@@ -71,8 +71,10 @@ typedef struct {
 
 /* A diagnostic about the input: a bad line, a stray file. */
 typedef struct {
-  char *where;                /* file:line, or a path */
+  char *where;                /* file:line */
   const char *reason;         /* static text */
+  guint32 file;               /* index into RtTrace.files, for ordering */
+  guint64 line;
 } RtProblem;
 
 typedef struct {

@@ -1,0 +1,82 @@
+# Makefile: the front door. Installs what is missing, builds with CMake, runs the demo,
+# the tests, the plots of an experiment and the benchmark. `make help` lists the targets.
+
+BUILD     ?= build
+ASAN      ?= build-asan
+JOBS      ?= $(shell nproc 2>/dev/null || echo 2)
+EXP       ?=
+OUT       ?= rt-out/$(notdir $(abspath $(EXP)))
+STEP      ?= slowest
+FORMAT    ?= png
+DEMO_DIR  ?= demo
+
+# Debian packages the build, the plots and the tests need.
+DEB_PACKAGES = build-essential cmake pkg-config libglib2.0-dev libsimdjson-dev gnuplot-nox python3
+
+ANALYZERS = rt-check rt-cdf rt-overview rt-workers rt-requests rt-turns rt-turn-dist rt-events
+BIN = $(abspath $(BUILD))
+
+.PHONY: all build deps demo test test-asan plots bench clean help
+
+all: build
+
+help:
+	@echo "make            build everything into $(BUILD)/"
+	@echo "make demo       generate a demo experiment and plot it (installs what is missing)"
+	@echo "make test       run every test, also under AddressSanitizer+UBSan (installs what is missing)"
+	@echo "make plots EXP=logs/exp [OUT=dir] [STEP=N] [FORMAT=png|svg|pdf]"
+	@echo "                run every analyzer on EXP and render all plots"
+	@echo "make bench      the speed and memory benchmark (bench/README in bench/run.sh)"
+
+# Installs only the packages that are missing, so a machine that has them needs no root.
+deps:
+	@missing=""; for p in $(DEB_PACKAGES); do \
+	  dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing:$$missing"; \
+	  if [ "$$(id -u)" != 0 ]; then echo "run as root, or: sudo apt-get install$$missing" >&2; exit 1; fi; \
+	  DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing >/dev/null; \
+	fi
+
+$(BUILD)/Makefile: CMakeLists.txt
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+
+build: $(BUILD)/Makefile
+	@$(MAKE) --no-print-directory -C $(BUILD) -j$(JOBS) 2>&1 | grep -v '^make\[' || true
+	@test -x $(BUILD)/rt-check
+
+demo: deps build
+	@rm -rf $(DEMO_DIR)/exp
+	$(BUILD)/rt-synth $(DEMO_DIR)/exp --steps 12 --workers 8 --requests 64 --seed 7 --faults
+	@$(MAKE) --no-print-directory plots EXP=$(DEMO_DIR)/exp OUT=$(DEMO_DIR)/plots
+
+test: deps build test-asan
+	cd $(BUILD) && ctest --output-on-failure -j$(JOBS)
+
+# The same tests against a build with AddressSanitizer and UndefinedBehaviorSanitizer.
+test-asan: deps
+	cmake -S . -B $(ASAN) -DCMAKE_BUILD_TYPE=Debug -DRT_SANITIZE=ON >/dev/null
+	@$(MAKE) --no-print-directory -C $(ASAN) -j$(JOBS) 2>&1 | grep -v '^make\[' || true
+	cd $(ASAN) && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --output-on-failure -j$(JOBS)
+
+# Every analyzer writes its data and scripts (unchanged files keep their time stamps),
+# then make renders, in parallel, only the plots whose script or data changed.
+plots: build
+	@test -n "$(EXP)" || { echo "usage: make plots EXP=path/to/experiment [OUT=dir] [STEP=N]" >&2; exit 2; }
+	@test -d "$(EXP)" || { echo "make plots: $(EXP) is not a folder" >&2; exit 1; }
+	@set -e; for a in rt-cdf rt-overview rt-events rt-turn-dist; do \
+	  $(BIN)/$$a "$(EXP)" --out "$(OUT)" --no-render --quiet; done; \
+	$(BIN)/rt-turns "$(EXP)" --out "$(OUT)" --no-render --quiet || \
+	  echo "make plots: no turn timings in $(EXP) (older logger): turns plot skipped"; \
+	$(BIN)/rt-workers "$(EXP)" --out "$(OUT)" --no-render --quiet; \
+	$(BIN)/rt-workers "$(EXP)" --step $(STEP) --out "$(OUT)" --no-render --quiet; \
+	$(BIN)/rt-requests "$(EXP)" --step $(STEP) --out "$(OUT)" --no-render --quiet
+	@$(MAKE) --no-print-directory -C "$(OUT)" -f $(abspath gnuplot/render.mk) -j$(JOBS) FORMAT=$(FORMAT)
+	@echo "plots: $(OUT)/ ($$(ls "$(OUT)"/*.$(FORMAT) | wc -l) $(FORMAT) files)"
+
+bench: build
+	bench/run.sh
+
+clean:
+	rm -rf $(BUILD) $(ASAN) $(DEMO_DIR) rt-out

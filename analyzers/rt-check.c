@@ -131,9 +131,9 @@ print_summary (RtSession *s, const Inventory *inv, GArray *missing)
 {
   const RtTrace *t = s->trace;
   rt_session_print (s, "experiment  %s\n", t->path);
-  rt_session_print (s, "schema      %s (%s logger)\n", schema_name (inv->schema),
-                    inv->schema == RT_SCHEMA_V1 ? "older"
-                    : inv->schema == RT_SCHEMA_V2 ? "newer" : "both");
+  rt_session_print (s, "schema      %s (%s)\n", schema_name (inv->schema),
+                    inv->schema == RT_SCHEMA_V1 ? "older logger"
+                    : inv->schema == RT_SCHEMA_V2 ? "newer logger" : "both loggers");
   rt_session_print (s, "steps       %u (%d to %d)\n", t->steps->len, rt_trace_step (t, 0)->step,
                     rt_trace_step (t, t->steps->len - 1)->step);
   rt_session_print (s, "workers     %u at most in one step\n", inv->max_workers);

@@ -97,13 +97,13 @@ bool
 read_turn_figure (std::string_view key, ondemand::value value, RtTurnFigures *t, LineState &st)
 {
   if (key == "pre_process_duration")
-    t->pre_process_s = read_number (value, st, "pre_process_duration");
+    t->pre_process_s = read_number (value, st, "wrong type: pre_process_duration");
   else if (key == "engine_call_duration")
-    t->engine_call_s = read_number (value, st, "engine_call_duration");
+    t->engine_call_s = read_number (value, st, "wrong type: engine_call_duration");
   else if (key == "post_process_duration")
-    t->post_process_s = read_number (value, st, "post_process_duration");
+    t->post_process_s = read_number (value, st, "wrong type: post_process_duration");
   else if (key == "tool_parsing_duration")
-    t->tool_parsing_s = read_number (value, st, "tool_parsing_duration");
+    t->tool_parsing_s = read_number (value, st, "wrong type: tool_parsing_duration");
   else
     return false;
   return true;
@@ -115,7 +115,7 @@ read_turn_timings (ondemand::value value, GArray *timings, LineState &st)
   ondemand::array arr;
   if (value.get_array ().get (arr) != SUCCESS)
     {
-      st.out->type_problem = "turn_timings";
+      st.out->type_problem = "wrong type: turn_timings";
       return SUCCESS;
     }
   for (auto elem : arr)
@@ -125,7 +125,7 @@ read_turn_timings (ondemand::value value, GArray *timings, LineState &st)
       ondemand::object obj;
       if (item.get_object ().get (obj) != SUCCESS)
         {
-          st.out->type_problem = "turn_timings";
+          st.out->type_problem = "wrong type: turn_timings";
           continue;
         }
       RtTurnFigures t;
@@ -138,11 +138,11 @@ read_turn_timings (ondemand::value value, GArray *timings, LineState &st)
           SIMDJSON_TRY (field.value ().get (v));
           if (key == "turn")
             {
-              gint64 n = read_count (v, st, "turn_timings.turn");
+              gint64 n = read_count (v, st, "wrong type: turn_timings.turn");
               t.turn = n > G_MAXINT16 ? -1 : (gint32) n;
             }
           else if (key == "total_duration")
-            t.total_s = read_number (v, st, "turn_timings.total_duration");
+            t.total_s = read_number (v, st, "wrong type: turn_timings.total_duration");
           else
             read_turn_figure (key, v, &t, st);
         }
@@ -159,7 +159,7 @@ read_extra (ondemand::value value, GArray *timings, LineState &st)
     {
       // `"extra": null` is harmless; anything else is a wrong type.
       if (!value.is_null ())
-        st.out->type_problem = "extra";
+        st.out->type_problem = "wrong type: extra";
       return SUCCESS;
     }
   RtLineFields *out = st.out;
@@ -170,15 +170,15 @@ read_extra (ondemand::value value, GArray *timings, LineState &st)
       ondemand::value v;
       SIMDJSON_TRY (field.value ().get (v));
       if (key == "request_id")
-        read_string (v, &out->request_id, st, "extra.request_id");
+        read_string (v, &out->request_id, st, "wrong type: extra.request_id");
       else if (key == "turn")
-        out->turn = read_count (v, st, "extra.turn");
+        out->turn = read_count (v, st, "wrong type: extra.turn");
       else if (key == "turns")
-        out->turns = read_count (v, st, "extra.turns");
+        out->turns = read_count (v, st, "wrong type: extra.turns");
       else if (key == "response_length")
-        out->response_length = read_count (v, st, "extra.response_length");
+        out->response_length = read_count (v, st, "wrong type: extra.response_length");
       else if (key == "finish_reason")
-        read_string (v, &out->finish_reason, st, "extra.finish_reason");
+        read_string (v, &out->finish_reason, st, "wrong type: extra.finish_reason");
       else if (key == "turn_timings")
         {
           out->has_turn_timings = TRUE;
@@ -202,11 +202,11 @@ read_line (ondemand::object obj, GArray *timings, LineState &st)
       ondemand::value v;
       SIMDJSON_TRY (field.value ().get (v));
       if (key == "event")
-        read_string (v, &out->event, st, "event");
+        read_string (v, &out->event, st, "wrong type: event");
       else if (key == "timestamp")
-        read_string (v, &out->timestamp, st, "timestamp");
+        read_string (v, &out->timestamp, st, "wrong type: timestamp");
       else if (key == "duration_sec")
-        out->duration_s = read_number (v, st, "duration_sec");
+        out->duration_s = read_number (v, st, "wrong type: duration_sec");
       else if (key == "extra")
         SIMDJSON_TRY (read_extra (v, timings, st));
     }

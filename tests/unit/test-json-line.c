@@ -1,0 +1,207 @@
+/* test-json-line.c: every parsing quirk of a trace line, one test each.
+ * NaN and friends, key order, wrong types, truncation and non-objects must never lose a good line. */
+#include <math.h>
+#include <string.h>
+
+#include "rolltrace/rt-json.h"
+
+/* Parses `text` from a padded copy, as the loader does. */
+static RtLineStatus
+parse (RtJsonParser *p, const char *text, RtLineFields *f, const char **reason)
+{
+  static char buf[8192];
+  gsize len = strlen (text);
+  g_assert_cmpuint (len + RT_JSON_PADDING, <, sizeof buf);
+  memset (buf, 'x', sizeof buf);   /* padding content must not matter */
+  memcpy (buf, text, len);
+  return rt_json_parse_line (p, buf, len, f, reason);
+}
+
+static gboolean
+view_is (RtStrView v, const char *s)
+{
+  return v.len == strlen (s) && memcmp (v.str, s, v.len) == 0;
+}
+
+static void
+test_reads_the_fields_the_tables_need (void)
+{
+  g_autoptr (RtJsonParser) p = rt_json_parser_new ();
+  RtLineFields f;
+  const char *reason;
+  g_assert_cmpint (parse (p, "{\"timestamp\": \"2025-07-13T11:04:25.706221\", \"event\": \"turn_engine_call\", "
+                             "\"duration_sec\": 3.21, \"extra\": {\"request_id\": \"5c1f\", \"turn\": 1, "
+                             "\"generated_tokens\": 212}, \"workid\": 3, \"step\": 17}", &f, &reason), ==, RT_LINE_OK);
+  g_assert_true (view_is (f.event, "turn_engine_call"));
+  g_assert_true (view_is (f.timestamp, "2025-07-13T11:04:25.706221"));
+  g_assert_true (view_is (f.request_id, "5c1f"));
+  g_assert_cmpfloat (f.duration_s, ==, 3.21);
+  g_assert_cmpint (f.turn, ==, 1);
+  g_assert_null (f.type_problem);
+}
+
+static void
+test_key_order_does_not_matter (void)
+{
+  g_autoptr (RtJsonParser) p = rt_json_parser_new ();
+  RtLineFields f;
+  const char *reason;
+  g_assert_cmpint (parse (p, "{\"step\": 1, \"extra\": {\"turn\": 2, \"request_id\": \"r\"}, \"duration_sec\": 1.5, "
+                             "\"event\": \"turn_end\", \"timestamp\": \"2025-01-01T00:00:00\"}", &f, &reason), ==, RT_LINE_OK);
+  g_assert_true (view_is (f.event, "turn_end"));
+  g_assert_true (view_is (f.request_id, "r"));
+  g_assert_cmpint (f.turn, ==, 2);
+  g_assert_cmpfloat (f.duration_s, ==, 1.5);
+}
+
+static void
+test_python_nan_and_infinity_make_the_field_absent (void)
+{
+  const char *lits[] = { "NaN", "Infinity", "-Infinity" };
+  g_autoptr (RtJsonParser) p = rt_json_parser_new ();
+  for (guint i = 0; i < G_N_ELEMENTS (lits); i++)
+    {
+      g_autofree char *line = g_strdup_printf ("{\"timestamp\": \"2025-01-01T00:00:00\", \"event\": \"e\", "
+                                               "\"duration_sec\": %s, \"workid\": 0}", lits[i]);
+      RtLineFields f;
+      const char *reason;
+      g_assert_cmpint (parse (p, line, &f, &reason), ==, RT_LINE_OK);
+      g_assert_true (isnan (f.duration_s));
+      g_assert_null (f.type_problem);
+    }
+}
+
+static void
+test_nan_in_a_field_nobody_reads_is_ignored (void)
+{
+  g_autoptr (RtJsonParser) p = rt_json_parser_new ();
+  RtLineFields f;
+  const char *reason;
+  g_assert_cmpint (parse (p, "{\"timestamp\": \"2025-01-01T00:00:00\", \"event\": \"step_response_length_stats\", "
+                             "\"extra\": {\"response_lengths\": [1, 2], \"response_length_p95\": NaN, "
+                             "\"response_length_mean\": Infinity, \"response_length_min\": -Infinity}, \"workid\": 1}",
+                          &f, &reason), ==, RT_LINE_OK);
+  g_assert_true (view_is (f.event, "step_response_length_stats"));
+  g_assert_null (f.type_problem);
+}
+
+static void
+test_wrong_type_is_a_field_problem_not_a_bad_line (void)
+{
+  g_autoptr (RtJsonParser) p = rt_json_parser_new ();
+  RtLineFields f;
+  const char *reason;
+  g_assert_cmpint (parse (p, "{\"timestamp\": \"2025-01-01T00:00:00\", \"event\": \"e\", \"duration_sec\": \"3\"}",
+                          &f, &reason), ==, RT_LINE_OK);
+  g_assert_true (isnan (f.duration_s));
+  g_assert_cmpstr (f.type_problem, ==, "wrong type: duration_sec");
+
+  g_assert_cmpint (parse (p, "{\"event\": 42}", &f, &reason), ==, RT_LINE_OK);
+  g_assert_cmpuint (f.event.len, ==, 0);
+  g_assert_cmpstr (f.type_problem, ==, "wrong type: event");
+
+  g_assert_cmpint (parse (p, "{\"event\": \"e\", \"extra\": \"oops\"}", &f, &reason), ==, RT_LINE_OK);
+  g_assert_cmpstr (f.type_problem, ==, "wrong type: extra");
+
+  g_assert_cmpint (parse (p, "{\"event\": \"e\", \"extra\": null}", &f, &reason), ==, RT_LINE_OK);
+  g_assert_null (f.type_problem);
+}
+
+static void
+test_whole_number_counts_may_be_written_as_floats (void)
+{
+  g_autoptr (RtJsonParser) p = rt_json_parser_new ();
+  RtLineFields f;
+  const char *reason;
+  g_assert_cmpint (parse (p, "{\"event\": \"async_rollout_request_complete\", \"extra\": {\"turns\": 3.0, "
+                             "\"response_length\": 2.5, \"turn\": -1}}", &f, &reason), ==, RT_LINE_OK);
+  g_assert_cmpint (f.turns, ==, 3);
+  g_assert_cmpint (f.response_length, ==, -1);
+  g_assert_cmpint (f.turn, ==, -1);
+}
+
+static void
+test_turn_timings_and_turn_end_figures (void)
+{
+  g_autoptr (RtJsonParser) p = rt_json_parser_new ();
+  RtLineFields f;
+  const char *reason;
+  g_assert_cmpint (parse (p, "{\"event\": \"async_rollout_request_complete\", \"duration_sec\": 9, \"extra\": "
+                             "{\"request_id\": \"r\", \"finish_reason\": \"FinishReasonTypeEnum.STOP\", \"turn_timings\": ["
+                             "{\"turn\": 0, \"total_duration\": 4, \"pre_process_duration\": 1, \"engine_call_duration\": 2, "
+                             "\"post_process_duration\": 1, \"tool_parsing_duration\": 0.5, \"has_tool_calls\": true},"
+                             "{\"turn\": 1, \"total_duration\": NaN}]}}", &f, &reason), ==, RT_LINE_OK);
+  g_assert_true (f.has_turn_timings);
+  g_assert_cmpuint (f.turn_timings->len, ==, 2);
+  RtTurnFigures *t0 = &g_array_index (f.turn_timings, RtTurnFigures, 0);
+  RtTurnFigures *t1 = &g_array_index (f.turn_timings, RtTurnFigures, 1);
+  g_assert_cmpint (t0->turn, ==, 0);
+  g_assert_cmpfloat (t0->total_s, ==, 4);
+  g_assert_cmpfloat (t0->engine_call_s, ==, 2);
+  g_assert_cmpfloat (t0->tool_parsing_s, ==, 0.5);
+  g_assert_cmpint (t1->turn, ==, 1);
+  g_assert_true (isnan (t1->total_s) && isnan (t1->pre_process_s));
+  g_assert_true (view_is (f.finish_reason, "FinishReasonTypeEnum.STOP"));
+
+  g_assert_cmpint (parse (p, "{\"event\": \"turn_end\", \"duration_sec\": 3.5, \"extra\": {\"request_id\": \"r\", "
+                             "\"turn\": 0, \"pre_process_duration\": 0.5, \"engine_call_duration\": 3.0}}", &f, &reason),
+                   ==, RT_LINE_OK);
+  g_assert_false (f.has_turn_timings);
+  g_assert_cmpuint (f.turn_timings->len, ==, 0);   /* reset between lines */
+  g_assert_cmpfloat (f.turn_end.pre_process_s, ==, 0.5);
+  g_assert_cmpfloat (f.turn_end.engine_call_s, ==, 3.0);
+  g_assert_true (isnan (f.turn_end.post_process_s));
+}
+
+static void
+test_escaped_strings_are_unescaped (void)
+{
+  g_autoptr (RtJsonParser) p = rt_json_parser_new ();
+  RtLineFields f;
+  const char *reason;
+  g_assert_cmpint (parse (p, "{\"event\": \"e\", \"extra\": {\"request_id\": \"a\\u0041\\\"b\"}}", &f, &reason),
+                   ==, RT_LINE_OK);
+  g_assert_true (view_is (f.request_id, "aA\"b"));
+}
+
+static void
+test_bad_lines_say_why (void)
+{
+  const struct { const char *line; RtLineStatus status; const char *reason; } cases[] = {
+    { "", RT_LINE_EMPTY, "empty line" },
+    { "   \t", RT_LINE_EMPTY, "empty line" },
+    { "[1, 2]", RT_LINE_NOT_OBJECT, "a JSON array, not an object" },
+    { "42", RT_LINE_NOT_OBJECT, "a JSON number, not an object" },
+    { "\"text\"", RT_LINE_NOT_OBJECT, "a JSON string, not an object" },
+    { "Traceback (most recent call last):", RT_LINE_INVALID, "not JSON" },
+    { "{\"timestamp\": \"2025-06-10T09:02:18.319486\", ", RT_LINE_INVALID, "invalid JSON object" },
+    { "{\"event\": \"e\"} trailing", RT_LINE_INVALID, "invalid JSON object" },
+    { "{\"event\": \"e\", \"extra\": {\"a\": [1, 2}}", RT_LINE_INVALID, "invalid JSON object" },
+  };
+  g_autoptr (RtJsonParser) p = rt_json_parser_new ();
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      RtLineFields f;
+      const char *reason = NULL;
+      g_test_message ("line: %s", cases[i].line);
+      g_assert_cmpint (parse (p, cases[i].line, &f, &reason), ==, cases[i].status);
+      g_assert_cmpstr (reason, ==, cases[i].reason);
+    }
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/json-line/reads-the-fields-the-tables-need", test_reads_the_fields_the_tables_need);
+  g_test_add_func ("/json-line/key-order-does-not-matter", test_key_order_does_not_matter);
+  g_test_add_func ("/json-line/python-nan-and-infinity-make-the-field-absent",
+                   test_python_nan_and_infinity_make_the_field_absent);
+  g_test_add_func ("/json-line/nan-in-a-field-nobody-reads-is-ignored", test_nan_in_a_field_nobody_reads_is_ignored);
+  g_test_add_func ("/json-line/wrong-type-is-a-field-problem", test_wrong_type_is_a_field_problem_not_a_bad_line);
+  g_test_add_func ("/json-line/whole-number-counts-as-floats", test_whole_number_counts_may_be_written_as_floats);
+  g_test_add_func ("/json-line/turn-timings-and-turn-end-figures", test_turn_timings_and_turn_end_figures);
+  g_test_add_func ("/json-line/escaped-strings-are-unescaped", test_escaped_strings_are_unescaped);
+  g_test_add_func ("/json-line/bad-lines-say-why", test_bad_lines_say_why);
+  return g_test_run ();
+}

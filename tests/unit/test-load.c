@@ -1,0 +1,232 @@
+/* test-load.c: the loader turns a folder into tables, on the hand-checked fixtures.
+ * Also what only files can show: huge lines, unterminated lines, errors for a bad folder. */
+#include <glib/gstdio.h>
+#include <math.h>
+#include <string.h>
+
+#include "rolltrace/rt-error.h"
+#include "rolltrace/rt-trace.h"
+
+static char *
+fixture (const char *name)
+{
+  return g_build_filename (RT_FIXTURES_DIR, name, NULL);
+}
+
+static RtTrace *
+load (const char *path, guint threads)
+{
+  RtLoadOptions opts = { .n_threads = threads, .max_problems_per_file = 100 };
+  g_autoptr (GError) error = NULL;
+  RtTrace *t = rt_trace_load (path, &opts, &error);
+  g_assert_no_error (error);
+  return t;
+}
+
+static const RtRequest *
+find_request (const RtTrace *t, const char *id)
+{
+  for (guint i = 0; i < t->requests->len; i++)
+    if (strcmp (rt_trace_request (t, i)->id, id) == 0)
+      return rt_trace_request (t, i);
+  g_assert_not_reached ();
+}
+
+static void
+test_hand_fixture_tables (void)
+{
+  g_autofree char *path = fixture ("hand-v2");
+  g_autoptr (RtTrace) t = load (path, 0);
+  g_assert_cmpuint (t->steps->len, ==, 2);
+  g_assert_cmpuint (t->files->len, ==, 3);
+  g_assert_cmpint (rt_trace_step (t, 0)->step, ==, 1);
+  g_assert_cmpuint (rt_trace_step (t, 0)->n_files, ==, 2);
+  /* step 1 starts when worker 0's preprocessing started: 10:00:02 - 2 s */
+  g_assert_cmpfloat_with_epsilon (rt_trace_step (t, 1)->start_s - rt_trace_step (t, 0)->start_s, 60, 1e-6);
+
+  const RtFile *w0 = rt_trace_file (t, 0);
+  g_assert_cmpuint (w0->lines, ==, 10);
+  g_assert_cmpuint (w0->n_complete, ==, 2);
+  g_assert_cmpfloat (w0->step_sum_s[RT_EV_TOTAL_STEP], ==, 15);
+  g_assert_true (isnan (w0->step_sum_s[RT_EV_SORTING]));
+  /* padding logged twice in step 2: the worker's value is the sum */
+  g_assert_cmpfloat (rt_trace_file (t, 2)->step_sum_s[RT_EV_PADDING], ==, 0.75);
+
+  const RtRequest *a = find_request (t, "a");
+  g_assert_true (a->complete);
+  g_assert_cmpfloat (a->total_s, ==, 8);
+  g_assert_cmpint (a->turns, ==, 2);
+  g_assert_cmpint (a->response_length, ==, 100);
+  g_assert_cmpstr (a->finish_reason, ==, "FinishReasonTypeEnum.STOP");
+  /* no turn_timings: its two turn_end lines stand in */
+  g_assert_false (a->turns_from_timings);
+  g_assert_cmpuint (a->n_turns, ==, 2);
+  const RtTurnFigures *a1 = &g_array_index (t->turns, RtTurnFigures, a->first_turn + 1);
+  g_assert_cmpint (a1->turn, ==, 1);
+  g_assert_cmpfloat (a1->total_s, ==, 4.0);
+  g_assert_cmpfloat (a1->pre_process_s, ==, 1.0);
+
+  const RtRequest *c = find_request (t, "c");
+  g_assert_true (c->turns_from_timings);
+  g_assert_cmpuint (c->n_turns, ==, 3);
+  g_assert_cmpint (c->worker, ==, 1);
+
+  /* every event carrying a's id points at a's row */
+  guint with_a = 0;
+  for (guint i = 0; i < t->events->len; i++)
+    {
+      const RtEvent *ev = rt_trace_event (t, i);
+      if (ev->request != RT_NONE && rt_trace_request (t, ev->request) == a)
+        with_a++;
+    }
+  g_assert_cmpuint (with_a, ==, 5);   /* request_start, engine call, 2 turn_end, complete */
+}
+
+static void
+test_older_logger_names_are_canonical_in_the_tables (void)
+{
+  g_autofree char *path = fixture ("hand-v1");
+  g_autoptr (RtTrace) t = load (path, 1);
+  g_assert_cmpint (rt_trace_step (t, 0)->step, ==, 3);   /* numeric order: 3 before 10 */
+  g_assert_cmpint (rt_trace_step (t, 1)->step, ==, 10);
+  const RtFile *f = rt_trace_file (t, 0);
+  g_assert_cmpint (f->schema, ==, RT_SCHEMA_V1);
+  g_assert_cmpfloat (f->step_sum_s[RT_EV_TOTAL_STEP], ==, 9);
+  g_assert_cmpfloat (f->step_sum_s[RT_EV_BARRIER_WAIT], ==, 2);
+  g_assert_cmpuint (rt_event_registry_lookup (t->registry, "turn_engine_call"), !=, RT_EVENT_NONE);
+}
+
+static void
+test_damaged_fixture_counts (void)
+{
+  g_autofree char *path = fixture ("damaged");
+  g_autoptr (RtTrace) t = load (path, 0);
+  const RtFile *f = rt_trace_file (t, 0);
+  g_assert_cmpuint (f->lines, ==, 12);
+  g_assert_cmpuint (f->events, ==, 7);
+  g_assert_cmpuint (f->bad_lines, ==, 5);
+  g_assert_cmpuint (f->field_problems, ==, 3);
+  g_assert_cmpuint (f->n_complete, ==, 2);
+  /* the CRLF line still counts; the string "9.5" does not */
+  g_assert_cmpfloat (f->step_sum_s[RT_EV_TOTAL_STEP], ==, 9.0);
+  g_assert_cmpint (f->schema, ==, RT_SCHEMA_V1 | RT_SCHEMA_V2);
+  const RtFile *empty = rt_trace_file (t, 1);
+  g_assert_cmpuint (empty->lines, ==, 0);
+  g_assert_cmpuint (t->steps->len, ==, 2);   /* step_2 has no worker file, step_x is no step */
+  g_assert_cmpuint (t->strays->len, ==, 4);
+
+  const RtProblem *last = &g_array_index (t->problems, RtProblem, t->problems->len - 1);
+  g_assert_cmpstr (last->where, ==, "step_1/worker_0.jsonl:12");
+  g_assert_nonnull (strstr (last->reason, "truncated"));
+}
+
+/* Writes `content` as EXP/step_1/worker_0.jsonl in a new temporary folder. */
+static char *
+make_experiment (const char *content, gsize len)
+{
+  g_autoptr (GError) error = NULL;
+  char *dir = g_dir_make_tmp ("rt-test-XXXXXX", &error);
+  g_assert_no_error (error);
+  g_autofree char *step = g_build_filename (dir, "step_1", NULL);
+  g_assert_cmpint (g_mkdir (step, 0755), ==, 0);
+  g_autofree char *file = g_build_filename (step, "worker_0.jsonl", NULL);
+  g_assert_true (g_file_set_contents (file, content, (gssize) len, NULL));
+  return dir;
+}
+
+static void
+remove_experiment (const char *dir)
+{
+  g_autofree char *file = g_build_filename (dir, "step_1", "worker_0.jsonl", NULL);
+  g_autofree char *step = g_build_filename (dir, "step_1", NULL);
+  g_remove (file);
+  g_rmdir (step);
+  g_rmdir (dir);
+}
+
+static void
+test_a_line_longer_than_the_read_buffer (void)
+{
+  /* 9 MB of response lengths in one line, between two ordinary lines */
+  GString *s = g_string_new ("{\"event\": \"preprocessing_duration\", \"duration_sec\": 1.0}\n"
+                             "{\"event\": \"step_response_length_stats\", \"extra\": {\"response_lengths\": [");
+  for (int i = 0; i < 1500000; i++)
+    g_string_append (s, i ? ", 4096" : "4096");
+  g_string_append (s, "]}}\n{\"event\": \"total_step_duration\", \"duration_sec\": 2.0}\n");
+  g_autofree char *dir = make_experiment (s->str, s->len);
+  g_string_free (s, TRUE);
+  g_autoptr (RtTrace) t = load (dir, 1);
+  const RtFile *f = rt_trace_file (t, 0);
+  g_assert_cmpuint (f->lines, ==, 3);
+  g_assert_cmpuint (f->events, ==, 3);
+  g_assert_cmpfloat (f->step_sum_s[RT_EV_TOTAL_STEP], ==, 2.0);
+  remove_experiment (dir);
+}
+
+static void
+test_a_complete_last_line_without_newline_counts (void)
+{
+  const char *text = "{\"event\": \"total_step_duration\", \"duration_sec\": 2.0}\n"
+                     "{\"event\": \"total_step_duration\", \"duration_sec\": 3.0}";
+  g_autofree char *dir = make_experiment (text, strlen (text));
+  g_autoptr (RtTrace) t = load (dir, 1);
+  g_assert_cmpuint (rt_trace_file (t, 0)->lines, ==, 2);
+  g_assert_cmpuint (rt_trace_file (t, 0)->bad_lines, ==, 0);
+  g_assert_cmpfloat (rt_trace_file (t, 0)->step_sum_s[RT_EV_TOTAL_STEP], ==, 5.0);
+  remove_experiment (dir);
+}
+
+static void
+test_thread_count_does_not_change_the_tables (void)
+{
+  g_autofree char *path = fixture ("hand-v2");
+  g_autoptr (RtTrace) one = load (path, 1);
+  g_autoptr (RtTrace) many = load (path, 4);
+  g_assert_cmpuint (one->events->len, ==, many->events->len);
+  for (guint i = 0; i < one->files->len; i++)
+    {
+      const RtFile *a = rt_trace_file (one, i), *b = rt_trace_file (many, i);
+      g_assert_cmpstr (a->path, ==, b->path);
+      g_assert_cmpuint (a->n_events, ==, b->n_events);
+      for (guint e = 0; e < a->n_events; e++)
+        {
+          const RtEvent *x = rt_trace_event (one, a->first_event + e);
+          const RtEvent *y = rt_trace_event (many, b->first_event + e);
+          g_assert_cmpuint (x->line, ==, y->line);
+          g_assert_cmpstr (rt_event_registry_name (one->registry, x->event), ==,
+                           rt_event_registry_name (many->registry, y->event));
+        }
+    }
+}
+
+static void
+test_bad_folders_give_one_clear_error (void)
+{
+  g_autofree char *hand = fixture ("hand-v2");
+  g_autofree char *file = g_build_filename (hand, "step_1", "worker_0.jsonl", NULL);
+  g_autofree char *empty = g_dir_make_tmp ("rt-empty-XXXXXX", NULL);
+  const char *paths[] = { "/nonexistent/rolltrace/exp", file, empty };
+  for (guint i = 0; i < G_N_ELEMENTS (paths); i++)
+    {
+      g_autoptr (GError) error = NULL;
+      g_autoptr (RtTrace) t = rt_trace_load (paths[i], NULL, &error);
+      g_assert_null (t);
+      g_assert_error (error, RT_ERROR, RT_ERROR_NO_EXPERIMENT);
+      g_assert_nonnull (strstr (error->message, paths[i]));
+    }
+  g_rmdir (empty);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/load/hand-fixture-tables", test_hand_fixture_tables);
+  g_test_add_func ("/load/older-logger-names-are-canonical", test_older_logger_names_are_canonical_in_the_tables);
+  g_test_add_func ("/load/damaged-fixture-counts", test_damaged_fixture_counts);
+  g_test_add_func ("/load/a-line-longer-than-the-read-buffer", test_a_line_longer_than_the_read_buffer);
+  g_test_add_func ("/load/complete-last-line-without-newline", test_a_complete_last_line_without_newline_counts);
+  g_test_add_func ("/load/thread-count-does-not-change-tables", test_thread_count_does_not_change_the_tables);
+  g_test_add_func ("/load/bad-folders-give-one-clear-error", test_bad_folders_give_one_clear_error);
+  return g_test_run ();
+}

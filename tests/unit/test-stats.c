@@ -1,0 +1,100 @@
+/* test-stats.c: percentiles as numpy's default computes them, and population statistics.
+ * Expected values were computed by hand from numpy's definition (linear between closest ranks). */
+#include <math.h>
+
+#include "rolltrace/rt-stats.h"
+
+static void
+test_percentile_interpolates_between_closest_ranks (void)
+{
+  const double v[] = { 1, 2, 3, 4 };
+  g_assert_cmpfloat_with_epsilon (rt_percentile_sorted (v, 4, 50), 2.5, 1e-12);
+  g_assert_cmpfloat_with_epsilon (rt_percentile_sorted (v, 4, 80), 3.4, 1e-12);
+  g_assert_cmpfloat_with_epsilon (rt_percentile_sorted (v, 4, 0), 1, 1e-12);
+  g_assert_cmpfloat_with_epsilon (rt_percentile_sorted (v, 4, 100), 4, 1e-12);
+  const double w[] = { 15, 20, 35, 40, 50 };
+  g_assert_cmpfloat_with_epsilon (rt_percentile_sorted (w, 5, 40), 29, 1e-12);
+  g_assert_cmpfloat_with_epsilon (rt_percentile_sorted (w, 5, 99.9), 49.96, 1e-12);
+}
+
+static void
+test_percentile_of_one_value_is_that_value (void)
+{
+  const double v[] = { 7.5 };
+  g_assert_cmpfloat (rt_percentile_sorted (v, 1, 99), ==, 7.5);
+}
+
+static void
+test_percentile_of_nothing_is_nan (void)
+{
+  g_assert_true (isnan (rt_percentile_sorted (NULL, 0, 50)));
+}
+
+static void
+test_std_is_population_std (void)
+{
+  const double v[] = { 2, 4, 4, 4, 5, 5, 7, 9 };
+  g_assert_cmpfloat_with_epsilon (rt_std_population (v, 8), 2.0, 1e-12);
+  g_assert_cmpfloat_with_epsilon (rt_mean (v, 8), 5.0, 1e-12);
+}
+
+static void
+test_std_keeps_digits_with_a_large_mean (void)
+{
+  /* a one-pass sum of squares loses everything here; two passes do not */
+  const double v[] = { 1e9 + 1, 1e9 + 2, 1e9 + 3 };
+  g_assert_cmpfloat_with_epsilon (rt_std_population (v, 3), sqrt (2.0 / 3.0), 1e-6);
+}
+
+static void
+test_summary_sorts_and_fills_every_field (void)
+{
+  double v[] = { 12, 4, 10, 8 };
+  RtSummary s;
+  rt_summary_compute (v, 4, &s);
+  g_assert_cmpuint (s.count, ==, 4);
+  g_assert_cmpfloat (v[0], ==, 4);
+  g_assert_cmpfloat_with_epsilon (s.mean, 8.5, 1e-12);
+  g_assert_cmpfloat_with_epsilon (s.std, sqrt (8.75), 1e-12);
+  g_assert_cmpfloat (s.min, ==, 4);
+  g_assert_cmpfloat (s.max, ==, 12);
+  g_assert_cmpfloat_with_epsilon (s.p50, 9, 1e-12);
+  g_assert_cmpfloat_with_epsilon (s.p80, 10.8, 1e-12);
+  g_assert_cmpfloat_with_epsilon (s.p999, 11.994, 1e-12);
+}
+
+static void
+test_summary_of_nothing_is_nan (void)
+{
+  RtSummary s;
+  rt_summary_compute (NULL, 0, &s);
+  g_assert_cmpuint (s.count, ==, 0);
+  g_assert_true (isnan (s.mean) && isnan (s.std) && isnan (s.min) && isnan (s.p99));
+}
+
+static void
+test_samples_skip_nan (void)
+{
+  g_autoptr (GArray) s = rt_samples_new ();
+  rt_samples_add (s, 1.0);
+  rt_samples_add (s, NAN);
+  rt_samples_add (s, 3.0);
+  g_assert_cmpuint (s->len, ==, 2);
+  g_assert_cmpfloat (rt_median (rt_samples_data (s), s->len), ==, 2.0);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/stats/percentile-interpolates-between-closest-ranks",
+                   test_percentile_interpolates_between_closest_ranks);
+  g_test_add_func ("/stats/percentile-of-one-value", test_percentile_of_one_value_is_that_value);
+  g_test_add_func ("/stats/percentile-of-nothing-is-nan", test_percentile_of_nothing_is_nan);
+  g_test_add_func ("/stats/std-is-population-std", test_std_is_population_std);
+  g_test_add_func ("/stats/std-keeps-digits-with-a-large-mean", test_std_keeps_digits_with_a_large_mean);
+  g_test_add_func ("/stats/summary-sorts-and-fills-every-field", test_summary_sorts_and_fills_every_field);
+  g_test_add_func ("/stats/summary-of-nothing-is-nan", test_summary_of_nothing_is_nan);
+  g_test_add_func ("/stats/samples-skip-nan", test_samples_skip_nan);
+  return g_test_run ();
+}

@@ -1,0 +1,85 @@
+/* test-timestamp.c: the logger's zone-less ISO-8601 times, with and without a fraction.
+ * Only differences matter, so the tests compare differences worked out by hand. */
+#include <math.h>
+#include <string.h>
+
+#include "rolltrace/rt-trace.h"
+
+static double
+ts (const char *s)
+{
+  double v;
+  g_assert_true (rt_parse_timestamp (s, strlen (s), &v));
+  return v;
+}
+
+static void
+test_missing_fraction_means_zero (void)
+{
+  /* a double holds 2025 (in seconds since 2020) to about 3e-8 s */
+  g_assert_cmpfloat_with_epsilon (ts ("2025-06-10T09:00:11.000001") - ts ("2025-06-10T09:00:11"), 1e-6, 1e-7);
+}
+
+static void
+test_short_fractions_are_scaled (void)
+{
+  g_assert_cmpfloat_with_epsilon (ts ("2025-06-10T09:00:11.5") - ts ("2025-06-10T09:00:11"), 0.5, 1e-9);
+  g_assert_cmpfloat_with_epsilon (ts ("2025-06-10T09:00:11.25") - ts ("2025-06-10T09:00:11"), 0.25, 1e-9);
+}
+
+static void
+test_microseconds_survive_in_a_double (void)
+{
+  double a = ts ("2025-07-13T11:04:25.706221"), b = ts ("2025-07-13T11:04:25.706222");
+  g_assert_cmpfloat_with_epsilon (b - a, 1e-6, 1e-7);
+}
+
+static void
+test_day_month_and_leap_year_boundaries (void)
+{
+  g_assert_cmpfloat (ts ("2025-01-01T00:00:00") - ts ("2024-12-31T23:59:59"), ==, 1);
+  g_assert_cmpfloat (ts ("2024-03-01T00:00:00") - ts ("2024-02-28T00:00:00"), ==, 2 * 86400);
+  g_assert_cmpfloat (ts ("2025-03-01T00:00:00") - ts ("2025-02-28T00:00:00"), ==, 86400);
+  g_assert_cmpfloat (ts ("2020-01-01T00:00:00"), ==, 0);
+}
+
+static void
+test_a_space_may_separate_date_and_time (void)
+{
+  g_assert_cmpfloat (ts ("2025-06-10 09:00:11"), ==, ts ("2025-06-10T09:00:11"));
+}
+
+static void
+test_anything_else_is_refused (void)
+{
+  const char *bad[] = { "", "2025-06-10", "2025-06-10T09:00", "2025-13-10T09:00:00",
+                        "2025-06-10T25:00:00", "2025-06-10T09:00:00.", "2025-06-10T09:00:00Z",
+                        "yesterday at noon", "2025/06/10T09:00:00" };
+  for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
+    {
+      double v;
+      g_assert_false (rt_parse_timestamp (bad[i], strlen (bad[i]), &v));
+    }
+}
+
+static void
+test_finish_reason_short_form (void)
+{
+  g_assert_cmpstr (rt_finish_reason_short ("FinishReasonTypeEnum.STOP"), ==, "STOP");
+  g_assert_cmpstr (rt_finish_reason_short ("stop"), ==, "stop");
+  g_assert_null (rt_finish_reason_short (NULL));
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/timestamp/missing-fraction-means-zero", test_missing_fraction_means_zero);
+  g_test_add_func ("/timestamp/short-fractions-are-scaled", test_short_fractions_are_scaled);
+  g_test_add_func ("/timestamp/microseconds-survive", test_microseconds_survive_in_a_double);
+  g_test_add_func ("/timestamp/day-month-leap-year", test_day_month_and_leap_year_boundaries);
+  g_test_add_func ("/timestamp/space-separator", test_a_space_may_separate_date_and_time);
+  g_test_add_func ("/timestamp/anything-else-is-refused", test_anything_else_is_refused);
+  g_test_add_func ("/timestamp/finish-reason-short-form", test_finish_reason_short_form);
+  return g_test_run ();
+}

@@ -43,13 +43,14 @@ $(BUILD)/Makefile: CMakeLists.txt
 	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 
 build: $(BUILD)/Makefile
-	@$(MAKE) --no-print-directory -C $(BUILD) -j$(JOBS) 2>&1 | grep -v '^make\[' || true
+	@$(MAKE) --no-print-directory -C $(BUILD) -j$(JOBS)
 	@test -x $(BUILD)/rt-check
 
 demo: deps build
-	@rm -rf $(DEMO_DIR)/exp
-	$(BUILD)/rt-synth $(DEMO_DIR)/exp --steps 12 --workers 8 --requests 64 --seed 7 --faults
-	@$(MAKE) --no-print-directory plots EXP=$(DEMO_DIR)/exp OUT=$(DEMO_DIR)/plots
+	@rm -rf $(DEMO_DIR)/rollout-demo
+	$(BUILD)/rt-synth $(DEMO_DIR)/rollout-demo --steps 12 --workers 8 --requests 64 --seed 7 --faults
+	$(BUILD)/rt-check $(DEMO_DIR)/rollout-demo
+	@$(MAKE) --no-print-directory plots EXP=$(DEMO_DIR)/rollout-demo OUT=$(DEMO_DIR)/plots
 
 test: deps build test-asan
 	cd $(BUILD) && ctest --output-on-failure -j$(JOBS)
@@ -57,7 +58,7 @@ test: deps build test-asan
 # The same tests against a build with AddressSanitizer and UndefinedBehaviorSanitizer.
 test-asan: deps
 	cmake -S . -B $(ASAN) -DCMAKE_BUILD_TYPE=Debug -DRT_SANITIZE=ON >/dev/null
-	@$(MAKE) --no-print-directory -C $(ASAN) -j$(JOBS) 2>&1 | grep -v '^make\[' || true
+	@$(MAKE) --no-print-directory -C $(ASAN) -j$(JOBS)
 	cd $(ASAN) && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --output-on-failure -j$(JOBS)
 
 # Every analyzer writes its data and scripts (unchanged files keep their time stamps),
@@ -72,7 +73,7 @@ plots: build
 	$(BIN)/rt-workers "$(EXP)" --out "$(OUT)" --no-render --quiet; \
 	$(BIN)/rt-workers "$(EXP)" --step $(STEP) --out "$(OUT)" --no-render --quiet; \
 	$(BIN)/rt-requests "$(EXP)" --step $(STEP) --out "$(OUT)" --no-render --quiet
-	@$(MAKE) --no-print-directory -C "$(OUT)" -f $(abspath gnuplot/render.mk) -j$(JOBS) FORMAT=$(FORMAT)
+	@$(MAKE) -s --no-print-directory -C "$(OUT)" -f $(abspath gnuplot/render.mk) -j$(JOBS) FORMAT=$(FORMAT)
 	@echo "plots: $(OUT)/ ($$(ls "$(OUT)"/*.$(FORMAT) | wc -l) $(FORMAT) files)"
 
 bench: build

@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# t-cli.sh: the command-line contract every executable shares: --help, --version, usage errors
+# exit 2, a bad experiment folder exits 1 with one clear message, nothing is written into EXP.
+. "$(dirname "$0")/lib.sh"
+
+ALL="rt-check rt-cdf rt-overview rt-workers rt-requests rt-turns rt-turn-dist rt-events"
+fx="$SRC/fixtures/hand-v2"
+
+for cmd in $ALL rt-synth; do
+  expect_exit 0 "$BUILD/$cmd" --help
+  expect_grep "Usage:" "$TMP/out" "$cmd --help"
+done
+for cmd in $ALL; do
+  expect_exit 0 "$BUILD/$cmd" --version
+  expect_grep "rolltrace" "$TMP/out" "$cmd --version"
+  expect_exit 2 "$BUILD/$cmd"                                  # no EXP
+  expect_grep "Try '$cmd --help'" "$TMP/err" "$cmd without EXP"
+  expect_exit 2 "$BUILD/$cmd" "$fx" --no-such-option
+  expect_exit 2 "$BUILD/$cmd" "$fx" --steps 5-3
+  expect_grep "steps" "$TMP/err" "$cmd --steps 5-3"
+  expect_exit 1 "$BUILD/$cmd" "$TMP/does-not-exist"
+  expect_grep "does-not-exist" "$TMP/err" "$cmd on a missing folder"
+  expect_exit 1 "$BUILD/$cmd" "$fx/step_1/worker_0.jsonl"
+  expect_grep "not a folder" "$TMP/err" "$cmd on a file"
+  mkdir -p "$TMP/empty"
+  expect_exit 1 "$BUILD/$cmd" "$TMP/empty"
+  expect_grep "no step_N folders" "$TMP/err" "$cmd on an empty folder"
+  [ "$(wc -l < "$TMP/err")" -eq 1 ] && ok || fail "$cmd on an empty folder: more than one line of error"
+done
+
+# --json prints exactly one JSON document; --quiet prints nothing on stdout
+for cmd in rt-check rt-cdf rt-overview rt-turns rt-turn-dist rt-events rt-workers; do
+  if [ "$cmd" = rt-check ]; then expect_exit 0 "$BUILD/$cmd" "$fx" --json
+  else expect_exit 0 "$BUILD/$cmd" "$fx" --json --out "$TMP/o" --no-render; fi
+  python3 -c "import json,sys; json.loads(sys.stdin.read())" <"$TMP/out" && ok || fail "$cmd --json is not one document"
+done
+expect_exit 0 "$BUILD/rt-cdf" "$fx" --quiet --out "$TMP/o" --no-render
+[ ! -s "$TMP/out" ] && ok || fail "rt-cdf --quiet printed on stdout"
+
+# analyzer-specific usage errors
+expect_exit 2 "$BUILD/rt-workers" "$fx" --step 99
+expect_grep "no step_99" "$TMP/err" "rt-workers --step 99"
+expect_exit 2 "$BUILD/rt-requests" "$fx" --step 1 --top many
+expect_exit 2 "$BUILD/rt-cdf" "$fx" --format gif
+expect_exit 1 "$BUILD/rt-cdf" "$fx" --event never_logged --out "$TMP/o" --no-render
+expect_grep "never_logged" "$TMP/err" "rt-cdf --event never_logged"
+
+# nothing is ever written into the experiment, not even when --out points there
+cp -r "$fx" "$TMP/exp"
+before=$(cd "$TMP/exp" && find . -exec stat -c '%n %s %Y' {} + | sort | md5sum)
+for cmd in $ALL; do
+  (cd "$TMP/exp" && "$BUILD/$cmd" . --quiet --out "$TMP/o2" --no-render 2>/dev/null >/dev/null; true)
+done
+expect_exit 2 "$BUILD/rt-cdf" "$TMP/exp" --out "$TMP/exp/plots"
+expect_grep "inside the experiment" "$TMP/err" "--out inside EXP"
+after=$(cd "$TMP/exp" && find . -exec stat -c '%n %s %Y' {} + | sort | md5sum)
+[ "$before" = "$after" ] && ok || fail "something was written into the experiment folder"
+
+finish

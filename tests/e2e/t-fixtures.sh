@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# t-fixtures.sh: the analyzers' --json on the hand-checked fixtures equals the answers worked out
+# on paper in fixtures/README.md (kept as fixtures/expected/FIXTURE/ANALYZER.json).
+. "$(dirname "$0")/lib.sh"
+
+for expected in "$SRC"/fixtures/expected/*/*.json; do
+  fixture=$(basename "$(dirname "$expected")")
+  file=$(basename "$expected" .json)            # e.g. workers-step-1, turns, check
+  analyzer=${file%%-step-*}
+  args=()
+  case $file in
+    *-step-*) args=(--step "${file##*-step-}") ;;
+  esac
+  want=0
+  [ -f "${expected%.json}.exit" ] && want=$(cat "${expected%.json}.exit")
+  if [ "$analyzer" = check ]; then
+    expect_exit "$want" "$BUILD/rt-check" "$SRC/fixtures/$fixture" --json
+  else
+    expect_exit "$want" "$BUILD/rt-$analyzer" "$SRC/fixtures/$fixture" "${args[@]}" --json --out "$TMP/o" --no-render
+  fi
+  cp "$TMP/out" "$TMP/actual.json"
+  expect_json "$expected" "$TMP/actual.json" "rt-$analyzer ${args[*]} on fixtures/$fixture"
+done
+finish

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# t-synth.sh: rt-synth is deterministic and writes what FORMAT.md describes, damage included;
+# rt-check and rt-cdf agree with a plain Python reading of the definitions on what it writes.
+. "$(dirname "$0")/lib.sh"
+
+synth="$BUILD/rt-synth"
+expect_exit 0 "$synth" "$TMP/a" --steps 4 --workers 3 --requests 20 --seed 11 --faults --quiet
+expect_exit 0 "$synth" "$TMP/b" --steps 4 --workers 3 --requests 20 --seed 11 --faults --quiet
+diff -r "$TMP/a" "$TMP/b" >/dev/null && ok || fail "the same seed wrote different experiments"
+expect_exit 0 "$synth" "$TMP/c" --steps 4 --workers 3 --requests 20 --seed 12 --faults --quiet
+diff -r "$TMP/a" "$TMP/c" >/dev/null && fail "different seeds wrote the same experiment" || ok
+expect_exit 2 "$synth" "$TMP/a" --steps 1 --workers 1 --requests 1 --seed 1   # OUT not empty
+expect_exit 2 "$synth" "$TMP/d" --schema v3
+
+# the damaged experiment, read by the loader and by the oracle
+expect_exit 0 "$BUILD/rt-check" "$TMP/a" --json
+cp "$TMP/out" "$TMP/check.json"
+python3 "$SRC/tests/oracle.py" check "$TMP/a" >"$TMP/oracle-check.json" && ok || fail "oracle check"
+expect_json "$TMP/oracle-check.json" "$TMP/check.json" "rt-check on a --faults experiment"
+python3 -c "import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if d['bad_lines'] >= 5 and d['missing'] else 1)" \
+  "$TMP/check.json" && ok || fail "--faults wrote no bad lines or no missing file"
+
+expect_exit 0 "$BUILD/rt-cdf" "$TMP/a" --json --out "$TMP/o" --no-render
+cp "$TMP/out" "$TMP/cdf.json"
+python3 "$SRC/tests/oracle.py" cdf "$TMP/a" >"$TMP/oracle-cdf.json" && ok || fail "oracle cdf"
+expect_json "$TMP/oracle-cdf.json" "$TMP/cdf.json" "rt-cdf on a --faults experiment"
+
+# every analyzer runs on it
+for a in rt-overview rt-events rt-turns rt-turn-dist rt-workers; do
+  expect_exit 0 "$BUILD/$a" "$TMP/a" --out "$TMP/o" --no-render --quiet
+done
+expect_exit 0 "$BUILD/rt-workers" "$TMP/a" --step 2 --out "$TMP/o" --no-render --quiet
+expect_exit 0 "$BUILD/rt-requests" "$TMP/a" --out "$TMP/o" --no-render --quiet
+
+# older logger, and an experiment that mixes both
+expect_exit 0 "$synth" "$TMP/v1" --steps 2 --workers 2 --requests 5 --seed 3 --schema v1 --quiet
+expect_exit 0 "$BUILD/rt-check" "$TMP/v1" --json
+expect_grep '"schema": "v1"' "$TMP/out" "rt-check on a v1 experiment"
+expect_exit 0 "$synth" "$TMP/v2" --steps 2 --workers 2 --requests 5 --seed 3 --first-step 3 --quiet
+mv "$TMP/v2"/step_* "$TMP/v1"/
+expect_exit 0 "$BUILD/rt-check" "$TMP/v1" --json
+expect_grep '"schema": "mixed"' "$TMP/out" "rt-check on a mixed experiment"
+cp "$TMP/out" "$TMP/mixed.json"
+python3 "$SRC/tests/oracle.py" check "$TMP/v1" >"$TMP/oracle-mixed.json"
+expect_json "$TMP/oracle-mixed.json" "$TMP/mixed.json" "rt-check on a mixed experiment"
+finish

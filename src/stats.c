@@ -51,17 +51,24 @@ rt_std_population (const double *values, guint n)
   return sqrt (ss / n);
 }
 
+static void
+sort_doubles (double *values, guint n)
+{
+  if (n > 1)   /* qsort must not see the NULL of an empty array */
+    qsort (values, n, sizeof (double), compare_doubles);
+}
+
 double
 rt_median (double *values, guint n)
 {
-  qsort (values, n, sizeof (double), compare_doubles);
+  sort_doubles (values, n);
   return rt_percentile_sorted (values, n, 50);
 }
 
 void
 rt_summary_compute (double *values, guint n, RtSummary *out)
 {
-  qsort (values, n, sizeof (double), compare_doubles);
+  sort_doubles (values, n);
   out->count = n;
   out->mean = rt_mean (values, n);
   out->std = rt_std_population (values, n);

@@ -157,22 +157,19 @@ run (RtSession *s, GError **error)
       g_ptr_array_add (cdfs, event_cdf_collect (s, canonical, id, selected));
     }
 
-  g_autoptr (GString) doc = g_string_new (NULL);
-  RtJsonWriter w;
-  rt_jw_init (&w, doc);
+  RtJsonWriter *w = rt_session_json (s);
   if (cdfs->len == 1)
-    write_event_json (s, &w, g_ptr_array_index (cdfs, 0));
+    write_event_json (s, w, g_ptr_array_index (cdfs, 0));
   else
     {
-      rt_jw_begin_object (&w);
-      rt_jw_key (&w, "events");
-      rt_jw_begin_array (&w);
+      rt_jw_begin_object (w);
+      rt_jw_key (w, "events");
+      rt_jw_begin_array (w);
       for (guint i = 0; i < cdfs->len; i++)
-        write_event_json (s, &w, g_ptr_array_index (cdfs, i));
-      rt_jw_end_array (&w);
-      rt_jw_end_object (&w);
+        write_event_json (s, w, g_ptr_array_index (cdfs, i));
+      rt_jw_end_array (w);
+      rt_jw_end_object (w);
     }
-  rt_session_print_json (s, doc);
 
   gboolean any = FALSE;
   for (guint i = 0; i < cdfs->len; i++)
@@ -180,7 +177,7 @@ run (RtSession *s, GError **error)
       EventCdf *c = g_ptr_array_index (cdfs, i);
       if (c->all->len == 0)
         {
-          g_printerr ("rt-cdf: no %s values with a duration in the selected steps\n", c->name);
+          rt_session_no_data (s, "no %s values with a duration in the selected steps", c->name);
           continue;
         }
       any = TRUE;

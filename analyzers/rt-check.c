@@ -80,50 +80,47 @@ static void
 write_json (RtSession *s, const Inventory *inv, GArray *missing)
 {
   const RtTrace *t = s->trace;
-  g_autoptr (GString) doc = g_string_new (NULL);
-  RtJsonWriter w;
-  rt_jw_init (&w, doc);
-  rt_jw_begin_object (&w);
-  rt_jw_member_int (&w, "steps", t->steps->len);
-  rt_jw_member_int (&w, "step_min", rt_trace_step (t, 0)->step);
-  rt_jw_member_int (&w, "step_max", rt_trace_step (t, t->steps->len - 1)->step);
-  rt_jw_member_int (&w, "workers", inv->max_workers);
-  rt_jw_member_int (&w, "files", (gint64) inv->files);
-  rt_jw_member_int (&w, "lines", (gint64) inv->lines);
-  rt_jw_member_int (&w, "events", (gint64) inv->events);
-  rt_jw_member_int (&w, "bad_lines", (gint64) inv->bad_lines);
-  rt_jw_member_int (&w, "requests", (gint64) inv->requests);
-  rt_jw_member_string (&w, "schema", schema_name (inv->schema));
-  rt_jw_key (&w, "missing");
-  rt_jw_begin_array (&w);
+  RtJsonWriter *w = rt_session_json (s);
+  rt_jw_begin_object (w);
+  rt_jw_member_int (w, "steps", t->steps->len);
+  rt_jw_member_int (w, "step_min", rt_trace_step (t, 0)->step);
+  rt_jw_member_int (w, "step_max", rt_trace_step (t, t->steps->len - 1)->step);
+  rt_jw_member_int (w, "workers", inv->max_workers);
+  rt_jw_member_int (w, "files", (gint64) inv->files);
+  rt_jw_member_int (w, "lines", (gint64) inv->lines);
+  rt_jw_member_int (w, "events", (gint64) inv->events);
+  rt_jw_member_int (w, "bad_lines", (gint64) inv->bad_lines);
+  rt_jw_member_int (w, "requests", (gint64) inv->requests);
+  rt_jw_member_string (w, "schema", schema_name (inv->schema));
+  rt_jw_key (w, "missing");
+  rt_jw_begin_array (w);
   for (guint i = 0; i < missing->len; i++)
     {
       const Missing *m = &g_array_index (missing, Missing, i);
-      rt_jw_begin_object (&w);
-      rt_jw_member_int (&w, "step", m->step);
-      rt_jw_member_int (&w, "worker", m->worker);
-      rt_jw_end_object (&w);
+      rt_jw_begin_object (w);
+      rt_jw_member_int (w, "step", m->step);
+      rt_jw_member_int (w, "worker", m->worker);
+      rt_jw_end_object (w);
     }
-  rt_jw_end_array (&w);
-  rt_jw_member_int (&w, "field_problems", (gint64) inv->field_problems);
-  rt_jw_key (&w, "strays");
-  rt_jw_begin_array (&w);
+  rt_jw_end_array (w);
+  rt_jw_member_int (w, "field_problems", (gint64) inv->field_problems);
+  rt_jw_key (w, "strays");
+  rt_jw_begin_array (w);
   for (guint i = 0; i < t->strays->len; i++)
-    rt_jw_string (&w, g_ptr_array_index (t->strays, i));
-  rt_jw_end_array (&w);
-  rt_jw_key (&w, "problems");
-  rt_jw_begin_array (&w);
+    rt_jw_string (w, g_ptr_array_index (t->strays, i));
+  rt_jw_end_array (w);
+  rt_jw_key (w, "problems");
+  rt_jw_begin_array (w);
   for (guint i = 0; i < t->problems->len; i++)
     {
       const RtProblem *p = &g_array_index (t->problems, RtProblem, i);
-      rt_jw_begin_object (&w);
-      rt_jw_member_string (&w, "where", p->where);
-      rt_jw_member_string (&w, "reason", p->reason);
-      rt_jw_end_object (&w);
+      rt_jw_begin_object (w);
+      rt_jw_member_string (w, "where", p->where);
+      rt_jw_member_string (w, "reason", p->reason);
+      rt_jw_end_object (w);
     }
-  rt_jw_end_array (&w);
-  rt_jw_end_object (&w);
-  rt_session_print_json (s, doc);
+  rt_jw_end_array (w);
+  rt_jw_end_object (w);
 }
 
 static void

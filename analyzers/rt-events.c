@@ -54,9 +54,7 @@ write_plots (RtSession *s, GArray *rows, GError **error)
   g_autofree char *steps = rt_session_describe_step_indices (s, shown);
   g_autofree char *what_pct = g_strdup_printf ("share of the step per section, %s", steps);
   g_autofree char *what_stacked = g_strdup_printf ("share of the step per section (stacked), %s", steps);
-  gint32 first = rt_trace_step (t, g_array_index (shown, guint, 0))->step;
-  gint32 last = rt_trace_step (t, g_array_index (shown, guint, shown->len - 1))->step;
-  g_autofree char *xtics = rt_gnuplot_int_tics ("xtics", first, last, 20);
+  g_autofree char *xtics = rt_session_step_xtics (s, shown);
   g_autofree char *lastcol = g_strdup_printf ("%d", RT_EV_TOTAL_STEP + 2);
   const char *vars[] = { "XTICS", xtics, "LASTCOL", lastcol, "PLOT", plot->str, NULL };
   return rt_session_write (s, "events_pct.tsv", tsv, error)
@@ -82,41 +80,35 @@ run (RtSession *s, GError **error)
       g_array_append_val (rows, r);
     }
 
-  g_autoptr (GString) doc = g_string_new (NULL);
-  RtJsonWriter w;
-  rt_jw_init (&w, doc);
-  rt_jw_begin_object (&w);
-  rt_jw_key (&w, "steps");
-  rt_jw_begin_array (&w);
+  RtJsonWriter *w = rt_session_json (s);
+  rt_jw_begin_object (w);
+  rt_jw_key (w, "steps");
+  rt_jw_begin_array (w);
   double barrier_sum = 0;
   guint barrier_n = 0;
   for (guint i = 0; i < rows->len; i++)
     {
       const StepShares *r = &g_array_index (rows, StepShares, i);
-      rt_jw_begin_object (&w);
-      rt_jw_member_int (&w, "step", rt_trace_step (t, r->step_index)->step);
-      rt_jw_member_number (&w, "total_mean_s", r->total_mean_s);
-      rt_jw_key (&w, "pct");
-      rt_jw_begin_object (&w);
+      rt_jw_begin_object (w);
+      rt_jw_member_int (w, "step", rt_trace_step (t, r->step_index)->step);
+      rt_jw_member_number (w, "total_mean_s", r->total_mean_s);
+      rt_jw_key (w, "pct");
+      rt_jw_begin_object (w);
       for (int e = 0; e < RT_EV_TOTAL_STEP; e++)
-        rt_jw_member_number (&w, rt_step_event_name (e), r->pct[e]);
-      rt_jw_end_object (&w);
-      rt_jw_end_object (&w);
+        rt_jw_member_number (w, rt_step_event_name (e), r->pct[e]);
+      rt_jw_end_object (w);
+      rt_jw_end_object (w);
       if (!isnan (r->pct[RT_EV_BARRIER_WAIT]))
         {
           barrier_sum += r->pct[RT_EV_BARRIER_WAIT];
           barrier_n++;
         }
     }
-  rt_jw_end_array (&w);
-  rt_jw_end_object (&w);
-  rt_session_print_json (s, doc);
+  rt_jw_end_array (w);
+  rt_jw_end_object (w);
 
   if (rows->len == 0)
-    {
-      g_printerr ("rt-events: no step has a total_step_duration line\n");
-      return 1;
-    }
+    return rt_session_no_data (s, "no step has a total_step_duration line");
   rt_session_print (s, "%u steps; mean share of a step:\n", rows->len);
   for (int e = 0; e < RT_EV_TOTAL_STEP; e++)
     {

@@ -106,37 +106,31 @@ run (RtSession *s, GError **error)
   double rollout_mean = mark_outliers (rows, FALSE);
   double interval_mean = mark_outliers (rows, TRUE);
 
-  g_autoptr (GString) doc = g_string_new (NULL);
-  RtJsonWriter w;
-  rt_jw_init (&w, doc);
-  rt_jw_begin_object (&w);
-  rt_jw_key (&w, "steps");
-  rt_jw_begin_array (&w);
+  RtJsonWriter *w = rt_session_json (s);
+  rt_jw_begin_object (w);
+  rt_jw_key (w, "steps");
+  rt_jw_begin_array (w);
   for (guint i = 0; i < rows->len; i++)
     {
       const StepRow *r = &g_array_index (rows, StepRow, i);
-      rt_jw_begin_object (&w);
-      rt_jw_member_int (&w, "step", r->step);
-      rt_jw_member_number (&w, "rollout_s", r->rollout_s);
-      rt_jw_member_number (&w, "interval_s", r->interval_s);
-      rt_jw_member_number (&w, "outside_s", r->interval_s - r->rollout_s);
-      rt_jw_key (&w, "rollout_outlier");
-      rt_jw_bool (&w, r->rollout_outlier);
-      rt_jw_key (&w, "interval_outlier");
-      rt_jw_bool (&w, r->interval_outlier);
-      rt_jw_end_object (&w);
+      rt_jw_begin_object (w);
+      rt_jw_member_int (w, "step", r->step);
+      rt_jw_member_number (w, "rollout_s", r->rollout_s);
+      rt_jw_member_number (w, "interval_s", r->interval_s);
+      rt_jw_member_number (w, "outside_s", r->interval_s - r->rollout_s);
+      rt_jw_key (w, "rollout_outlier");
+      rt_jw_bool (w, r->rollout_outlier);
+      rt_jw_key (w, "interval_outlier");
+      rt_jw_bool (w, r->interval_outlier);
+      rt_jw_end_object (w);
     }
-  rt_jw_end_array (&w);
-  rt_jw_member_number (&w, "rollout_mean", rollout_mean);
-  rt_jw_member_number (&w, "interval_mean", interval_mean);
-  rt_jw_end_object (&w);
-  rt_session_print_json (s, doc);
+  rt_jw_end_array (w);
+  rt_jw_member_number (w, "rollout_mean", rollout_mean);
+  rt_jw_member_number (w, "interval_mean", interval_mean);
+  rt_jw_end_object (w);
 
   if (rows->len == 0)
-    {
-      g_printerr ("rt-overview: no step has a total_step_duration line\n");
-      return 1;
-    }
+    return rt_session_no_data (s, "no step has a total_step_duration line");
   rt_session_print (s, "%u steps: rollout mean %.2f s, interval mean %.2f s, outside rollout %.2f s (%.0f%% of a step)\n",
                     rows->len, rollout_mean, interval_mean, interval_mean - rollout_mean,
                     100 * (interval_mean - rollout_mean) / interval_mean);

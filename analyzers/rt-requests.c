@@ -163,48 +163,45 @@ write_json (RtSession *s, const RtStep *st, gint32 worker, const RtSummary *sum,
             guint n)
 {
   const RtTrace *t = s->trace;
-  g_autoptr (GString) doc = g_string_new (NULL);
-  RtJsonWriter w;
-  rt_jw_init (&w, doc);
-  rt_jw_begin_object (&w);
-  rt_jw_member_int (&w, "step", st->step);
-  rt_jw_key (&w, "worker");
+  RtJsonWriter *w = rt_session_json (s);
+  rt_jw_begin_object (w);
+  rt_jw_member_int (w, "step", st->step);
+  rt_jw_key (w, "worker");
   if (worker >= 0)
-    rt_jw_int (&w, worker);
+    rt_jw_int (w, worker);
   else
-    rt_jw_null (&w);
-  rt_jw_member_int (&w, "requests", sum->count);
-  rt_jw_key (&w, "cdf");
-  rt_jw_begin_object (&w);
-  rt_view_write_summary (&w, sum, 0);
-  rt_jw_end_object (&w);
-  rt_jw_key (&w, "slowest");
-  rt_jw_begin_array (&w);
+    rt_jw_null (w);
+  rt_jw_member_int (w, "requests", sum->count);
+  rt_jw_key (w, "cdf");
+  rt_jw_begin_object (w);
+  rt_view_write_summary (w, sum, 0);
+  rt_jw_end_object (w);
+  rt_jw_key (w, "slowest");
+  rt_jw_begin_array (w);
   for (guint i = 0; i < n; i++)
     {
       const RtRequest *q = rt_trace_request (t, slow[i].request);
-      rt_jw_begin_object (&w);
-      rt_jw_member_string (&w, "request_id", q->id);
-      rt_jw_member_int (&w, "worker", q->worker);
-      rt_jw_member_number (&w, "total_s", q->total_s);
-      rt_jw_key (&w, "turns");
-      q->turns >= 0 ? rt_jw_int (&w, q->turns) : rt_jw_null (&w);
-      rt_jw_key (&w, "response_length");
-      q->response_length >= 0 ? rt_jw_int (&w, q->response_length) : rt_jw_null (&w);
-      rt_jw_member_string (&w, "finish_reason", rt_finish_reason_short (q->finish_reason));
-      rt_jw_key (&w, "phases");
-      rt_jw_begin_object (&w);
+      rt_jw_begin_object (w);
+      rt_jw_member_string (w, "request_id", q->id);
+      rt_jw_member_int (w, "worker", q->worker);
+      rt_jw_member_number (w, "total_s", q->total_s);
+      rt_jw_key (w, "turns");
+      q->turns >= 0 ? rt_jw_int (w, q->turns) : rt_jw_null (w);
+      rt_jw_key (w, "response_length");
+      q->response_length >= 0 ? rt_jw_int (w, q->response_length) : rt_jw_null (w);
+      rt_jw_member_string (w, "finish_reason", rt_finish_reason_short (q->finish_reason));
+      rt_jw_key (w, "phases");
+      rt_jw_begin_object (w);
       for (guint k = 0; k < slow[i].phase_ids->len; k++)
         {
           guint16 id = g_array_index (slow[i].phase_ids, guint16, k);
-          rt_jw_member_number (&w, rt_event_registry_name (t->registry, id), slow[i].phase_s[id]);
+          rt_jw_member_number (w, rt_event_registry_name (t->registry, id), slow[i].phase_s[id]);
         }
-      rt_jw_end_object (&w);
-      rt_jw_end_object (&w);
+      rt_jw_end_object (w);
+      rt_jw_end_object (w);
     }
-  rt_jw_end_array (&w);
-  rt_jw_end_object (&w);
-  rt_session_print_json (s, doc);
+  rt_jw_end_array (w);
+  rt_jw_end_object (w);
 }
 
 static int
@@ -248,9 +245,8 @@ run (RtSession *s, GError **error)
   int status = 0;
   if (sum.count == 0)
     {
-      g_printerr ("rt-requests: step %d has no completed request%s\n", st->step,
-                  worker >= 0 ? " on that worker" : "");
-      status = 1;
+      status = rt_session_no_data (s, "step %d has no completed request%s", st->step,
+                                   worker >= 0 ? " on that worker" : "");
     }
   else
     {

@@ -99,9 +99,7 @@ write_plots (RtSession *s, GArray *dists, const GArray *all, GError **error)
   g_autofree char *what_means = g_strdup_printf ("mean request duration by number of turns, %s", steps);
   g_autofree char *lastcol = g_strdup_printf ("%u", used->len + 1);
   g_autofree char *every = g_strdup_printf ("%u", MAX (1u, dists->len / 20));
-  gint32 first = rt_trace_step (t, g_array_index (shown, guint, 0))->step;
-  gint32 last = rt_trace_step (t, g_array_index (shown, guint, shown->len - 1))->step;
-  g_autofree char *xtics = rt_gnuplot_int_tics ("xtics", first, last, 20);
+  g_autofree char *xtics = rt_session_step_xtics (s, shown);
   const char *vars[] = { "LASTCOL", lastcol, "EVERY", every, "XTICS", xtics, NULL };
   return rt_session_write (s, "turn_dist_counts.tsv", counts, error)
          && rt_session_write (s, "turn_dist_mean.tsv", means, error)
@@ -141,33 +139,29 @@ run (RtSession *s, GError **error)
         g_array_append_val (dists, d);
     }
 
-  g_autoptr (GString) doc = g_string_new (NULL);
-  RtJsonWriter w;
-  rt_jw_init (&w, doc);
-  rt_jw_begin_object (&w);
-  rt_jw_key (&w, "steps");
-  rt_jw_begin_array (&w);
+  RtJsonWriter *w = rt_session_json (s);
+  rt_jw_begin_object (w);
+  rt_jw_key (w, "steps");
+  rt_jw_begin_array (w);
   for (guint i = 0; i < dists->len; i++)
     {
       const StepDist *d = &g_array_index (dists, StepDist, i);
-      rt_jw_begin_object (&w);
-      rt_jw_member_int (&w, "step", rt_trace_step (t, d->step_index)->step);
-      rt_jw_member_int (&w, "requests", d->requests);
-      rt_jw_key (&w, "by_turns");
-      write_bins (&w, d->bins);
-      rt_jw_end_object (&w);
+      rt_jw_begin_object (w);
+      rt_jw_member_int (w, "step", rt_trace_step (t, d->step_index)->step);
+      rt_jw_member_int (w, "requests", d->requests);
+      rt_jw_key (w, "by_turns");
+      write_bins (w, d->bins);
+      rt_jw_end_object (w);
     }
-  rt_jw_end_array (&w);
-  rt_jw_key (&w, "all");
-  write_bins (&w, all);
-  rt_jw_end_object (&w);
-  rt_session_print_json (s, doc);
+  rt_jw_end_array (w);
+  rt_jw_key (w, "all");
+  write_bins (w, all);
+  rt_jw_end_object (w);
 
   int status = 0;
   if (dists->len == 0)
     {
-      g_printerr ("rt-turn-dist: no completed request in the selected steps\n");
-      status = 1;
+      status = rt_session_no_data (s, "no completed request in the selected steps");
     }
   else
     {

@@ -75,12 +75,10 @@ run (RtSession *s, GError **error)
   const char *cols[] = { "turn", "count", "pre_process", "engine_call", "post_process",
                          "tool_parsing", "total", NULL };
   g_autoptr (GString) tsv = rt_tsv_new (cols);
-  g_autoptr (GString) doc = g_string_new (NULL);
-  RtJsonWriter w;
-  rt_jw_init (&w, doc);
-  rt_jw_begin_object (&w);
-  rt_jw_key (&w, "turns");
-  rt_jw_begin_array (&w);
+  RtJsonWriter *w = rt_session_json (s);
+  rt_jw_begin_object (w);
+  rt_jw_key (w, "turns");
+  rt_jw_begin_array (w);
   guint shown = 0;
   for (guint i = 0; i < rows->len; i++)
     {
@@ -88,27 +86,25 @@ run (RtSession *s, GError **error)
       if (row->count == 0)
         continue;
       shown++;
-      rt_jw_begin_object (&w);
-      rt_jw_member_int (&w, "turn", i);
-      rt_jw_member_int (&w, "count", row->count);
+      rt_jw_begin_object (w);
+      rt_jw_member_int (w, "turn", i);
+      rt_jw_member_int (w, "count", row->count);
       rt_tsv_int (tsv, i, FALSE);
       rt_tsv_int (tsv, row->count, FALSE);
       for (int p = 0; p < N_PARTS; p++)
         {
-          rt_jw_member_number (&w, part_names[p], part_mean (row, p));
+          rt_jw_member_number (w, part_names[p], part_mean (row, p));
           rt_tsv_num (tsv, part_mean (row, p), p == N_PARTS - 1);
         }
-      rt_jw_end_object (&w);
+      rt_jw_end_object (w);
     }
-  rt_jw_end_array (&w);
-  rt_jw_end_object (&w);
-  rt_session_print_json (s, doc);
+  rt_jw_end_array (w);
+  rt_jw_end_object (w);
 
   if (shown == 0)
     {
-      g_printerr ("rt-turns: no turn timings: neither turn_timings in async_rollout_request_complete "
-                  "nor turn_end lines (the older logger writes neither)\n");
-      return 1;
+      return rt_session_no_data (s, "no turn timings: neither turn_timings in async_rollout_request_complete "
+                                 "nor turn_end lines (the older logger writes neither)");
     }
   rt_session_print (s, "turn  count   engine_call   total (mean s)\n");
   for (guint i = 0; i < rows->len; i++)

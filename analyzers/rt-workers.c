@@ -133,33 +133,27 @@ run_step (RtSession *s, guint si, GError **error)
   StepBalance b;
   step_balance (t, si, &b);
 
-  g_autoptr (GString) doc = g_string_new (NULL);
-  RtJsonWriter w;
-  rt_jw_init (&w, doc);
-  rt_jw_begin_object (&w);
-  rt_jw_member_int (&w, "step", st->step);
-  rt_jw_key (&w, "workers");
-  rt_jw_begin_array (&w);
+  RtJsonWriter *w = rt_session_json (s);
+  rt_jw_begin_object (w);
+  rt_jw_member_int (w, "step", st->step);
+  rt_jw_key (w, "workers");
+  rt_jw_begin_array (w);
   for (guint k = 0; k < st->n_files; k++)
-    write_worker_json (&w, t, rt_trace_file (t, st->first_file + k), si);
-  rt_jw_end_array (&w);
-  rt_jw_key (&w, "slowest_worker");
+    write_worker_json (w, t, rt_trace_file (t, st->first_file + k), si);
+  rt_jw_end_array (w);
+  rt_jw_key (w, "slowest_worker");
   if (b.slowest_file >= 0)
-    rt_jw_int (&w, rt_trace_file (t, b.slowest_file)->worker);
+    rt_jw_int (w, rt_trace_file (t, b.slowest_file)->worker);
   else
-    rt_jw_null (&w);
-  rt_jw_member_number (&w, "total_max", b.total_max);
-  rt_jw_member_number (&w, "total_median", b.total_median);
-  rt_jw_member_number (&w, "imbalance", b.imbalance);
-  rt_jw_member_number (&w, "generation_imbalance", b.generation_imbalance);
-  rt_jw_end_object (&w);
-  rt_session_print_json (s, doc);
+    rt_jw_null (w);
+  rt_jw_member_number (w, "total_max", b.total_max);
+  rt_jw_member_number (w, "total_median", b.total_median);
+  rt_jw_member_number (w, "imbalance", b.imbalance);
+  rt_jw_member_number (w, "generation_imbalance", b.generation_imbalance);
+  rt_jw_end_object (w);
 
   if (b.slowest_file < 0)
-    {
-      g_printerr ("rt-workers: step %d has no total_step_duration line\n", st->step);
-      return 1;
-    }
+    return rt_session_no_data (s, "step %d has no total_step_duration line", st->step);
   const RtFile *sf = rt_trace_file (t, b.slowest_file);
   rt_session_print (s, "step %d: %u workers, slowest worker %d (%.2f s), median %.2f s, imbalance %.3f\n",
                     st->step, st->n_files, sf->worker, b.total_max, b.total_median, b.imbalance);
@@ -179,12 +173,10 @@ run_all_steps (RtSession *s, GError **error)
   const char *cols[] = { "step", "slowest_worker", "total_max_s", "total_median_s", "imbalance",
                          "generation_imbalance", NULL };
   g_autoptr (GString) tsv = rt_tsv_new (cols);
-  g_autoptr (GString) doc = g_string_new (NULL);
-  RtJsonWriter w;
-  rt_jw_init (&w, doc);
-  rt_jw_begin_object (&w);
-  rt_jw_key (&w, "steps");
-  rt_jw_begin_array (&w);
+  RtJsonWriter *w = rt_session_json (s);
+  rt_jw_begin_object (w);
+  rt_jw_key (w, "steps");
+  rt_jw_begin_array (w);
   g_autoptr (GArray) shown = g_array_new (FALSE, FALSE, sizeof (guint));
   double worst = 0;
   gint32 worst_step = -1;
@@ -197,14 +189,14 @@ run_all_steps (RtSession *s, GError **error)
         continue;
       gint32 step = rt_trace_step (t, si)->step, worker = rt_trace_file (t, b.slowest_file)->worker;
       g_array_append_val (shown, si);
-      rt_jw_begin_object (&w);
-      rt_jw_member_int (&w, "step", step);
-      rt_jw_member_int (&w, "slowest_worker", worker);
-      rt_jw_member_number (&w, "total_max", b.total_max);
-      rt_jw_member_number (&w, "total_median", b.total_median);
-      rt_jw_member_number (&w, "imbalance", b.imbalance);
-      rt_jw_member_number (&w, "generation_imbalance", b.generation_imbalance);
-      rt_jw_end_object (&w);
+      rt_jw_begin_object (w);
+      rt_jw_member_int (w, "step", step);
+      rt_jw_member_int (w, "slowest_worker", worker);
+      rt_jw_member_number (w, "total_max", b.total_max);
+      rt_jw_member_number (w, "total_median", b.total_median);
+      rt_jw_member_number (w, "imbalance", b.imbalance);
+      rt_jw_member_number (w, "generation_imbalance", b.generation_imbalance);
+      rt_jw_end_object (w);
       rt_tsv_int (tsv, step, FALSE);
       rt_tsv_int (tsv, worker, FALSE);
       rt_tsv_num (tsv, b.total_max, FALSE);
@@ -217,22 +209,16 @@ run_all_steps (RtSession *s, GError **error)
           worst_step = step;
         }
     }
-  rt_jw_end_array (&w);
-  rt_jw_end_object (&w);
-  rt_session_print_json (s, doc);
+  rt_jw_end_array (w);
+  rt_jw_end_object (w);
   if (shown->len == 0)
-    {
-      g_printerr ("rt-workers: no step has a total_step_duration line\n");
-      return 1;
-    }
+    return rt_session_no_data (s, "no step has a total_step_duration line");
   rt_session_print (s, "%u steps; the largest imbalance is %.3f at step %d (rt-workers %s --step %d)\n",
                     shown->len, worst, worst_step, t->path, worst_step);
 
   if (!rt_session_write (s, "workers_steps.tsv", tsv, error))
     return 1;
-  gint32 first = rt_trace_step (t, g_array_index (shown, guint, 0))->step;
-  gint32 last = rt_trace_step (t, g_array_index (shown, guint, shown->len - 1))->step;
-  g_autofree char *xtics = rt_gnuplot_int_tics ("xtics", first, last, 20);
+  g_autofree char *xtics = rt_session_step_xtics (s, shown);
   g_autofree char *steps = rt_session_describe_step_indices (s, shown);
   g_autofree char *what = g_strdup_printf ("worker imbalance per step, %s", steps);
   const char *vars[] = { "XTICS", xtics, NULL };

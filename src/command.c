@@ -31,6 +31,8 @@ session_clear (RtSession *s)
   g_clear_pointer (&s->steps, rt_step_set_free);
   g_clear_pointer (&s->trace, rt_trace_free);
   g_clear_pointer (&s->scripts, g_ptr_array_unref);
+  if (s->json_doc)
+    g_string_free (s->json_doc, TRUE);
   g_strfreev (s->args);
 }
 
@@ -192,6 +194,15 @@ render_scripts (RtSession *s, GError **error)
   return ok;
 }
 
+static void
+print_json (RtSession *s)
+{
+  if (!s->json || s->json_doc == NULL || s->json_doc->len == 0)
+    return;
+  fwrite (s->json_doc->str, 1, s->json_doc->len, stdout);
+  fputc ('\n', stdout);
+}
+
 int
 rt_command_main (const RtCommand *cmd, int argc, char **argv)
 {
@@ -230,6 +241,7 @@ rt_command_main (const RtCommand *cmd, int argc, char **argv)
 
   if (error == NULL)
     status = cmd->run (&s, &error);
+  print_json (&s);
   if (error == NULL && !render_scripts (&s, &error))
     status = 1;
   if (error == NULL && s.out_ready && !s.quiet && !s.json)
@@ -257,13 +269,26 @@ rt_session_print (RtSession *s, const char *fmt, ...)
   fputs (text, stdout);
 }
 
-void
-rt_session_print_json (RtSession *s, GString *doc)
+RtJsonWriter *
+rt_session_json (RtSession *s)
 {
-  if (!s->json)
-    return;
-  fwrite (doc->str, 1, doc->len, stdout);
-  fputc ('\n', stdout);
+  if (s->json_doc == NULL)
+    {
+      s->json_doc = g_string_new (NULL);
+      rt_jw_init (&s->json_writer, s->json_doc);
+    }
+  return &s->json_writer;
+}
+
+int
+rt_session_no_data (RtSession *s, const char *fmt, ...)
+{
+  va_list ap;
+  va_start (ap, fmt);
+  g_autofree char *text = g_strdup_vprintf (fmt, ap);
+  va_end (ap);
+  g_printerr ("%s: %s\n", s->command->name, text);
+  return 1;
 }
 
 gboolean
@@ -488,6 +513,15 @@ rt_session_describe_step_indices (RtSession *s, GArray *step_indices)
   for (guint i = 0; i < step_indices->len; i++)
     g_array_append_val (steps, rt_trace_step (s->trace, g_array_index (step_indices, guint, i))->step);
   return rt_describe_steps ((const gint32 *) steps->data, steps->len);
+}
+
+char *
+rt_session_step_xtics (RtSession *s, GArray *step_indices)
+{
+  g_return_val_if_fail (step_indices->len > 0, NULL);
+  gint32 first = rt_trace_step (s->trace, g_array_index (step_indices, guint, 0))->step;
+  gint32 last = rt_trace_step (s->trace, g_array_index (step_indices, guint, step_indices->len - 1))->step;
+  return rt_gnuplot_int_tics ("xtics", first, last, 20);
 }
 
 static GBytes *

@@ -46,6 +46,8 @@ struct _RtSession {
   RtTrace *trace;            /* with RT_COMMAND_LOADS_TRACE */
   GPtrArray *scripts;        /* gnuplot scripts written, to render at the end */
   gboolean out_ready;
+  GString *json_doc;         /* the --json document, printed once the command is done */
+  RtJsonWriter json_writer;
 };
 
 int rt_command_main (const RtCommand *cmd, int argc, char **argv);
@@ -53,8 +55,13 @@ int rt_command_main (const RtCommand *cmd, int argc, char **argv);
 /* Human summary on stdout, silent with --quiet or --json. */
 void rt_session_print (RtSession *s, const char *fmt, ...) G_GNUC_PRINTF (2, 3);
 
-/* Writes the --json document (and a newline) to stdout. */
-void rt_session_print_json (RtSession *s, GString *doc);
+/* The writer of the command's --json document; rt_command_main prints it (with --json)
+ * when the command returns, whatever its status. */
+RtJsonWriter *rt_session_json (RtSession *s);
+
+/* For a trace without what the analysis needs: says why on stderr and returns the
+ * exit status 1. */
+int rt_session_no_data (RtSession *s, const char *fmt, ...) G_GNUC_PRINTF (2, 3);
 
 /* A step is selected by --steps. */
 gboolean rt_session_step_selected (RtSession *s, gint32 step);
@@ -80,6 +87,9 @@ char *rt_session_out_path (RtSession *s, const char *name);
 
 /* "steps 1-40" for the given indices into trace->steps, for plot titles. */
 char *rt_session_describe_step_indices (RtSession *s, GArray *step_indices);
+
+/* x tics (see rt_gnuplot_int_tics) for a plot over these step indices (not empty). */
+char *rt_session_step_xtics (RtSession *s, GArray *step_indices);
 
 /* A TSV table being built: a header line, then rows. NAN is written as NaN,
  * which gnuplot reads as a missing value. */

@@ -1,16 +1,15 @@
 #!/usr/bin/env bash
 # t-fixtures.sh: the analyzers' --json on the hand-checked fixtures equals the answers worked out
-# on paper in fixtures/README.md (kept as fixtures/expected/FIXTURE/ANALYZER.json).
+# on paper in fixtures/README.md, kept as fixtures/expected/FIXTURE/ANALYZER[.LABEL].json with
+# the command's extra arguments in a .args file and a non-zero exit status in a .exit file beside it.
 . "$(dirname "$0")/lib.sh"
 
 for expected in "$SRC"/fixtures/expected/*/*.json; do
   fixture=$(basename "$(dirname "$expected")")
-  file=$(basename "$expected" .json)            # e.g. workers-step-1, turns, check
-  analyzer=${file%%-step-*}
+  file=$(basename "$expected" .json)            # e.g. workers.step1, turns, check
+  analyzer=${file%%.*}
   args=()
-  case $file in
-    *-step-*) args=(--step "${file##*-step-}") ;;
-  esac
+  [ -f "${expected%.json}.args" ] && read -r -a args <"${expected%.json}.args"
   want=0
   [ -f "${expected%.json}.exit" ] && want=$(cat "${expected%.json}.exit")
   if [ "$analyzer" = check ]; then

@@ -151,7 +151,7 @@ rt_plot_cdf_markers (GString *gp, const RtSummary *sum, const char *what)
                               marks[i].name, marks[i].v, marks[i].v);
     }
   g_string_append_printf (gp, "set label \"%s\\ncount %u\\nmean %.3g s\\nmedian %.3g s\\nstd %.3g s\\nmin %.3g s\\nmax %.3g s\" "
-                              "at graph 0.02, graph 0.62 left front boxed font ',10'\n",
+                              "at graph 0.80, graph 0.45 left front boxed font ',10'\n",
                           what, sum->count, sum->mean, sum->p50, sum->std, sum->min, sum->max);
 }
 

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstring>
 #include <new>
+#include <utility>
 #include <string_view>
 
 #include <simdjson.h>
@@ -72,6 +73,18 @@ read_count (ondemand::value value, LineState &st, const char *field)
 bool
 read_string (ondemand::value value, RtStrView *view, LineState &st, const char *field)
 {
+  // Most strings have nothing to unescape: point into the line itself instead of
+  // copying them through the parser's string buffer.
+  std::string_view tok = value.raw_json_token ();
+  while (!tok.empty () && (tok.back () == ' ' || tok.back () == '\t' || tok.back () == '\r' || tok.back () == '\n'))
+    tok.remove_suffix (1);
+  if (tok.size () >= 2 && tok.front () == '"' && tok.back () == '"'
+      && memchr (tok.data (), '\\', tok.size ()) == nullptr)
+    {
+      view->str = tok.data () + 1;
+      view->len = tok.size () - 2;
+      return true;
+    }
   std::string_view s;
   if (value.get_string ().get (s) != SUCCESS)
     {
@@ -91,18 +104,26 @@ turn_figures_init (RtTurnFigures *t)
   t->post_process_s = t->tool_parsing_s = NAN;
 }
 
+// Keys are compared in place, without unescaping them first: every key we look
+// for is a plain identifier, and a key spelled with escapes is not one of ours.
+inline bool
+key_is (ondemand::raw_json_string key, std::string_view name)
+{
+  return key.unsafe_is_equal (name);
+}
+
 // Fills the *_duration figures shared by turn_end's extra and a turn_timings entry.
 // Returns false when the key is none of them.
 bool
-read_turn_figure (std::string_view key, ondemand::value value, RtTurnFigures *t, LineState &st)
+read_turn_figure (ondemand::raw_json_string key, ondemand::value value, RtTurnFigures *t, LineState &st)
 {
-  if (key == "pre_process_duration")
+  if (key_is (key, "pre_process_duration"))
     t->pre_process_s = read_number (value, st, "wrong type: pre_process_duration");
-  else if (key == "engine_call_duration")
+  else if (key_is (key, "engine_call_duration"))
     t->engine_call_s = read_number (value, st, "wrong type: engine_call_duration");
-  else if (key == "post_process_duration")
+  else if (key_is (key, "post_process_duration"))
     t->post_process_s = read_number (value, st, "wrong type: post_process_duration");
-  else if (key == "tool_parsing_duration")
+  else if (key_is (key, "tool_parsing_duration"))
     t->tool_parsing_s = read_number (value, st, "wrong type: tool_parsing_duration");
   else
     return false;
@@ -132,16 +153,16 @@ read_turn_timings (ondemand::value value, GArray *timings, LineState &st)
       turn_figures_init (&t);
       for (auto field : obj)
         {
-          std::string_view key;
-          SIMDJSON_TRY (field.unescaped_key ().get (key));
-          ondemand::value v;
-          SIMDJSON_TRY (field.value ().get (v));
-          if (key == "turn")
+          ondemand::field fld;
+          SIMDJSON_TRY (std::move (field).get (fld));
+          ondemand::raw_json_string key = fld.key ();
+          ondemand::value v = fld.value ();
+          if (key_is (key, "turn"))
             {
               gint64 n = read_count (v, st, "wrong type: turn_timings.turn");
               t.turn = n > G_MAXINT16 ? -1 : (gint32) n;
             }
-          else if (key == "total_duration")
+          else if (key_is (key, "total_duration"))
             t.total_s = read_number (v, st, "wrong type: turn_timings.total_duration");
           else
             read_turn_figure (key, v, &t, st);
@@ -165,21 +186,21 @@ read_extra (ondemand::value value, GArray *timings, LineState &st)
   RtLineFields *out = st.out;
   for (auto field : obj)
     {
-      std::string_view key;
-      SIMDJSON_TRY (field.unescaped_key ().get (key));
-      ondemand::value v;
-      SIMDJSON_TRY (field.value ().get (v));
-      if (key == "request_id")
+      ondemand::field fld;
+      SIMDJSON_TRY (std::move (field).get (fld));
+      ondemand::raw_json_string key = fld.key ();
+      ondemand::value v = fld.value ();
+      if (key_is (key, "request_id"))
         read_string (v, &out->request_id, st, "wrong type: extra.request_id");
-      else if (key == "turn")
+      else if (key_is (key, "turn"))
         out->turn = read_count (v, st, "wrong type: extra.turn");
-      else if (key == "turns")
+      else if (key_is (key, "turns"))
         out->turns = read_count (v, st, "wrong type: extra.turns");
-      else if (key == "response_length")
+      else if (key_is (key, "response_length"))
         out->response_length = read_count (v, st, "wrong type: extra.response_length");
-      else if (key == "finish_reason")
+      else if (key_is (key, "finish_reason"))
         read_string (v, &out->finish_reason, st, "wrong type: extra.finish_reason");
-      else if (key == "turn_timings")
+      else if (key_is (key, "turn_timings"))
         {
           out->has_turn_timings = TRUE;
           SIMDJSON_TRY (read_turn_timings (v, timings, st));
@@ -197,17 +218,17 @@ read_line (ondemand::object obj, GArray *timings, LineState &st)
   RtLineFields *out = st.out;
   for (auto field : obj)
     {
-      std::string_view key;
-      SIMDJSON_TRY (field.unescaped_key ().get (key));
-      ondemand::value v;
-      SIMDJSON_TRY (field.value ().get (v));
-      if (key == "event")
+      ondemand::field fld;
+      SIMDJSON_TRY (std::move (field).get (fld));
+      ondemand::raw_json_string key = fld.key ();
+      ondemand::value v = fld.value ();
+      if (key_is (key, "event"))
         read_string (v, &out->event, st, "wrong type: event");
-      else if (key == "timestamp")
+      else if (key_is (key, "timestamp"))
         read_string (v, &out->timestamp, st, "wrong type: timestamp");
-      else if (key == "duration_sec")
+      else if (key_is (key, "duration_sec"))
         out->duration_s = read_number (v, st, "wrong type: duration_sec");
-      else if (key == "extra")
+      else if (key_is (key, "extra"))
         SIMDJSON_TRY (read_extra (v, timings, st));
     }
   return SUCCESS;

@@ -7,10 +7,9 @@
 #include <fcntl.h>
 #include <math.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-#define READ_CHUNK (4u << 20)
 
 /* ---- discovery ------------------------------------------------------------------- */
 
@@ -153,19 +152,104 @@ discover (RtTrace *trace, GError **error)
 
 /* ---- parsing one file ------------------------------------------------------------ */
 
+/* A per-file cache of raw event names: a file holds a few dozen distinct names
+ * on millions of lines, so a small open-addressing table keyed by the raw bytes
+ * answers without a copy, a lock or a string hash of the registry. */
+#define NAME_SLOTS 256
+#define NAME_MAX_LEN 47
+#define NAME_PROBES 8
+
+typedef struct {
+  guint32 hash;
+  guint16 len;      /* 0: free */
+  guint16 id;
+  char name[NAME_MAX_LEN + 1];
+} NameSlot;
+
+/* Request id -> index into the file's requests: open addressing on a 64-bit hash
+ * of the id's bytes, so a lookup needs no copy of the id and no NUL. */
+typedef struct {
+  guint64 hash;
+  guint32 index;      /* RT_NONE: free */
+} IdSlot;
+
+typedef struct {
+  IdSlot *slots;
+  gsize mask;         /* capacity - 1, a power of two */
+  gsize used;
+} IdIndex;
+
+#define READ_CHUNK (8u << 20)
+
+/* What a loading thread keeps from one file to the next. Page faults are costly
+ * (very much so on virtual machines), so the read buffer, the event rows and the
+ * parser's own buffers are touched once per thread, not once per file. */
+typedef struct {
+  RtJsonParser *parser;
+  char *buf;          /* READ_CHUNK + RT_JSON_PADDING bytes, grown for longer lines */
+  gsize cap;
+  GArray *events;     /* RtEvent rows of the file being parsed */
+} ThreadState;
+
+static void
+thread_state_free (gpointer data)
+{
+  ThreadState *ts = data;
+  rt_json_parser_free (ts->parser);
+  g_free (ts->buf);
+  g_array_unref (ts->events);
+  g_free (ts);
+}
+
+static GPrivate thread_state_key = G_PRIVATE_INIT (thread_state_free);
+
+/* Asks for transparent huge pages on the whole 2 MiB pages inside [p, p + len):
+ * a large buffer then costs a few page faults instead of thousands. A hint only. */
+static void
+advise_huge_pages (void *p, gsize len)
+{
+#ifdef MADV_HUGEPAGE
+  const guintptr huge = 2u << 20;
+  guintptr start = ((guintptr) p + huge - 1) & ~(huge - 1);
+  guintptr end = ((guintptr) p + len) & ~(huge - 1);
+  if (end > start)
+    madvise ((void *) start, end - start, MADV_HUGEPAGE);
+#else
+  (void) p;
+  (void) len;
+#endif
+}
+
+static ThreadState *
+thread_state (void)
+{
+  ThreadState *ts = g_private_get (&thread_state_key);
+  if (ts == NULL)
+    {
+      ts = g_new0 (ThreadState, 1);
+      ts->parser = rt_json_parser_new ();
+      ts->cap = READ_CHUNK;
+      ts->buf = g_malloc (ts->cap + RT_JSON_PADDING);
+      advise_huge_pages (ts->buf, ts->cap);
+      ts->events = g_array_sized_new (FALSE, FALSE, sizeof (RtEvent), 1u << 16);
+      g_private_set (&thread_state_key, ts);
+    }
+  return ts;
+}
+
 /* What one task builds from one file; appended to the trace when the file is done. */
 typedef struct {
   RtFile *file;                 /* the trace's row for this file (filled in place) */
   guint32 file_index;
-  GArray *events;               /* RtEvent, .request local to this file */
+  GArray *events;               /* RtEvent, .request local to this file (the thread's) */
   GArray *requests;             /* RtRequest */
   GArray *timing_turns;         /* TurnRecord from turn_timings */
   GArray *end_turns;            /* TurnRecord from turn_end lines */
   GArray *problems;             /* RtProblem */
   guint64 problems_total;
   GStringChunk *strings;
-  GHashTable *request_index;    /* request id -> local index + 1 */
-  GHashTable *name_cache[2];    /* raw event name -> id + schema, per has-request-id */
+  IdIndex request_index;        /* request id -> local index */
+  NameSlot names[2][NAME_SLOTS];/* raw event name -> id, per has-request-id */
 } FileResult;
 
 typedef struct {
@@ -186,16 +270,13 @@ typedef struct {
 static void
 file_result_free (FileResult *r)
 {
-  g_array_unref (r->events);
   g_array_unref (r->requests);
   g_array_unref (r->timing_turns);
   g_array_unref (r->end_turns);
   g_array_unref (r->problems);
   if (r->strings)
     g_string_chunk_free (r->strings);
-  g_hash_table_unref (r->request_index);
-  g_hash_table_unref (r->name_cache[0]);
-  g_hash_table_unref (r->name_cache[1]);
+  g_free (r->request_index.slots);
   g_free (r);
 }
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (FileResult, file_result_free)
@@ -217,31 +298,106 @@ add_problem (FileResult *r, const LoadJob *job, guint64 line, const char *reason
   g_array_append_val (r->problems, p);
 }
 
-/* Canonical id of a raw event name, through a per-file cache so that the shared
- * registry (and its lock) is consulted once per distinct name and file. */
+static guint32
+name_hash (const char *s, gsize len)
+{
+  guint32 h = 2166136261u;   /* FNV-1a */
+  for (gsize i = 0; i < len; i++)
+    h = (h ^ (guchar) s[i]) * 16777619u;
+  return h;
+}
+
+/* Canonical id of a raw event name: from the file's cache, or from the shared
+ * registry (under its lock) the first time the file uses the name. */
 static guint16
 event_id (FileResult *r, RtEventRegistry *reg, RtStrView name, gboolean has_rid)
 {
-  char buf[128];
-  if (name.len >= sizeof buf)
-    {
-      RtSchemaFlags schema;
-      guint16 id = rt_event_registry_intern (reg, name.str, name.len, has_rid, &schema);
-      r->file->schema |= schema;
-      return id;
-    }
-  memcpy (buf, name.str, name.len);
-  buf[name.len] = '\0';
-  GHashTable *cache = r->name_cache[has_rid ? 1 : 0];
-  gpointer hit = g_hash_table_lookup (cache, buf);
-  if (hit != NULL)
-    return (guint16) (GPOINTER_TO_UINT (hit) - 1);
+  NameSlot *table = r->names[has_rid ? 1 : 0];
+  guint32 h = name_hash (name.str, name.len);
+  NameSlot *free_slot = NULL;
+  if (name.len > 0 && name.len <= NAME_MAX_LEN)
+    for (guint k = 0; k < NAME_PROBES; k++)
+      {
+        NameSlot *slot = &table[(h + k) % NAME_SLOTS];
+        if (slot->len == 0)
+          {
+            free_slot = slot;
+            break;
+          }
+        if (slot->hash == h && slot->len == name.len && memcmp (slot->name, name.str, name.len) == 0)
+          return slot->id;
+      }
 
   RtSchemaFlags schema;
-  guint16 id = rt_event_registry_intern (reg, buf, name.len, has_rid, &schema);
+  guint16 id = rt_event_registry_intern (reg, name.str, name.len, has_rid, &schema);
   r->file->schema |= schema;
-  g_hash_table_insert (cache, g_strdup (buf), GUINT_TO_POINTER ((guint) id + 1));
+  if (free_slot != NULL)   /* else: a name too long, or a crowded table: not cached */
+    {
+      free_slot->hash = h;
+      free_slot->len = (guint16) name.len;
+      free_slot->id = id;
+      memcpy (free_slot->name, name.str, name.len);
+    }
   return id;
+}
+
+static guint64
+id_hash (const char *s, gsize len)
+{
+  guint64 h = 14695981039346656037ull;   /* FNV-1a, 64 bits */
+  for (gsize i = 0; i < len; i++)
+    h = (h ^ (guchar) s[i]) * 1099511628211ull;
+  return h;
+}
+
+static void
+id_index_init (IdIndex *ix, gsize capacity)
+{
+  gsize cap = 64;
+  while (cap < capacity * 2)
+    cap *= 2;
+  ix->slots = g_new (IdSlot, cap);
+  for (gsize i = 0; i < cap; i++)
+    ix->slots[i].index = RT_NONE;
+  ix->mask = cap - 1;
+  ix->used = 0;
+}
+
+/* The slot holding `id`, or the free slot where it belongs. */
+static IdSlot *
+id_index_slot (IdIndex *ix, const GArray *requests, guint64 h, RtStrView id)
+{
+  for (gsize i = h & ix->mask;; i = (i + 1) & ix->mask)
+    {
+      IdSlot *slot = &ix->slots[i];
+      if (slot->index == RT_NONE)
+        return slot;
+      if (slot->hash == h)
+        {
+          const char *known = g_array_index (requests, RtRequest, slot->index).id;
+          if (strncmp (known, id.str, id.len) == 0 && known[id.len] == '\0')
+            return slot;
+        }
+    }
+}
+
+static void
+id_index_grow (IdIndex *ix)
+{
+  IdIndex bigger;
+  id_index_init (&bigger, ix->mask + 1);   /* twice the slots */
+  for (gsize i = 0; i <= ix->mask; i++)
+    {
+      if (ix->slots[i].index == RT_NONE)
+        continue;
+      gsize j = ix->slots[i].hash & bigger.mask;
+      while (bigger.slots[j].index != RT_NONE)
+        j = (j + 1) & bigger.mask;
+      bigger.slots[j] = ix->slots[i];
+      bigger.used++;
+    }
+  g_free (ix->slots);
+  *ix = bigger;
 }
 
 static guint32
@@ -265,16 +421,17 @@ request_for_line (FileResult *r, RtStrView id, gboolean is_complete)
 {
   if (id.len == 0)
     return is_complete ? new_request (r, id) : RT_NONE;
-  g_autofree char *key = g_strndup (id.str, id.len);
-  gpointer hit = g_hash_table_lookup (r->request_index, key);
-  if (hit != NULL)
-    {
-      guint32 idx = GPOINTER_TO_UINT (hit) - 1;
-      if (!(is_complete && g_array_index (r->requests, RtRequest, idx).complete))
-        return idx;
-    }
+  guint64 h = id_hash (id.str, id.len);
+  IdSlot *slot = id_index_slot (&r->request_index, r->requests, h, id);
+  if (slot->index != RT_NONE
+      && !(is_complete && g_array_index (r->requests, RtRequest, slot->index).complete))
+    return slot->index;
+  gboolean fresh = slot->index == RT_NONE;
   guint32 idx = new_request (r, id);
-  g_hash_table_replace (r->request_index, g_steal_pointer (&key), GUINT_TO_POINTER (idx + 1));
+  slot->hash = h;
+  slot->index = idx;   /* a rerun's new request takes over the id */
+  if (fresh && ++r->request_index.used * 2 > r->request_index.mask)
+    id_index_grow (&r->request_index);
   return idx;
 }
 
@@ -369,8 +526,10 @@ parse_piece (FileResult *r, const LoadJob *job, RtJsonParser *parser,
   add_problem (r, job, line_no, reason);
 }
 
-/* Reads the file in chunks and parses every line in place: memory grows with the
- * longest line, never with the file. */
+/* Reads the file in chunks and parses every line in place in the read buffer:
+ * memory grows with the longest line, never with the file. (A read-only mapping
+ * was measured slower here: the copy read() makes also warms the cache that the
+ * newline search and the parser then hit.) */
 static gboolean
 parse_file (FileResult *r, LoadJob *job, GError **error)
 {
@@ -386,9 +545,10 @@ parse_file (FileResult *r, LoadJob *job, GError **error)
   posix_fadvise (fd, 0, 0, POSIX_FADV_SEQUENTIAL);
 #endif
 
-  g_autoptr (RtJsonParser) parser = rt_json_parser_new ();
-  gsize cap = READ_CHUNK;
-  g_autofree char *buf = g_malloc (cap + RT_JSON_PADDING);
+  ThreadState *ts = thread_state ();
+  RtJsonParser *parser = ts->parser;
+  char *buf = ts->buf;
+  gsize cap = ts->cap;
   gsize have = 0;   /* bytes in buf not yet consumed */
   guint64 line_no = 0;
   gboolean ok = TRUE;
@@ -399,7 +559,8 @@ parse_file (FileResult *r, LoadJob *job, GError **error)
         {
           /* one line longer than the buffer: make room for it */
           cap *= 2;
-          buf = g_realloc (buf, cap + RT_JSON_PADDING);
+          buf = ts->buf = g_realloc (buf, cap + RT_JSON_PADDING);
+          ts->cap = cap;
         }
       gssize n = read (fd, buf + have, cap - have);
       if (n < 0)
@@ -517,16 +678,16 @@ load_one_file (gpointer data, gpointer user_data)
   g_autoptr (FileResult) r = g_new0 (FileResult, 1);
   r->file = &g_array_index (job->trace->files, RtFile, index);
   r->file_index = index;
-  r->events = g_array_new (FALSE, FALSE, sizeof (RtEvent));
+  /* sized from the file (lines run 200-400 bytes): growing by copies costs more */
+  r->events = thread_state ()->events;
+  g_array_set_size (r->events, 0);
   r->requests = g_array_new (FALSE, FALSE, sizeof (RtRequest));
   r->timing_turns = g_array_new (FALSE, FALSE, sizeof (TurnRecord));
   r->end_turns = g_array_new (FALSE, FALSE, sizeof (TurnRecord));
   r->problems = g_array_new (FALSE, FALSE, sizeof (RtProblem));
   g_array_set_clear_func (r->problems, problem_free);
   r->strings = g_string_chunk_new (64 * 1024);
-  r->request_index = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-  r->name_cache[0] = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-  r->name_cache[1] = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  id_index_init (&r->request_index, 64);
 
   r->file->start_min_s = NAN;
   for (int i = 0; i < RT_N_STEP_EVENTS; i++)
@@ -568,6 +729,12 @@ load_files (RtTrace *trace, const RtLoadOptions *opts, GError **error)
   for (guint i = 0; i < trace->files->len; i++)
     total_bytes += rt_trace_file (trace, i)->size;
 
+  /* Reserve the tables for the whole experiment at once (lines run 200-400 bytes):
+   * appending file after file then never copies them, and reserved memory that is
+   * never written is never resident. */
+  guint reserve = (guint) MIN (total_bytes / 160 + 1024, G_MAXUINT32 / 2);
+  g_array_set_size (g_array_set_size (trace->events, reserve), 0);
+  advise_huge_pages (trace->events->data, (gsize) reserve * sizeof (RtEvent));
   GThreadPool *pool = g_thread_pool_new (load_one_file, &job, (gint) n_threads, FALSE, error);
   if (pool == NULL)
     return FALSE;

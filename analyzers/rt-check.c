@@ -109,6 +109,19 @@ write_json (RtSession *s, const Inventory *inv, GArray *missing)
   for (guint i = 0; i < t->strays->len; i++)
     rt_jw_string (w, g_ptr_array_index (t->strays, i));
   rt_jw_end_array (w);
+  const RtLoadStats *st = &t->stats;
+  rt_jw_key (w, "cache");
+  rt_jw_begin_object (w);
+  rt_jw_key (w, "used");
+  rt_jw_bool (w, st->cache_used);
+  rt_jw_key (w, "written");
+  rt_jw_bool (w, st->cache_written);
+  rt_jw_member_string (w, "rejected", st->cache_rejected);
+  rt_jw_member_int (w, "files_cached", st->files_cached);
+  rt_jw_member_int (w, "files_resumed", st->files_resumed);
+  rt_jw_member_int (w, "files_parsed", st->files_parsed);
+  rt_jw_member_int (w, "bytes_read", (gint64) st->bytes_read);
+  rt_jw_end_object (w);
   rt_jw_key (w, "problems");
   rt_jw_begin_array (w);
   for (guint i = 0; i < t->problems->len; i++)
@@ -142,6 +155,11 @@ print_summary (RtSession *s, const Inventory *inv, GArray *missing)
     rt_session_print (s, "bad fields  %" G_GUINT64_FORMAT " (field of the wrong type, taken as absent)\n",
                       inv->field_problems);
   rt_session_print (s, "requests    %" G_GUINT64_FORMAT " completed\n", inv->requests);
+  const RtLoadStats *st = &t->stats;
+  rt_session_print (s, "loaded      %u files from the cache, %u grown since, %u read%s%s%s\n",
+                    st->files_cached, st->files_resumed, st->files_parsed,
+                    st->cache_rejected ? " (cache not used: " : "",
+                    st->cache_rejected ? st->cache_rejected : "", st->cache_rejected ? ")" : "");
   for (guint i = 0; i < missing->len; i++)
     {
       const Missing *m = &g_array_index (missing, Missing, i);

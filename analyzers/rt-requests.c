@@ -49,10 +49,12 @@ collect_phases (const RtTrace *t, Slow *slow, guint n)
       slow[i].phase_ids = g_array_new (FALSE, FALSE, sizeof (guint16));
       slow[i].phase_s = g_new0 (double, n_ids);
       g_autofree gboolean *seen = g_new0 (gboolean, n_ids);
+      const RtEvent *rows = rt_trace_file_events (t, q->file);
+      guint32 local = slow[i].request - f->first_request;   /* rows name requests within the file */
       for (guint e = 0; e < f->n_events; e++)
         {
-          const RtEvent *ev = rt_trace_event (t, f->first_event + e);
-          if (ev->request != slow[i].request || isnan (ev->duration_s))
+          const RtEvent *ev = &rows[e];
+          if (ev->request != local || isnan (ev->duration_s))
             continue;
           if (!seen[ev->event])
             {

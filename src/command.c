@@ -28,6 +28,7 @@ session_clear (RtSession *s)
   g_free (s->out_dir);
   g_free (s->steps_spec);
   g_free (s->format);
+  g_free (s->cache_dir);
   g_clear_pointer (&s->steps, rt_step_set_free);
   g_clear_pointer (&s->trace, rt_trace_free);
   g_clear_pointer (&s->scripts, g_ptr_array_unref);
@@ -52,6 +53,10 @@ build_entries (RtSession *s, const RtCommand *cmd)
   const GOptionEntry trace_entries[] = {
     { "steps", 's', 0, G_OPTION_ARG_STRING, &s->steps_spec,
       "Only these steps: N, A-B, A- and commas (e.g. 1,4,10-20)", "SPEC" },
+    { "cache-dir", 0, 0, G_OPTION_ARG_FILENAME, &s->cache_dir,
+      "Keep the binary cache of the tables in DIR (default $XDG_CACHE_HOME/rolltrace)", "DIR" },
+    { "no-cache", 0, 0, G_OPTION_ARG_NONE, &s->no_cache,
+      "Read every file, and neither use nor write a cache", NULL },
   };
   const GOptionEntry plot_entries[] = {
     { "out", 'o', 0, G_OPTION_ARG_FILENAME, &s->out_dir,
@@ -228,9 +233,12 @@ rt_command_main (const RtCommand *cmd, int argc, char **argv)
 
   if (cmd->flags & RT_COMMAND_LOADS_TRACE)
     {
+      g_autofree char *cache_dir = s.no_cache ? NULL
+                                   : s.cache_dir ? g_strdup (s.cache_dir) : rt_cache_default_dir ();
       RtLoadOptions opts = {
-        .max_problems_per_file = s.verbose ? G_MAXUINT : 5,
+        .max_problems_per_file = 1000,
         .progress = !s.quiet && isatty (STDERR_FILENO),
+        .cache_dir = cache_dir,
       };
       s.trace = rt_trace_load (s.args[0], &opts, &error);
       if (s.trace != NULL)

@@ -44,12 +44,10 @@ rt_view_event_values (const RtTrace *t, guint step_index, guint16 event)
           rt_samples_add (s, f->step_sum_s[event]);
           continue;
         }
+      const RtEvent *rows = rt_trace_file_events (t, st->first_file + k);
       for (guint e = 0; e < f->n_events; e++)
-        {
-          const RtEvent *ev = rt_trace_event (t, f->first_event + e);
-          if (ev->event == event)
-            rt_samples_add (s, ev->duration_s);
-        }
+        if (rows[e].event == event)
+          rt_samples_add (s, rows[e].duration_s);
     }
   return s;
 }

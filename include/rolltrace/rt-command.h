@@ -38,7 +38,8 @@ struct _RtSession {
   char *out_dir;
   char *steps_spec;
   char *format;              /* png, svg or pdf */
-  gboolean json, quiet, verbose, no_render;
+  char *cache_dir;
+  gboolean json, quiet, verbose, no_render, no_cache;
   RtStepSet *steps;
   /* positional arguments, program name excluded */
   char **args;

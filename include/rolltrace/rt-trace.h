@@ -26,7 +26,8 @@ typedef struct {
   guint64 events;             /* lines that parse to a JSON object */
   guint64 bad_lines;          /* lines - events */
   guint64 field_problems;     /* events with a field of the wrong type */
-  guint32 first_event, n_events;       /* range in RtTrace.events */
+  guint64 problems_total;     /* bad lines and field problems, listed or not */
+  guint32 n_events;                    /* rows: rt_trace_file_events () */
   guint32 first_request, n_requests;   /* range in RtTrace.requests */
   guint32 n_complete;                  /* async_rollout_request_complete events */
   double start_min_s;         /* min over lines of timestamp - duration; NAN if none */
@@ -39,7 +40,8 @@ typedef struct {
   double end_s;               /* the line's timestamp; NAN when absent or unreadable */
   double duration_s;          /* NAN for instant events and unreadable values */
   guint32 file;               /* index into RtTrace.files */
-  guint32 request;            /* index into RtTrace.requests, or RT_NONE */
+  guint32 request;            /* index among the file's requests (RtFile.first_request
+                                 * + request in RtTrace.requests), or RT_NONE */
   guint32 line;               /* 1-based line number in the file */
   guint16 event;              /* canonical id in RtTrace.registry */
   gint16 turn;                /* extra.turn as logged, -1 when absent */
@@ -77,26 +79,46 @@ typedef struct {
   guint64 line;
 } RtProblem;
 
+/* How the tables came to be: from the cache, or read from the files. */
+typedef struct {
+  gboolean cache_used;        /* a valid cache was found and used */
+  gboolean cache_written;     /* a new cache was written */
+  const char *cache_rejected; /* why an existing cache was not trusted, or NULL */
+  guint files_parsed;         /* read from their first byte */
+  guint files_resumed;        /* grown since cached: read from where the cache stopped */
+  guint files_cached;         /* taken from the cache as they were */
+  guint64 bytes_read;         /* JSONL bytes read in this load */
+} RtLoadStats;
+
+typedef struct _RtTracePrivate RtTracePrivate;
+
 typedef struct {
   char *path;                 /* the experiment folder as given */
   char *name;                 /* its last component, for titles */
   RtEventRegistry *registry;
   GArray *files;              /* RtFile */
   GArray *steps;              /* RtStep, ascending step number */
-  GArray *events;             /* RtEvent, grouped by file */
+  GArray *events;             /* RtEvent rows of the files read in this load; read
+                               * them through rt_trace_file_events () */
   GArray *requests;           /* RtRequest, grouped by file */
   GArray *turns;              /* RtTurnFigures, grouped by request */
   GPtrArray *strays;          /* char*: entries that are not part of the trace */
   GArray *problems;           /* RtProblem: the first bad lines of every file */
   GPtrArray *string_chunks;   /* GStringChunk*: storage of interned strings */
   guint64 problems_total;     /* bad lines and field problems, listed or not */
+  RtLoadStats stats;
+  RtTracePrivate *priv;
 } RtTrace;
 
 typedef struct {
   guint n_threads;            /* 0: one per core */
   guint max_problems_per_file;/* bad lines listed per file (the rest are counted) */
   gboolean progress;          /* a progress line on stderr when loading is slow */
+  const char *cache_dir;      /* keep and reuse a binary cache of the tables there; NULL: none */
 } RtLoadOptions;
+
+/* Where the cache of an experiment is kept: $XDG_CACHE_HOME/rolltrace by default. */
+char *rt_cache_default_dir (void);
 
 RtTrace *rt_trace_load (const char *exp_path, const RtLoadOptions *opts, GError **error);
 void rt_trace_free (RtTrace *trace);
@@ -114,11 +136,10 @@ rt_trace_step (const RtTrace *t, guint i)
   return &g_array_index (t->steps, RtStep, i);
 }
 
-static inline const RtEvent *
-rt_trace_event (const RtTrace *t, guint i)
-{
-  return &g_array_index (t->events, RtEvent, i);
-}
+/* The event rows of file `file` (RtFile.n_events of them). Rows that come from the
+ * cache are checked against their checksum the first time they are asked for, and
+ * read again from the file if they fail. */
+const RtEvent *rt_trace_file_events (const RtTrace *t, guint file);
 
 static inline const RtRequest *
 rt_trace_request (const RtTrace *t, guint i)

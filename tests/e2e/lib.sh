@@ -5,6 +5,8 @@ BUILD=$(cd "$1" && pwd)
 SRC=$(cd "$2" && pwd)
 SHARED="$SRC/../shared"
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/rt-e2e.XXXXXX")
+# every test run keeps its caches to itself
+export XDG_CACHE_HOME="$TMP/cache"
 trap 'rm -rf "$TMP"' EXIT
 PASSED=0
 FAILED=0

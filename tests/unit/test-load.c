@@ -73,12 +73,11 @@ test_hand_fixture_tables (void)
 
   /* every event carrying a's id points at a's row */
   guint with_a = 0;
-  for (guint i = 0; i < t->events->len; i++)
-    {
-      const RtEvent *ev = rt_trace_event (t, i);
-      if (ev->request != RT_NONE && rt_trace_request (t, ev->request) == a)
-        with_a++;
-    }
+  const RtFile *fa = rt_trace_file (t, a->file);
+  const RtEvent *rows = rt_trace_file_events (t, a->file);
+  for (guint i = 0; i < fa->n_events; i++)
+    if (rows[i].request != RT_NONE && rt_trace_request (t, fa->first_request + rows[i].request) == a)
+      with_a++;
   g_assert_cmpuint (with_a, ==, 5);   /* request_start, engine call, 2 turn_end, complete */
 }
 
@@ -190,8 +189,8 @@ test_thread_count_does_not_change_the_tables (void)
       g_assert_cmpuint (a->n_events, ==, b->n_events);
       for (guint e = 0; e < a->n_events; e++)
         {
-          const RtEvent *x = rt_trace_event (one, a->first_event + e);
-          const RtEvent *y = rt_trace_event (many, b->first_event + e);
+          const RtEvent *x = &rt_trace_file_events (one, i)[e];
+          const RtEvent *y = &rt_trace_file_events (many, i)[e];
           g_assert_cmpuint (x->line, ==, y->line);
           g_assert_cmpstr (rt_event_registry_name (one->registry, x->event), ==,
                            rt_event_registry_name (many->registry, y->event));

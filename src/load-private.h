@@ -1,0 +1,148 @@
+/* load-private.h: what the loader (load.c), the file parser (parse.c) and the cache (cache.c)
+ * share: one file's parse state, and the state the trace keeps per file for the cache. */
+#pragma once
+
+#include "rolltrace/rt-trace.h"
+
+G_BEGIN_DECLS
+
+/* A turn's figures and the (file-local) request they belong to: from a
+ * turn_timings entry or a turn_end line. The turns table is derived from these. */
+typedef struct {
+  guint32 request;
+  RtTurnFigures figures;
+} RtTurnRecord;
+
+typedef enum {
+  RT_FILE_PARSED,    /* read from the first byte */
+  RT_FILE_RESUMED,   /* restored from the cache, then read from where it had stopped */
+  RT_FILE_CACHED,    /* restored from the cache, nothing read */
+} RtFileOrigin;
+
+/* A file's tables as they stood after its last newline: what the cache keeps, and
+ * where reading resumes once the file has grown. Tables only ever grow, so counts
+ * say what belonged to that point; requests are copied only when the unterminated
+ * last piece changed one of them. */
+typedef struct {
+  guint64 offset;                /* bytes up to and including the last newline */
+  guint64 line;                  /* lines in those bytes */
+  RtFile counters;               /* the file's row then (path not owned) */
+  guint32 n_events, n_requests, n_timing, n_end, n_problems;
+  GArray *requests;              /* RtRequest then, or NULL: the final ones are the same */
+} RtResume;
+
+/* What the trace keeps per file besides its RtFile row. */
+typedef struct {
+  RtFileOrigin origin;
+  GArray *timing_turns;          /* RtTurnRecord */
+  GArray *end_turns;             /* RtTurnRecord */
+  GArray *problems;              /* RtProblem of this file (where owned here), all of them */
+  RtResume resume;
+  guint32 first_event;           /* rows in trace->events, when not mapped */
+  const RtEvent *mapped;         /* rows in the cache mapping, or NULL */
+  guint64 mapped_checksum;
+  gboolean verified;             /* mapped rows checked against their checksum */
+  GArray *own_events;            /* rows re-read after a failed check */
+} RtFileState;
+
+typedef struct _RtCacheMap RtCacheMap;
+
+struct _RtTracePrivate {
+  RtFileState *files;            /* one per trace->files */
+  RtCacheMap *cache;             /* the mapping the cached rows live in, or NULL */
+  char *cache_path;              /* where the cache is (or would be) kept, or NULL */
+  RtLoadOptions opts;
+};
+
+/* ---- parse.c: one file ---------------------------------------------------------- */
+
+#define RT_NAME_SLOTS 256
+#define RT_NAME_MAX_LEN 47
+
+typedef struct {
+  guint32 hash;
+  guint16 len;                   /* 0: free */
+  guint16 id;
+  char name[RT_NAME_MAX_LEN + 1];
+} RtNameSlot;
+
+typedef struct {
+  guint64 hash;
+  guint32 index;                 /* RT_NONE: free */
+} RtIdSlot;
+
+typedef struct {
+  RtIdSlot *slots;
+  gsize mask;                    /* capacity - 1, a power of two */
+  gsize used;
+} RtIdIndex;
+
+/* One file being read: its rows, built locally and appended to the trace at the end. */
+typedef struct {
+  RtTrace *trace;
+  RtFile *file;                  /* the trace's row for this file (filled in place) */
+  guint32 file_index;
+  guint max_problems;
+  GArray *events;                /* RtEvent (the thread's reusable array) */
+  GArray *requests;              /* RtRequest */
+  GArray *timing_turns;          /* RtTurnRecord */
+  GArray *end_turns;             /* RtTurnRecord */
+  GArray *problems;              /* RtProblem */
+  GStringChunk *strings;
+  RtIdIndex request_index;
+  RtNameSlot names[2][RT_NAME_SLOTS];
+  RtResume resume;
+  gint *bytes_done;              /* progress, updated atomically (in KiB) */
+  guint64 bytes_read;
+} RtFileParse;
+
+RtFileParse *rt_file_parse_new (RtTrace *trace, guint file_index, guint max_problems, gint *bytes_done);
+void rt_file_parse_free (RtFileParse *p);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (RtFileParse, rt_file_parse_free)
+
+/* Reads the file from byte `offset` (line `line` ends there) to its end. */
+gboolean rt_file_parse_read (RtFileParse *p, guint64 offset, guint64 line, GError **error);
+
+/* Appends a restored or read request; used by the cache to rebuild a file. */
+guint32 rt_file_parse_add_request (RtFileParse *p, const RtRequest *q);
+void rt_file_parse_add_problem (RtFileParse *p, guint64 line, const char *reason);
+
+/* Derives each request's turns: its turn_timings, or failing those its turn_end lines. */
+GArray *rt_file_parse_collect_turns (RtFileParse *p);
+
+/* ---- cache.c ------------------------------------------------------------------ */
+
+/* Opens and checks the cache at `path` for the experiment `exp_canonical`; NULL (with
+ * `why` set) when there is none or it cannot be trusted. */
+RtCacheMap *rt_cache_open (const char *path, const char *exp_canonical, RtEventRegistry *reg,
+                           const char **why);
+void rt_cache_close (RtCacheMap *map);
+
+/* The cached record of `f` (by path), if its file is still the same one: same
+ * inode, not shorter than where the cache stopped. Returns FALSE otherwise. */
+gboolean rt_cache_find (RtCacheMap *map, const RtFile *f, guint *record);
+
+/* How many files the cache describes. */
+guint rt_cache_n_files (RtCacheMap *map);
+
+/* Hands back the pages of the tables section once every file has been restored. */
+void rt_cache_release_meta (RtCacheMap *map);
+
+/* Whether the file is exactly as cached (size, mtime): nothing to read beyond the tail. */
+gboolean rt_cache_unchanged (RtCacheMap *map, guint record, const RtFile *f);
+
+/* Fills a fresh parse with the cached tables of `record`; `rows` receives the
+ * mapped rows (not copied) and their checksum. */
+void rt_cache_restore (RtCacheMap *map, guint record, RtFileParse *p, const RtEvent **rows,
+                       guint64 *rows_checksum, RtResume *resume);
+
+/* Checks mapped rows against their checksum. */
+gboolean rt_cache_rows_ok (const RtEvent *rows, guint32 n, guint64 checksum);
+
+/* Writes the whole trace as a new cache at `path` (a temporary file, then renamed). */
+gboolean rt_cache_write (const RtTrace *trace, const char *path, GError **error);
+
+/* The 64-bit checksum used for every section of the cache. */
+guint64 rt_hash64 (const void *data, gsize len, guint64 seed);
+
+G_END_DECLS

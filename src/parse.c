@@ -1,0 +1,519 @@
+/* parse.c: reads one worker file into its own rows: events, requests, turn records, problems.
+ * The loader runs one per file on a thread pool; the cache restores the same state to resume from. */
+#include "load-private.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "rolltrace/rt-error.h"
+
+#define READ_CHUNK (8u << 20)
+
+/* What a loading thread keeps from one file to the next. Page faults are costly
+ * (very much so on virtual machines), so the read buffer, the event rows and the
+ * parser's own buffers are touched once per thread, not once per file. */
+typedef struct {
+  RtJsonParser *parser;
+  char *buf;          /* READ_CHUNK + RT_JSON_PADDING bytes, grown for longer lines */
+  gsize cap;
+  GArray *events;     /* RtEvent rows of the file being parsed */
+} ThreadState;
+
+static void
+thread_state_free (gpointer data)
+{
+  ThreadState *ts = data;
+  rt_json_parser_free (ts->parser);
+  g_free (ts->buf);
+  g_array_unref (ts->events);
+  g_free (ts);
+}
+
+static GPrivate thread_state_key = G_PRIVATE_INIT (thread_state_free);
+
+/* Asks for transparent huge pages on the whole 2 MiB pages inside [p, p + len):
+ * a large buffer then costs a few page faults instead of thousands. A hint only. */
+static void
+advise_huge_pages (void *p, gsize len)
+{
+#ifdef MADV_HUGEPAGE
+  const guintptr huge = 2u << 20;
+  guintptr start = ((guintptr) p + huge - 1) & ~(huge - 1);
+  guintptr end = ((guintptr) p + len) & ~(huge - 1);
+  if (end > start)
+    madvise ((void *) start, end - start, MADV_HUGEPAGE);
+#else
+  (void) p;
+  (void) len;
+#endif
+}
+
+static ThreadState *
+thread_state (void)
+{
+  ThreadState *ts = g_private_get (&thread_state_key);
+  if (ts == NULL)
+    {
+      ts = g_new0 (ThreadState, 1);
+      ts->parser = rt_json_parser_new ();
+      ts->cap = READ_CHUNK;
+      ts->buf = g_malloc (ts->cap + RT_JSON_PADDING);
+      advise_huge_pages (ts->buf, ts->cap);
+      ts->events = g_array_sized_new (FALSE, FALSE, sizeof (RtEvent), 1u << 16);
+      g_private_set (&thread_state_key, ts);
+    }
+  return ts;
+}
+
+#define NAME_PROBES 8
+
+static void id_index_init (RtIdIndex *ix, gsize capacity);
+
+static void
+problem_free (gpointer p)
+{
+  g_free (((RtProblem *) p)->where);
+}
+
+RtFileParse *
+rt_file_parse_new (RtTrace *trace, guint file_index, guint max_problems, gint *bytes_done)
+{
+  RtFileParse *p = g_new0 (RtFileParse, 1);
+  p->trace = trace;
+  p->file = &g_array_index (trace->files, RtFile, file_index);
+  p->file_index = file_index;
+  p->max_problems = max_problems;
+  p->bytes_done = bytes_done;
+  p->events = thread_state ()->events;
+  g_array_set_size (p->events, 0);
+  p->requests = g_array_new (FALSE, FALSE, sizeof (RtRequest));
+  p->timing_turns = g_array_new (FALSE, FALSE, sizeof (RtTurnRecord));
+  p->end_turns = g_array_new (FALSE, FALSE, sizeof (RtTurnRecord));
+  p->problems = g_array_new (FALSE, FALSE, sizeof (RtProblem));
+  g_array_set_clear_func (p->problems, problem_free);
+  p->strings = g_string_chunk_new (64 * 1024);
+  id_index_init (&p->request_index, 64);
+  p->file->start_min_s = NAN;
+  for (int i = 0; i < RT_N_STEP_EVENTS; i++)
+    p->file->step_sum_s[i] = NAN;
+  return p;
+}
+
+void
+rt_file_parse_free (RtFileParse *p)
+{
+  if (p == NULL)
+    return;
+  g_array_unref (p->requests);
+  g_clear_pointer (&p->timing_turns, g_array_unref);
+  g_clear_pointer (&p->end_turns, g_array_unref);
+  g_clear_pointer (&p->problems, g_array_unref);
+  g_clear_pointer (&p->resume.requests, g_array_unref);
+  if (p->strings)
+    g_string_chunk_free (p->strings);
+  g_free (p->request_index.slots);
+  g_free (p);
+}
+
+void
+rt_file_parse_add_problem (RtFileParse *p, guint64 line, const char *reason)
+{
+  p->file->problems_total++;
+  if (p->problems->len >= p->max_problems)
+    return;
+  RtProblem pr = { g_strdup_printf ("%s:%" G_GUINT64_FORMAT, p->file->path, line), reason,
+                   p->file_index, line };
+  g_array_append_val (p->problems, pr);
+}
+
+/* A per-file cache of raw event names: a file holds a few dozen distinct names
+ * on millions of lines, so a small open-addressing table keyed by the raw bytes
+ * answers without a copy, a lock or a string hash of the registry. */
+static guint32
+name_hash (const char *s, gsize len)
+{
+  guint32 h = 2166136261u;   /* FNV-1a */
+  for (gsize i = 0; i < len; i++)
+    h = (h ^ (guchar) s[i]) * 16777619u;
+  return h;
+}
+
+/* Canonical id of a raw event name: from the file's cache, or from the shared
+ * registry (under its lock) the first time the file uses the name. */
+static guint16
+event_id (RtFileParse *r, RtEventRegistry *reg, RtStrView name, gboolean has_rid)
+{
+  RtNameSlot *table = r->names[has_rid ? 1 : 0];
+  guint32 h = name_hash (name.str, name.len);
+  RtNameSlot *free_slot = NULL;
+  if (name.len > 0 && name.len <= RT_NAME_MAX_LEN)
+    for (guint k = 0; k < NAME_PROBES; k++)
+      {
+        RtNameSlot *slot = &table[(h + k) % RT_NAME_SLOTS];
+        if (slot->len == 0)
+          {
+            free_slot = slot;
+            break;
+          }
+        if (slot->hash == h && slot->len == name.len && memcmp (slot->name, name.str, name.len) == 0)
+          return slot->id;
+      }
+
+  RtSchemaFlags schema;
+  guint16 id = rt_event_registry_intern (reg, name.str, name.len, has_rid, &schema);
+  r->file->schema |= schema;
+  if (free_slot != NULL)   /* else: a name too long, or a crowded table: not cached */
+    {
+      free_slot->hash = h;
+      free_slot->len = (guint16) name.len;
+      free_slot->id = id;
+      memcpy (free_slot->name, name.str, name.len);
+    }
+  return id;
+}
+
+/* Request id -> index into the file's requests: open addressing on a 64-bit hash
+ * of the id's bytes, so a lookup needs no copy of the id and no NUL. */
+static guint64
+id_hash (const char *s, gsize len)
+{
+  guint64 h = 14695981039346656037ull;   /* FNV-1a, 64 bits */
+  for (gsize i = 0; i < len; i++)
+    h = (h ^ (guchar) s[i]) * 1099511628211ull;
+  return h;
+}
+
+static void
+id_index_init (RtIdIndex *ix, gsize capacity)
+{
+  gsize cap = 64;
+  while (cap < capacity * 2)
+    cap *= 2;
+  ix->slots = g_new (RtIdSlot, cap);
+  for (gsize i = 0; i < cap; i++)
+    ix->slots[i].index = RT_NONE;
+  ix->mask = cap - 1;
+  ix->used = 0;
+}
+
+/* The slot holding `id`, or the free slot where it belongs. */
+static RtIdSlot *
+id_index_slot (RtIdIndex *ix, const GArray *requests, guint64 h, RtStrView id)
+{
+  for (gsize i = h & ix->mask;; i = (i + 1) & ix->mask)
+    {
+      RtIdSlot *slot = &ix->slots[i];
+      if (slot->index == RT_NONE)
+        return slot;
+      if (slot->hash == h)
+        {
+          const char *known = g_array_index (requests, RtRequest, slot->index).id;
+          if (strncmp (known, id.str, id.len) == 0 && known[id.len] == '\0')
+            return slot;
+        }
+    }
+}
+
+static void
+id_index_grow (RtIdIndex *ix)
+{
+  RtIdIndex bigger;
+  id_index_init (&bigger, ix->mask + 1);   /* twice the slots */
+  for (gsize i = 0; i <= ix->mask; i++)
+    {
+      if (ix->slots[i].index == RT_NONE)
+        continue;
+      gsize j = ix->slots[i].hash & bigger.mask;
+      while (bigger.slots[j].index != RT_NONE)
+        j = (j + 1) & bigger.mask;
+      bigger.slots[j] = ix->slots[i];
+      bigger.used++;
+    }
+  g_free (ix->slots);
+  *ix = bigger;
+}
+
+static guint32
+new_request (RtFileParse *r, RtStrView id)
+{
+  RtRequest q = { 0 };
+  q.id = g_string_chunk_insert_len (r->strings, id.str, (gssize) id.len);
+  q.file = r->file_index;
+  q.step = r->file->step;
+  q.worker = r->file->worker;
+  q.end_s = q.total_s = NAN;
+  q.turns = q.response_length = -1;
+  g_array_append_val (r->requests, q);
+  return r->requests->len - 1;
+}
+
+/* The local request a line belongs to. A second complete line for an id that
+ * already completed (a rerun after a restart) opens a new request. */
+static guint32
+request_for_line (RtFileParse *r, RtStrView id, gboolean is_complete)
+{
+  if (id.len == 0)
+    return is_complete ? new_request (r, id) : RT_NONE;
+  guint64 h = id_hash (id.str, id.len);
+  RtIdSlot *slot = id_index_slot (&r->request_index, r->requests, h, id);
+  if (slot->index != RT_NONE
+      && !(is_complete && g_array_index (r->requests, RtRequest, slot->index).complete))
+    return slot->index;
+  gboolean fresh = slot->index == RT_NONE;
+  guint32 idx = new_request (r, id);
+  slot->hash = h;
+  slot->index = idx;   /* a rerun's new request takes over the id */
+  if (fresh && ++r->request_index.used * 2 > r->request_index.mask)
+    id_index_grow (&r->request_index);
+  return idx;
+}
+
+static void
+process_line (RtFileParse *r, const RtLineFields *f, guint64 line_no)
+{
+  RtFile *file = r->file;
+  file->events++;
+  if (f->type_problem != NULL)
+    {
+      file->field_problems++;
+      rt_file_parse_add_problem (r, line_no, f->type_problem);
+    }
+  if (f->event.len == 0)
+    {
+      if (f->type_problem == NULL)
+        rt_file_parse_add_problem (r, line_no, "object without an event name");
+      return;
+    }
+
+  gboolean has_rid = f->request_id.len > 0;
+  RtEvent ev;
+  ev.event = event_id (r, r->trace->registry, f->event, has_rid);
+  ev.duration_s = f->duration_s;
+  ev.file = r->file_index;
+  ev.line = line_no > G_MAXUINT32 ? G_MAXUINT32 : (guint32) line_no;
+  ev.turn = f->turn >= 0 && f->turn <= G_MAXINT16 ? (gint16) f->turn : -1;
+  if (f->timestamp.len == 0 || !rt_parse_timestamp (f->timestamp.str, f->timestamp.len, &ev.end_s))
+    ev.end_s = NAN;
+
+  if (!isnan (ev.end_s))
+    {
+      double start = ev.end_s - (isnan (ev.duration_s) ? 0.0 : ev.duration_s);
+      if (isnan (file->start_min_s) || start < file->start_min_s)
+        file->start_min_s = start;
+    }
+  if (ev.event < RT_N_STEP_EVENTS && !isnan (ev.duration_s))
+    file->step_sum_s[ev.event] = isnan (file->step_sum_s[ev.event])
+                                   ? ev.duration_s
+                                   : file->step_sum_s[ev.event] + ev.duration_s;
+
+  gboolean is_complete = ev.event == RT_EV_REQUEST_COMPLETE;
+  ev.request = request_for_line (r, f->request_id, is_complete);
+  if (is_complete)
+    {
+      RtRequest *q = &g_array_index (r->requests, RtRequest, ev.request);
+      q->complete = TRUE;
+      q->end_s = ev.end_s;
+      q->total_s = ev.duration_s;
+      q->turns = f->turns > G_MAXINT32 ? -1 : (gint32) f->turns;
+      q->response_length = f->response_length > G_MAXINT32 ? -1 : (gint32) f->response_length;
+      if (f->finish_reason.len > 0)
+        {
+          g_autofree char *reason = g_strndup (f->finish_reason.str, f->finish_reason.len);
+          q->finish_reason = g_string_chunk_insert_const (r->strings, reason);
+        }
+      q->turns_from_timings = f->has_turn_timings;
+      for (guint i = 0; f->has_turn_timings && i < f->turn_timings->len; i++)
+        {
+          RtTurnRecord t = { ev.request, g_array_index (f->turn_timings, RtTurnFigures, i) };
+          g_array_append_val (r->timing_turns, t);
+        }
+      file->n_complete++;
+    }
+  else if (ev.event == RT_EV_TURN_END && ev.request != RT_NONE)
+    {
+      RtTurnRecord t = { ev.request, f->turn_end };
+      t.figures.turn = ev.turn;
+      t.figures.total_s = ev.duration_s;
+      g_array_append_val (r->end_turns, t);
+    }
+  g_array_append_val (r->events, ev);
+}
+
+static void
+parse_piece (RtFileParse *r, RtJsonParser *parser,
+             const char *line, gsize len, guint64 line_no, gboolean unterminated)
+{
+  RtLineFields fields;
+  const char *reason;
+  r->file->lines++;
+  if (len > 0 && line[len - 1] == '\r')
+    len--;
+  if (rt_json_parse_line (parser, line, len, &fields, &reason) == RT_LINE_OK)
+    {
+      process_line (r, &fields, line_no);
+      return;
+    }
+  r->file->bad_lines++;
+  if (unterminated)
+    reason = "truncated last line (no newline, object cut off)";
+  rt_file_parse_add_problem (r, line_no, reason);
+}
+
+/* Notes where the file's tables stood after its last newline (see RtResume). */
+static void
+take_resume_point (RtFileParse *r, guint64 offset, guint64 line)
+{
+  RtResume *rp = &r->resume;
+  rp->offset = offset;
+  rp->line = line;
+  rp->counters = *r->file;
+  rp->counters.path = NULL;
+  rp->n_events = r->events->len;
+  rp->n_requests = r->requests->len;
+  rp->n_timing = r->timing_turns->len;
+  rp->n_end = r->end_turns->len;
+  rp->n_problems = r->problems->len;
+}
+
+/* Reads [offset, end of file) in chunks and parses every line in place in the read
+ * buffer: memory grows with the longest line, never with the file. (A read-only
+ * mapping was measured slower: the copy read() makes also warms the cache that the
+ * newline search and the parser then hit.) */
+gboolean
+rt_file_parse_read (RtFileParse *r, guint64 offset, guint64 line, GError **error)
+{
+  g_autofree char *full = g_build_filename (r->trace->path, r->file->path, NULL);
+  int fd = open (full, O_RDONLY | O_CLOEXEC);
+  if (fd < 0 || (offset > 0 && lseek (fd, (off_t) offset, SEEK_SET) != (off_t) offset))
+    {
+      int e = errno;
+      if (fd >= 0)
+        close (fd);
+      g_set_error (error, RT_ERROR, RT_ERROR_IO, "cannot read %s: %s", full, g_strerror (e));
+      return FALSE;
+    }
+#ifdef POSIX_FADV_SEQUENTIAL
+  posix_fadvise (fd, (off_t) offset, 0, POSIX_FADV_SEQUENTIAL);
+#endif
+
+  ThreadState *ts = thread_state ();
+  RtJsonParser *parser = ts->parser;
+  char *buf = ts->buf;
+  gsize cap = ts->cap;
+  gsize have = 0;        /* bytes in buf not yet consumed */
+  guint64 consumed = offset;
+  gboolean ok = TRUE;
+
+  for (;;)
+    {
+      if (have == cap)
+        {
+          /* one line longer than the buffer: make room for it */
+          cap *= 2;
+          buf = ts->buf = g_realloc (buf, cap + RT_JSON_PADDING);
+          ts->cap = cap;
+        }
+      gssize n = read (fd, buf + have, cap - have);
+      if (n < 0)
+        {
+          if (errno == EINTR)
+            continue;
+          int e = errno;
+          g_set_error (error, RT_ERROR, RT_ERROR_IO, "cannot read %s: %s", full, g_strerror (e));
+          ok = FALSE;
+          break;
+        }
+      if (n == 0)
+        break;
+      r->bytes_read += (guint64) n;
+      if (r->bytes_done)
+        g_atomic_int_add (r->bytes_done, (gint) (n >> 10));
+      have += (gsize) n;
+
+      const char *p = buf, *end = buf + have;
+      const char *nl;
+      while ((nl = memchr (p, '\n', (gsize) (end - p))) != NULL)
+        {
+          parse_piece (r, parser, p, (gsize) (nl - p), ++line, FALSE);
+          consumed += (guint64) (nl - p) + 1;
+          p = nl + 1;
+        }
+      have = (gsize) (end - p);
+      memmove (buf, p, have);
+    }
+  close (fd);
+  if (!ok)
+    return FALSE;
+
+  take_resume_point (r, consumed, line);
+  if (have > 0)
+    {
+      /* The unterminated last piece (a line being written, or cut off) may change a
+       * request that the cache must keep as it was before it. */
+      r->resume.requests = g_array_copy (r->requests);
+      parse_piece (r, parser, buf, have, ++line, TRUE);
+    }
+  return TRUE;
+}
+
+guint32
+rt_file_parse_add_request (RtFileParse *r, const RtRequest *q)
+{
+  RtStrView id = { q->id ? q->id : "", q->id ? strlen (q->id) : 0 };
+  guint32 idx = request_for_line (r, id, TRUE);
+  RtRequest *dst = &g_array_index (r->requests, RtRequest, idx);
+  const char *interned_id = dst->id;
+  *dst = *q;
+  dst->id = interned_id;
+  dst->file = r->file_index;
+  dst->step = r->file->step;
+  dst->worker = r->file->worker;
+  dst->finish_reason = q->finish_reason ? g_string_chunk_insert_const (r->strings, q->finish_reason) : NULL;
+  return idx;
+}
+
+/* Gives each request its turn records: its turn_timings, or failing those, its
+ * turn_end lines. */
+GArray *
+rt_file_parse_collect_turns (RtFileParse *r)
+{
+  guint n_req = r->requests->len;
+  g_autofree guint32 *from_timings = g_new0 (guint32, n_req);
+  g_autofree guint32 *from_ends = g_new0 (guint32, n_req);
+  for (guint i = 0; i < r->timing_turns->len; i++)
+    from_timings[g_array_index (r->timing_turns, RtTurnRecord, i).request]++;
+  for (guint i = 0; i < r->end_turns->len; i++)
+    from_ends[g_array_index (r->end_turns, RtTurnRecord, i).request]++;
+
+  guint32 next = 0;
+  for (guint i = 0; i < n_req; i++)
+    {
+      RtRequest *q = &g_array_index (r->requests, RtRequest, i);
+      q->turns_from_timings = q->turns_from_timings && from_timings[i] > 0;
+      q->first_turn = next;
+      q->n_turns = q->turns_from_timings ? from_timings[i] : from_ends[i];
+      next += q->n_turns;
+    }
+
+  GArray *turns = g_array_sized_new (FALSE, FALSE, sizeof (RtTurnFigures), next);
+  g_array_set_size (turns, next);
+  g_autofree guint32 *filled = g_new0 (guint32, n_req);
+  for (int pass = 0; pass < 2; pass++)
+    {
+      GArray *src = pass == 0 ? r->timing_turns : r->end_turns;
+      for (guint i = 0; i < src->len; i++)
+        {
+          const RtTurnRecord *t = &g_array_index (src, RtTurnRecord, i);
+          const RtRequest *q = &g_array_index (r->requests, RtRequest, t->request);
+          if (q->turns_from_timings != (pass == 0))
+            continue;
+          g_array_index (turns, RtTurnFigures, q->first_turn + filled[t->request]++) = t->figures;
+        }
+    }
+  return turns;
+}
+

@@ -1,0 +1,133 @@
+#!/usr/bin/env bash
+# t-cache.sh: the binary cache gives the same answers as reading the JSONL, reads only what
+# grew, and is never trusted when it is damaged, cut, from another version or byte order.
+. "$(dirname "$0")/lib.sh"
+
+C="$TMP/cachedir"
+"$BUILD/rt-synth" "$TMP/exp" --steps 3 --workers 3 --requests 12 --seed 21 --faults --quiet || fail "rt-synth"
+
+# cache_field FIELD: a key of rt-check's "cache" object, from the last run's output
+cache_field () { python3 -c "import json,sys; v=json.load(open(sys.argv[1]))['cache'][sys.argv[2]]; print(str(v).lower())" "$TMP/out" "$1"; }
+check_cache () { expect_exit 0 "$BUILD/rt-check" "$TMP/exp" --json --cache-dir "$C"; }
+expect_field () {
+  local got; got=$(cache_field "$1")
+  [ "$got" = "$2" ] && ok || fail "$3: cache.$1 is $got, expected $2"
+}
+
+# answers_match LABEL: every analyzer answers the same from the cache as without it
+answers_match () {
+  local a args
+  for a in check cdf overview events turns turn-dist workers workers-step requests; do
+    case $a in
+      check) args=() ;;
+      workers-step) args=(--step 2 --out "$TMP/o" --no-render) ;;
+      *) args=(--out "$TMP/o" --no-render) ;;
+    esac
+    local bin=rt-${a%-step}
+    "$BUILD/$bin" "$TMP/exp" "${args[@]}" --json --no-cache >"$TMP/plain.json" 2>/dev/null
+    "$BUILD/$bin" "$TMP/exp" "${args[@]}" --json --cache-dir "$C" >"$TMP/cached.json" 2>"$TMP/cached.err"
+    if python3 - "$TMP/plain.json" "$TMP/cached.json" <<'PY'
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:])
+a.pop("cache", None); b.pop("cache", None)
+sys.exit(0 if a == b else 1)
+PY
+    then ok; else fail "$1: $bin ${args[*]} answers differently with the cache"; fi
+  done
+}
+
+check_cache
+expect_field used false "first load"
+expect_field written true "first load"
+check_cache
+expect_field used true "second load"
+expect_field files_parsed 0 "second load"
+expect_field files_resumed 0 "second load"
+# only the unterminated last piece of a cut file is read again (the cache never holds it)
+[ "$(cache_field bytes_read)" -lt 4096 ] && ok || fail "second load read $(cache_field bytes_read) bytes"
+answers_match "an unchanged experiment"
+
+# a file that grew is read only from its last complete line
+f="$TMP/exp/step_2/worker_1.jsonl"
+cp "$f" "$TMP/whole"
+size=$(stat -c %s "$f")
+head -c $((size / 2)) "$TMP/whole" >"$TMP/half"
+cat "$TMP/half" >"$f"                      # same inode, cut mid-line
+check_cache
+expect_field files_parsed 1 "after cutting a file"  # shorter than cached: read again
+check_cache                                # cached as it is now
+cat "$TMP/whole" >"$f"                     # the rest arrives
+check_cache
+expect_field files_resumed 1 "after the file grew"
+read_bytes=$(cache_field bytes_read)
+[ "$read_bytes" -gt 0 ] && [ "$read_bytes" -lt "$size" ] && ok \
+  || fail "a grown file was read from the start ($read_bytes of $size bytes)"
+answers_match "a grown file"
+
+# another file under the same name (new inode) is read again
+cp "$f" "$f.new" && mv "$f.new" "$f"
+check_cache
+expect_field files_parsed 1 "a replaced file"
+
+# a file that is gone, and one that is new
+rm "$TMP/exp/step_1/worker_0.jsonl"
+check_cache
+expect_field written true "a file was removed"
+answers_match "a removed file"
+
+# damage of every kind: detected, ignored, rebuilt
+cachefile=$(ls "$C"/*.rtc)
+damage () {   # damage HOW LABEL: apply HOW to the cache, expect rejection naming WHY
+  python3 - "$cachefile" "$1" <<'PY'
+import struct, sys
+path, how = sys.argv[1], sys.argv[2]
+data = bytearray(open(path, "rb").read())
+if how == "truncate":
+    data = data[: len(data) // 2]
+elif how == "byte-order":
+    data[8:12] = struct.pack("<I", 0x04030201)
+elif how == "version":
+    data[24:40] = b"0.0.0-other".ljust(16, b"\0")
+elif how == "tables":
+    meta_offset = struct.unpack_from("<Q", data, 48)[0]
+    data[meta_offset + 40] ^= 0xFF
+elif how == "rows":
+    data[200] ^= 0xFF
+elif how == "garbage":
+    data = bytearray(b"not a cache at all\n" * 10)
+open(path, "wb").write(data)
+PY
+}
+for how in truncate byte-order version tables garbage; do
+  check_cache                              # a good cache again
+  damage "$how"
+  check_cache
+  expect_field used false "cache damaged ($how)"
+  expect_field written true "cache damaged ($how)"
+  [ "$(cache_field rejected)" != none ] && ok || fail "cache damaged ($how): no reason given"
+  answers_match "after damage ($how)"
+done
+check_cache
+damage rows                               # rows are checked when first used
+expect_exit 0 "$BUILD/rt-cdf" "$TMP/exp" --event turn_engine_call --json --cache-dir "$C" --out "$TMP/o" --no-render
+cp "$TMP/out" "$TMP/rows-damaged.json"
+expect_exit 0 "$BUILD/rt-cdf" "$TMP/exp" --event turn_engine_call --json --no-cache --out "$TMP/o" --no-render
+cmp -s "$TMP/out" "$TMP/rows-damaged.json" && ok || fail "damaged rows changed an answer"
+check_cache
+expect_field used false "after damaged rows were found"   # that cache was removed
+
+# two analyzers at once leave a cache that the next one can use
+rm -rf "$C"
+"$BUILD/rt-cdf" "$TMP/exp" --cache-dir "$C" --quiet --no-render --out "$TMP/o1" &
+"$BUILD/rt-events" "$TMP/exp" --cache-dir "$C" --quiet --no-render --out "$TMP/o2" &
+wait
+check_cache
+expect_field used true "after two analyzers at once"
+ls "$C"/.rolltrace-* >/dev/null 2>&1 && fail "a temporary cache file was left behind" || ok
+answers_match "after two analyzers at once"
+
+# --no-cache neither reads nor writes
+rm -rf "$C"
+expect_exit 0 "$BUILD/rt-check" "$TMP/exp" --no-cache --cache-dir "$C"
+[ ! -e "$C" ] && ok || fail "--no-cache wrote a cache"
+finish

@@ -1,5 +1,5 @@
 /* cache.c: the binary cache of an experiment's tables, so that later analyzers skip the JSON.
- * Never trusted blindly: version, byte order, size and checksums are checked before any use. */
+ * Never trusted blindly: version, byte order, size, bounds and checksums are checked first. */
 #include "load-private.h"
 #include "rolltrace/rt-error.h"
 
@@ -16,43 +16,79 @@
 #define RT_VERSION "0.0"
 #endif
 
-/* Bump on any change of what is written below. */
-#define CACHE_FORMAT 1
+/* Bump on any change of the layout below. */
+#define CACHE_FORMAT 2
 #define BYTE_ORDER_MARK 0x01020304u
-#define ROWS_START 128
+#define NO_STRING G_MAXUINT64
 
-/* Layout: this header, the event rows of every file (each file's rows together,
- * as of its last newline), then the "meta" section: names, files, requests, turn
- * records and problems, serialized field by field. */
+/* Layout: the header; the event rows of every file (each file's rows together, as
+ * of its last newline); then fixed-size tables (files, requests, turns, problems,
+ * names) and a blob of NUL-terminated strings they point into by offset. Rows are
+ * used in place from a mapping; tables are read in one go and copied. */
 typedef struct {
   char magic[8];              /* "RTCACHE\n" */
   guint32 byte_order;         /* BYTE_ORDER_MARK as the writer saw it */
   guint32 format;             /* CACHE_FORMAT */
   guint32 event_size;         /* sizeof (RtEvent) */
-  guint32 reserved;
+  guint32 n_names;
   char version[16];           /* the rolltrace that wrote it */
   guint64 total_size;         /* of the whole file: a shorter one was cut */
-  guint64 meta_offset, meta_size, meta_checksum;
+  guint64 tables_at, tables_size, tables_checksum;
+  guint64 strings_at, strings_size, strings_checksum;
+  guint64 n_files, n_requests, n_turns, n_problems;
+  guint64 experiment;         /* string: the canonical path it was made for */
   guint64 header_checksum;    /* of everything above */
 } CacheHeader;
 
+#define ROWS_START 256
 G_STATIC_ASSERT (sizeof (CacheHeader) <= ROWS_START);
 
-/* One file as the cache describes it, found when the meta section is checked. */
 typedef struct {
-  const char *path;           /* in the mapping, NUL-terminated */
-  guint64 size, inode, resume_offset;
+  guint64 path;                       /* string */
+  gint32 step, worker;
+  guint64 size, inode;
   gint64 mtime_us;
-  gsize meta_at;              /* where the rest of its record starts */
-} CachedFile;
+  guint64 resume_offset, resume_line; /* the last newline */
+  guint64 lines, events, bad_lines, field_problems, problems_total;
+  double start_min_s;
+  double step_sum_s[RT_N_STEP_EVENTS];
+  guint32 n_complete, schema;
+  guint64 rows_at, rows_checksum;
+  guint32 n_rows, first_request;
+  guint32 n_requests, first_problem;
+  guint32 n_problems, reserved;
+} CacheFile;
+
+typedef struct {
+  guint64 id, finish_reason;          /* strings; NO_STRING: none */
+  double end_s, total_s;
+  gint32 turns, response_length;
+  guint32 first_turn, n_turns;        /* in the turns table */
+  guint32 complete, turns_from_timings;
+} CacheRequest;
+
+typedef struct {
+  guint64 line, reason;               /* reason: string */
+} CacheProblem;
+
+/* The tables section: its parts, in this order. */
+typedef struct {
+  const CacheFile *files;
+  const CacheRequest *requests;
+  const RtTurnFigures *turns;
+  const CacheProblem *problems;
+  const guint64 *names;               /* strings */
+} Tables;
 
 struct _RtCacheMap {
-  const guint8 *data;
+  const guint8 *data;                 /* the whole file, mapped (rows are used from it) */
   gsize size;
-  const guint8 *meta;
-  gsize meta_size;
-  GArray *files;              /* CachedFile */
-  GHashTable *by_path;        /* path -> index + 1 */
+  guint8 *tables_buf;                 /* the tables, read; freed once loading is done */
+  char *strings;                      /* the strings, read; kept: requests point into them */
+  gsize strings_size;
+  CacheHeader h;
+  Tables t;
+  GHashTable *by_path;                /* path -> index + 1 */
 };
 
 /* ---- the checksum --------------------------------------------------------------- */
@@ -88,83 +124,14 @@ rt_hash64 (const void *data, gsize len, guint64 seed)
   return mix (h, 0);
 }
 
-/* ---- reading the meta section, bounds-checked ------------------------------------ */
+/* ---- opening ---------------------------------------------------------------------- */
 
-typedef struct {
-  const guint8 *p;
-  gsize pos, len;
-  gboolean bad;
-} Reader;
-
-static void
-take (Reader *r, void *out, gsize n)
+static gsize
+tables_size_for (const CacheHeader *h)
 {
-  if (r->bad || n > r->len - r->pos)
-    {
-      r->bad = TRUE;
-      memset (out, 0, n);
-      return;
-    }
-  memcpy (out, r->p + r->pos, n);
-  r->pos += n;
-}
-
-static guint32 get_u32 (Reader *r) { guint32 v; take (r, &v, 4); return v; }
-static guint64 get_u64 (Reader *r) { guint64 v; take (r, &v, 8); return v; }
-static double get_f64 (Reader *r) { double v; take (r, &v, 8); return v; }
-static guint8 get_u8 (Reader *r) { guint8 v; take (r, &v, 1); return v; }
-
-/* A string written with its length and a NUL: returned in place, or NULL if bad. */
-static const char *
-get_str (Reader *r)
-{
-  guint32 n = get_u32 (r);
-  if (r->bad || (gsize) n + 1 > r->len - r->pos || r->p[r->pos + n] != '\0')
-    {
-      r->bad = TRUE;
-      return NULL;
-    }
-  const char *s = (const char *) r->p + r->pos;
-  r->pos += (gsize) n + 1;
-  return s;
-}
-
-static void
-skip (Reader *r, gsize n)
-{
-  if (r->bad || n > r->len - r->pos)
-    r->bad = TRUE;
-  else
-    r->pos += n;
-}
-
-#define TURN_RECORD_SIZE (4 + 4 + 5 * 8)
-#define COUNTERS_SIZE (5 * 8 + 4 + 8 + RT_N_STEP_EVENTS * 8 + 4)
-
-/* Walks a file's record after its identity: to check it, or to restore it. */
-static void
-skip_file_rest (Reader *r)
-{
-  skip (r, 16 + COUNTERS_SIZE + 8 + 4 + 8);   /* resume, counters, rows */
-  guint32 n_req = get_u32 (r);
-  for (guint32 i = 0; i < n_req && !r->bad; i++)
-    {
-      get_str (r);
-      if (get_u8 (r))
-        get_str (r);
-      skip (r, 1 + 8 + 8 + 4 + 4 + 1);
-    }
-  for (int k = 0; k < 2; k++)
-    {
-      guint32 n = get_u32 (r);
-      skip (r, (gsize) n * TURN_RECORD_SIZE);
-    }
-  guint32 n_prob = get_u32 (r);
-  for (guint32 i = 0; i < n_prob && !r->bad; i++)
-    {
-      get_u64 (r);
-      get_str (r);
-    }
+  return h->n_files * sizeof (CacheFile) + h->n_requests * sizeof (CacheRequest)
+         + h->n_turns * sizeof (RtTurnFigures) + h->n_problems * sizeof (CacheProblem)
+         + (gsize) h->n_names * sizeof (guint64);
 }
 
 static gboolean
@@ -181,11 +148,102 @@ header_ok (const CacheHeader *h, gsize file_size, const char **why)
     *why = "truncated";
   else if (h->header_checksum != rt_hash64 (h, offsetof (CacheHeader, header_checksum), 0))
     *why = "damaged header";
-  else if (h->meta_offset > file_size || h->meta_size > file_size - h->meta_offset)
+  else if (h->n_files > G_MAXUINT32 || h->n_requests > G_MAXUINT32 || h->n_turns > G_MAXUINT32
+           || h->n_problems > G_MAXUINT32 || h->tables_at > file_size
+           || h->tables_size > file_size - h->tables_at || h->tables_size != tables_size_for (h)
+           || h->strings_at > file_size || h->strings_size > file_size - h->strings_at
+           || h->strings_size == 0)
     *why = "damaged header";
   else
     return TRUE;
   return FALSE;
+}
+
+/* The tables' checksum: of the checksums of its five parts, so that the writer
+ * need not put them together in memory. */
+static guint64
+tables_checksum (const RtCacheMap *m)
+{
+  const CacheHeader *h = &m->h;
+  gsize sizes[5] = { h->n_files * sizeof (CacheFile), h->n_requests * sizeof (CacheRequest),
+                     h->n_turns * sizeof (RtTurnFigures), h->n_problems * sizeof (CacheProblem),
+                     (gsize) h->n_names * sizeof (guint64) };
+  guint64 sums[5];
+  const guint8 *p = m->tables_buf;
+  for (guint i = 0; i < 5; i++)
+    {
+      sums[i] = rt_hash64 (p, sizes[i], 1);
+      p += sizes[i];
+    }
+  return rt_hash64 (sums, sizeof sums, 1);
+}
+
+static gboolean
+read_at (int fd, void *buf, gsize n, guint64 at)
+{
+  guint8 *p = buf;
+  while (n > 0)
+    {
+      gssize r = pread (fd, p, n, (off_t) at);
+      if (r < 0 && errno == EINTR)
+        continue;
+      if (r <= 0)
+        return FALSE;
+      p += r;
+      n -= (gsize) r;
+      at += (guint64) r;
+    }
+  return TRUE;
+}
+
+static gboolean
+string_ok (const RtCacheMap *m, guint64 s)
+{
+  return s < m->strings_size;   /* the blob ends in a NUL, so every string ends */
+}
+
+/* Every offset and range of the tables points inside what it refers to. */
+static gboolean
+tables_ok (const RtCacheMap *m)
+{
+  const CacheHeader *h = &m->h;
+  if (m->strings[m->strings_size - 1] != '\0' || !string_ok (m, h->experiment))
+    return FALSE;
+  for (guint64 i = 0; i < h->n_names; i++)
+    if (!string_ok (m, m->t.names[i]))
+      return FALSE;
+  for (guint64 i = 0; i < h->n_files; i++)
+    {
+      const CacheFile *f = &m->t.files[i];
+      if (!string_ok (m, f->path) || (guint64) f->first_request + f->n_requests > h->n_requests
+          || (guint64) f->first_problem + f->n_problems > h->n_problems
+          || f->rows_at % 8 != 0 || f->rows_at > m->size
+          || (guint64) f->n_rows * sizeof (RtEvent) > m->size - f->rows_at)
+        return FALSE;
+    }
+  for (guint64 i = 0; i < h->n_requests; i++)
+    {
+      const CacheRequest *q = &m->t.requests[i];
+      if (!string_ok (m, q->id) || (q->finish_reason != NO_STRING && !string_ok (m, q->finish_reason))
+          || (guint64) q->first_turn + q->n_turns > h->n_turns)
+        return FALSE;
+    }
+  for (guint64 i = 0; i < h->n_problems; i++)
+    if (!string_ok (m, m->t.problems[i].reason))
+      return FALSE;
+  return TRUE;
+}
+
+static void
+map_free (RtCacheMap *m)
+{
+  if (m->data)
+    munmap ((void *) m->data, m->size);
+  rt_huge_free (m->tables_buf);
+  rt_huge_free (m->strings);
+  if (m->by_path)
+    g_hash_table_unref (m->by_path);
+  g_free (m);
 }
 
 RtCacheMap *
@@ -195,115 +253,106 @@ rt_cache_open (const char *path, const char *exp_canonical, RtEventRegistry *reg
   int fd = open (path, O_RDONLY | O_CLOEXEC);
   if (fd < 0)
     return NULL;   /* no cache yet: not a rejection */
+  RtCacheMap *m = g_new0 (RtCacheMap, 1);
   struct stat st;
-  if (fstat (fd, &st) != 0 || (gsize) st.st_size < sizeof (CacheHeader))
+  if (fstat (fd, &st) != 0 || (gsize) st.st_size < sizeof (CacheHeader)
+      || !read_at (fd, &m->h, sizeof m->h, 0))
     {
-      close (fd);
       *why = "truncated";
-      return NULL;
+      goto reject;
     }
-  void *data = mmap (NULL, (gsize) st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-  close (fd);
-  if (data == MAP_FAILED)
+  m->size = (gsize) st.st_size;
+  if (!header_ok (&m->h, m->size, why))
+    goto reject;
+
+  /* the tables and strings are read (and checked) whole; rows stay mapped */
+  m->tables_buf = rt_huge_alloc (m->h.tables_size + 8);
+  m->strings_size = m->h.strings_size;
+  m->strings = rt_huge_alloc (m->strings_size);
+  if (!read_at (fd, m->tables_buf, m->h.tables_size, m->h.tables_at)
+      || !read_at (fd, m->strings, m->strings_size, m->h.strings_at))
     {
       *why = "unreadable";
-      return NULL;
+      goto reject;
     }
-
-  g_autofree RtCacheMap *map = g_new0 (RtCacheMap, 1);
-  map->data = data;
-  map->size = (gsize) st.st_size;
-  CacheHeader h;
-  memcpy (&h, data, sizeof h);
-  if (!header_ok (&h, map->size, why))
-    goto reject;
-  map->meta = map->data + h.meta_offset;
-  map->meta_size = h.meta_size;
-  if (rt_hash64 (map->meta, map->meta_size, 1) != h.meta_checksum)
+  if (tables_checksum (m) != m->h.tables_checksum
+      || rt_hash64 (m->strings, m->strings_size, 3) != m->h.strings_checksum)
     {
       *why = "damaged tables";
       goto reject;
     }
+  const guint8 *p = m->tables_buf;
+  m->t.files = (const CacheFile *) p;
+  p += m->h.n_files * sizeof (CacheFile);
+  m->t.requests = (const CacheRequest *) p;
+  p += m->h.n_requests * sizeof (CacheRequest);
+  m->t.turns = (const RtTurnFigures *) p;
+  p += m->h.n_turns * sizeof (RtTurnFigures);
+  m->t.problems = (const CacheProblem *) p;
+  p += m->h.n_problems * sizeof (CacheProblem);
+  m->t.names = (const guint64 *) p;
 
-  Reader r = { map->meta, 0, map->meta_size, FALSE };
-  const char *exp = get_str (&r);
-  if (exp == NULL || strcmp (exp, exp_canonical) != 0)
+  void *data = mmap (NULL, m->size, PROT_READ, MAP_PRIVATE, fd, 0);
+  if (data == MAP_FAILED)
+    {
+      *why = "unreadable";
+      goto reject;
+    }
+  m->data = data;
+  close (fd);
+  fd = -1;
+
+  if (!tables_ok (m))
+    {
+      *why = "damaged tables";
+      goto reject;
+    }
+  if (strcmp (m->strings + m->h.experiment, exp_canonical) != 0)
     {
       *why = "made for another experiment";
       goto reject;
     }
   /* names in id order: interned into a fresh registry they get the same ids */
-  guint32 n_names = get_u32 (&r);
-  for (guint32 i = 0; i < n_names && !r.bad; i++)
+  for (guint32 i = 0; i < m->h.n_names; i++)
     {
-      const char *name = get_str (&r);
+      const char *name = m->strings + m->t.names[i];
       RtSchemaFlags schema;
-      if (name == NULL || rt_event_registry_intern (reg, name, strlen (name), TRUE, &schema) != i)
-        r.bad = TRUE;
-    }
-  map->files = g_array_new (FALSE, FALSE, sizeof (CachedFile));
-  map->by_path = g_hash_table_new (g_str_hash, g_str_equal);
-  guint32 n_files = get_u32 (&r);
-  for (guint32 i = 0; i < n_files && !r.bad; i++)
-    {
-      CachedFile cf;
-      cf.path = get_str (&r);
-      get_u32 (&r);   /* step */
-      get_u32 (&r);   /* worker */
-      cf.size = get_u64 (&r);
-      cf.mtime_us = (gint64) get_u64 (&r);
-      cf.inode = get_u64 (&r);
-      cf.meta_at = r.pos;
-      cf.resume_offset = get_u64 (&r);
-      r.pos = cf.meta_at;
-      skip_file_rest (&r);
-      if (!r.bad)
+      if (rt_event_registry_intern (reg, name, strlen (name), TRUE, &schema) != i)
         {
-          g_array_append_val (map->files, cf);
-          g_hash_table_insert (map->by_path, (gpointer) cf.path, GUINT_TO_POINTER (map->files->len));
+          *why = "damaged tables";
+          goto reject;
         }
     }
-  if (r.bad || r.pos != r.len)
-    {
-      *why = "damaged tables";
-      goto reject;
-    }
-  return g_steal_pointer (&map);
+  m->by_path = g_hash_table_new (g_str_hash, g_str_equal);
+  for (guint32 i = 0; i < m->h.n_files; i++)
+    g_hash_table_insert (m->by_path, m->strings + m->t.files[i].path, GUINT_TO_POINTER (i + 1));
+  return m;
 
 reject:
-  munmap ((void *) map->data, map->size);
-  if (map->files)
-    g_array_unref (map->files);
-  if (map->by_path)
-    g_hash_table_unref (map->by_path);
+  if (fd >= 0)
+    close (fd);
+  map_free (m);
   return NULL;
 }
 
 void
 rt_cache_close (RtCacheMap *map)
 {
-  if (map == NULL)
-    return;
-  munmap ((void *) map->data, map->size);
-  g_array_unref (map->files);
-  g_hash_table_unref (map->by_path);
-  g_free (map);
+  if (map != NULL)
+    map_free (map);
 }
 
 void
-rt_cache_release_meta (RtCacheMap *map)
+rt_cache_loaded (RtCacheMap *map)
 {
-  gsize page = (gsize) sysconf (_SC_PAGESIZE);
-  guintptr start = ((guintptr) map->meta + page - 1) & ~(guintptr) (page - 1);
-  guintptr end = (guintptr) map->data + map->size;
-  if (end > start)
-    madvise ((void *) start, end - start, MADV_DONTNEED);
+  g_clear_pointer (&map->tables_buf, rt_huge_free);
+  memset (&map->t, 0, sizeof map->t);
 }
 
 guint
 rt_cache_n_files (RtCacheMap *map)
 {
-  return map->files->len;
+  return (guint) map->h.n_files;
 }
 
 gboolean
@@ -312,7 +361,7 @@ rt_cache_find (RtCacheMap *map, const RtFile *f, guint *record)
   gpointer hit = g_hash_table_lookup (map->by_path, f->path);
   if (hit == NULL)
     return FALSE;
-  const CachedFile *cf = &g_array_index (map->files, CachedFile, GPOINTER_TO_UINT (hit) - 1);
+  const CacheFile *cf = &map->t.files[GPOINTER_TO_UINT (hit) - 1];
   /* another file under the same name, or one that was cut: read it again */
   if (cf->inode != f->inode || f->size < cf->resume_offset)
     return FALSE;
@@ -323,97 +372,140 @@ rt_cache_find (RtCacheMap *map, const RtFile *f, guint *record)
 gboolean
 rt_cache_unchanged (RtCacheMap *map, guint record, const RtFile *f)
 {
-  const CachedFile *cf = &g_array_index (map->files, CachedFile, record);
+  const CacheFile *cf = &map->t.files[record];
   return cf->size == f->size && cf->mtime_us == f->mtime_us;
 }
 
-static void
-get_turn_records (Reader *r, GArray *out)
+gboolean
+rt_cache_complete (RtCacheMap *map, guint record, const RtFile *f)
 {
-  guint32 n = get_u32 (r);
-  g_array_set_size (out, 0);
-  for (guint32 i = 0; i < n && !r->bad; i++)
+  return rt_cache_unchanged (map, record, f) && map->t.files[record].resume_offset == f->size;
+}
+
+/* The file row and resume point of a cached file. */
+static void
+restore_counters (const CacheFile *cf, RtFile *f, RtResume *rp)
+{
+  f->lines = cf->lines;
+  f->events = cf->events;
+  f->bad_lines = cf->bad_lines;
+  f->field_problems = cf->field_problems;
+  f->problems_total = cf->problems_total;
+  f->n_complete = cf->n_complete;
+  f->start_min_s = cf->start_min_s;
+  memcpy (f->step_sum_s, cf->step_sum_s, sizeof f->step_sum_s);
+  f->schema = cf->schema;
+  f->n_events = cf->n_rows;
+  rp->offset = cf->resume_offset;
+  rp->line = cf->resume_line;
+  rp->counters = *f;
+  rp->counters.path = NULL;
+  rp->n_events = cf->n_rows;
+  rp->n_requests = cf->n_requests;
+  rp->n_problems = cf->n_problems;
+  rp->n_timing = rp->n_end = 0;
+  rp->requests = NULL;
+}
+
+static RtRequest
+restore_request (const RtCacheMap *m, const CacheRequest *cq, const RtFile *f, guint file_index)
+{
+  RtRequest q = { 0 };
+  q.id = m->strings + cq->id;
+  q.finish_reason = cq->finish_reason == NO_STRING ? NULL : m->strings + cq->finish_reason;
+  q.file = file_index;
+  q.step = f->step;
+  q.worker = f->worker;
+  q.complete = cq->complete;
+  q.end_s = cq->end_s;
+  q.total_s = cq->total_s;
+  q.turns = cq->turns;
+  q.response_length = cq->response_length;
+  q.first_turn = cq->first_turn;
+  q.n_turns = cq->n_turns;
+  q.turns_from_timings = cq->turns_from_timings;
+  return q;
+}
+
+static GArray *
+restore_problems (const RtCacheMap *m, const CacheFile *cf, const RtFile *f, guint file_index)
+{
+  GArray *out = g_array_sized_new (FALSE, FALSE, sizeof (RtProblem), cf->n_problems);
+  for (guint32 k = 0; k < cf->n_problems; k++)
     {
-      RtTurnRecord t;
-      t.request = get_u32 (r);
-      t.figures.turn = (gint32) get_u32 (r);
-      t.figures.total_s = get_f64 (r);
-      t.figures.pre_process_s = get_f64 (r);
-      t.figures.engine_call_s = get_f64 (r);
-      t.figures.post_process_s = get_f64 (r);
-      t.figures.tool_parsing_s = get_f64 (r);
-      g_array_append_val (out, t);
+      const CacheProblem *cp = &m->t.problems[cf->first_problem + k];
+      RtProblem pr = { g_strdup_printf ("%s:%" G_GUINT64_FORMAT, f->path, cp->line),
+                       g_intern_string (m->strings + cp->reason), file_index, cp->line };
+      g_array_append_val (out, pr);
     }
+  return out;
+}
+
+void
+rt_cache_reserve (RtCacheMap *map, RtTrace *t)
+{
+  /* exact sizes: the tables then grow without a copy, on huge pages */
+  g_array_set_size (g_array_set_size (t->requests, (guint) map->h.n_requests), 0);
+  g_array_set_size (g_array_set_size (t->turns, (guint) map->h.n_turns), 0);
+  rt_advise_huge_pages (t->requests->data, map->h.n_requests * sizeof (RtRequest));
+  rt_advise_huge_pages (t->turns->data, map->h.n_turns * sizeof (RtTurnFigures));
+}
+
+void
+rt_cache_adopt (RtCacheMap *map, guint record, RtTrace *t, guint file_index)
+{
+  const CacheFile *cf = &map->t.files[record];
+  RtFile *f = &g_array_index (t->files, RtFile, file_index);
+  RtFileState *fs = &t->priv->files[file_index];
+  restore_counters (cf, f, &fs->resume);
+
+  f->first_request = t->requests->len;
+  f->n_requests = cf->n_requests;
+  guint32 turn_base = t->turns->len;
+  for (guint32 k = 0; k < cf->n_requests; k++)
+    {
+      const CacheRequest *cq = &map->t.requests[cf->first_request + k];
+      RtRequest q = restore_request (map, cq, f, file_index);
+      g_array_append_vals (t->turns, &map->t.turns[cq->first_turn], cq->n_turns);
+      q.first_turn = turn_base;
+      turn_base += q.n_turns;
+      g_array_append_val (t->requests, q);
+    }
+  fs->problems = restore_problems (map, cf, f, file_index);
+  t->problems_total += f->problems_total;
+  fs->origin = RT_FILE_CACHED;
+  fs->mapped = (const RtEvent *) (map->data + cf->rows_at);
+  fs->mapped_checksum = cf->rows_checksum;
 }
 
 void
 rt_cache_restore (RtCacheMap *map, guint record, RtFileParse *p, const RtEvent **rows,
-                  guint64 *rows_checksum, RtResume *resume)
+                  guint64 *rows_checksum)
 {
-  const CachedFile *cf = &g_array_index (map->files, CachedFile, record);
-  Reader r = { map->meta, cf->meta_at, map->meta_size, FALSE };
+  const CacheFile *cf = &map->t.files[record];
   RtFile *f = p->file;
+  restore_counters (cf, f, &p->resume);
+  *rows = (const RtEvent *) (map->data + cf->rows_at);
+  *rows_checksum = cf->rows_checksum;
 
-  resume->offset = get_u64 (&r);
-  resume->line = get_u64 (&r);
-  f->lines = get_u64 (&r);
-  f->events = get_u64 (&r);
-  f->bad_lines = get_u64 (&r);
-  f->field_problems = get_u64 (&r);
-  f->problems_total = get_u64 (&r);
-  f->n_complete = get_u32 (&r);
-  f->start_min_s = get_f64 (&r);
-  for (int e = 0; e < RT_N_STEP_EVENTS; e++)
-    f->step_sum_s[e] = get_f64 (&r);
-  f->schema = get_u32 (&r);
-  guint64 rows_at = get_u64 (&r);
-  guint32 n_rows = get_u32 (&r);
-  *rows_checksum = get_u64 (&r);
-  *rows = (const RtEvent *) (map->data + rows_at);
-
-  guint32 n_req = get_u32 (&r);
-  for (guint32 i = 0; i < n_req; i++)
+  /* requests, and their turns back as the turn records they came from */
+  for (guint32 k = 0; k < cf->n_requests; k++)
     {
-      RtRequest q = { 0 };
-      q.id = get_str (&r);
-      q.finish_reason = get_u8 (&r) ? get_str (&r) : NULL;
-      q.complete = get_u8 (&r);
-      q.end_s = get_f64 (&r);
-      q.total_s = get_f64 (&r);
-      q.turns = (gint32) get_u32 (&r);
-      q.response_length = (gint32) get_u32 (&r);
-      q.turns_from_timings = get_u8 (&r);
-      rt_file_parse_add_request (p, &q);
+      const CacheRequest *cq = &map->t.requests[cf->first_request + k];
+      RtRequest q = restore_request (map, cq, f, p->file_index);
+      guint32 local = rt_file_parse_add_request (p, &q);
+      GArray *records = cq->turns_from_timings ? p->timing_turns : p->end_turns;
+      for (guint32 j = 0; j < cq->n_turns; j++)
+        {
+          RtTurnRecord tr = { local, map->t.turns[cq->first_turn + j] };
+          g_array_append_val (records, tr);
+        }
     }
-  get_turn_records (&r, p->timing_turns);
-  get_turn_records (&r, p->end_turns);
-  guint64 problems_total = f->problems_total;
-  guint32 n_prob = get_u32 (&r);
-  for (guint32 i = 0; i < n_prob; i++)
-    {
-      guint64 line = get_u64 (&r);
-      const char *reason = get_str (&r);
-      rt_file_parse_add_problem (p, line, g_intern_string (reason ? reason : "?"));
-    }
-  f->problems_total = problems_total;   /* add_problem counted them again */
-  g_assert (!r.bad);   /* the whole section was walked when the cache was opened */
-
-  /* rows outside the mapping would be a bug in the writer, not damage: checked anyway */
-  if (rows_at > map->size || (guint64) n_rows * sizeof (RtEvent) > map->size - rows_at
-      || rows_at % 8 != 0)
-    {
-      *rows = NULL;
-      n_rows = 0;
-    }
-
-  resume->counters = *f;
-  resume->counters.path = NULL;
-  resume->n_events = n_rows;
-  resume->n_requests = p->requests->len;
-  resume->n_timing = p->timing_turns->len;
-  resume->n_end = p->end_turns->len;
-  resume->n_problems = p->problems->len;
-  resume->requests = NULL;
+  g_autoptr (GArray) problems = restore_problems (map, cf, f, p->file_index);
+  g_array_append_vals (p->problems, problems->data, problems->len);
+  g_array_set_size (problems, 0);   /* the strings moved to p->problems */
+  p->resume.n_timing = p->timing_turns->len;
+  p->resume.n_end = p->end_turns->len;
 }
 
 gboolean
@@ -426,35 +518,103 @@ rt_cache_rows_ok (const RtEvent *rows, guint32 n, guint64 checksum)
 
 /* ---- writing ------------------------------------------------------------------ */
 
-static void put (GByteArray *b, const void *p, gsize n) { g_byte_array_append (b, p, (guint) n); }
-static void put_u32 (GByteArray *b, guint32 v) { put (b, &v, 4); }
-static void put_u64 (GByteArray *b, guint64 v) { put (b, &v, 8); }
-static void put_f64 (GByteArray *b, double v) { put (b, &v, 8); }
-static void put_u8 (GByteArray *b, guint8 v) { put (b, &v, 1); }
+typedef struct {
+  GByteArray *files, *requests, *turns, *problems, *names;
+  GByteArray *strings;
+  GHashTable *shared;       /* strings written once: paths of reasons, names */
+} Writer;
 
-static void
-put_str (GByteArray *b, const char *s)
+static guint64
+add_string (Writer *w, const char *s)
 {
-  guint32 n = (guint32) strlen (s);
-  put_u32 (b, n);
-  put (b, s, (gsize) n + 1);
+  guint64 at = w->strings->len;
+  g_byte_array_append (w->strings, (const guint8 *) s, (guint) strlen (s) + 1);
+  return at;
+}
+
+/* Finish reasons and problem reasons repeat: each is written once. */
+static guint64
+add_shared_string (Writer *w, const char *s)
+{
+  gpointer hit = g_hash_table_lookup (w->shared, s);
+  if (hit != NULL)
+    return GPOINTER_TO_SIZE (hit) - 1;
+  guint64 at = add_string (w, s);
+  g_hash_table_insert (w->shared, (gpointer) s, GSIZE_TO_POINTER (at + 1));
+  return at;
+}
+
+/* A file's requests and turns as of its last newline: from its turn records when it
+ * was read in this run, else (taken from the cache) as the trace holds them. */
+static void
+add_file_requests (Writer *w, const RtTrace *t, guint i, CacheFile *cf)
+{
+  const RtFile *f = rt_trace_file (t, i);
+  const RtFileState *fs = &t->priv->files[i];
+  const RtResume *rp = &fs->resume;
+  g_autoptr (GArray) reqs = g_array_sized_new (FALSE, FALSE, sizeof (RtRequest), rp->n_requests);
+  g_autoptr (GArray) turns = g_array_new (FALSE, FALSE, sizeof (RtTurnFigures));
+  const RtRequest *src = rp->requests ? (const RtRequest *) rp->requests->data
+                                      : rt_trace_request (t, f->first_request);
+  g_array_append_vals (reqs, src, rp->n_requests);
+  if (fs->timing_turns != NULL)
+    rt_derive_turns ((RtRequest *) reqs->data, reqs->len,
+                     (const RtTurnRecord *) fs->timing_turns->data, rp->n_timing,
+                     (const RtTurnRecord *) fs->end_turns->data, rp->n_end, turns);
+  else
+    for (guint k = 0; k < reqs->len; k++)
+      {
+        RtRequest *q = &g_array_index (reqs, RtRequest, k);
+        g_array_append_vals (turns, &g_array_index (t->turns, RtTurnFigures, q->first_turn), q->n_turns);
+        q->first_turn = turns->len - q->n_turns;
+      }
+
+  guint32 turn_base = (guint32) (w->turns->len / sizeof (RtTurnFigures));
+  cf->first_request = (guint32) (w->requests->len / sizeof (CacheRequest));
+  cf->n_requests = reqs->len;
+  for (guint k = 0; k < reqs->len; k++)
+    {
+      const RtRequest *q = &g_array_index (reqs, RtRequest, k);
+      CacheRequest cq = {
+        .id = add_string (w, q->id),
+        .finish_reason = q->finish_reason ? add_shared_string (w, q->finish_reason) : NO_STRING,
+        .end_s = q->end_s, .total_s = q->total_s, .turns = q->turns,
+        .response_length = q->response_length, .first_turn = turn_base + q->first_turn,
+        .n_turns = q->n_turns, .complete = (guint32) q->complete,
+        .turns_from_timings = (guint32) q->turns_from_timings,
+      };
+      g_byte_array_append (w->requests, (const guint8 *) &cq, sizeof cq);
+    }
+  g_byte_array_append (w->turns, (const guint8 *) turns->data, turns->len * (guint) sizeof (RtTurnFigures));
 }
 
 static void
-put_turn_records (GByteArray *b, GArray *records, guint32 n)
+add_file (Writer *w, const RtTrace *t, guint i, guint64 rows_at, guint64 rows_checksum)
 {
-  put_u32 (b, n);
-  for (guint32 i = 0; i < n; i++)
+  const RtFile *f = rt_trace_file (t, i);
+  const RtFileState *fs = &t->priv->files[i];
+  const RtResume *rp = &fs->resume;
+  const RtFile *c = &rp->counters;
+  CacheFile cf = {
+    .path = add_string (w, f->path), .step = f->step, .worker = f->worker,
+    .size = f->size, .inode = f->inode, .mtime_us = f->mtime_us,
+    .resume_offset = rp->offset, .resume_line = rp->line,
+    .lines = c->lines, .events = c->events, .bad_lines = c->bad_lines,
+    .field_problems = c->field_problems, .problems_total = c->problems_total,
+    .start_min_s = c->start_min_s, .n_complete = c->n_complete, .schema = c->schema,
+    .rows_at = rows_at, .rows_checksum = rows_checksum, .n_rows = rp->n_events,
+  };
+  memcpy (cf.step_sum_s, c->step_sum_s, sizeof cf.step_sum_s);
+  add_file_requests (w, t, i, &cf);
+  cf.first_problem = (guint32) (w->problems->len / sizeof (CacheProblem));
+  cf.n_problems = rp->n_problems;
+  for (guint32 k = 0; k < rp->n_problems; k++)
     {
-      const RtTurnRecord *t = &g_array_index (records, RtTurnRecord, i);
-      put_u32 (b, t->request);
-      put_u32 (b, (guint32) t->figures.turn);
-      put_f64 (b, t->figures.total_s);
-      put_f64 (b, t->figures.pre_process_s);
-      put_f64 (b, t->figures.engine_call_s);
-      put_f64 (b, t->figures.post_process_s);
-      put_f64 (b, t->figures.tool_parsing_s);
+      const RtProblem *pr = &g_array_index (fs->problems, RtProblem, k);
+      CacheProblem cp = { pr->line, add_shared_string (w, pr->reason) };
+      g_byte_array_append (w->problems, (const guint8 *) &cp, sizeof cp);
     }
+  g_byte_array_append (w->files, (const guint8 *) &cf, sizeof cf);
 }
 
 static gboolean
@@ -463,77 +623,28 @@ write_all (int fd, const void *p, gsize n, GError **error)
   const guint8 *c = p;
   while (n > 0)
     {
-      gssize w = write (fd, c, n);
-      if (w < 0 && errno == EINTR)
+      gssize r = write (fd, c, n);
+      if (r < 0 && errno == EINTR)
         continue;
-      if (w <= 0)
+      if (r <= 0)
         {
           int e = errno;
           g_set_error (error, RT_ERROR, RT_ERROR_IO, "cannot write the cache: %s", g_strerror (e));
           return FALSE;
         }
-      c += w;
-      n -= (gsize) w;
+      c += r;
+      n -= (gsize) r;
     }
   return TRUE;
 }
 
-/* The meta record of one file, as of its last newline. */
 static void
-put_file (GByteArray *m, const RtTrace *t, guint i, guint64 rows_at, guint64 rows_checksum)
+writer_clear (Writer *w)
 {
-  const RtFile *f = rt_trace_file (t, i);
-  const RtFileState *fs = &t->priv->files[i];
-  const RtResume *rp = &fs->resume;
-  const RtFile *c = &rp->counters;
-
-  put_str (m, f->path);
-  put_u32 (m, (guint32) f->step);
-  put_u32 (m, (guint32) f->worker);
-  put_u64 (m, f->size);
-  put_u64 (m, (guint64) f->mtime_us);
-  put_u64 (m, f->inode);
-  put_u64 (m, rp->offset);
-  put_u64 (m, rp->line);
-  put_u64 (m, c->lines);
-  put_u64 (m, c->events);
-  put_u64 (m, c->bad_lines);
-  put_u64 (m, c->field_problems);
-  put_u64 (m, c->problems_total);
-  put_u32 (m, c->n_complete);
-  put_f64 (m, c->start_min_s);
-  for (int e = 0; e < RT_N_STEP_EVENTS; e++)
-    put_f64 (m, c->step_sum_s[e]);
-  put_u32 (m, c->schema);
-  put_u64 (m, rows_at);
-  put_u32 (m, rp->n_events);
-  put_u64 (m, rows_checksum);
-
-  put_u32 (m, rp->n_requests);
-  for (guint32 k = 0; k < rp->n_requests; k++)
-    {
-      const RtRequest *q = rp->requests ? &g_array_index (rp->requests, RtRequest, k)
-                                        : rt_trace_request (t, f->first_request + k);
-      put_str (m, q->id);
-      put_u8 (m, q->finish_reason != NULL);
-      if (q->finish_reason)
-        put_str (m, q->finish_reason);
-      put_u8 (m, (guint8) q->complete);
-      put_f64 (m, q->end_s);
-      put_f64 (m, q->total_s);
-      put_u32 (m, (guint32) q->turns);
-      put_u32 (m, (guint32) q->response_length);
-      put_u8 (m, (guint8) q->turns_from_timings);
-    }
-  put_turn_records (m, fs->timing_turns, rp->n_timing);
-  put_turn_records (m, fs->end_turns, rp->n_end);
-  put_u32 (m, rp->n_problems);
-  for (guint32 k = 0; k < rp->n_problems; k++)
-    {
-      const RtProblem *pr = &g_array_index (fs->problems, RtProblem, k);
-      put_u64 (m, pr->line);
-      put_str (m, pr->reason);
-    }
+  GByteArray **arrays[] = { &w->files, &w->requests, &w->turns, &w->problems, &w->names, &w->strings };
+  for (guint i = 0; i < G_N_ELEMENTS (arrays); i++)
+    g_clear_pointer (arrays[i], g_byte_array_unref);
+  g_clear_pointer (&w->shared, g_hash_table_unref);
 }
 
 gboolean
@@ -549,14 +660,20 @@ rt_cache_write (const RtTrace *t, const char *path, GError **error)
       return FALSE;
     }
 
-  g_autoptr (GByteArray) m = g_byte_array_new ();
+  Writer w = { g_byte_array_new (), g_byte_array_new (), g_byte_array_new (), g_byte_array_new (),
+               g_byte_array_new (), g_byte_array_new (), g_hash_table_new (g_str_hash, g_str_equal) };
+  CacheHeader h = { .byte_order = BYTE_ORDER_MARK, .format = CACHE_FORMAT,
+                    .event_size = sizeof (RtEvent) };
+  memcpy (h.magic, "RTCACHE\n", 8);
+  g_strlcpy (h.version, RT_VERSION, sizeof h.version);
   g_autofree char *exp = g_canonicalize_filename (t->path, NULL);
-  put_str (m, exp);
-  guint n_names = rt_event_registry_size (t->registry);
-  put_u32 (m, n_names);
-  for (guint i = 0; i < n_names; i++)
-    put_str (m, rt_event_registry_name (t->registry, (guint16) i));
-  put_u32 (m, t->files->len);
+  h.experiment = add_string (&w, exp);
+  h.n_names = rt_event_registry_size (t->registry);
+  for (guint i = 0; i < h.n_names; i++)
+    {
+      guint64 at = add_string (&w, rt_event_registry_name (t->registry, (guint16) i));
+      g_byte_array_append (w.names, (const guint8 *) &at, sizeof at);
+    }
 
   /* the rows of every file, as of its last newline, right after the header */
   static const guint8 zeros[ROWS_START] = { 0 };
@@ -566,23 +683,33 @@ rt_cache_write (const RtTrace *t, const char *path, GError **error)
     {
       const RtEvent *rows = rt_trace_file_events (t, i);
       gsize bytes = (gsize) t->priv->files[i].resume.n_events * sizeof (RtEvent);
-      guint64 checksum = rt_hash64 (rows, bytes, 2);
       ok = write_all (fd, rows, bytes, error);
-      put_file (m, t, i, at, checksum);
+      add_file (&w, t, i, at, rt_hash64 (rows, bytes, 2));
       at += bytes;
     }
 
-  CacheHeader h = { .byte_order = BYTE_ORDER_MARK, .format = CACHE_FORMAT,
-                    .event_size = sizeof (RtEvent) };
-  memcpy (h.magic, "RTCACHE\n", 8);
-  g_strlcpy (h.version, RT_VERSION, sizeof h.version);
-  h.meta_offset = at;
-  h.meta_size = m->len;
-  h.meta_checksum = rt_hash64 (m->data, m->len, 1);
-  h.total_size = at + m->len;
+  h.n_files = w.files->len / sizeof (CacheFile);
+  h.n_requests = w.requests->len / sizeof (CacheRequest);
+  h.n_turns = w.turns->len / sizeof (RtTurnFigures);
+  h.n_problems = w.problems->len / sizeof (CacheProblem);
+  h.tables_at = at;
+  h.tables_size = tables_size_for (&h);
+  GByteArray *parts[] = { w.files, w.requests, w.turns, w.problems, w.names };
+  guint64 part_sums[G_N_ELEMENTS (parts)];
+  for (guint i = 0; i < G_N_ELEMENTS (parts); i++)
+    {
+      part_sums[i] = rt_hash64 (parts[i]->data, parts[i]->len, 1);
+      ok = ok && write_all (fd, parts[i]->data, parts[i]->len, error);
+    }
+  h.tables_checksum = rt_hash64 (part_sums, sizeof part_sums, 1);
+  h.strings_at = h.tables_at + h.tables_size;
+  h.strings_size = w.strings->len;
+  h.strings_checksum = rt_hash64 (w.strings->data, w.strings->len, 3);
+  h.total_size = h.strings_at + h.strings_size;
   h.header_checksum = rt_hash64 (&h, offsetof (CacheHeader, header_checksum), 0);
-  ok = ok && write_all (fd, m->data, m->len, error)
+  ok = ok && write_all (fd, w.strings->data, w.strings->len, error)
        && pwrite (fd, &h, sizeof h, 0) == (gssize) sizeof h;
+  writer_clear (&w);
   if (close (fd) != 0)
     ok = FALSE;
   /* readers see the old cache or the new one, never half of one */

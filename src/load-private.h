@@ -54,6 +54,14 @@ struct _RtTracePrivate {
   RtLoadOptions opts;
 };
 
+/* ---- memory ------------------------------------------------------------------- */
+
+/* Page faults are costly (very much so on virtual machines): large buffers are
+ * asked for on transparent huge pages. rt_advise_huge_pages is a hint only. */
+void rt_advise_huge_pages (void *p, gsize len);
+void *rt_huge_alloc (gsize len);
+void rt_huge_free (void *p);
+
 /* ---- parse.c: one file ---------------------------------------------------------- */
 
 #define RT_NAME_SLOTS 256
@@ -110,6 +118,10 @@ void rt_file_parse_add_problem (RtFileParse *p, guint64 line, const char *reason
 /* Derives each request's turns: its turn_timings, or failing those its turn_end lines. */
 GArray *rt_file_parse_collect_turns (RtFileParse *p);
 
+/* The turns of requests from their turn records (see parse.c). */
+void rt_derive_turns (RtRequest *reqs, guint n_req, const RtTurnRecord *timing, guint n_timing,
+                      const RtTurnRecord *end, guint n_end, GArray *out);
+
 /* ---- cache.c ------------------------------------------------------------------ */
 
 /* Opens and checks the cache at `path` for the experiment `exp_canonical`; NULL (with
@@ -118,23 +130,34 @@ RtCacheMap *rt_cache_open (const char *path, const char *exp_canonical, RtEventR
                            const char **why);
 void rt_cache_close (RtCacheMap *map);
 
+/* How many files the cache describes. */
+guint rt_cache_n_files (RtCacheMap *map);
+
 /* The cached record of `f` (by path), if its file is still the same one: same
  * inode, not shorter than where the cache stopped. Returns FALSE otherwise. */
 gboolean rt_cache_find (RtCacheMap *map, const RtFile *f, guint *record);
 
-/* How many files the cache describes. */
-guint rt_cache_n_files (RtCacheMap *map);
+/* The file is exactly as cached and ends with a newline: nothing to read at all. */
+gboolean rt_cache_complete (RtCacheMap *map, guint record, const RtFile *f);
 
-/* Hands back the pages of the tables section once every file has been restored. */
-void rt_cache_release_meta (RtCacheMap *map);
-
-/* Whether the file is exactly as cached (size, mtime): nothing to read beyond the tail. */
+/* The file is as cached (its size and time): what follows the cached part is an
+ * unterminated last piece, not growth. */
 gboolean rt_cache_unchanged (RtCacheMap *map, guint record, const RtFile *f);
 
-/* Fills a fresh parse with the cached tables of `record`; `rows` receives the
- * mapped rows (not copied) and their checksum. */
+/* Sizes the trace's request and turn tables for what the cache holds. */
+void rt_cache_reserve (RtCacheMap *map, RtTrace *trace);
+
+/* Takes a complete file's tables straight into the trace: requests and turns are
+ * appended to the trace's tables, rows stay in the mapping. Not thread-safe. */
+void rt_cache_adopt (RtCacheMap *map, guint record, RtTrace *trace, guint file_index);
+
+/* Fills a fresh parse with the cached tables of `record`, to read on from where the
+ * cache stopped; `rows` receives the mapped rows (not copied) and their checksum. */
 void rt_cache_restore (RtCacheMap *map, guint record, RtFileParse *p, const RtEvent **rows,
-                       guint64 *rows_checksum, RtResume *resume);
+                       guint64 *rows_checksum);
+
+/* Frees what only loading needed; the strings stay, requests point into them. */
+void rt_cache_loaded (RtCacheMap *map);
 
 /* Checks mapped rows against their checksum. */
 gboolean rt_cache_rows_ok (const RtEvent *rows, guint32 n, guint64 checksum);

@@ -222,17 +222,11 @@ load_file (LoadJob *job, guint index, GError **error)
   guint record;
   if (job->cache != NULL && rt_cache_find (job->cache, p->file, &record))
     {
+      /* grown, or unchanged but for an unterminated last piece (which the cache
+       * never holds): the cached rows, then what follows the last newline */
       const RtEvent *rows;
       guint64 checksum;
-      rt_cache_restore (job->cache, record, p, &rows, &checksum, &p->resume);
-      if (rt_cache_unchanged (job->cache, record, p->file) && p->file->size == p->resume.offset)
-        {
-          fs->origin = RT_FILE_CACHED;
-          merge_file (job, p, rows, checksum);
-          return TRUE;
-        }
-      /* grown, or unchanged but for an unterminated last piece (which the cache
-       * never holds): its rows, then what follows its last newline */
+      rt_cache_restore (job->cache, record, p, &rows, &checksum);
       if (!rt_cache_rows_ok (rows, p->resume.n_events, checksum))
         goto read_whole;
       g_array_append_vals (p->events, rows, p->resume.n_events);
@@ -282,22 +276,6 @@ show_progress (LoadJob *job, guint64 total_bytes, gint64 started_us, gboolean fi
               done / 1e6, (double) total_bytes / 1e6, secs, final ? "\n" : "");
 }
 
-/* Asks for transparent huge pages on the whole 2 MiB pages inside [p, p + len). */
-static void
-advise_huge_pages (void *p, gsize len)
-{
-#ifdef MADV_HUGEPAGE
-  const guintptr huge = 2u << 20;
-  guintptr start = ((guintptr) p + huge - 1) & ~(huge - 1);
-  guintptr end = ((guintptr) p + len) & ~(huge - 1);
-  if (end > start)
-    madvise ((void *) start, end - start, MADV_HUGEPAGE);
-#else
-  (void) p;
-  (void) len;
-#endif
-}
-
 static gboolean
 load_files (RtTrace *trace, RtCacheMap *cache, GError **error)
 {
@@ -318,14 +296,30 @@ load_files (RtTrace *trace, RtCacheMap *cache, GError **error)
     {
       guint reserve = (guint) MIN (total_bytes / 160 + 1024, G_MAXUINT32 / 2);
       g_array_set_size (g_array_set_size (trace->events, reserve), 0);
-      advise_huge_pages (trace->events->data, (gsize) reserve * sizeof (RtEvent));
+      rt_advise_huge_pages (trace->events->data, (gsize) reserve * sizeof (RtEvent));
+    }
+
+  /* Files the cache holds exactly as they are now are taken over here, in bulk,
+   * before any thread starts; only the others are read. */
+  if (cache != NULL)
+    rt_cache_reserve (cache, trace);
+  for (guint i = 0; cache != NULL && i < trace->files->len; i++)
+    {
+      guint record;
+      if (rt_cache_find (cache, rt_trace_file (trace, i), &record)
+          && rt_cache_complete (cache, record, rt_trace_file (trace, i)))
+        {
+          rt_cache_adopt (cache, record, trace, i);
+          job.files_done++;
+        }
     }
 
   GThreadPool *pool = g_thread_pool_new (load_one_file, &job, (gint) n_threads, FALSE, error);
   if (pool == NULL)
     return FALSE;
   for (guint i = 0; i < trace->files->len; i++)
-    g_thread_pool_push (pool, GUINT_TO_POINTER (i + 1), NULL);
+    if (cache == NULL || trace->priv->files[i].mapped == NULL)
+      g_thread_pool_push (pool, GUINT_TO_POINTER (i + 1), NULL);
 
   /* Wait, drawing a progress line once loading has taken more than a second. */
   gint64 started = g_get_monotonic_time ();
@@ -426,7 +420,7 @@ update_cache (RtTrace *trace, RtCacheMap *cache)
   if (trace->priv->cache_path == NULL)
     return;
   if (cache != NULL)
-    rt_cache_release_meta (cache);
+    rt_cache_loaded (cache);
   /* stale: something was read, or the cache knew files that are gone */
   gboolean stale = cache == NULL || st->files_parsed > 0 || st->files_resumed > 0
                    || rt_cache_n_files (cache) != st->files_cached;

@@ -35,10 +35,8 @@ thread_state_free (gpointer data)
 
 static GPrivate thread_state_key = G_PRIVATE_INIT (thread_state_free);
 
-/* Asks for transparent huge pages on the whole 2 MiB pages inside [p, p + len):
- * a large buffer then costs a few page faults instead of thousands. A hint only. */
-static void
-advise_huge_pages (void *p, gsize len)
+void
+rt_advise_huge_pages (void *p, gsize len)
 {
 #ifdef MADV_HUGEPAGE
   const guintptr huge = 2u << 20;
@@ -52,6 +50,21 @@ advise_huge_pages (void *p, gsize len)
 #endif
 }
 
+void *
+rt_huge_alloc (gsize len)
+{
+  /* aligned, so that all of a large buffer can be huge pages */
+  void *p = g_aligned_alloc (MAX (len, 1u), 1, len >= (4u << 20) ? (2u << 20) : 64);
+  rt_advise_huge_pages (p, len);
+  return p;
+}
+
+void
+rt_huge_free (void *p)
+{
+  g_aligned_free (p);
+}
+
 static ThreadState *
 thread_state (void)
 {
@@ -62,7 +75,7 @@ thread_state (void)
       ts->parser = rt_json_parser_new ();
       ts->cap = READ_CHUNK;
       ts->buf = g_malloc (ts->cap + RT_JSON_PADDING);
-      advise_huge_pages (ts->buf, ts->cap);
+      rt_advise_huge_pages (ts->buf, ts->cap);
       ts->events = g_array_sized_new (FALSE, FALSE, sizeof (RtEvent), 1u << 16);
       g_private_set (&thread_state_key, ts);
     }
@@ -477,43 +490,55 @@ rt_file_parse_add_request (RtFileParse *r, const RtRequest *q)
 }
 
 /* Gives each request its turn records: its turn_timings, or failing those, its
- * turn_end lines. */
-GArray *
-rt_file_parse_collect_turns (RtFileParse *r)
+ * turn_end lines. Appends the turns to `out` and sets every request's range in it
+ * (first_turn counts from where `out` started). */
+void
+rt_derive_turns (RtRequest *reqs, guint n_req, const RtTurnRecord *timing, guint n_timing,
+                 const RtTurnRecord *end, guint n_end, GArray *out)
 {
-  guint n_req = r->requests->len;
-  g_autofree guint32 *from_timings = g_new0 (guint32, n_req);
-  g_autofree guint32 *from_ends = g_new0 (guint32, n_req);
-  for (guint i = 0; i < r->timing_turns->len; i++)
-    from_timings[g_array_index (r->timing_turns, RtTurnRecord, i).request]++;
-  for (guint i = 0; i < r->end_turns->len; i++)
-    from_ends[g_array_index (r->end_turns, RtTurnRecord, i).request]++;
+  g_autofree guint32 *from_timings = g_new0 (guint32, n_req + 1);
+  g_autofree guint32 *from_ends = g_new0 (guint32, n_req + 1);
+  for (guint i = 0; i < n_timing; i++)
+    if (timing[i].request < n_req)
+      from_timings[timing[i].request]++;
+  for (guint i = 0; i < n_end; i++)
+    if (end[i].request < n_req)
+      from_ends[end[i].request]++;
 
-  guint32 next = 0;
+  guint32 base = out->len, next = 0;
   for (guint i = 0; i < n_req; i++)
     {
-      RtRequest *q = &g_array_index (r->requests, RtRequest, i);
+      RtRequest *q = &reqs[i];
       q->turns_from_timings = q->turns_from_timings && from_timings[i] > 0;
       q->first_turn = next;
       q->n_turns = q->turns_from_timings ? from_timings[i] : from_ends[i];
       next += q->n_turns;
     }
-
-  GArray *turns = g_array_sized_new (FALSE, FALSE, sizeof (RtTurnFigures), next);
-  g_array_set_size (turns, next);
-  g_autofree guint32 *filled = g_new0 (guint32, n_req);
+  g_array_set_size (out, base + next);
+  g_autofree guint32 *filled = g_new0 (guint32, n_req + 1);
   for (int pass = 0; pass < 2; pass++)
     {
-      GArray *src = pass == 0 ? r->timing_turns : r->end_turns;
-      for (guint i = 0; i < src->len; i++)
+      const RtTurnRecord *src = pass == 0 ? timing : end;
+      guint n = pass == 0 ? n_timing : n_end;
+      for (guint i = 0; i < n; i++)
         {
-          const RtTurnRecord *t = &g_array_index (src, RtTurnRecord, i);
-          const RtRequest *q = &g_array_index (r->requests, RtRequest, t->request);
+          if (src[i].request >= n_req)
+            continue;
+          const RtRequest *q = &reqs[src[i].request];
           if (q->turns_from_timings != (pass == 0))
             continue;
-          g_array_index (turns, RtTurnFigures, q->first_turn + filled[t->request]++) = t->figures;
+          g_array_index (out, RtTurnFigures, base + q->first_turn + filled[src[i].request]++) = src[i].figures;
         }
     }
+}
+
+GArray *
+rt_file_parse_collect_turns (RtFileParse *r)
+{
+  GArray *turns = g_array_new (FALSE, FALSE, sizeof (RtTurnFigures));
+  rt_derive_turns ((RtRequest *) r->requests->data, r->requests->len,
+                   (const RtTurnRecord *) r->timing_turns->data, r->timing_turns->len,
+                   (const RtTurnRecord *) r->end_turns->data, r->end_turns->len, turns);
   return turns;
 }
 

@@ -89,10 +89,10 @@ elif how == "byte-order":
 elif how == "version":
     data[24:40] = b"0.0.0-other".ljust(16, b"\0")
 elif how == "tables":
-    meta_offset = struct.unpack_from("<Q", data, 48)[0]
-    data[meta_offset + 40] ^= 0xFF
+    tables_at = struct.unpack_from("<Q", data, 48)[0]
+    data[tables_at + 40] ^= 0xFF
 elif how == "rows":
-    data[200] ^= 0xFF
+    data[256 + 40] ^= 0xFF          # inside the first file's event rows
 elif how == "garbage":
     data = bytearray(b"not a cache at all\n" * 10)
 open(path, "wb").write(data)

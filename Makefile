@@ -11,7 +11,7 @@ FORMAT    ?= png
 DEMO_DIR  ?= demo
 
 # Debian packages the build, the plots and the tests need.
-DEB_PACKAGES = build-essential cmake pkg-config libglib2.0-dev libsimdjson-dev gnuplot-nox python3
+DEB_PACKAGES = build-essential cmake pkg-config libglib2.0-dev libsimdjson-dev gnuplot-nox python3 time
 
 ANALYZERS = rt-check rt-cdf rt-overview rt-workers rt-requests rt-turns rt-turn-dist rt-events
 BIN = $(abspath $(BUILD))
@@ -26,7 +26,7 @@ help:
 	@echo "make test       run every test, also under AddressSanitizer+UBSan (installs what is missing)"
 	@echo "make plots EXP=logs/exp [OUT=dir] [STEP=N] [FORMAT=png|svg|pdf]"
 	@echo "                run every analyzer on EXP and render all plots"
-	@echo "make bench      the speed and memory benchmark (bench/README in bench/run.sh)"
+	@echo "make bench      the speed and memory benchmark (see bench/run.sh, bench/RESULTS.md)"
 
 # Installs only the packages that are missing, so a machine that has them needs no root.
 deps:
@@ -76,7 +76,7 @@ plots: build
 	@$(MAKE) -s --no-print-directory -C "$(OUT)" -f $(abspath gnuplot/render.mk) -j$(JOBS) FORMAT=$(FORMAT)
 	@echo "plots: $(OUT)/ ($$(ls "$(OUT)"/*.$(FORMAT) | wc -l) $(FORMAT) files)"
 
-bench: build
+bench: deps build
 	bench/run.sh
 
 clean:

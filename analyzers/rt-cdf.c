@@ -15,7 +15,9 @@ typedef struct {
   guint16 id;
   GArray *step_index;       /* guint: steps with values */
   GPtrArray *step_values;   /* RtSamples*, sorted */
+  GArray *step_summary;     /* RtSummary, one per step */
   RtSamples *all;           /* sorted */
+  RtSummary all_summary;
 } EventCdf;
 
 static void
@@ -23,6 +25,7 @@ event_cdf_free (EventCdf *c)
 {
   g_array_unref (c->step_index);
   g_ptr_array_unref (c->step_values);
+  g_array_unref (c->step_summary);
   g_array_unref (c->all);
   g_free (c);
 }
@@ -35,6 +38,7 @@ event_cdf_collect (RtSession *s, const char *name, guint16 id, GArray *selected)
   c->id = id;
   c->step_index = g_array_new (FALSE, FALSE, sizeof (guint));
   c->step_values = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
+  c->step_summary = g_array_new (FALSE, FALSE, sizeof (RtSummary));
   c->all = rt_samples_new ();
   for (guint i = 0; id != RT_EVENT_NONE && i < selected->len; i++)
     {
@@ -46,13 +50,13 @@ event_cdf_collect (RtSession *s, const char *name, guint16 id, GArray *selected)
           continue;   /* steps without data are left out */
         }
       g_array_append_vals (c->all, v->data, v->len);
-      RtSummary unused;
-      rt_summary_compute (rt_samples_data (v), v->len, &unused);   /* sorts */
+      RtSummary sum;
+      rt_summary_compute (rt_samples_data (v), v->len, &sum);   /* sorts v */
+      g_array_append_val (c->step_summary, sum);
       g_array_append_val (c->step_index, si);
       g_ptr_array_add (c->step_values, v);
     }
-  RtSummary unused;
-  rt_summary_compute (rt_samples_data (c->all), c->all->len, &unused);
+  rt_summary_compute (rt_samples_data (c->all), c->all->len, &c->all_summary);
   return c;
 }
 
@@ -65,20 +69,16 @@ write_event_json (RtSession *s, RtJsonWriter *w, const EventCdf *c)
   rt_jw_begin_array (w);
   for (guint i = 0; i < c->step_index->len; i++)
     {
-      RtSamples *v = g_ptr_array_index (c->step_values, i);
-      RtSummary sum;
-      rt_summary_compute (rt_samples_data (v), v->len, &sum);
+      const RtSummary *sum = &g_array_index (c->step_summary, RtSummary, i);
       rt_jw_begin_object (w);
       rt_jw_member_int (w, "step", rt_trace_step (s->trace, g_array_index (c->step_index, guint, i))->step);
-      rt_view_write_summary (w, &sum, RT_SUMMARY_P80 | RT_SUMMARY_P999);
+      rt_view_write_summary (w, sum, RT_SUMMARY_P80 | RT_SUMMARY_P999);
       rt_jw_end_object (w);
     }
   rt_jw_end_array (w);
-  RtSummary all;
-  rt_summary_compute (rt_samples_data (c->all), c->all->len, &all);
   rt_jw_key (w, "all");
   rt_jw_begin_object (w);
-  rt_view_write_summary (w, &all, RT_SUMMARY_P80 | RT_SUMMARY_P999);
+  rt_view_write_summary (w, &c->all_summary, RT_SUMMARY_P80 | RT_SUMMARY_P999);
   rt_jw_end_object (w);
   rt_jw_end_object (w);
 }
@@ -120,9 +120,7 @@ write_plot (RtSession *s, GPtrArray *cdfs, GError **error)
       block++;
       if (e == 0)
         {
-          RtSummary sum;
-          rt_summary_compute (rt_samples_data (c->all), c->all->len, &sum);
-          rt_plot_cdf_markers (markers, &sum, overlay ? c->name : "all selected steps");
+          rt_plot_cdf_markers (markers, &c->all_summary, overlay ? c->name : "all selected steps");
         }
     }
   g_string_append_c (plot, '\n');
@@ -181,8 +179,7 @@ run (RtSession *s, GError **error)
           continue;
         }
       any = TRUE;
-      RtSummary sum;
-      rt_summary_compute (rt_samples_data (c->all), c->all->len, &sum);
+      const RtSummary sum = c->all_summary;
       rt_session_print (s, "%s over %u steps: %u values\n", c->name, c->step_index->len, sum.count);
       rt_session_print (s, "  mean %.3f s  std %.3f s  min %.3f s  max %.3f s\n", sum.mean, sum.std,
                         sum.min, sum.max);

@@ -192,64 +192,6 @@ append_bool (GString *s, gboolean v)
     append_lit (s, "false");
 }
 
-/* Writes us / 1e6 exactly as Python's repr() writes that float: the shortest text that reads
- * back to the same double. Every duration here is a whole number of microseconds, so that text
- * is the decimal itself, written from integers without any float formatting: it round-trips,
- * and timestamp - duration_sec gives back the start to the microsecond. */
-static void
-append_seconds (GString *s, gint64 us)
-{
-  char buf[40];
-  char *p = buf;
-  if (us < 0)
-    {
-      *p++ = '-';
-      us = -us;
-    }
-  if (us == 0)
-    {
-      append_lit (s, "0.0");
-      return;
-    }
-  if (us < 100)
-    {
-      /* Python switches to exponent notation below 1e-4: 5.6e-05, 7e-06. */
-      if (us >= 10)
-        {
-          *p++ = (char) ('0' + us / 10);
-          if (us % 10)
-            {
-              *p++ = '.';
-              *p++ = (char) ('0' + us % 10);
-            }
-          memcpy (p, "e-05", 4);
-        }
-      else
-        {
-          *p++ = (char) ('0' + us);
-          memcpy (p, "e-06", 4);
-        }
-      g_string_append_len (s, buf, p + 4 - buf);
-      return;
-    }
-  gint64 whole = us / USEC_PER_SEC, frac = us % USEC_PER_SEC;
-  g_string_append_len (s, buf, p - buf);
-  append_int (s, whole);
-  g_string_append_c (s, '.');
-  if (frac == 0)
-    {
-      g_string_append_c (s, '0');
-      return;
-    }
-  char digits[6];
-  int n = 6;
-  for (int i = 5; i >= 0; i--, frac /= 10)
-    digits[i] = (char) ('0' + frac % 10);
-  while (digits[n - 1] == '0')
-    n--;
-  g_string_append_len (s, digits, n);
-}
-
 /* A computed float (a mean, a percentage) the way Python's repr() writes it: the shortest of
  * %.15g/%.16g/%.17g that reads back exactly, ".0" on integral values, bare NaN/Infinity as
  * json.dumps writes them. g_ascii_formatd keeps the decimal point a '.' whatever the locale. */
@@ -281,6 +223,25 @@ append_float (GString *s, double v)
   if (strpbrk (buf, ".e") == NULL)
     append_lit (s, ".0");
 }
+
+/* Writes a duration of `us` microseconds the way the real logger does: a difference
+ * of two float clock readings, so a 17-digit value off the whole microsecond by a
+ * little (less than half a microsecond, so timestamp - duration_sec still rounds to
+ * the start). The offset is a hash of `us`: deterministic, and the same duration
+ * always prints the same. A zero duration stays 0.0 as the logger writes it. */
+static void
+append_seconds (GString *s, gint64 us)
+{
+  if (us == 0)
+    {
+      append_lit (s, "0.0");
+      return;
+    }
+  guint64 h = (guint64) us * 0x9E3779B97F4A7C15ull;
+  double jitter_us = ((double) (h >> 11) / 9007199254740992.0 - 0.5) * 0.9;   /* -0.45 .. 0.45 */
+  append_float (s, ((double) us + jitter_us) / 1e6);
+}
+
 
 static void
 put_2digits (char *p, int v)

@@ -11,7 +11,7 @@
 
 #include "rolltrace/rt-error.h"
 
-#define READ_CHUNK (8u << 20)
+#define READ_CHUNK (1u << 20)
 
 /* What a loading thread keeps from one file to the next. Page faults are costly
  * (very much so on virtual machines), so the read buffer, the event rows and the

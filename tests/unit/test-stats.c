@@ -1,6 +1,7 @@
 /* test-stats.c: percentiles as numpy's default computes them, and population statistics.
  * Expected values were computed by hand from numpy's definition (linear between closest ranks). */
 #include <math.h>
+#include <stdlib.h>
 
 #include "rolltrace/rt-stats.h"
 
@@ -72,6 +73,36 @@ test_summary_of_nothing_is_nan (void)
   g_assert_true (isnan (s.mean) && isnan (s.std) && isnan (s.min) && isnan (s.p99));
 }
 
+static int
+cmp_double (const void *a, const void *b)
+{
+  double x = *(const double *) a, y = *(const double *) b;
+  return x < y ? -1 : x > y;
+}
+
+static void
+test_large_samples_sort_like_qsort (void)
+{
+  /* large enough for the radix sort, with negatives, zeros, duplicates, tiny and huge values */
+  GRand *rand = g_rand_new_with_seed (7);
+  guint n = 20000;
+  g_autofree double *v = g_new (double, n), *expected = g_new (double, n);
+  for (guint i = 0; i < n; i++)
+    {
+      double x = g_rand_double_range (rand, -5, 5) * pow (10, g_rand_int_range (rand, -8, 9));
+      v[i] = expected[i] = (i % 97 == 0) ? 0.0 : (i % 89 == 0) ? -0.0 : (i % 13 == 0) ? 42.5 : x;
+    }
+  g_rand_free (rand);
+  qsort (expected, n, sizeof (double), cmp_double);
+  RtSummary s;
+  rt_summary_compute (v, n, &s);
+  for (guint i = 0; i < n; i++)
+    if (v[i] != expected[i])
+      g_error ("position %u: %g, expected %g", i, v[i], expected[i]);
+  g_assert_cmpfloat (s.min, ==, expected[0]);
+  g_assert_cmpfloat (s.max, ==, expected[n - 1]);
+}
+
 static void
 test_samples_skip_nan (void)
 {
@@ -96,5 +127,6 @@ main (int argc, char **argv)
   g_test_add_func ("/stats/summary-sorts-and-fills-every-field", test_summary_sorts_and_fills_every_field);
   g_test_add_func ("/stats/summary-of-nothing-is-nan", test_summary_of_nothing_is_nan);
   g_test_add_func ("/stats/samples-skip-nan", test_samples_skip_nan);
+  g_test_add_func ("/stats/large-samples-sort-like-qsort", test_large_samples_sort_like_qsort);
   return g_test_run ();
 }

@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# run.sh: the speed and memory benchmark. Generates 1M- and 10M-line experiments with rt-synth,
+# then times reading them (first load, cached load, every analyzer, make plots) against a plain
+# `cat` of the tree and the Python baseline (bench/baseline_cdf.py), all in the same run.
+#
+#   bench/run.sh                 both sizes (about 10 minutes; the 10M tree takes 2.7 GB)
+#   SIZES=1M bench/run.sh        only the small one
+#   RUNS=5 BASELINE_RUNS=3 ...   more runs (medians are reported)
+#   BENCH_DIR=/data/bench ...    where the trees go (default /tmp/rolltrace-bench)
+#
+# Every figure is the median of RUNS runs (BASELINE_RUNS for the slow Python baseline on the
+# 10M tree), wall seconds and peak RSS from /usr/bin/time, with the page cache warm.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$(pwd)
+BUILD=${BUILD:-$ROOT/build}
+BENCH_DIR=${BENCH_DIR:-/tmp/rolltrace-bench}
+RUNS=${RUNS:-3}
+BASELINE_RUNS=${BASELINE_RUNS:-3}
+SIZES=${SIZES:-"1M 10M"}
+mkdir -p "$BENCH_DIR"
+
+for tool in /usr/bin/time python3; do
+  command -v "$tool" >/dev/null || { echo "bench: $tool is needed (apt-get install time python3)" >&2; exit 1; }
+done
+[ -x "$BUILD/rt-check" ] || { echo "bench: build first (make)" >&2; exit 1; }
+
+# measure LABEL RUNS CMD...: prints "LABEL<TAB>median wall s<TAB>median peak RSS MiB"
+measure () {
+  local label=$1 runs=$2; shift 2
+  local walls=() rss=()
+  for ((i = 0; i < runs; i++)); do
+    /usr/bin/time -f '%e %M' -o "$BENCH_DIR/.time" "$@" >/dev/null 2>"$BENCH_DIR/.err" \
+      || { echo "bench: failed: $*" >&2; cat "$BENCH_DIR/.err" >&2; exit 1; }
+    read -r w m <"$BENCH_DIR/.time"
+    walls+=("$w"); rss+=("$m")
+  done
+  python3 - "$label" "${walls[*]}" "${rss[*]}" <<'PY'
+import statistics, sys
+label, walls, rss = sys.argv[1], [float(x) for x in sys.argv[2].split()], [int(x) for x in sys.argv[3].split()]
+print(f"{label}\t{statistics.median(walls):.3f}\t{statistics.median(rss) / 1024:.1f}")
+PY
+}
+
+report () {   # report SIZE BYTES RESULTS: the table with MB/s and ratios
+  python3 - "$1" "$2" "$3" <<'PY'
+import sys
+size, nbytes, path = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+rows = [line.rstrip("\n").split("\t") for line in open(path)]
+t = {label: (float(w), float(m)) for label, w, m in rows}
+cat, base = t["cat > /dev/null"][0], t["python baseline (json.loads)"][0]
+mb = nbytes / 1e6
+print(f"\n{size} lines, {mb:.0f} MB of JSONL")
+print(f"{'what':44} {'median s':>9} {'MB/s':>8} {'peak MiB':>9} {'RSS/JSONL':>9} {'x baseline':>10} {'/ cat':>7}")
+for label, w, m in rows:
+    w, m = float(w), float(m)
+    print(f"{label:44} {w:9.3f} {mb / w:8.0f} {m:9.1f} {100 * m * 1048576 / nbytes:8.1f}% {base / w:10.1f} {w / cat:7.2f}")
+PY
+}
+
+for size in $SIZES; do
+  case $size in
+    1M) args=(--steps 10 --workers 16 --requests 230) ;;
+    10M) args=(--steps 100 --workers 16 --requests 230) ;;
+    *) echo "bench: unknown size $size (1M or 10M)" >&2; exit 2 ;;
+  esac
+  exp="$BENCH_DIR/exp-$size"
+  [ -d "$exp" ] || "$BUILD/rt-synth" "$exp" "${args[@]}" --seed 42 --faults --quiet
+  bytes=$(du -sb "$exp" | cut -f1)
+  cache="$BENCH_DIR/cache-$size"
+  out="$BENCH_DIR/plots-$size"
+  results="$BENCH_DIR/results-$size.tsv"
+  cat "$exp"/*/*.jsonl >/dev/null            # warm the page cache
+  baseline_runs=$RUNS
+  [ "$size" = 10M ] && baseline_runs=$BASELINE_RUNS
+  {
+    measure "cat > /dev/null" "$RUNS" sh -c "cat '$exp'/*/*.jsonl"
+    measure "python baseline (json.loads)" "$baseline_runs" python3 bench/baseline_cdf.py "$exp"
+    measure "first load (rt-check --no-cache)" "$RUNS" "$BUILD/rt-check" "$exp" --quiet --no-cache
+    measure "first load + cache write (rt-check)" "$RUNS" sh -c "rm -rf '$cache' && exec '$BUILD/rt-check' '$exp' --quiet --cache-dir '$cache'"
+    measure "cached load (rt-check)" "$RUNS" "$BUILD/rt-check" "$exp" --quiet --cache-dir "$cache"
+    for a in rt-cdf rt-overview rt-events rt-turns rt-turn-dist rt-workers rt-requests; do
+      measure "$a (cached)" "$RUNS" "$BUILD/$a" "$exp" --quiet --cache-dir "$cache" --no-render --out "$out"
+    done
+    measure "rt-cdf (no cache)" "$RUNS" "$BUILD/rt-cdf" "$exp" --quiet --no-cache --no-render --out "$out"
+    measure "make plots (fresh cache and output)" "$RUNS" sh -c \
+      "rm -rf '$cache' '$out' && XDG_CACHE_HOME='$BENCH_DIR/xdg-$size' exec make -s -C '$ROOT' plots EXP='$exp' OUT='$out'"
+  } >"$results"
+  report "$size" "$bytes" "$results"
+done
+echo
+echo "machine: $(nproc) cores, $(free -g | awk '/Mem:/ {print $2}') GiB, $(uname -sr), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"

@@ -431,6 +431,7 @@ static GArray *
 restore_problems (const RtCacheMap *m, const CacheFile *cf, const RtFile *f, guint file_index)
 {
   GArray *out = g_array_sized_new (FALSE, FALSE, sizeof (RtProblem), cf->n_problems);
+  g_array_set_clear_func (out, rt_problem_clear);
   for (guint32 k = 0; k < cf->n_problems; k++)
     {
       const CacheProblem *cp = &m->t.problems[cf->first_problem + k];
@@ -503,7 +504,7 @@ rt_cache_restore (RtCacheMap *map, guint record, RtFileParse *p, const RtEvent *
     }
   g_autoptr (GArray) problems = restore_problems (map, cf, f, p->file_index);
   g_array_append_vals (p->problems, problems->data, problems->len);
-  g_array_set_size (problems, 0);   /* the strings moved to p->problems */
+  g_array_set_clear_func (problems, NULL);   /* the strings moved to p->problems */
   p->resume.n_timing = p->timing_turns->len;
   p->resume.n_end = p->end_turns->len;
 }

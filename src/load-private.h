@@ -62,6 +62,9 @@ void rt_advise_huge_pages (void *p, gsize len);
 void *rt_huge_alloc (gsize len);
 void rt_huge_free (void *p);
 
+/* Frees what an RtProblem owns (its where), as a GArray clear function. */
+void rt_problem_clear (gpointer problem);
+
 /* ---- parse.c: one file ---------------------------------------------------------- */
 
 #define RT_NAME_SLOTS 256

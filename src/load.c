@@ -153,11 +153,7 @@ discover (RtTrace *trace, GError **error)
 
 /* ---- loading the files ---------------------------------------------------------- */
 
-static void
-problem_free (gpointer p)
-{
-  g_free (((RtProblem *) p)->where);
-}
+
 
 typedef struct {
   RtTrace *trace;
@@ -171,7 +167,7 @@ typedef struct {
 
 /* Appends a finished file's rows to the trace; local indices stay local to the file. */
 static void
-merge_file (LoadJob *job, RtFileParse *p, const RtEvent *mapped, guint64 mapped_checksum)
+merge_file (LoadJob *job, RtFileParse *p)
 {
   RtTrace *t = job->trace;
   RtFileState *fs = &t->priv->files[p->file_index];
@@ -181,18 +177,9 @@ merge_file (LoadJob *job, RtFileParse *p, const RtEvent *mapped, guint64 mapped_
   guint32 turn_base = t->turns->len;
   p->file->first_request = t->requests->len;
   p->file->n_requests = p->requests->len;
-  if (mapped != NULL)
-    {
-      fs->mapped = mapped;
-      fs->mapped_checksum = mapped_checksum;
-      p->file->n_events = p->resume.n_events;
-    }
-  else
-    {
-      fs->first_event = t->events->len;
-      p->file->n_events = p->events->len;
-      g_array_append_vals (t->events, p->events->data, p->events->len);
-    }
+  fs->first_event = t->events->len;
+  p->file->n_events = p->events->len;
+  g_array_append_vals (t->events, p->events->data, p->events->len);
   for (guint i = 0; i < p->requests->len; i++)
     g_array_index (p->requests, RtRequest, i).first_turn += turn_base;
   g_array_append_vals (t->requests, p->requests->data, p->requests->len);
@@ -233,7 +220,7 @@ load_file (LoadJob *job, guint index, GError **error)
       fs->origin = rt_cache_unchanged (job->cache, record, p->file) ? RT_FILE_CACHED : RT_FILE_RESUMED;
       if (!rt_file_parse_read (p, p->resume.offset, p->resume.line, error))
         return FALSE;
-      merge_file (job, p, NULL, 0);
+      merge_file (job, p);
       return TRUE;
     }
 
@@ -246,7 +233,7 @@ read_whole:
   fs->origin = RT_FILE_PARSED;
   if (!rt_file_parse_read (p, 0, 0, error))
     return FALSE;
-  merge_file (job, p, NULL, 0);
+  merge_file (job, p);
   return TRUE;
 }
 
@@ -470,7 +457,7 @@ rt_trace_load (const char *exp_path, const RtLoadOptions *opts, GError **error)
   trace->turns = g_array_new (FALSE, FALSE, sizeof (RtTurnFigures));
   trace->strays = g_ptr_array_new_with_free_func (g_free);
   trace->problems = g_array_new (FALSE, FALSE, sizeof (RtProblem));
-  g_array_set_clear_func (trace->problems, problem_free);
+  g_array_set_clear_func (trace->problems, rt_problem_clear);
   trace->string_chunks = g_ptr_array_new_with_free_func ((GDestroyNotify) g_string_chunk_free);
   trace->priv = g_new0 (RtTracePrivate, 1);
   trace->priv->opts = *opts;

@@ -86,8 +86,8 @@ thread_state (void)
 
 static void id_index_init (RtIdIndex *ix, gsize capacity);
 
-static void
-problem_free (gpointer p)
+void
+rt_problem_clear (gpointer p)
 {
   g_free (((RtProblem *) p)->where);
 }
@@ -107,7 +107,7 @@ rt_file_parse_new (RtTrace *trace, guint file_index, guint max_problems, gint *b
   p->timing_turns = g_array_new (FALSE, FALSE, sizeof (RtTurnRecord));
   p->end_turns = g_array_new (FALSE, FALSE, sizeof (RtTurnRecord));
   p->problems = g_array_new (FALSE, FALSE, sizeof (RtProblem));
-  g_array_set_clear_func (p->problems, problem_free);
+  g_array_set_clear_func (p->problems, rt_problem_clear);
   p->strings = g_string_chunk_new (64 * 1024);
   id_index_init (&p->request_index, 64);
   p->file->start_min_s = NAN;

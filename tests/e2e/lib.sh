@@ -34,6 +34,19 @@ expect_grep () {
   if grep -q -- "$1" "$2"; then ok; else fail "$3: no '$1' in $(head -c 300 "$2")"; fi
 }
 
+# expect_answer ANALYZER EXP WANT_EXIT EXPECTED.json [ARGS...]: runs rt-ANALYZER EXP --json (plots
+# neither written into the tree nor rendered) and compares its answer with EXPECTED.json.
+expect_answer () {
+  local analyzer=$1 exp=$2 want=$3 expected=$4; shift 4
+  if [ "$analyzer" = check ]; then
+    expect_exit "$want" "$BUILD/rt-check" "$exp" "$@" --json
+  else
+    expect_exit "$want" "$BUILD/rt-$analyzer" "$exp" "$@" --json --out "$TMP/plots" --no-render
+  fi
+  cp "$TMP/out" "$TMP/answer.json"
+  expect_json "$expected" "$TMP/answer.json" "rt-$analyzer $* on $exp"
+}
+
 finish () {
   echo "$PASSED passed, $FAILED failed"
   [ "$FAILED" -eq 0 ]

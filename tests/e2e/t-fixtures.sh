@@ -12,12 +12,6 @@ for expected in "$SRC"/fixtures/expected/*/*.json; do
   [ -f "${expected%.json}.args" ] && read -r -a args <"${expected%.json}.args"
   want=0
   [ -f "${expected%.json}.exit" ] && want=$(cat "${expected%.json}.exit")
-  if [ "$analyzer" = check ]; then
-    expect_exit "$want" "$BUILD/rt-check" "$SRC/fixtures/$fixture" --json
-  else
-    expect_exit "$want" "$BUILD/rt-$analyzer" "$SRC/fixtures/$fixture" "${args[@]}" --json --out "$TMP/o" --no-render
-  fi
-  cp "$TMP/out" "$TMP/actual.json"
-  expect_json "$expected" "$TMP/actual.json" "rt-$analyzer ${args[*]} on fixtures/$fixture"
+  expect_answer "$analyzer" "$SRC/fixtures/$fixture" "$want" "$expected" "${args[@]}"
 done
 finish

@@ -19,13 +19,7 @@ for expdir in "$samples"/expected/*/; do
       workers) args=(--step "$step") ;;
       requests) args=(--step "$step" --top "$top") ;;
     esac
-    if [ "$analyzer" = check ]; then
-      expect_exit "$want" "$BUILD/rt-check" "$exp" --json
-    else
-      expect_exit "$want" "$BUILD/rt-$analyzer" "$exp" "${args[@]}" --json --out "$TMP/out-$name" --no-render
-    fi
-    cp "$TMP/out" "$TMP/$name-$analyzer.json"
-    expect_json "$expdir/$analyzer.json" "$TMP/$name-$analyzer.json" "rt-$analyzer $name"
+    expect_answer "$analyzer" "$exp" "$want" "$expdir/$analyzer.json" "${args[@]}"
   done
 done
 finish

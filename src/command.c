@@ -29,6 +29,7 @@ session_clear (RtSession *s)
   g_free (s->steps_spec);
   g_free (s->format);
   g_free (s->cache_dir);
+  g_free (s->subject);
   g_clear_pointer (&s->steps, rt_step_set_free);
   g_clear_pointer (&s->trace, rt_trace_free);
   g_clear_pointer (&s->scripts, g_ptr_array_unref);
@@ -244,8 +245,20 @@ rt_command_main (const RtCommand *cmd, int argc, char **argv)
       if (s.trace != NULL)
         report_problems (&s);
     }
+  if (s.trace != NULL)
+    s.subject = g_strdup (s.trace->name);
+  else if (s.n_args > 0)
+    {
+      /* "logs/run-12.log" -> "run-12" */
+      s.subject = g_path_get_basename (s.args[0]);
+      char *dot = strrchr (s.subject, '.');
+      if (dot != NULL && dot != s.subject)
+        *dot = '\0';
+    }
+  else
+    s.subject = g_strdup ("plots");
   if (s.out_dir == NULL && (cmd->flags & RT_COMMAND_WRITES_PLOTS))
-    s.out_dir = g_build_filename ("rt-out", s.trace ? s.trace->name : "plots", NULL);
+    s.out_dir = g_build_filename ("rt-out", s.subject, NULL);
 
   if (error == NULL)
     status = cmd->run (&s, &error);
@@ -612,7 +625,7 @@ rt_session_plot (RtSession *s, const char *template_name, const char *name,
     return FALSE;
   g_autofree char *text = g_strndup (g_bytes_get_data (tmpl, NULL), g_bytes_get_size (tmpl));
 
-  g_autofree char *title_text = g_strdup_printf ("%s: %s", s->trace ? s->trace->name : "", what);
+  g_autofree char *title_text = g_strdup_printf ("%s: %s", s->subject, what);
   g_autofree char *title = rt_gnuplot_quote (title_text);
   g_autofree char *output_name = g_strdup_printf ("%s.%s", name, s->format);
   g_autofree char *output = rt_gnuplot_quote (output_name);

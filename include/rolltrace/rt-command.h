@@ -45,6 +45,8 @@ struct _RtSession {
   char **args;
   int n_args;
   RtTrace *trace;            /* with RT_COMMAND_LOADS_TRACE */
+  char *subject;             /* what plot titles and the default --out are named after:
+                              * the experiment, or the file the command reads */
   GPtrArray *scripts;        /* gnuplot scripts written, to render at the end */
   gboolean out_ready;
   GString *json_doc;         /* the --json document, printed once the command is done */

@@ -1,0 +1,311 @@
+/* rt-train: the trainer's own console log: where each training step's time goes, and any metric.
+ * The rollout traces cover generation only; this is the rest of the step, from verl's log lines. */
+#include "rolltrace/rt-command.h"
+#include "rolltrace/rt-error.h"
+#include "rolltrace/rt-stats.h"
+#include "rolltrace/rt-trainlog.h"
+
+#include <math.h>
+#include <string.h>
+
+static char **opt_metrics;
+static char *opt_window;
+
+static const char *const breakdown[] = {
+  "timing_s/gen", "timing_s/reward", "timing_s/old_log_prob", "timing_s/ref", "timing_s/values",
+  "timing_s/adv", "timing_s/update_critic", "timing_s/update_actor", NULL,
+};
+static const char *const per_token[] = {
+  "timing_per_token_ms/gen", "timing_per_token_ms/update_actor", "timing_per_token_ms/update_critic",
+  "timing_per_token_ms/values", "timing_per_token_ms/adv", NULL,
+};
+static const char *const components[] = {
+  "timing_s/gen", "timing_s/update_actor", "timing_s/update_critic", NULL,
+};
+static const char *const generation[] = {
+  "timing_s/gen", "timing_s/generate_sequences", "timing_s/old_log_prob", NULL,
+};
+
+typedef struct {
+  RtSummary sum;
+  double window_mean;
+} MetricStats;
+
+static void
+metric_stats (const RtMetric *m, const RtTrainLog *log, guint window, MetricStats *out)
+{
+  g_autoptr (GArray) v = rt_metric_values (m, log);
+  guint from = v->len > window ? v->len - window : 0;
+  out->window_mean = rt_mean (rt_samples_data (v) + from, v->len - from);
+  rt_summary_compute (rt_samples_data (v), v->len, &out->sum);
+}
+
+/* The metrics of `names` that the log has. */
+static GPtrArray *
+present (const RtTrainLog *log, const char *const *names)
+{
+  GPtrArray *found = g_ptr_array_new ();
+  for (guint i = 0; names[i] != NULL; i++)
+    if (rt_train_log_metric (log, names[i]) != NULL)
+      g_ptr_array_add (found, (gpointer) names[i]);
+  return found;
+}
+
+/* step, then one column per metric; `trailer` (may be NULL) as a last column. */
+static GString *
+series_table (const RtTrainLog *log, GPtrArray *names, const char *trailer)
+{
+  GString *tsv = g_string_new ("step");
+  for (guint k = 0; k < names->len; k++)
+    g_string_append_printf (tsv, "\t%s", (const char *) g_ptr_array_index (names, k));
+  if (trailer)
+    g_string_append_printf (tsv, "\t%s", trailer);
+  g_string_append_c (tsv, '\n');
+  for (guint i = 0; i < log->steps->len; i++)
+    {
+      gint32 step = g_array_index (log->steps, gint32, i);
+      rt_tsv_int (tsv, step, names->len == 0 && trailer == NULL);
+      for (guint k = 0; k < names->len; k++)
+        rt_tsv_num (tsv, rt_metric_at (rt_train_log_metric (log, g_ptr_array_index (names, k)), step),
+                    k == names->len - 1 && trailer == NULL);
+      if (trailer)
+        rt_tsv_num (tsv, rt_metric_at (rt_train_log_metric (log, trailer), step), TRUE);
+    }
+  return tsv;
+}
+
+static gboolean
+skip_note (RtSession *s, const char *plot, const char *const *names)
+{
+  g_autofree char *list = g_strjoinv (", ", (char **) names);
+  if (!s->quiet)
+    g_printerr ("rt-train: note: %s skipped: the log has none of %s\n", plot, list);
+  return TRUE;
+}
+
+/* A plot of lines, one per metric of `names` that the log has. */
+static gboolean
+lines_plot (RtSession *s, const RtTrainLog *log, const char *name, const char *what,
+            const char *ylabel, const char *const *names, gboolean means, GError **error)
+{
+  g_autoptr (GPtrArray) found = present (log, names);
+  if (found->len == 0)
+    return skip_note (s, name, names);
+  g_autoptr (GString) tsv = series_table (log, found, NULL);
+  g_autoptr (GString) extra = g_string_new (NULL);
+  if (means)
+    {
+      g_string_append (extra, "set label 1 \"means");
+      for (guint k = 0; k < found->len; k++)
+        {
+          MetricStats st;
+          metric_stats (rt_train_log_metric (log, g_ptr_array_index (found, k)), log, 1, &st);
+          g_string_append_printf (extra, "\\n%s %.3g s", (const char *) g_ptr_array_index (found, k),
+                                  st.sum.mean);
+        }
+      g_string_append (extra, "\" at graph 0.02, graph 0.97 left front");
+    }
+  g_autofree char *tsv_name = g_strdup_printf ("%s.tsv", name);
+  g_autofree char *lastcol = g_strdup_printf ("%u", found->len + 1);
+  g_autofree char *yl = rt_gnuplot_quote (ylabel);
+  const char *vars[] = { "YLABEL", yl, "LASTCOL", lastcol, "EXTRA", extra->str, NULL };
+  return rt_session_write (s, tsv_name, tsv, error)
+         && rt_session_plot (s, "train-lines", name, what, vars, error);
+}
+
+static gboolean
+breakdown_plot (RtSession *s, const RtTrainLog *log, GError **error)
+{
+  g_autoptr (GPtrArray) found = present (log, breakdown);
+  if (found->len == 0)
+    return skip_note (s, "step_timing_breakdown", breakdown);
+  g_autoptr (GString) tsv = series_table (log, found, "timing_s/step");
+  g_autofree char *lastcol = g_strdup_printf ("%u", found->len + 1);
+  g_autofree char *stepcol = g_strdup_printf ("%u", found->len + 2);
+  g_autofree char *every = g_strdup_printf ("%u", MAX (1u, log->steps->len / 20));
+  const char *vars[] = { "LASTCOL", lastcol, "STEPCOL", stepcol, "EVERY", every, NULL };
+  return rt_session_write (s, "step_timing_breakdown.tsv", tsv, error)
+         && rt_session_plot (s, "train-breakdown", "step_timing_breakdown",
+                             "time per training step by section", vars, error);
+}
+
+static gboolean
+throughput_plot (RtSession *s, const RtTrainLog *log, GError **error)
+{
+  const char *const names[] = { "perf/throughput", NULL };
+  const RtMetric *m = rt_train_log_metric (log, "perf/throughput");
+  if (m == NULL)
+    return skip_note (s, "throughput", names);
+  g_autoptr (GPtrArray) cols = g_ptr_array_new ();
+  g_ptr_array_add (cols, (gpointer) "perf/throughput");
+  g_autoptr (GString) tsv = series_table (log, cols, "timing_s/step");
+  MetricStats st;
+  metric_stats (m, log, 1, &st);
+  g_autofree char *meanline = g_strdup_printf (
+      "set arrow from graph 0, first %.6g to graph 1, first %.6g nohead dt 2 lc rgb '#888888'\n"
+      "set label 1 'mean %.4g' at graph 0.01, first %.6g offset 0,0.6", st.sum.mean, st.sum.mean,
+      st.sum.mean, st.sum.mean);
+  const char *vars[] = { "MEANLINE", meanline, NULL };
+  return rt_session_write (s, "throughput.tsv", tsv, error)
+         && rt_session_plot (s, "train-throughput", "throughput", "throughput and time per step",
+                             vars, error);
+}
+
+static char *
+safe_name (const char *metric)
+{
+  g_autofree char *copy = g_strdup (metric);
+  g_strcanon (copy, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_", '_');
+  return g_strdup_printf ("metric_%s", copy);
+}
+
+static gboolean
+metric_plots (RtSession *s, const RtTrainLog *log, guint window, GError **error)
+{
+  g_autoptr (GPtrArray) names = rt_train_log_names (log);
+  for (guint p = 0; opt_metrics && opt_metrics[p]; p++)
+    {
+      g_autoptr (GPatternSpec) spec = g_pattern_spec_new (opt_metrics[p]);
+      guint matched = 0;
+      for (guint k = 0; k < names->len; k++)
+        {
+          const char *metric = g_ptr_array_index (names, k);
+          if (!g_pattern_spec_match_string (spec, metric))
+            continue;
+          matched++;
+          const RtMetric *m = rt_train_log_metric (log, metric);
+          g_autoptr (GString) tsv = g_string_new ("step\tvalue\tmoving_mean\n");
+          g_autoptr (GArray) recent = g_array_new (FALSE, FALSE, sizeof (double));
+          for (guint i = 0; i < log->steps->len; i++)
+            {
+              gint32 step = g_array_index (log->steps, gint32, i);
+              double v = rt_metric_at (m, step);
+              if (isnan (v))
+                continue;
+              g_array_append_val (recent, v);
+              guint from = recent->len > window ? recent->len - window : 0;
+              rt_tsv_int (tsv, step, FALSE);
+              rt_tsv_num (tsv, v, FALSE);
+              rt_tsv_num (tsv, rt_mean (rt_samples_data (recent) + from, recent->len - from), TRUE);
+            }
+          g_autofree char *name = safe_name (metric);
+          g_autofree char *tsv_name = g_strdup_printf ("%s.tsv", name);
+          g_autofree char *yl = rt_gnuplot_quote (metric);
+          g_autofree char *win = g_strdup_printf ("'mean of the last %u steps'", window);
+          const char *vars[] = { "YLABEL", yl, "WINDOW", win, NULL };
+          if (!rt_session_write (s, tsv_name, tsv, error)
+              || !rt_session_plot (s, "train-metric", name, metric, vars, error))
+            return FALSE;
+        }
+      if (matched == 0 && !s->quiet)
+        g_printerr ("rt-train: note: no metric matches --metric %s\n", opt_metrics[p]);
+    }
+  return TRUE;
+}
+
+static void
+write_json (RtSession *s, const RtTrainLog *log, guint window)
+{
+  RtJsonWriter *w = rt_session_json (s);
+  g_autoptr (GPtrArray) names = rt_train_log_names (log);
+  rt_jw_begin_object (w);
+  rt_jw_member_int (w, "steps", log->steps->len);
+  rt_jw_key (w, "metrics");
+  rt_jw_begin_object (w);
+  for (guint k = 0; k < names->len; k++)
+    {
+      MetricStats st;
+      metric_stats (rt_train_log_metric (log, g_ptr_array_index (names, k)), log, window, &st);
+      rt_jw_key (w, g_ptr_array_index (names, k));
+      rt_jw_begin_object (w);
+      rt_jw_member_int (w, "count", st.sum.count);
+      rt_jw_member_number (w, "mean", st.sum.mean);
+      rt_jw_member_number (w, "std", st.sum.std);
+      rt_jw_member_number (w, "min", st.sum.min);
+      rt_jw_member_number (w, "median", st.sum.p50);
+      rt_jw_member_number (w, "p95", st.sum.p95);
+      rt_jw_member_number (w, "max", st.sum.max);
+      rt_jw_member_number (w, "window_mean", st.window_mean);
+      rt_jw_end_object (w);
+    }
+  rt_jw_end_object (w);
+  rt_jw_end_object (w);
+}
+
+static void
+print_summary (RtSession *s, const RtTrainLog *log, guint window)
+{
+  g_autoptr (GPtrArray) names = rt_train_log_names (log);
+  rt_session_print (s, "%u steps (%d to %d), %u metrics, from %" G_GUINT64_FORMAT " metric lines in %"
+                    G_GUINT64_FORMAT " lines\n", log->steps->len, g_array_index (log->steps, gint32, 0),
+                    g_array_index (log->steps, gint32, log->steps->len - 1), names->len,
+                    log->metric_lines, log->lines);
+  rt_session_print (s, "%-44s %5s %11s %11s %11s %11s %11s %11s %11s\n", "metric", "count", "mean", "std",
+                    "min", "median", "p95", "max", "last-window");
+  for (guint k = 0; k < names->len; k++)
+    {
+      MetricStats st;
+      metric_stats (rt_train_log_metric (log, g_ptr_array_index (names, k)), log, window, &st);
+      rt_session_print (s, "%-44s %5u %11.4g %11.4g %11.4g %11.4g %11.4g %11.4g %11.4g\n",
+                        (const char *) g_ptr_array_index (names, k), st.sum.count, st.sum.mean,
+                        st.sum.std, st.sum.min, st.sum.p50, st.sum.p95, st.sum.max, st.window_mean);
+    }
+}
+
+static int
+run (RtSession *s, GError **error)
+{
+  gint64 window = 10;
+  if (opt_window && !rt_parse_int_option ("--window", opt_window, 1, 1000000, &window, error))
+    return 0;
+  g_autoptr (RtTrainLog) log = rt_train_log_read (s->args[0], error);
+  if (log == NULL)
+    return 0;
+  write_json (s, log, (guint) window);
+  if (log->steps->len == 0)
+    return rt_session_no_data (s, "%s has no metric line: expected lines such as "
+                               "'step:12 - timing_s/gen:50.1 - perf/throughput:1234.5' "
+                               "(verl's console logger)", s->args[0]);
+  print_summary (s, log, (guint) window);
+
+  gboolean ok = breakdown_plot (s, log, error)
+    && lines_plot (s, log, "per_token_timing", "time per token by section", "time per token (ms)",
+                   per_token, FALSE, error)
+    && throughput_plot (s, log, error)
+    && lines_plot (s, log, "component_comparison", "generation against actor and critic updates",
+                   "time (s)", components, TRUE, error)
+    && lines_plot (s, log, "generation_timing", "generation timing", "time (s)", generation, FALSE, error)
+    && metric_plots (s, log, (guint) window, error);
+  return ok ? 0 : 1;
+}
+
+int
+main (int argc, char **argv)
+{
+  static const GOptionEntry entries[] = {
+    { "metric", 'm', 0, G_OPTION_ARG_STRING_ARRAY, &opt_metrics,
+      "Also plot this metric with its moving mean (repeatable; globs such as 'critic/score/*')", "NAME" },
+    { "window", 'w', 0, G_OPTION_ARG_STRING, &opt_window,
+      "Steps in the moving mean and in window_mean (default 10)", "N" },
+    G_OPTION_ENTRY_NULL
+  };
+  static const RtCommand cmd = {
+    .name = "rt-train",
+    .parameters = "LOG",
+    .summary = "The trainer's console log (verl: 'step:N - name:value - ...' lines, amid Ray\n"
+               "prefixes, colours, progress bars and tracebacks; a restarted step's later values\n"
+               "win): time per step by section, time per token, throughput, generation against\n"
+               "the updates, and any --metric, with a summary of every numeric metric.",
+    .description = "Plots: step_timing_breakdown, per_token_timing, throughput, component_comparison,\n"
+                   "generation_timing, metric_NAME; a plot whose metrics the log lacks is skipped.\n"
+                   "JSON (--json): {\"steps\", \"metrics\": {name: {\"count\", \"mean\", \"std\", \"min\",\n"
+                   "\"median\", \"p95\", \"max\", \"window_mean\"}}} (non-finite values left out).\n\n"
+                   "Examples:\n  rt-train logs/train.log\n  rt-train logs/train.log --metric 'critic/score/*' --window 20",
+    .entries = entries,
+    .run = run,
+    .flags = RT_COMMAND_WRITES_PLOTS,
+    .min_args = 1,
+    .max_args = 1,
+  };
+  return rt_command_main (&cmd, argc, argv);
+}

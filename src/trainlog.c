@@ -1,0 +1,298 @@
+/* trainlog.c: reads the trainer's console log, keeping only its `step:N - name:value` lines.
+ * Everything else a real log holds (Ray prefixes, colours, progress bars, tracebacks) is skipped. */
+#include "rolltrace/rt-trainlog.h"
+#include "rolltrace/rt-error.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static void
+metric_free (gpointer data)
+{
+  RtMetric *m = data;
+  g_free (m->name);
+  g_hash_table_unref (m->by_step);
+  g_free (m);
+}
+
+RtTrainLog *
+rt_train_log_new (void)
+{
+  RtTrainLog *log = g_new0 (RtTrainLog, 1);
+  log->metrics = g_hash_table_new_full (g_str_hash, g_str_equal, NULL, metric_free);
+  log->steps = g_array_new (FALSE, FALSE, sizeof (gint32));
+  return log;
+}
+
+void
+rt_train_log_free (RtTrainLog *log)
+{
+  if (log == NULL)
+    return;
+  g_hash_table_unref (log->metrics);
+  g_array_unref (log->steps);
+  g_free (log);
+}
+
+gboolean
+rt_parse_metric_value (const char *s, gsize len, double *out)
+{
+  char buf[64];
+  while (len > 0 && g_ascii_isspace (*s))
+    s++, len--;
+  while (len > 0 && g_ascii_isspace (s[len - 1]))
+    len--;
+  /* numpy 2 prints scalars as np.float64(0.5), np.int64(3) */
+  if (len > 4 && strncmp (s, "np.", 3) == 0)
+    {
+      const char *open = memchr (s, '(', len);
+      if (open == NULL || s[len - 1] != ')')
+        return FALSE;
+      len = (gsize) (s + len - 1 - (open + 1));
+      s = open + 1;
+    }
+  if (len == 0 || len >= sizeof buf)
+    return FALSE;
+  memcpy (buf, s, len);
+  buf[len] = '\0';
+  if (g_ascii_strcasecmp (buf, "nan") == 0 || g_ascii_strcasecmp (buf, "inf") == 0
+      || g_ascii_strcasecmp (buf, "-inf") == 0 || g_ascii_strcasecmp (buf, "infinity") == 0
+      || g_ascii_strcasecmp (buf, "-infinity") == 0)
+    {
+      *out = NAN;
+      return TRUE;
+    }
+  char *end;
+  double v = g_ascii_strtod (buf, &end);
+  if (end == buf || *end != '\0')
+    return FALSE;
+  *out = isfinite (v) ? v : NAN;
+  return TRUE;
+}
+
+static void
+record (RtTrainLog *log, gint32 step, const char *name, gsize name_len, double v)
+{
+  g_autofree char *key = g_strndup (name, name_len);
+  RtMetric *m = g_hash_table_lookup (log->metrics, key);
+  if (m == NULL)
+    {
+      m = g_new0 (RtMetric, 1);
+      m->name = g_steal_pointer (&key);
+      m->by_step = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, g_free);
+      g_hash_table_insert (log->metrics, m->name, m);
+    }
+  double *slot = g_new (double, 1);
+  *slot = v;
+  /* a restart repeats steps: the later value wins */
+  g_hash_table_replace (m->by_step, GINT_TO_POINTER (step), slot);
+}
+
+/* Copies `line` without ANSI escape sequences ("\x1b[1;32m") into `out`. */
+static void
+strip_ansi (const char *line, gsize len, GString *out)
+{
+  g_string_truncate (out, 0);
+  for (gsize i = 0; i < len; i++)
+    {
+      if (line[i] == '\x1b' && i + 1 < len && line[i + 1] == '[')
+        {
+          i += 2;
+          while (i < len && !(line[i] >= '@' && line[i] <= '~'))
+            i++;
+          continue;
+        }
+      g_string_append_c (out, line[i]);
+    }
+}
+
+/* One piece of a line (between carriage returns): "step:N - a:1 - b:2" after an
+ * optional "(Actor pid=N)" prefix. */
+static gboolean
+feed_piece (RtTrainLog *log, const char *p, const char *end)
+{
+  while (p < end && g_ascii_isspace (*p))
+    p++;
+  if (p < end && *p == '(')
+    {
+      const char *close = memchr (p, ')', (gsize) (end - p));
+      if (close == NULL)
+        return FALSE;
+      p = close + 1;
+      while (p < end && g_ascii_isspace (*p))
+        p++;
+    }
+  if (end - p < 6 || strncmp (p, "step:", 5) != 0)
+    return FALSE;
+  p += 5;
+  gint64 step = 0;
+  const char *digits = p;
+  while (p < end && g_ascii_isdigit (*p) && step < G_MAXINT32 / 10)
+    step = step * 10 + (*p++ - '0');
+  if (p == digits || (p < end && *p != ' '))
+    return FALSE;
+
+  /* the pairs: " - name:value" until the end of the piece */
+  guint pairs = 0;
+  while (p < end)
+    {
+      const char *sep = g_strstr_len (p, end - p, " - ");
+      if (sep == NULL)
+        break;
+      const char *item = sep + 3;
+      const char *next = g_strstr_len (item, end - item, " - ");
+      const char *item_end = next ? next : end;
+      /* the name ends at the last ':' before a value: names hold '/', not ':' */
+      const char *colon = memchr (item, ':', (gsize) (item_end - item));
+      double v;
+      if (colon != NULL && colon > item
+          && rt_parse_metric_value (colon + 1, (gsize) (item_end - colon - 1), &v))
+        {
+          record (log, (gint32) step, item, (gsize) (colon - item), v);
+          pairs++;
+        }
+      p = item_end;
+    }
+  if (pairs == 0)
+    return FALSE;
+  gint32 s = (gint32) step;
+  g_array_append_val (log->steps, s);
+  log->metric_lines++;
+  return TRUE;
+}
+
+gboolean
+rt_train_log_feed_line (RtTrainLog *log, const char *line, gsize len)
+{
+  /* cheap test first: most lines of a console log are no metric line */
+  if (g_strstr_len (line, (gssize) len, "step:") == NULL)
+    return FALSE;
+  g_autoptr (GString) clean = g_string_sized_new (len);
+  strip_ansi (line, len, clean);
+  gboolean any = FALSE;
+  const char *p = clean->str, *end = clean->str + clean->len;
+  while (p <= end)
+    {
+      const char *cr = memchr (p, '\r', (gsize) (end - p));
+      const char *piece_end = cr ? cr : end;
+      any |= feed_piece (log, p, piece_end);
+      if (cr == NULL)
+        break;
+      p = cr + 1;
+    }
+  return any;
+}
+
+static int
+compare_steps (gconstpointer a, gconstpointer b)
+{
+  gint32 x = *(const gint32 *) a, y = *(const gint32 *) b;
+  return x < y ? -1 : x > y;
+}
+
+RtTrainLog *
+rt_train_log_read (const char *path, GError **error)
+{
+  int fd = open (path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    {
+      int e = errno;
+      g_set_error (error, RT_ERROR, e == ENOENT ? RT_ERROR_NO_EXPERIMENT : RT_ERROR_IO,
+                   "cannot read the trainer log %s: %s", path, g_strerror (e));
+      return NULL;
+    }
+  g_autoptr (RtTrainLog) log = rt_train_log_new ();
+  gsize cap = 1u << 20, have = 0;
+  g_autofree char *buf = g_malloc (cap);
+  for (;;)
+    {
+      if (have == cap)
+        buf = g_realloc (buf, cap *= 2);   /* one line longer than the buffer */
+      gssize n = read (fd, buf + have, cap - have);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n < 0)
+        {
+          int e = errno;
+          close (fd);
+          g_set_error (error, RT_ERROR, RT_ERROR_IO, "cannot read %s: %s", path, g_strerror (e));
+          return NULL;
+        }
+      if (n == 0)
+        break;
+      have += (gsize) n;
+      char *p = buf, *end = buf + have, *nl;
+      while ((nl = memchr (p, '\n', (gsize) (end - p))) != NULL)
+        {
+          rt_train_log_feed_line (log, p, (gsize) (nl - p));
+          log->lines++;
+          p = nl + 1;
+        }
+      have = (gsize) (end - p);
+      memmove (buf, p, have);
+    }
+  close (fd);
+  if (have > 0)
+    {
+      rt_train_log_feed_line (log, buf, have);
+      log->lines++;
+    }
+
+  /* the steps, each once, in order */
+  g_array_sort (log->steps, compare_steps);
+  guint out = 0;
+  for (guint i = 0; i < log->steps->len; i++)
+    if (out == 0 || g_array_index (log->steps, gint32, i) != g_array_index (log->steps, gint32, out - 1))
+      g_array_index (log->steps, gint32, out++) = g_array_index (log->steps, gint32, i);
+  g_array_set_size (log->steps, out);
+  return g_steal_pointer (&log);
+}
+
+const RtMetric *
+rt_train_log_metric (const RtTrainLog *log, const char *name)
+{
+  return g_hash_table_lookup (log->metrics, name);
+}
+
+double
+rt_metric_at (const RtMetric *m, gint32 step)
+{
+  const double *v = m ? g_hash_table_lookup (m->by_step, GINT_TO_POINTER (step)) : NULL;
+  return v ? *v : NAN;
+}
+
+GArray *
+rt_metric_values (const RtMetric *m, const RtTrainLog *log)
+{
+  GArray *out = g_array_new (FALSE, FALSE, sizeof (double));
+  for (guint i = 0; i < log->steps->len; i++)
+    {
+      double v = rt_metric_at (m, g_array_index (log->steps, gint32, i));
+      if (!isnan (v))
+        g_array_append_val (out, v);
+    }
+  return out;
+}
+
+static int
+compare_names (gconstpointer a, gconstpointer b)
+{
+  return strcmp (*(const char *const *) a, *(const char *const *) b);
+}
+
+GPtrArray *
+rt_train_log_names (const RtTrainLog *log)
+{
+  GPtrArray *names = g_ptr_array_new ();
+  GHashTableIter it;
+  gpointer key;
+  g_hash_table_iter_init (&it, log->metrics);
+  while (g_hash_table_iter_next (&it, &key, NULL))
+    g_ptr_array_add (names, key);
+  g_ptr_array_sort (names, compare_names);
+  return names;
+}

@@ -7,6 +7,7 @@ JOBS      ?= $(shell nproc 2>/dev/null || echo 2)
 EXP       ?=
 OUT       ?= rt-out/$(notdir $(abspath $(EXP)))
 STEP      ?= slowest
+TRAIN     ?=
 FORMAT    ?= png
 DEMO_DIR  ?= demo
 
@@ -24,7 +25,7 @@ help:
 	@echo "make            build everything into $(BUILD)/"
 	@echo "make demo       generate a demo experiment and plot it (installs what is missing)"
 	@echo "make test       run every test, also under AddressSanitizer+UBSan (installs what is missing)"
-	@echo "make plots EXP=logs/exp [OUT=dir] [STEP=N] [FORMAT=png|svg|pdf]"
+	@echo "make plots EXP=logs/exp [OUT=dir] [STEP=N] [FORMAT=png|svg|pdf] [TRAIN=trainer.log]"
 	@echo "                run every analyzer on EXP and render all plots"
 	@echo "make bench      the speed and memory benchmark (see bench/run.sh, bench/RESULTS.md)"
 
@@ -66,8 +67,10 @@ test-asan: deps
 plots: build
 	@test -n "$(EXP)" || { echo "usage: make plots EXP=path/to/experiment [OUT=dir] [STEP=N]" >&2; exit 2; }
 	@test -d "$(EXP)" || { echo "make plots: $(EXP) is not a folder" >&2; exit 1; }
-	@set -e; for a in rt-cdf rt-overview rt-events rt-turn-dist; do \
+	@set -e; for a in rt-cdf rt-events rt-turn-dist; do \
 	  $(BIN)/$$a "$(EXP)" --out "$(OUT)" --no-render --quiet; done; \
+	$(BIN)/rt-overview "$(EXP)" $(if $(TRAIN),--train "$(TRAIN)") --out "$(OUT)" --no-render --quiet; \
+	$(if $(TRAIN),$(BIN)/rt-train "$(TRAIN)" --out "$(OUT)" --no-render --quiet;) \
 	$(BIN)/rt-turns "$(EXP)" --out "$(OUT)" --no-render --quiet || \
 	  echo "make plots: no turn timings in $(EXP) (older logger): turns plot skipped"; \
 	$(BIN)/rt-workers "$(EXP)" --out "$(OUT)" --no-render --quiet; \

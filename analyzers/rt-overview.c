@@ -1,15 +1,20 @@
 /* rt-overview: how long each step's rollout took, and how long until the next step began.
  * The difference is the time spent outside rollout (training, weight sync): the whole step at a glance. */
 #include "rolltrace/rt-command.h"
+#include "rolltrace/rt-trainlog.h"
 #include "rolltrace/rt-views.h"
 
 #include <math.h>
+
+static char *opt_train;
 
 typedef struct {
   gint32 step;
   double rollout_s;    /* max over workers of total_step_duration */
   double interval_s;   /* this step's start to the next step's start; NAN for the last */
   gboolean rollout_outlier, interval_outlier;
+  double train_step_s; /* the trainer's timing_s/step for this step (--train), or NAN */
+  double train_gen_s;  /* its timing_s/gen */
 } StepRow;
 
 /* Start of the first step after `si` (in the whole trace) that has a start. */
@@ -49,7 +54,7 @@ write_plot (RtSession *s, GArray *rows, GArray *selected, double rollout_mean,
             double interval_mean, GError **error)
 {
   const char *cols[] = { "step", "rollout_s", "interval_s", "outside_s", "rollout_outlier",
-                         "interval_outlier", NULL };
+                         "interval_outlier", "timing_s/step", "timing_s/gen", NULL };
   g_autoptr (GString) tsv = rt_tsv_new (cols);
   for (guint i = 0; i < rows->len; i++)
     {
@@ -59,7 +64,9 @@ write_plot (RtSession *s, GArray *rows, GArray *selected, double rollout_mean,
       rt_tsv_num (tsv, r->interval_s, FALSE);
       rt_tsv_num (tsv, r->interval_s - r->rollout_s, FALSE);
       rt_tsv_int (tsv, r->rollout_outlier, FALSE);
-      rt_tsv_int (tsv, r->interval_outlier, TRUE);
+      rt_tsv_int (tsv, r->interval_outlier, FALSE);
+      rt_tsv_num (tsv, r->train_step_s, FALSE);
+      rt_tsv_num (tsv, r->train_gen_s, TRUE);
     }
   if (!rt_session_write (s, "overview.tsv", tsv, error))
     return FALSE;
@@ -82,7 +89,12 @@ write_plot (RtSession *s, GArray *rows, GArray *selected, double rollout_mean,
     ? ", \\\n     data using 1:($5 > 0 ? $2 : NaN) with points pt 9 ps 1.6 lc rgb '#d62728' title 'outlier (beyond 2 std)'"
       ", \\\n     data using 1:($6 > 0 ? $3 : NaN) with points pt 9 ps 1.6 lc rgb '#d62728' notitle"
     : "";
-  const char *vars[] = { "MEANS", means, "XTICS", xtics, "OUTLIERS", outliers, NULL };
+  /* with the trainer's log: its own step time and generation time beside the trace's */
+  const char *train = opt_train
+    ? ", \\\n     data using 1:7 with linespoints pt 7 ps 0.6 lw 2 lc rgb 'black' title 'trainer: timing_s/step'"
+      ", \\\n     data using 1:8 with linespoints pt 6 ps 0.6 lw 2 dt 2 lc rgb '#d62728' title 'trainer: timing_s/gen'"
+    : "";
+  const char *vars[] = { "MEANS", means, "XTICS", xtics, "OUTLIERS", outliers, "TRAIN", train, NULL };
   return rt_session_plot (s, "overview", "overview", what, vars, error);
 }
 
@@ -92,11 +104,21 @@ run (RtSession *s, GError **error)
   const RtTrace *t = s->trace;
   g_autoptr (GArray) selected = rt_session_selected_steps (s);
   g_autoptr (GArray) rows = g_array_new (FALSE, FALSE, sizeof (StepRow));
+  g_autoptr (RtTrainLog) train = NULL;
+  if (opt_train != NULL && (train = rt_train_log_read (opt_train, error)) == NULL)
+    return 0;
+  if (train != NULL && train->steps->len == 0 && !s->quiet)
+    g_printerr ("rt-overview: note: %s has no 'step:N - name:value' line\n", opt_train);
   for (guint i = 0; i < selected->len; i++)
     {
       guint si = g_array_index (selected, guint, i);
       const RtStep *st = rt_trace_step (t, si);
-      StepRow r = { st->step, rt_view_step_rollout (t, si), NAN, FALSE, FALSE };
+      StepRow r = { st->step, rt_view_step_rollout (t, si), NAN, FALSE, FALSE, NAN, NAN };
+      if (train != NULL)
+        {
+          r.train_step_s = rt_metric_at (rt_train_log_metric (train, "timing_s/step"), st->step);
+          r.train_gen_s = rt_metric_at (rt_train_log_metric (train, "timing_s/gen"), st->step);
+        }
       if (isnan (r.rollout_s))
         continue;   /* no total_step_duration anywhere: the step is left out */
       if (!isnan (st->start_s))
@@ -122,6 +144,11 @@ run (RtSession *s, GError **error)
       rt_jw_bool (w, r->rollout_outlier);
       rt_jw_key (w, "interval_outlier");
       rt_jw_bool (w, r->interval_outlier);
+      if (train != NULL)
+        {
+          rt_jw_member_number (w, "train_step_s", r->train_step_s);
+          rt_jw_member_number (w, "train_gen_s", r->train_gen_s);
+        }
       rt_jw_end_object (w);
     }
   rt_jw_end_array (w);
@@ -147,6 +174,11 @@ run (RtSession *s, GError **error)
 int
 main (int argc, char **argv)
 {
+  static const GOptionEntry entries[] = {
+    { "train", 't', 0, G_OPTION_ARG_FILENAME, &opt_train,
+      "The trainer's console log: show its timing_s/step and timing_s/gen per step too", "LOG" },
+    G_OPTION_ENTRY_NULL
+  };
   static const RtCommand cmd = {
     .name = "rt-overview",
     .parameters = "EXP",
@@ -156,8 +188,10 @@ main (int argc, char **argv)
                "A step starts at the earliest (timestamp - duration_sec) of its lines.",
     .description = "Writes overview.tsv, overview.gp and the rendered plot into --out.\n"
                    "JSON (--json): {\"steps\": [{\"step\", \"rollout_s\", \"interval_s\" (null for the\n"
-                   "last), \"outside_s\", \"rollout_outlier\", \"interval_outlier\"}], \"rollout_mean\",\n"
-                   "\"interval_mean\"}\n\nExample: rt-overview logs/exp --steps 100-",
+                   "last), \"outside_s\", \"rollout_outlier\", \"interval_outlier\", with --train\n"
+                   "\"train_step_s\", \"train_gen_s\"}], \"rollout_mean\", \"interval_mean\"}\n\n"
+                   "Examples:\n  rt-overview logs/exp --steps 100-\n  rt-overview logs/exp --train logs/train.log",
+    .entries = entries,
     .run = run,
     .flags = RT_COMMAND_LOADS_TRACE | RT_COMMAND_WRITES_PLOTS,
     .min_args = 1,

@@ -7,6 +7,7 @@
 #   SIZES=1M bench/run.sh        only the small one
 #   RUNS=5 BASELINE_RUNS=3 ...   more runs (medians are reported)
 #   BENCH_DIR=/data/bench ...    where the trees go (default /tmp/rolltrace-bench)
+#   TRAIN_LOG_MB=1000 ...        size of the trainer console log for rt-train (0: skip)
 #
 # Every figure is the median of RUNS runs (BASELINE_RUNS for the slow Python baseline on the
 # 10M tree), wall seconds and peak RSS from /usr/bin/time, with the page cache warm.
@@ -88,5 +89,21 @@ for size in $SIZES; do
   } >"$results"
   report "$size" "$bytes" "$results"
 done
+# the trainer's console log (rt-train): TRAIN_LOG_MB of it, mostly noise
+TRAIN_LOG_MB=${TRAIN_LOG_MB:-1000}
+if [ "$TRAIN_LOG_MB" -gt 0 ]; then
+  log="$BENCH_DIR/console-$TRAIN_LOG_MB.log"
+  [ -f "$log" ] || python3 bench/make_console_log.py "$log" "$TRAIN_LOG_MB"
+  cat "$log" >/dev/null
+  measure "rt-train on a ${TRAIN_LOG_MB} MB console log" "$RUNS" "$BUILD/rt-train" "$log" --quiet --no-render --out "$BENCH_DIR/train-plots" \
+    >"$BENCH_DIR/results-train.tsv"
+  python3 - "$(stat -c %s "$log")" "$BENCH_DIR/results-train.tsv" <<'PY'
+import sys
+nbytes = int(sys.argv[1])
+label, w, m = open(sys.argv[2]).read().split("\t")
+print(f"\n{label}: {float(w):.3f} s median, {nbytes / 1e6 / float(w):.0f} MB/s, peak {float(m):.1f} MiB")
+PY
+fi
+
 echo
 echo "machine: $(nproc) cores, $(free -g | awk '/Mem:/ {print $2}') GiB, $(uname -sr), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"

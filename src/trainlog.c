@@ -1,5 +1,6 @@
 /* trainlog.c: reads the trainer's console log, keeping only its `step:N - name:value` lines.
  * Everything else a real log holds (Ray prefixes, colours, progress bars, tracebacks) is skipped. */
+#define _GNU_SOURCE   /* memmem: glibc's is many times faster than a naive search */
 #include "rolltrace/rt-trainlog.h"
 #include "rolltrace/rt-error.h"
 
@@ -15,7 +16,7 @@ metric_free (gpointer data)
 {
   RtMetric *m = data;
   g_free (m->name);
-  g_hash_table_unref (m->by_step);
+  g_array_unref (m->points);
   g_free (m);
 }
 
@@ -77,19 +78,56 @@ rt_parse_metric_value (const char *s, gsize len, double *out)
 static void
 record (RtTrainLog *log, gint32 step, const char *name, gsize name_len, double v)
 {
-  g_autofree char *key = g_strndup (name, name_len);
+  char buf[256];
+  g_autofree char *heap = NULL;
+  const char *key = buf;
+  if (name_len < sizeof buf)
+    {
+      memcpy (buf, name, name_len);
+      buf[name_len] = '\0';
+    }
+  else
+    key = heap = g_strndup (name, name_len);
   RtMetric *m = g_hash_table_lookup (log->metrics, key);
   if (m == NULL)
     {
       m = g_new0 (RtMetric, 1);
-      m->name = g_steal_pointer (&key);
-      m->by_step = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, g_free);
+      m->name = g_strdup (key);
+      m->points = g_array_new (FALSE, FALSE, sizeof (RtMetricPoint));
       g_hash_table_insert (log->metrics, m->name, m);
     }
-  double *slot = g_new (double, 1);
-  *slot = v;
-  /* a restart repeats steps: the later value wins */
-  g_hash_table_replace (m->by_step, GINT_TO_POINTER (step), slot);
+  /* kept in reading order; a restart's repeated steps are resolved in settle () */
+  RtMetricPoint pt = { step, m->points->len, v };
+  g_array_append_val (m->points, pt);
+  m->settled = FALSE;
+}
+
+static int
+compare_points (gconstpointer a, gconstpointer b)
+{
+  const RtMetricPoint *x = a, *y = b;
+  if (x->step != y->step)
+    return x->step < y->step ? -1 : 1;
+  return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* Orders a metric's points by step, keeping only the last value read for a step. */
+static void
+settle (RtMetric *m)
+{
+  if (m->settled)
+    return;
+  g_array_sort (m->points, compare_points);
+  guint out = 0;
+  for (guint i = 0; i < m->points->len; i++)
+    {
+      RtMetricPoint *p = &g_array_index (m->points, RtMetricPoint, i);
+      if (out > 0 && g_array_index (m->points, RtMetricPoint, out - 1).step == p->step)
+        out--;   /* the later value replaces the earlier */
+      g_array_index (m->points, RtMetricPoint, out++) = *p;
+    }
+  g_array_set_size (m->points, out);
+  m->settled = TRUE;
 }
 
 /* Copies `line` without ANSI escape sequences ("\x1b[1;32m") into `out`. */
@@ -140,11 +178,11 @@ feed_piece (RtTrainLog *log, const char *p, const char *end)
   guint pairs = 0;
   while (p < end)
     {
-      const char *sep = g_strstr_len (p, end - p, " - ");
+      const char *sep = memmem (p, (gsize) (end - p), " - ", 3);
       if (sep == NULL)
         break;
       const char *item = sep + 3;
-      const char *next = g_strstr_len (item, end - item, " - ");
+      const char *next = memmem (item, (gsize) (end - item), " - ", 3);
       const char *item_end = next ? next : end;
       /* the name ends at the last ':' before a value: names hold '/', not ':' */
       const char *colon = memchr (item, ':', (gsize) (item_end - item));
@@ -169,7 +207,7 @@ gboolean
 rt_train_log_feed_line (RtTrainLog *log, const char *line, gsize len)
 {
   /* cheap test first: most lines of a console log are no metric line */
-  if (g_strstr_len (line, (gssize) len, "step:") == NULL)
+  if (memmem (line, len, "step:", 5) == NULL)
     return FALSE;
   g_autoptr (GString) clean = g_string_sized_new (len);
   strip_ansi (line, len, clean);
@@ -261,8 +299,22 @@ rt_train_log_metric (const RtTrainLog *log, const char *name)
 double
 rt_metric_at (const RtMetric *m, gint32 step)
 {
-  const double *v = m ? g_hash_table_lookup (m->by_step, GINT_TO_POINTER (step)) : NULL;
-  return v ? *v : NAN;
+  if (m == NULL)
+    return NAN;
+  settle ((RtMetric *) m);   /* settling only reorders: the metric stays the same */
+  guint lo = 0, hi = m->points->len;
+  while (lo < hi)
+    {
+      guint mid = lo + (hi - lo) / 2;
+      gint32 s = g_array_index (m->points, RtMetricPoint, mid).step;
+      if (s == step)
+        return g_array_index (m->points, RtMetricPoint, mid).value;
+      if (s < step)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  return NAN;
 }
 
 GArray *

@@ -9,8 +9,15 @@ G_BEGIN_DECLS
 /* One metric: its value per step (the later line wins when a restart repeats a step).
  * Non-finite values are kept as NAN, so that a metric is known even when all of it is nan. */
 typedef struct {
+  gint32 step;
+  guint32 seq;                /* order of reading: the later of two values of a step wins */
+  double value;
+} RtMetricPoint;
+
+typedef struct {
   char *name;
-  GHashTable *by_step;        /* GINT_TO_POINTER (step) -> double* */
+  GArray *points;             /* RtMetricPoint; one per step, by step, once `settled` */
+  gboolean settled;
 } RtMetric;
 
 typedef struct {

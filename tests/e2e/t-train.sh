@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# t-train.sh: rt-train reads a noisy console log as fixtures/README.md works it out, skips plots
+# whose metrics are absent, refuses a log without metric lines; rt-overview --train joins it.
+. "$(dirname "$0")/lib.sh"
+
+fx="$SRC/fixtures/train"
+expect_answer train "$fx/console.log" 0 "$SRC/fixtures/expected/train/console.json"
+
+# every plot of a full log is drawn; a GRPO log without critic or per-token metrics skips some
+expect_exit 0 "$BUILD/rt-train" "$fx/console.log" --out "$TMP/full" --metric 'critic/*' --window 2
+for name in step_timing_breakdown per_token_timing throughput component_comparison generation_timing \
+            metric_critic_score_mean; do
+  [ -s "$TMP/full/$name.png" ] && ok || fail "rt-train drew no $name.png"
+done
+python3 - "$TMP/full/metric_critic_score_mean.tsv" <<'PY' && ok || fail "moving mean over --window 2"
+import sys
+rows = [l.split("\t") for l in open(sys.argv[1]).read().split("\n")[1:] if l]
+# critic/score/mean is 0.5, 0.6, 0.9 (step 2's restart wins): means of the last 2
+assert [float(r[2]) for r in rows] == [0.5, 0.55, 0.75], rows
+PY
+expect_exit 0 "$BUILD/rt-train" "$fx/grpo.log" --out "$TMP/grpo"
+expect_grep "per_token_timing skipped" "$TMP/err" "a log without per-token timing"
+[ ! -e "$TMP/grpo/per_token_timing.png" ] && ok || fail "per_token_timing drawn without data"
+[ -s "$TMP/grpo/component_comparison.png" ] && ok || fail "component_comparison not drawn"
+
+# no metric line: one clear message naming the expected shape, exit 1
+expect_exit 1 "$BUILD/rt-train" "$fx/no-metrics.log" --no-render --out "$TMP/none"
+expect_grep "step:12 - timing_s/gen" "$TMP/err" "a log without metric lines"
+expect_exit 1 "$BUILD/rt-train" "$TMP/missing.log"
+expect_exit 2 "$BUILD/rt-train" "$fx/console.log" --window 0
+
+# the join: the trainer's step and generation time beside the trace's, step by step
+expect_exit 0 "$BUILD/rt-overview" "$SRC/fixtures/hand-v2" --train "$fx/grpo.log" --json --no-render --out "$TMP/o"
+python3 - "$TMP/out" <<'PY' && ok || fail "rt-overview --train did not join the trainer's times"
+import json, sys
+steps = {s["step"]: s for s in json.load(open(sys.argv[1]))["steps"]}
+assert steps[1]["train_step_s"] == 16.0 and steps[1]["train_gen_s"] == 10.0, steps[1]
+assert steps[2]["train_step_s"] == 19.0 and steps[2]["rollout_s"] == 12.0, steps[2]
+PY
+expect_exit 0 make -s -C "$SRC" plots BUILD="$BUILD" EXP="$SRC/fixtures/hand-v2" TRAIN="$fx/console.log" OUT="$TMP/plots"
+[ -s "$TMP/plots/step_timing_breakdown.png" ] && ok || fail "make plots TRAIN=... drew no trainer plot"
+grep -q "trainer: timing_s/step" "$TMP/plots/overview.gp" && ok || fail "make plots TRAIN=... left the trainer out of the overview"
+finish

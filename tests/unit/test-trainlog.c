@@ -1,0 +1,109 @@
+/* test-trainlog.c: reading verl's console log lines, one quirk per test.
+ * Values as Python prints them, Ray prefixes, colours, progress bars, restarts. */
+#include <math.h>
+#include <string.h>
+
+#include "rolltrace/rt-trainlog.h"
+
+static double
+value (const char *s)
+{
+  double v;
+  g_assert_true (rt_parse_metric_value (s, strlen (s), &v));
+  return v;
+}
+
+static void
+test_values_as_python_prints_them (void)
+{
+  g_assert_cmpfloat (value ("50.12"), ==, 50.12);
+  g_assert_cmpfloat (value ("3"), ==, 3);
+  g_assert_cmpfloat (value ("1e-05"), ==, 1e-05);
+  g_assert_cmpfloat (value ("-2.5"), ==, -2.5);
+  g_assert_cmpfloat (value ("np.float64(0.5)"), ==, 0.5);
+  g_assert_cmpfloat (value ("np.int64(3)"), ==, 3);
+  g_assert_cmpfloat (value (" 7.0 "), ==, 7.0);
+  g_assert_true (isnan (value ("nan")));
+  g_assert_true (isnan (value ("inf")));
+  g_assert_true (isnan (value ("-inf")));
+  g_assert_true (isnan (value ("np.float64(nan)")));
+}
+
+static void
+test_non_numbers_are_refused (void)
+{
+  const char *bad[] = { "gsm8k", "", "[1, 2]", "np.float64(", "1.5x", "None" };
+  for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
+    {
+      double v;
+      g_assert_false (rt_parse_metric_value (bad[i], strlen (bad[i]), &v));
+    }
+}
+
+static gboolean
+feed (RtTrainLog *log, const char *line)
+{
+  return rt_train_log_feed_line (log, line, strlen (line));
+}
+
+static void
+test_a_plain_metric_line (void)
+{
+  g_autoptr (RtTrainLog) log = rt_train_log_new ();
+  g_assert_true (feed (log, "step:12 - timing_s/gen:50.12 - perf/throughput:1234.5 - critic/score/mean:0.62"));
+  g_assert_cmpfloat (rt_metric_at (rt_train_log_metric (log, "timing_s/gen"), 12), ==, 50.12);
+  g_assert_cmpfloat (rt_metric_at (rt_train_log_metric (log, "critic/score/mean"), 12), ==, 0.62);
+  g_assert_true (isnan (rt_metric_at (rt_train_log_metric (log, "timing_s/gen"), 11)));
+}
+
+static void
+test_ray_prefix_and_colours_are_skipped (void)
+{
+  g_autoptr (RtTrainLog) log = rt_train_log_new ();
+  g_assert_true (feed (log, "\x1b[36m(TaskRunner pid=2255265)\x1b[0m step:3 - a/b:1.5"));
+  g_assert_cmpfloat (rt_metric_at (rt_train_log_metric (log, "a/b"), 3), ==, 1.5);
+}
+
+static void
+test_progress_bar_before_a_carriage_return (void)
+{
+  g_autoptr (RtTrainLog) log = rt_train_log_new ();
+  g_assert_true (feed (log, "Training Progress:  33%|###3 | 1/3 [01:30<03:00]\r(TaskRunner pid=1) step:2 - x:4"));
+  g_assert_cmpfloat (rt_metric_at (rt_train_log_metric (log, "x"), 2), ==, 4);
+}
+
+static void
+test_the_later_value_of_a_repeated_step_wins (void)
+{
+  g_autoptr (RtTrainLog) log = rt_train_log_new ();
+  feed (log, "step:2 - x:1 - y:5");
+  feed (log, "step:2 - x:9");
+  g_assert_cmpfloat (rt_metric_at (rt_train_log_metric (log, "x"), 2), ==, 9);
+  g_assert_cmpfloat (rt_metric_at (rt_train_log_metric (log, "y"), 2), ==, 5);   /* not repeated: kept */
+}
+
+static void
+test_lines_that_only_mention_step_are_ignored (void)
+{
+  g_autoptr (RtTrainLog) log = rt_train_log_new ();
+  g_assert_false (feed (log, "RuntimeError: step:3 - timing_s/gen:50"));
+  g_assert_false (feed (log, "WARNING: the word step: alone"));
+  g_assert_false (feed (log, "step:4"));
+  g_assert_false (feed (log, "step:x - a:1"));
+  g_assert_false (feed (log, "step:5 - name:only-text"));
+  g_assert_cmpuint (g_hash_table_size (log->metrics), ==, 0);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/trainlog/values-as-python-prints-them", test_values_as_python_prints_them);
+  g_test_add_func ("/trainlog/non-numbers-are-refused", test_non_numbers_are_refused);
+  g_test_add_func ("/trainlog/a-plain-metric-line", test_a_plain_metric_line);
+  g_test_add_func ("/trainlog/ray-prefix-and-colours-are-skipped", test_ray_prefix_and_colours_are_skipped);
+  g_test_add_func ("/trainlog/progress-bar-before-a-carriage-return", test_progress_bar_before_a_carriage_return);
+  g_test_add_func ("/trainlog/the-later-value-of-a-repeated-step-wins", test_the_later_value_of_a_repeated_step_wins);
+  g_test_add_func ("/trainlog/lines-that-only-mention-step-are-ignored", test_lines_that_only_mention_step_are_ignored);
+  return g_test_run ();
+}

@@ -4,7 +4,7 @@
 . "$(dirname "$0")/lib.sh"
 
 fx="$SRC/fixtures/train"
-expect_answer train "$fx/console.log" 0 "$SRC/fixtures/expected/train/console.json"
+expect_answer train "$fx/console.log" 0 "$SRC/fixtures/train/console.expected.json"
 
 # every plot of a full log is drawn; a GRPO log without critic or per-token metrics skips some
 expect_exit 0 "$BUILD/rt-train" "$fx/console.log" --out "$TMP/full" --metric 'critic/*' --window 2

@@ -6,7 +6,7 @@
 ALL="rt-check rt-cdf rt-overview rt-workers rt-requests rt-turns rt-turn-dist rt-events"
 fx="$SRC/fixtures/hand-v2"
 
-for cmd in $ALL rt-synth; do
+for cmd in $ALL rt-synth rt-train; do
   expect_exit 0 "$BUILD/$cmd" --help
   expect_grep "Usage:" "$TMP/out" "$cmd --help"
 done

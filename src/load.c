@@ -207,8 +207,10 @@ load_file (LoadJob *job, guint index, GError **error)
   g_autoptr (RtFileParse) p = rt_file_parse_new (t, index, t->priv->opts.max_problems_per_file,
                                                   &job->kib_done);
   guint record;
+  gboolean restored = FALSE;
   if (job->cache != NULL && rt_cache_find (job->cache, p->file, &record))
     {
+      restored = TRUE;
       /* grown, or unchanged but for an unterminated last piece (which the cache
        * never holds): the cached rows, then what follows the last newline */
       const RtEvent *rows;
@@ -225,8 +227,9 @@ load_file (LoadJob *job, guint index, GError **error)
     }
 
 read_whole:
-  if (fs->origin != RT_FILE_PARSED)
+  if (restored)
     {
+      /* start again from nothing: the restored tables must not be counted twice */
       g_clear_pointer (&p, rt_file_parse_free);
       p = rt_file_parse_new (t, index, t->priv->opts.max_problems_per_file, &job->kib_done);
     }

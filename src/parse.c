@@ -110,9 +110,16 @@ rt_file_parse_new (RtTrace *trace, guint file_index, guint max_problems, gint *b
   g_array_set_clear_func (p->problems, rt_problem_clear);
   p->strings = g_string_chunk_new (64 * 1024);
   id_index_init (&p->request_index, 64);
-  p->file->start_min_s = NAN;
+
+  /* the file's row starts empty but for what discovery found (a parse may follow
+   * a restore from the cache that turned out unusable) */
+  RtFile *f = p->file;
+  f->lines = f->events = f->bad_lines = f->field_problems = f->problems_total = 0;
+  f->n_complete = f->n_events = f->n_requests = f->first_request = 0;
+  f->schema = RT_SCHEMA_NEITHER;
+  f->start_min_s = NAN;
   for (int i = 0; i < RT_N_STEP_EVENTS; i++)
-    p->file->step_sum_s[i] = NAN;
+    f->step_sum_s[i] = NAN;
   return p;
 }
 

@@ -116,6 +116,16 @@ cmp -s "$TMP/out" "$TMP/rows-damaged.json" && ok || fail "damaged rows changed a
 check_cache
 expect_field used false "after damaged rows were found"   # that cache was removed
 
+# damaged rows of a file that has grown since: it is read again from its first byte
+check_cache
+# the first file with rows: its rows lie first in the cache (--faults may leave a file empty)
+first=$(for f in "$TMP/exp"/step_*/worker_*.jsonl; do [ -s "$f" ] && echo "$f"; done | head -n 1)
+damage rows
+head -n 1 "$first" >>"$first"
+check_cache
+expect_field files_parsed 1 "a grown file whose cached rows are damaged"
+answers_match "a grown file whose cached rows were damaged"
+
 # two analyzers at once leave a cache that the next one can use
 rm -rf "$C"
 "$BUILD/rt-cdf" "$TMP/exp" --cache-dir "$C" --quiet --no-render --out "$TMP/o1" &

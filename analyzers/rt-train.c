@@ -32,9 +32,9 @@ typedef struct {
 } MetricStats;
 
 static void
-metric_stats (const RtMetric *m, const RtTrainLog *log, guint window, MetricStats *out)
+metric_stats (const RtMetric *m, guint window, MetricStats *out)
 {
-  g_autoptr (GArray) v = rt_metric_values (m, log);
+  g_autoptr (GArray) v = rt_metric_values (m);
   guint from = v->len > window ? v->len - window : 0;
   out->window_mean = rt_mean (rt_samples_data (v) + from, v->len - from);
   rt_summary_compute (rt_samples_data (v), v->len, &out->sum);
@@ -99,7 +99,7 @@ lines_plot (RtSession *s, const RtTrainLog *log, const char *name, const char *w
       for (guint k = 0; k < found->len; k++)
         {
           MetricStats st;
-          metric_stats (rt_train_log_metric (log, g_ptr_array_index (found, k)), log, 1, &st);
+          metric_stats (rt_train_log_metric (log, g_ptr_array_index (found, k)), 1, &st);
           g_string_append_printf (extra, "\\n%s %.3g s", (const char *) g_ptr_array_index (found, k),
                                   st.sum.mean);
         }
@@ -140,7 +140,7 @@ throughput_plot (RtSession *s, const RtTrainLog *log, GError **error)
   g_ptr_array_add (cols, (gpointer) "perf/throughput");
   g_autoptr (GString) tsv = series_table (log, cols, "timing_s/step");
   MetricStats st;
-  metric_stats (m, log, 1, &st);
+  metric_stats (m, 1, &st);
   g_autofree char *meanline = g_strdup_printf (
       "set arrow from graph 0, first %.6g to graph 1, first %.6g nohead dt 2 lc rgb '#888888'\n"
       "set label 1 'mean %.4g' at graph 0.01, first %.6g offset 0,0.6", st.sum.mean, st.sum.mean,
@@ -215,7 +215,7 @@ write_json (RtSession *s, const RtTrainLog *log, guint window)
   for (guint k = 0; k < names->len; k++)
     {
       MetricStats st;
-      metric_stats (rt_train_log_metric (log, g_ptr_array_index (names, k)), log, window, &st);
+      metric_stats (rt_train_log_metric (log, g_ptr_array_index (names, k)), window, &st);
       rt_jw_key (w, g_ptr_array_index (names, k));
       rt_jw_begin_object (w);
       rt_jw_member_int (w, "count", st.sum.count);
@@ -245,7 +245,7 @@ print_summary (RtSession *s, const RtTrainLog *log, guint window)
   for (guint k = 0; k < names->len; k++)
     {
       MetricStats st;
-      metric_stats (rt_train_log_metric (log, g_ptr_array_index (names, k)), log, window, &st);
+      metric_stats (rt_train_log_metric (log, g_ptr_array_index (names, k)), window, &st);
       rt_session_print (s, "%-44s %5u %11.4g %11.4g %11.4g %11.4g %11.4g %11.4g %11.4g\n",
                         (const char *) g_ptr_array_index (names, k), st.sum.count, st.sum.mean,
                         st.sum.std, st.sum.min, st.sum.p50, st.sum.p95, st.sum.max, st.window_mean);

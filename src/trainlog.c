@@ -318,12 +318,14 @@ rt_metric_at (const RtMetric *m, gint32 step)
 }
 
 GArray *
-rt_metric_values (const RtMetric *m, const RtTrainLog *log)
+rt_metric_values (const RtMetric *m)
 {
   GArray *out = g_array_new (FALSE, FALSE, sizeof (double));
-  for (guint i = 0; i < log->steps->len; i++)
+  /* settled points are one per step, in step order: no lookup per step needed */
+  settle ((RtMetric *) m);
+  for (guint i = 0; i < m->points->len; i++)
     {
-      double v = rt_metric_at (m, g_array_index (log->steps, gint32, i));
+      double v = g_array_index (m->points, RtMetricPoint, i).value;
       if (!isnan (v))
         g_array_append_val (out, v);
     }

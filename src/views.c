@@ -56,16 +56,6 @@ rt_view_event_values (const RtTrace *t, guint step_index, guint16 event)
   return s;
 }
 
-int
-rt_view_find_file (const RtTrace *t, guint step_index, gint32 worker)
-{
-  const RtStep *st = rt_trace_step (t, step_index);
-  for (guint k = 0; k < st->n_files; k++)
-    if (rt_trace_file (t, st->first_file + k)->worker == worker)
-      return (int) (st->first_file + k);
-  return -1;
-}
-
 void
 rt_view_write_summary (RtJsonWriter *w, const RtSummary *sum, RtSummaryFields extra)
 {

@@ -38,7 +38,7 @@ const RtMetric *rt_train_log_metric (const RtTrainLog *log, const char *name);
 double rt_metric_at (const RtMetric *m, gint32 step);
 
 /* The finite values of a metric in step order. */
-GArray *rt_metric_values (const RtMetric *m, const RtTrainLog *log);
+GArray *rt_metric_values (const RtMetric *m);
 
 /* Metric names in sorted order (the array owns nothing). */
 GPtrArray *rt_train_log_names (const RtTrainLog *log);

@@ -27,9 +27,6 @@ double rt_view_step_rollout (const RtTrace *t, guint step_index);
 /* Index into t->steps of the step with the longest rollout, or -1 when no step has one. */
 int rt_view_slowest_step (const RtTrace *t);
 
-/* Index of the file of `worker` in step `step_index`, or -1. */
-int rt_view_find_file (const RtTrace *t, guint step_index, gint32 worker);
-
 /* Which fields rt_view_write_summary writes. */
 typedef enum {
   RT_SUMMARY_P80 = 1 << 0,

@@ -382,6 +382,12 @@ rt_cache_complete (RtCacheMap *map, guint record, const RtFile *f)
   return rt_cache_unchanged (map, record, f) && map->t.files[record].resume_offset == f->size;
 }
 
+guint64
+rt_cache_resume_offset (RtCacheMap *map, guint record)
+{
+  return map->t.files[record].resume_offset;
+}
+
 /* The file row and resume point of a cached file. */
 static void
 restore_counters (const CacheFile *cf, RtFile *f, RtResume *rp)
@@ -442,14 +448,24 @@ restore_problems (const RtCacheMap *m, const CacheFile *cf, const RtFile *f, gui
   return out;
 }
 
+/* Room for n more elements, brought in now, on huge pages where they fit. */
+static void
+reserve_rows (GArray *a, gsize n, gsize element)
+{
+  guint len = a->len;
+  gsize slack = (2u << 20) / element;
+  g_array_set_size (g_array_set_size (a, (guint) (len + n + slack)), len);
+  guint8 *at = (guint8 *) a->data + (gsize) len * element;
+  rt_advise_huge_pages (at, (n + slack) * element);
+  rt_populate_write (at, n * element);
+}
+
 void
 rt_cache_reserve (RtCacheMap *map, RtTrace *t)
 {
-  /* exact sizes: the tables then grow without a copy, on huge pages */
-  g_array_set_size (g_array_set_size (t->requests, (guint) map->h.n_requests), 0);
-  g_array_set_size (g_array_set_size (t->turns, (guint) map->h.n_turns), 0);
-  rt_advise_huge_pages (t->requests->data, map->h.n_requests * sizeof (RtRequest));
-  rt_advise_huge_pages (t->turns->data, map->h.n_turns * sizeof (RtTurnFigures));
+  /* exact sizes: the tables then grow without a copy */
+  reserve_rows (t->requests, map->h.n_requests, sizeof (RtRequest));
+  reserve_rows (t->turns, map->h.n_turns, sizeof (RtTurnFigures));
 }
 
 void

@@ -14,6 +14,7 @@ typedef struct {
 } RtTurnRecord;
 
 typedef enum {
+  RT_FILE_UNREAD,    /* not loaded yet */
   RT_FILE_PARSED,    /* read from the first byte */
   RT_FILE_RESUMED,   /* restored from the cache, then read from where it had stopped */
   RT_FILE_CACHED,    /* restored from the cache, nothing read */
@@ -60,6 +61,9 @@ struct _RtTracePrivate {
  * asked for on transparent huge pages. rt_advise_huge_pages is a hint only. */
 void rt_advise_huge_pages (void *p, gsize len);
 void *rt_huge_alloc (gsize len);
+/* Brings in the pages of a range now, in one call, rather than a fault at a time;
+ * a hint only (older kernels ignore it). */
+void rt_populate_write (void *p, gsize len);
 void rt_huge_free (void *p);
 
 /* Frees what an RtProblem owns (its where), as a GArray clear function. */
@@ -141,6 +145,7 @@ guint rt_cache_n_files (RtCacheMap *map);
 gboolean rt_cache_find (RtCacheMap *map, const RtFile *f, guint *record);
 
 /* The file is exactly as cached and ends with a newline: nothing to read at all. */
+guint64 rt_cache_resume_offset (RtCacheMap *map, guint record);
 gboolean rt_cache_complete (RtCacheMap *map, guint record, const RtFile *f);
 
 /* The file is as cached (its size and time): what follows the cached part is an

@@ -266,6 +266,9 @@ show_progress (LoadJob *job, guint64 total_bytes, gint64 started_us, gboolean fi
               done / 1e6, (double) total_bytes / 1e6, secs, final ? "\n" : "");
 }
 
+/* Below this much JSONL to read, the calling thread reads it alone. */
+#define INLINE_READ_BYTES (4u << 20)
+
 static gboolean
 load_files (RtTrace *trace, RtCacheMap *cache, GError **error)
 {
@@ -291,24 +294,36 @@ load_files (RtTrace *trace, RtCacheMap *cache, GError **error)
 
   /* Files the cache holds exactly as they are now are taken over here, in bulk,
    * before any thread starts; only the others are read. */
+  guint64 to_read = 0;
   if (cache != NULL)
     rt_cache_reserve (cache, trace);
-  for (guint i = 0; cache != NULL && i < trace->files->len; i++)
+  for (guint i = 0; i < trace->files->len; i++)
     {
+      const RtFile *f = rt_trace_file (trace, i);
       guint record;
-      if (rt_cache_find (cache, rt_trace_file (trace, i), &record)
-          && rt_cache_complete (cache, record, rt_trace_file (trace, i)))
+      if (cache == NULL || !rt_cache_find (cache, f, &record))
+        to_read += f->size;
+      else if (rt_cache_complete (cache, record, f))
         {
           rt_cache_adopt (cache, record, trace, i);
           job.files_done++;
         }
+      else
+        to_read += f->size - rt_cache_resume_offset (cache, record);
     }
+
+  /* With a cache, what is left to read is often only the newest lines of a
+   * running job: read here, as starting threads would cost more. */
+  gboolean inline_read = cache != NULL && to_read < INLINE_READ_BYTES;
+  for (guint i = 0; inline_read && i < trace->files->len; i++)
+    if (trace->priv->files[i].origin == RT_FILE_UNREAD)
+      load_one_file (GUINT_TO_POINTER (i + 1), &job);
 
   GThreadPool *pool = g_thread_pool_new (load_one_file, &job, (gint) n_threads, FALSE, error);
   if (pool == NULL)
     return FALSE;
   for (guint i = 0; i < trace->files->len; i++)
-    if (cache == NULL || trace->priv->files[i].mapped == NULL)
+    if (trace->priv->files[i].origin == RT_FILE_UNREAD)
       g_thread_pool_push (pool, GUINT_TO_POINTER (i + 1), NULL);
 
   /* Wait, drawing a progress line once loading has taken more than a second. */
@@ -406,6 +421,7 @@ update_cache (RtTrace *trace, RtCacheMap *cache)
       case RT_FILE_PARSED: st->files_parsed++; break;
       case RT_FILE_RESUMED: st->files_resumed++; break;
       case RT_FILE_CACHED: st->files_cached++; break;
+      case RT_FILE_UNREAD: g_assert_not_reached ();
       }
   if (trace->priv->cache_path == NULL)
     return;

@@ -50,12 +50,32 @@ rt_advise_huge_pages (void *p, gsize len)
 #endif
 }
 
+void
+rt_populate_write (void *p, gsize len)
+{
+#ifdef MADV_POPULATE_WRITE
+  const guintptr page = 4096;
+  guintptr start = ((guintptr) p + page - 1) & ~(page - 1);
+  guintptr end = ((guintptr) p + len) & ~(page - 1);
+  if (end > start)
+    madvise ((void *) start, end - start, MADV_POPULATE_WRITE);
+#else
+  (void) p;
+  (void) len;
+#endif
+}
+
 void *
 rt_huge_alloc (gsize len)
 {
-  /* aligned, so that all of a large buffer can be huge pages */
-  void *p = g_aligned_alloc (MAX (len, 1u), 1, len >= (4u << 20) ? (2u << 20) : 64);
-  rt_advise_huge_pages (p, len);
+  /* A buffer of a megabyte or more is made of whole, aligned huge pages: one fault
+   * per 2 MiB instead of 512, and on a virtual machine each fault costs about 10 us. */
+  const gsize huge = 2u << 20;
+  if (len < huge / 2)
+    return g_aligned_alloc (MAX (len, 1u), 1, 64);
+  gsize rounded = (len + huge - 1) & ~(huge - 1);
+  void *p = g_aligned_alloc (rounded, 1, huge);
+  rt_advise_huge_pages (p, rounded);
   return p;
 }
 

@@ -136,6 +136,23 @@ expect_field used true "after two analyzers at once"
 ls "$C"/.rolltrace-* >/dev/null 2>&1 && fail "a temporary cache file was left behind" || ok
 answers_match "after two analyzers at once"
 
+# many files grown at once, more than is read without threads: read in parallel,
+# each from where it stopped
+rm -rf "$C" "$TMP/exp"
+"$BUILD/rt-synth" "$TMP/exp" --steps 2 --workers 8 --requests 80 --seed 5 --quiet || fail "rt-synth"
+check_cache
+python3 - "$TMP/exp" <<'PY'
+import glob, sys
+for path in glob.glob(sys.argv[1] + "/step_*/worker_*.jsonl"):
+    lines = open(path).read().splitlines(keepends=True)
+    open(path, "a").write("".join(lines[: len(lines) // 2]))
+PY
+check_cache
+expect_field files_resumed 16 "sixteen grown files"
+[ "$(cache_field bytes_read)" -gt $((4 << 20)) ] && ok \
+  || fail "expected more than 4 MiB read, got $(cache_field bytes_read)"
+answers_match "sixteen grown files"
+
 # --no-cache neither reads nor writes
 rm -rf "$C"
 expect_exit 0 "$BUILD/rt-check" "$TMP/exp" --no-cache --cache-dir "$C"

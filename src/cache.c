@@ -17,7 +17,7 @@
 #endif
 
 /* Bump on any change of the layout below. */
-#define CACHE_FORMAT 2
+#define CACHE_FORMAT 3
 #define BYTE_ORDER_MARK 0x01020304u
 #define NO_STRING G_MAXUINT64
 

@@ -333,8 +333,6 @@ process_line (RtFileParse *r, const RtLineFields *f, guint64 line_no)
   RtEvent ev;
   ev.event = event_id (r, r->trace->registry, f->event, has_rid);
   ev.duration_s = f->duration_s;
-  ev.file = r->file_index;
-  ev.line = line_no > G_MAXUINT32 ? G_MAXUINT32 : (guint32) line_no;
   ev.turn = f->turn >= 0 && f->turn <= G_MAXINT16 ? (gint16) f->turn : -1;
   if (f->timestamp.len == 0 || !rt_parse_timestamp (f->timestamp.str, f->timestamp.len, &ev.end_s))
     ev.end_s = NAN;

@@ -39,13 +39,12 @@ typedef struct {
 typedef struct {
   double end_s;               /* the line's timestamp; NAN when absent or unreadable */
   double duration_s;          /* NAN for instant events and unreadable values */
-  guint32 file;               /* index into RtTrace.files */
   guint32 request;            /* index among the file's requests (RtFile.first_request
                                  * + request in RtTrace.requests), or RT_NONE */
-  guint32 line;               /* 1-based line number in the file */
   guint16 event;              /* canonical id in RtTrace.registry */
   gint16 turn;                /* extra.turn as logged, -1 when absent */
-} RtEvent;
+} RtEvent;                    /* 24 bytes: a file's rows are reached through the file,
+                               * in line order, so neither is stored in the row */
 
 /* One request id of one worker file. Only a request with an
  * async_rollout_request_complete line is `complete` and has a duration. */

@@ -5,7 +5,7 @@
 #
 #   bench/run.sh                 both sizes (about 10 minutes; the 10M tree takes 2.7 GB)
 #   SIZES=1M bench/run.sh        only the small one
-#   RUNS=5 BASELINE_RUNS=3 ...   more runs (medians are reported)
+#   RUNS=9 BASELINE_RUNS=5 ...   more runs (medians are reported; defaults 5 and 3)
 #   BENCH_DIR=/data/bench ...    where the trees go (default /tmp/rolltrace-bench)
 #   TRAIN_LOG_MB=1000 ...        size of the trainer console log for rt-train (0: skip)
 #
@@ -16,7 +16,7 @@ cd "$(dirname "$0")/.."
 ROOT=$(pwd)
 BUILD=${BUILD:-$ROOT/build}
 BENCH_DIR=${BENCH_DIR:-/tmp/rolltrace-bench}
-RUNS=${RUNS:-3}
+RUNS=${RUNS:-5}
 BASELINE_RUNS=${BASELINE_RUNS:-3}
 SIZES=${SIZES:-"1M 10M"}
 mkdir -p "$BENCH_DIR"
@@ -31,10 +31,14 @@ measure () {
   local label=$1 runs=$2; shift 2
   local walls=() rss=()
   for ((i = 0; i < runs; i++)); do
-    /usr/bin/time -f '%e %M' -o "$BENCH_DIR/.time" "$@" >/dev/null 2>"$BENCH_DIR/.err" \
+    # wall clock from bash (microseconds; /usr/bin/time's %e has only two decimals),
+    # peak RSS from /usr/bin/time
+    local t0=$EPOCHREALTIME
+    /usr/bin/time -f '%M' -o "$BENCH_DIR/.time" "$@" >/dev/null 2>"$BENCH_DIR/.err" \
       || { echo "bench: failed: $*" >&2; cat "$BENCH_DIR/.err" >&2; exit 1; }
-    read -r w m <"$BENCH_DIR/.time"
-    walls+=("$w"); rss+=("$m")
+    local t1=$EPOCHREALTIME
+    read -r m <"$BENCH_DIR/.time"
+    walls+=("$(awk "BEGIN { print $t1 - $t0 }")"); rss+=("$m")
   done
   python3 - "$label" "${walls[*]}" "${rss[*]}" <<'PY'
 import statistics, sys
@@ -56,6 +60,9 @@ print(f"{'what':44} {'median s':>9} {'MB/s':>8} {'peak MiB':>9} {'RSS/JSONL':>9}
 for label, w, m in rows:
     w, m = float(w), float(m)
     print(f"{label:44} {w:9.3f} {mb / w:8.0f} {m:9.1f} {100 * m * 1048576 / nbytes:8.1f}% {base / w:10.1f} {w / cat:7.2f}")
+first = t["first load + cache write (rt-check)"][0]
+print(f"cached load: {first / t['cached load (rt-check)'][0]:.1f}x faster than the first load with its cache write, "
+      f"{t['first load (rt-check --no-cache)'][0] / t['cached load (rt-check)'][0]:.1f}x than parsing alone")
 PY
 }
 

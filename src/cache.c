@@ -634,25 +634,103 @@ add_file (Writer *w, const RtTrace *t, guint i, guint64 rows_at, guint64 rows_ch
   g_byte_array_append (w->files, (const guint8 *) &cf, sizeof cf);
 }
 
-static gboolean
-write_all (int fd, const void *p, gsize n, GError **error)
+/* Writes all of p at `at`; 0, or the errno of the failure. Thread-safe. */
+static int
+put_at (int fd, const void *p, gsize n, guint64 at)
 {
   const guint8 *c = p;
   while (n > 0)
     {
-      gssize r = write (fd, c, n);
+      gssize r = pwrite (fd, c, n, (off_t) at);
       if (r < 0 && errno == EINTR)
         continue;
       if (r <= 0)
-        {
-          int e = errno;
-          g_set_error (error, RT_ERROR, RT_ERROR_IO, "cannot write the cache: %s", g_strerror (e));
-          return FALSE;
-        }
+        return r < 0 ? errno : EIO;
       c += r;
       n -= (gsize) r;
+      at += (guint64) r;
     }
-  return TRUE;
+  return 0;
+}
+
+/* A cache being written: a temporary file beside the cache, which only a rename
+ * makes the cache. Rows go first, each file's as soon as it has been read (by the
+ * thread that read it, while the others go on reading); the tables follow them. */
+struct _RtCacheDraft {
+  char *tmp_path;           /* NULL once renamed */
+  char *dir;
+  int fd;
+  guint64 end;              /* where the next rows go (the loader serialises this) */
+  gint failed;              /* errno of the first failed write, 0: none */
+};
+
+RtCacheDraft *
+rt_cache_draft_new (const char *cache_path, GError **error)
+{
+  g_autofree char *dir = g_path_get_dirname (cache_path);
+  if (g_mkdir_with_parents (dir, 0700) != 0)
+    {
+      int e = errno;
+      g_set_error (error, RT_ERROR, RT_ERROR_IO, "cannot create %s: %s", dir, g_strerror (e));
+      return NULL;
+    }
+  char *tmp = g_build_filename (dir, ".rolltrace-XXXXXX", NULL);
+  int fd = g_mkstemp (tmp);
+  if (fd < 0)
+    {
+      int e = errno;
+      g_set_error (error, RT_ERROR, RT_ERROR_IO, "cannot create a file in %s: %s", dir, g_strerror (e));
+      g_free (tmp);
+      return NULL;
+    }
+  RtCacheDraft *d = g_new0 (RtCacheDraft, 1);
+  d->tmp_path = tmp;
+  d->dir = g_steal_pointer (&dir);
+  d->fd = fd;
+  d->end = ROWS_START;
+  return d;
+}
+
+guint64
+rt_cache_draft_reserve (RtCacheDraft *d, guint32 n_rows)
+{
+  guint64 at = d->end;
+  d->end += (guint64) n_rows * sizeof (RtEvent);
+  return at;
+}
+
+guint64
+rt_cache_draft_put_rows (RtCacheDraft *d, guint64 at, const RtEvent *rows, guint32 n_rows)
+{
+  gsize bytes = (gsize) n_rows * sizeof (RtEvent);
+  int e = put_at (d->fd, rows, bytes, at);
+  if (e != 0)
+    g_atomic_int_compare_and_exchange (&d->failed, 0, e);
+  return rt_hash64 (rows, bytes, 2);
+}
+
+void
+rt_cache_draft_free (RtCacheDraft *d)
+{
+  if (d == NULL)
+    return;
+  if (d->fd >= 0)
+    close (d->fd);
+  if (d->tmp_path != NULL)
+    g_unlink (d->tmp_path);
+  g_free (d->tmp_path);
+  g_free (d->dir);
+  g_free (d);
+}
+
+/* Room for n more bytes at once, on huge pages where it is large enough. */
+static void
+make_room (GByteArray *b, gsize n)
+{
+  guint len = b->len;
+  g_byte_array_set_size (b, (guint) MIN (len + n, G_MAXUINT32 / 2));
+  rt_advise_huge_pages (b->data, b->len);
+  g_byte_array_set_size (b, len);
 }
 
 static void
@@ -665,20 +743,19 @@ writer_clear (Writer *w)
 }
 
 gboolean
-rt_cache_write (const RtTrace *t, const char *path, GError **error)
+rt_cache_write (const RtTrace *t, RtCacheDraft *draft, const char *path, GError **error)
 {
-  g_autofree char *dir = g_path_get_dirname (path);
-  g_autofree char *tmp = g_build_filename (dir, ".rolltrace-XXXXXX", NULL);
-  int fd = g_mkstemp (tmp);
-  if (fd < 0)
-    {
-      int e = errno;
-      g_set_error (error, RT_ERROR, RT_ERROR_IO, "cannot create a file in %s: %s", dir, g_strerror (e));
-      return FALSE;
-    }
+  g_autoptr (RtCacheDraft) d = draft ? draft : rt_cache_draft_new (path, error);
+  if (d == NULL)
+    return FALSE;
 
   Writer w = { g_byte_array_new (), g_byte_array_new (), g_byte_array_new (), g_byte_array_new (),
                g_byte_array_new (), g_byte_array_new (), g_hash_table_new (g_str_hash, g_str_equal) };
+  /* the tables' sizes are about known: each grows once, on huge pages */
+  make_room (w.files, t->files->len * sizeof (CacheFile));
+  make_room (w.requests, t->requests->len * sizeof (CacheRequest));
+  make_room (w.turns, t->turns->len * sizeof (RtTurnFigures));
+  make_room (w.strings, t->requests->len * 40 + 4096);
   CacheHeader h = { .byte_order = BYTE_ORDER_MARK, .format = CACHE_FORMAT,
                     .event_size = sizeof (RtEvent) };
   memcpy (h.magic, "RTCACHE\n", 8);
@@ -692,31 +769,37 @@ rt_cache_write (const RtTrace *t, const char *path, GError **error)
       g_byte_array_append (w.names, (const guint8 *) &at, sizeof at);
     }
 
-  /* the rows of every file, as of its last newline, right after the header */
-  static const guint8 zeros[ROWS_START] = { 0 };
-  gboolean ok = write_all (fd, zeros, ROWS_START, error);
-  guint64 at = ROWS_START;
-  for (guint i = 0; ok && i < t->files->len; i++)
+  /* the rows of every file, as of its last newline, after the header: those not
+   * written while loading now */
+  for (guint i = 0; i < t->files->len; i++)
     {
-      const RtEvent *rows = rt_trace_file_events (t, i);
-      gsize bytes = (gsize) t->priv->files[i].resume.n_events * sizeof (RtEvent);
-      ok = write_all (fd, rows, bytes, error);
-      add_file (&w, t, i, at, rt_hash64 (rows, bytes, 2));
-      at += bytes;
+      const RtFileState *fs = &t->priv->files[i];
+      if (fs->rows_written)
+        add_file (&w, t, i, fs->rows_at, fs->rows_checksum);
+      else
+        {
+          guint64 at = rt_cache_draft_reserve (d, fs->resume.n_events);
+          guint64 sum = rt_cache_draft_put_rows (d, at, rt_trace_file_events (t, i), fs->resume.n_events);
+          add_file (&w, t, i, at, sum);
+        }
     }
 
   h.n_files = w.files->len / sizeof (CacheFile);
   h.n_requests = w.requests->len / sizeof (CacheRequest);
   h.n_turns = w.turns->len / sizeof (RtTurnFigures);
   h.n_problems = w.problems->len / sizeof (CacheProblem);
-  h.tables_at = at;
+  h.tables_at = d->end;
   h.tables_size = tables_size_for (&h);
   GByteArray *parts[] = { w.files, w.requests, w.turns, w.problems, w.names };
   guint64 part_sums[G_N_ELEMENTS (parts)];
+  int failed = g_atomic_int_get (&d->failed);
+  guint64 at = h.tables_at;
   for (guint i = 0; i < G_N_ELEMENTS (parts); i++)
     {
       part_sums[i] = rt_hash64 (parts[i]->data, parts[i]->len, 1);
-      ok = ok && write_all (fd, parts[i]->data, parts[i]->len, error);
+      if (failed == 0)
+        failed = put_at (d->fd, parts[i]->data, parts[i]->len, at);
+      at += parts[i]->len;
     }
   h.tables_checksum = rt_hash64 (part_sums, sizeof part_sums, 1);
   h.strings_at = h.tables_at + h.tables_size;
@@ -724,23 +807,28 @@ rt_cache_write (const RtTrace *t, const char *path, GError **error)
   h.strings_checksum = rt_hash64 (w.strings->data, w.strings->len, 3);
   h.total_size = h.strings_at + h.strings_size;
   h.header_checksum = rt_hash64 (&h, offsetof (CacheHeader, header_checksum), 0);
-  ok = ok && write_all (fd, w.strings->data, w.strings->len, error)
-       && pwrite (fd, &h, sizeof h, 0) == (gssize) sizeof h;
+  if (failed == 0)
+    failed = put_at (d->fd, w.strings->data, w.strings->len, h.strings_at);
+  /* the header last: a cache cut short never has a valid one */
+  if (failed == 0)
+    failed = put_at (d->fd, &h, sizeof h, 0);
   writer_clear (&w);
-  if (close (fd) != 0)
-    ok = FALSE;
+  int fd = d->fd;
+  d->fd = -1;
+  if (close (fd) != 0 && failed == 0)
+    failed = errno;
+  if (failed != 0)
+    {
+      g_set_error (error, RT_ERROR, RT_ERROR_IO, "cannot write %s: %s", d->tmp_path, g_strerror (failed));
+      return FALSE;
+    }
   /* readers see the old cache or the new one, never half of one */
-  if (ok && g_rename (tmp, path) != 0)
+  if (g_rename (d->tmp_path, path) != 0)
     {
       int e = errno;
-      g_set_error (error, RT_ERROR, RT_ERROR_IO, "cannot rename %s: %s", tmp, g_strerror (e));
-      ok = FALSE;
+      g_set_error (error, RT_ERROR, RT_ERROR_IO, "cannot rename %s: %s", d->tmp_path, g_strerror (e));
+      return FALSE;
     }
-  if (!ok)
-    {
-      if (error && *error == NULL)
-        g_set_error (error, RT_ERROR, RT_ERROR_IO, "cannot write %s", tmp);
-      g_unlink (tmp);
-    }
-  return ok;
+  g_clear_pointer (&d->tmp_path, g_free);
+  return TRUE;
 }

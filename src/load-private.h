@@ -44,6 +44,8 @@ typedef struct {
   guint64 mapped_checksum;
   gboolean verified;             /* mapped rows checked against their checksum */
   GArray *own_events;            /* rows re-read after a failed check */
+  gboolean rows_written;         /* rows already in the draft cache, at rows_at */
+  guint64 rows_at, rows_checksum;
 } RtFileState;
 
 typedef struct _RtCacheMap RtCacheMap;
@@ -52,6 +54,8 @@ struct _RtTracePrivate {
   RtFileState *files;            /* one per trace->files */
   RtCacheMap *cache;             /* the mapping the cached rows live in, or NULL */
   char *cache_path;              /* where the cache is (or would be) kept, or NULL */
+  struct _RtCacheDraft *draft;   /* the new cache, begun while loading, or NULL */
+  gboolean draft_failed;         /* could not begin one: rt_cache_write says why */
   RtLoadOptions opts;
 };
 
@@ -61,6 +65,9 @@ struct _RtTracePrivate {
  * asked for on transparent huge pages. rt_advise_huge_pages is a hint only. */
 void rt_advise_huge_pages (void *p, gsize len);
 void *rt_huge_alloc (gsize len);
+/* Room for n more elements of a (it grows once, not step by step), on huge pages
+ * where the room is large enough. */
+void rt_array_make_room (GArray *a, gsize n);
 /* Brings in the pages of a range now, in one call, rather than a fault at a time;
  * a hint only (older kernels ignore it). */
 void rt_populate_write (void *p, gsize len);
@@ -144,8 +151,10 @@ guint rt_cache_n_files (RtCacheMap *map);
  * inode, not shorter than where the cache stopped. Returns FALSE otherwise. */
 gboolean rt_cache_find (RtCacheMap *map, const RtFile *f, guint *record);
 
-/* The file is exactly as cached and ends with a newline: nothing to read at all. */
+/* Where the cached part of `record` ends. */
 guint64 rt_cache_resume_offset (RtCacheMap *map, guint record);
+
+/* The file is exactly as cached and ends with a newline: nothing to read at all. */
 gboolean rt_cache_complete (RtCacheMap *map, guint record, const RtFile *f);
 
 /* The file is as cached (its size and time): what follows the cached part is an
@@ -170,8 +179,22 @@ void rt_cache_loaded (RtCacheMap *map);
 /* Checks mapped rows against their checksum. */
 gboolean rt_cache_rows_ok (const RtEvent *rows, guint32 n, guint64 checksum);
 
-/* Writes the whole trace as a new cache at `path` (a temporary file, then renamed). */
-gboolean rt_cache_write (const RtTrace *trace, const char *path, GError **error);
+/* A new cache being written (a temporary file beside `cache_path`). Rows can be
+ * put in while the files are still being read: rt_cache_draft_reserve (callers
+ * serialise it) gives each file's rows their place, rt_cache_draft_put_rows
+ * (thread-safe) writes them there and returns their checksum. A write that fails
+ * is remembered and reported by rt_cache_write. Freeing a draft that was not
+ * written removes its file. */
+typedef struct _RtCacheDraft RtCacheDraft;
+RtCacheDraft *rt_cache_draft_new (const char *cache_path, GError **error);
+guint64 rt_cache_draft_reserve (RtCacheDraft *draft, guint32 n_rows);
+guint64 rt_cache_draft_put_rows (RtCacheDraft *draft, guint64 at, const RtEvent *rows, guint32 n_rows);
+void rt_cache_draft_free (RtCacheDraft *draft);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (RtCacheDraft, rt_cache_draft_free)
+
+/* Writes the whole trace as a new cache at `path`, completing `draft` (taken;
+ * NULL: a new one), and renames it into place. */
+gboolean rt_cache_write (const RtTrace *trace, RtCacheDraft *draft, const char *path, GError **error);
 
 /* The 64-bit checksum used for every section of the cache. */
 guint64 rt_hash64 (const void *data, gsize len, guint64 seed);

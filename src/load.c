@@ -187,7 +187,27 @@ merge_file (LoadJob *job, RtFileParse *p)
   t->problems_total += p->file->problems_total;
   t->stats.bytes_read += p->bytes_read;
   g_ptr_array_add (t->string_chunks, g_steal_pointer (&p->strings));
+  /* A file read in this run makes the cache stale (one restored as it was, with
+   * only an unterminated tail read, does not): its rows are written now, while
+   * the other threads go on reading, rather than all at the end. */
+  RtTracePrivate *priv = t->priv;
+  if (fs->origin != RT_FILE_CACHED && priv->cache_path != NULL && priv->draft == NULL
+      && !priv->draft_failed)
+    {
+      priv->draft = rt_cache_draft_new (priv->cache_path, NULL);
+      priv->draft_failed = priv->draft == NULL;
+    }
+  RtCacheDraft *draft = priv->draft;
+  guint64 rows_at = draft ? rt_cache_draft_reserve (draft, p->resume.n_events) : 0;
   g_mutex_unlock (&job->lock);
+
+  if (draft != NULL)
+    {
+      fs->rows_checksum = rt_cache_draft_put_rows (draft, rows_at, (const RtEvent *) p->events->data,
+                                                   p->resume.n_events);
+      fs->rows_at = rows_at;
+      fs->rows_written = TRUE;
+    }
 
   /* what the cache keeps of the file stays with the trace */
   fs->timing_turns = g_steal_pointer (&p->timing_turns);
@@ -282,14 +302,15 @@ load_files (RtTrace *trace, RtCacheMap *cache, GError **error)
   for (guint i = 0; i < trace->files->len; i++)
     total_bytes += rt_trace_file (trace, i)->size;
 
-  /* Reserve the event rows for the whole experiment at once (lines run 200-400
-   * bytes): appending file after file then never copies them, and reserved memory
-   * that is never written is never resident. Not when a cache will hold them. */
+  /* Reserve the tables for the whole experiment at once (lines run 200-400 bytes;
+   * a request takes some kilobytes, a turn at least one): appending file after
+   * file then never copies them, and reserved memory that is never written is
+   * never resident. Not when a cache will hold them. */
   if (cache == NULL)
     {
-      guint reserve = (guint) MIN (total_bytes / 160 + 1024, G_MAXUINT32 / 2);
-      g_array_set_size (g_array_set_size (trace->events, reserve), 0);
-      rt_advise_huge_pages (trace->events->data, (gsize) reserve * sizeof (RtEvent));
+      rt_array_make_room (trace->events, total_bytes / 160 + 1024);
+      rt_array_make_room (trace->requests, total_bytes / 4096 + 1024);
+      rt_array_make_room (trace->turns, total_bytes / 2048 + 1024);
     }
 
   /* Files the cache holds exactly as they are now are taken over here, in bulk,
@@ -433,12 +454,10 @@ update_cache (RtTrace *trace, RtCacheMap *cache)
   if (!stale)
     return;
   g_autoptr (GError) error = NULL;
-  g_autofree char *dir = g_path_get_dirname (trace->priv->cache_path);
-  if (g_mkdir_with_parents (dir, 0700) != 0 || !rt_cache_write (trace, trace->priv->cache_path, &error))
+  if (!rt_cache_write (trace, g_steal_pointer (&trace->priv->draft), trace->priv->cache_path, &error))
     {
       /* a cache is a convenience: failing to write one is worth a note, not an error */
-      g_printerr ("rolltrace: note: no cache written in %s: %s\n", dir,
-                  error ? error->message : g_strerror (errno));
+      g_printerr ("rolltrace: note: no cache written: %s\n", error->message);
       return;
     }
   st->cache_written = TRUE;
@@ -523,6 +542,7 @@ rt_trace_free (RtTrace *trace)
       for (guint i = 0; trace->priv->files && i < trace->files->len; i++)
         file_state_clear (&trace->priv->files[i]);
       g_free (trace->priv->files);
+      g_clear_pointer (&trace->priv->draft, rt_cache_draft_free);
       g_clear_pointer (&trace->priv->cache, rt_cache_close);
       g_free (trace->priv->cache_path);
       g_free (trace->priv);

@@ -65,6 +65,15 @@ rt_populate_write (void *p, gsize len)
 #endif
 }
 
+void
+rt_array_make_room (GArray *a, gsize n)
+{
+  guint len = a->len;
+  gsize want = MIN ((gsize) len + n, (gsize) G_MAXUINT32 / 2);
+  g_array_set_size (g_array_set_size (a, (guint) want), len);
+  rt_advise_huge_pages (a->data, want * g_array_get_element_size (a));
+}
+
 void *
 rt_huge_alloc (gsize len)
 {
@@ -123,6 +132,8 @@ rt_file_parse_new (RtTrace *trace, guint file_index, guint max_problems, gint *b
   p->bytes_done = bytes_done;
   p->events = thread_state ()->events;
   g_array_set_size (p->events, 0);
+  /* rows for the whole file at once (lines run 200-400 bytes) */
+  rt_array_make_room (p->events, p->file->size / 160 + 64);
   p->requests = g_array_new (FALSE, FALSE, sizeof (RtRequest));
   p->timing_turns = g_array_new (FALSE, FALSE, sizeof (RtTurnRecord));
   p->end_turns = g_array_new (FALSE, FALSE, sizeof (RtTurnRecord));

@@ -92,7 +92,11 @@ elif how == "tables":
     tables_at = struct.unpack_from("<Q", data, 48)[0]
     data[tables_at + 40] ^= 0xFF
 elif how == "rows":
-    data[256 + 40] ^= 0xFF          # inside the first file's event rows
+    data[256 + 40] ^= 0xFF          # inside the event rows of the file written first
+elif how == "all-rows":             # every file's rows (24 bytes each, from byte 256 to the tables)
+    tables_at = struct.unpack_from("<Q", data, 48)[0]
+    for at in range(256 + 8, tables_at, 24):
+        data[at] ^= 0xFF
 elif how == "garbage":
     data = bytearray(b"not a cache at all\n" * 10)
 open(path, "wb").write(data)
@@ -118,12 +122,17 @@ expect_field used false "after damaged rows were found"   # that cache was remov
 
 # damaged rows of a file that has grown since: it is read again from its first byte
 check_cache
-# the first file with rows: its rows lie first in the cache (--faults may leave a file empty)
+# a file with rows (--faults may leave a file empty); rows are written in the order
+# files finish loading, so all of them are damaged
 first=$(for f in "$TMP/exp"/step_*/worker_*.jsonl; do [ -s "$f" ] && echo "$f"; done | head -n 1)
-damage rows
+damage all-rows
 head -n 1 "$first" >>"$first"
+# read again: the grown file, and every other whose unterminated tail is read each time
+tails=$(for f in "$TMP/exp"/step_*/worker_*.jsonl; do
+          [ -s "$f" ] && [ "$f" != "$first" ] && [ "$(tail -c 1 "$f" | wc -l)" = 0 ] && echo "$f"
+        done | wc -l)
 check_cache
-expect_field files_parsed 1 "a grown file whose cached rows are damaged"
+expect_field files_parsed $((1 + tails)) "a grown file whose cached rows are damaged"
 answers_match "a grown file whose cached rows were damaged"
 
 # two analyzers at once leave a cache that the next one can use

@@ -4,6 +4,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "load-private.h"
 #include "rolltrace/rt-error.h"
 #include "rolltrace/rt-trace.h"
 
@@ -201,6 +202,72 @@ test_thread_count_does_not_change_the_tables (void)
     }
 }
 
+static int
+compare_names (gconstpointer a, gconstpointer b)
+{
+  return strcmp (*(char *const *) a, *(char *const *) b);
+}
+
+/* The names in a folder, sorted, joined by spaces. */
+static char *
+folder_listing (const char *dir)
+{
+  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
+  g_assert_nonnull (d);
+  g_autoptr (GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
+  const char *name;
+  while ((name = g_dir_read_name (d)) != NULL)
+    g_ptr_array_add (names, g_strdup (name));
+  g_ptr_array_sort (names, compare_names);
+  g_ptr_array_add (names, NULL);
+  return g_strjoinv (" ", (char **) names->pdata);
+}
+
+static void
+test_a_cache_folder_holds_only_finished_caches (void)
+{
+  g_autofree char *path = fixture ("hand-v2");
+  g_autofree char *dir = g_dir_make_tmp ("rt-cache-XXXXXX", NULL);
+  RtLoadOptions opts = { .max_problems_per_file = 100, .cache_dir = dir };
+  for (int run = 0; run < 2; run++)
+    {
+      g_autoptr (GError) error = NULL;
+      g_autoptr (RtTrace) t = rt_trace_load (path, &opts, &error);
+      g_assert_no_error (error);
+      g_assert_true (run == 0 ? t->stats.cache_written : t->stats.cache_used);
+      g_autofree char *listing = folder_listing (dir);
+      /* one cache, no temporary file beside it */
+      g_assert_true (g_str_has_suffix (listing, ".rtc"));
+      g_assert_null (strchr (listing, ' '));
+      g_assert_false (g_str_has_prefix (listing, "."));
+    }
+  g_autofree char *listing = folder_listing (dir);
+  g_autofree char *cache = g_build_filename (dir, listing, NULL);
+  g_unlink (cache);
+  g_rmdir (dir);
+}
+
+static void
+test_an_abandoned_cache_draft_leaves_nothing (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("rt-draft-XXXXXX", NULL);
+  g_autofree char *cache = g_build_filename (dir, "some.rtc", NULL);
+  g_autoptr (GError) error = NULL;
+  RtCacheDraft *d = rt_cache_draft_new (cache, &error);
+  g_assert_no_error (error);
+  RtEvent rows[3] = { { 1.0, 0.5, RT_NONE, 3, -1 }, { 2.0, 0.25, 0, 4, 1 }, { 3.0, NAN, 0, 5, 2 } };
+  guint64 at = rt_cache_draft_reserve (d, 3);
+  guint64 again = rt_cache_draft_reserve (d, 1);
+  g_assert_cmpuint (again - at, ==, 3 * sizeof (RtEvent));
+  g_assert_cmpuint (rt_cache_draft_put_rows (d, at, rows, 3), ==, rt_hash64 (rows, sizeof rows, 2));
+  g_autofree char *during = folder_listing (dir);
+  g_assert_true (g_str_has_prefix (during, ".rolltrace-"));
+  rt_cache_draft_free (d);   /* a load that failed, or found nothing to cache */
+  g_autofree char *after = folder_listing (dir);
+  g_assert_cmpstr (after, ==, "");
+  g_assert_cmpint (g_rmdir (dir), ==, 0);
+}
+
 static void
 test_bad_folders_give_one_clear_error (void)
 {
@@ -230,5 +297,8 @@ main (int argc, char **argv)
   g_test_add_func ("/load/complete-last-line-without-newline", test_a_complete_last_line_without_newline_counts);
   g_test_add_func ("/load/thread-count-does-not-change-tables", test_thread_count_does_not_change_the_tables);
   g_test_add_func ("/load/bad-folders-give-one-clear-error", test_bad_folders_give_one_clear_error);
+  g_test_add_func ("/load/a-cache-folder-holds-only-finished-caches",
+                   test_a_cache_folder_holds_only_finished_caches);
+  g_test_add_func ("/load/an-abandoned-cache-draft-leaves-nothing", test_an_abandoned_cache_draft_leaves_nothing);
   return g_test_run ();
 }

@@ -106,9 +106,9 @@ typedef struct {
   guint32 file_index;
   guint max_problems;
   GArray *events;                /* RtEvent (the thread's reusable array) */
-  GArray *requests;              /* RtRequest */
-  GArray *timing_turns;          /* RtTurnRecord */
-  GArray *end_turns;             /* RtTurnRecord */
+  GArray *requests;              /* RtRequest (a reference to the thread's array) */
+  GArray *timing_turns;          /* RtTurnRecord (likewise: copy to keep them) */
+  GArray *end_turns;             /* RtTurnRecord (likewise) */
   GArray *problems;              /* RtProblem */
   GStringChunk *strings;
   RtIdIndex request_index;

@@ -209,9 +209,16 @@ merge_file (LoadJob *job, RtFileParse *p)
       fs->rows_written = TRUE;
     }
 
-  /* what the cache keeps of the file stays with the trace */
-  fs->timing_turns = g_steal_pointer (&p->timing_turns);
-  fs->end_turns = g_steal_pointer (&p->end_turns);
+  /* What the cache keeps of the file stays with the trace. The turn records are
+   * kept only when an unterminated last piece added some (the cache holds the
+   * file as of its last newline); otherwise the trace's turns are what they give,
+   * and their memory goes to the next file. */
+  if (p->resume.requests != NULL || p->resume.n_timing < p->timing_turns->len
+      || p->resume.n_end < p->end_turns->len)
+    {
+      fs->timing_turns = g_array_copy (p->timing_turns);   /* p's are the thread's */
+      fs->end_turns = g_array_copy (p->end_turns);
+    }
   fs->problems = g_steal_pointer (&p->problems);
   fs->resume = p->resume;
   p->resume.requests = NULL;

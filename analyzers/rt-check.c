@@ -4,18 +4,30 @@
 
 #include <string.h>
 
+/* The inventory of the selected steps (all of them without --steps). */
 typedef struct {
-  guint64 files, lines, events, bad_lines, field_problems, requests;
+  guint n_steps;
+  gint32 step_min, step_max;
+  guint64 files, lines, events, bad_lines, field_problems, requests, problems_total;
   guint max_workers;
   RtSchemaFlags schema;
 } Inventory;
 
-static void
-take_inventory (const RtTrace *t, Inventory *inv)
+static gboolean
+file_selected (RtSession *s, guint file)
 {
+  return rt_session_step_selected (s, rt_trace_file (s->trace, file)->step);
+}
+
+static void
+take_inventory (RtSession *s, Inventory *inv)
+{
+  const RtTrace *t = s->trace;
   memset (inv, 0, sizeof *inv);
   for (guint i = 0; i < t->files->len; i++)
     {
+      if (!file_selected (s, i))
+        continue;
       const RtFile *f = rt_trace_file (t, i);
       inv->files++;
       inv->lines += f->lines;
@@ -23,10 +35,19 @@ take_inventory (const RtTrace *t, Inventory *inv)
       inv->bad_lines += f->bad_lines;
       inv->field_problems += f->field_problems;
       inv->requests += f->n_complete;
+      inv->problems_total += f->problems_total;
       inv->schema |= f->schema;
     }
   for (guint i = 0; i < t->steps->len; i++)
-    inv->max_workers = MAX (inv->max_workers, rt_trace_step (t, i)->n_files);
+    {
+      const RtStep *st = rt_trace_step (t, i);
+      if (!rt_session_step_selected (s, st->step))
+        continue;
+      if (inv->n_steps++ == 0)
+        inv->step_min = st->step;
+      inv->step_max = st->step;
+      inv->max_workers = MAX (inv->max_workers, st->n_files);
+    }
 }
 
 static const char *
@@ -41,10 +62,11 @@ typedef struct {
   gint32 step, worker;
 } Missing;
 
-/* Worker files absent from a step while the worker has a file in another step. */
+/* Worker files absent from a selected step while the worker has a file in another step. */
 static GArray *
-find_missing (const RtTrace *t)
+find_missing (RtSession *s)
 {
+  const RtTrace *t = s->trace;
   GArray *missing = g_array_new (FALSE, FALSE, sizeof (Missing));
   g_autoptr (GHashTable) seen = g_hash_table_new (g_direct_hash, g_direct_equal);
   g_autoptr (GArray) workers = g_array_new (FALSE, FALSE, sizeof (gint32));
@@ -61,6 +83,8 @@ find_missing (const RtTrace *t)
   for (guint si = 0; si < t->steps->len; si++)
     {
       const RtStep *st = rt_trace_step (t, si);
+      if (!rt_session_step_selected (s, st->step))
+        continue;
       guint k = 0;
       for (guint wi = 0; wi < workers->len; wi++)
         {
@@ -82,9 +106,9 @@ write_json (RtSession *s, const Inventory *inv, GArray *missing)
   const RtTrace *t = s->trace;
   RtJsonWriter *w = rt_session_json (s);
   rt_jw_begin_object (w);
-  rt_jw_member_int (w, "steps", t->steps->len);
-  rt_jw_member_int (w, "step_min", rt_trace_step (t, 0)->step);
-  rt_jw_member_int (w, "step_max", rt_trace_step (t, t->steps->len - 1)->step);
+  rt_jw_member_int (w, "steps", inv->n_steps);
+  rt_jw_member_int (w, "step_min", inv->step_min);
+  rt_jw_member_int (w, "step_max", inv->step_max);
   rt_jw_member_int (w, "workers", inv->max_workers);
   rt_jw_member_int (w, "files", (gint64) inv->files);
   rt_jw_member_int (w, "lines", (gint64) inv->lines);
@@ -127,6 +151,8 @@ write_json (RtSession *s, const Inventory *inv, GArray *missing)
   for (guint i = 0; i < t->problems->len; i++)
     {
       const RtProblem *p = &g_array_index (t->problems, RtProblem, i);
+      if (!file_selected (s, p->file))
+        continue;
       rt_jw_begin_object (w);
       rt_jw_member_string (w, "where", p->where);
       rt_jw_member_string (w, "reason", p->reason);
@@ -141,11 +167,13 @@ print_summary (RtSession *s, const Inventory *inv, GArray *missing)
 {
   const RtTrace *t = s->trace;
   rt_session_print (s, "experiment  %s\n", t->path);
-  rt_session_print (s, "schema      %s (%s)\n", schema_name (inv->schema),
-                    inv->schema == RT_SCHEMA_V1 ? "older logger"
-                    : inv->schema == RT_SCHEMA_V2 ? "newer logger" : "both loggers");
-  rt_session_print (s, "steps       %u (%d to %d)\n", t->steps->len, rt_trace_step (t, 0)->step,
-                    rt_trace_step (t, t->steps->len - 1)->step);
+  if (inv->schema == RT_SCHEMA_NEITHER)
+    rt_session_print (s, "schema      none (no events)\n");
+  else
+    rt_session_print (s, "schema      %s (%s)\n", schema_name (inv->schema),
+                      inv->schema == RT_SCHEMA_V1 ? "older logger"
+                      : inv->schema == RT_SCHEMA_V2 ? "newer logger" : "both loggers");
+  rt_session_print (s, "steps       %u (%d to %d)\n", inv->n_steps, inv->step_min, inv->step_max);
   rt_session_print (s, "workers     %u at most in one step\n", inv->max_workers);
   rt_session_print (s, "files       %" G_GUINT64_FORMAT "\n", inv->files);
   rt_session_print (s, "lines       %" G_GUINT64_FORMAT "\n", inv->lines);
@@ -168,15 +196,18 @@ print_summary (RtSession *s, const Inventory *inv, GArray *missing)
   for (guint i = 0; i < t->strays->len; i++)
     rt_session_print (s, "ignored     %s (not part of the trace)\n",
                       (const char *) g_ptr_array_index (t->strays, i));
-  guint shown = s->verbose ? t->problems->len : MIN (t->problems->len, 10u);
-  for (guint i = 0; i < shown; i++)
+  guint64 shown = 0;
+  for (guint i = 0; i < t->problems->len && (s->verbose || shown < 10); i++)
     {
       const RtProblem *p = &g_array_index (t->problems, RtProblem, i);
+      if (!file_selected (s, p->file))
+        continue;
       rt_session_print (s, "bad         %s: %s\n", p->where, p->reason);
+      shown++;
     }
-  if ((guint64) shown < t->problems_total)
+  if (shown < inv->problems_total)
     rt_session_print (s, "            ... %" G_GUINT64_FORMAT " more (--verbose lists all)\n",
-                      t->problems_total - shown);
+                      inv->problems_total - shown);
 }
 
 static int
@@ -184,8 +215,8 @@ run (RtSession *s, GError **error)
 {
   (void) error;
   Inventory inv;
-  take_inventory (s->trace, &inv);
-  g_autoptr (GArray) missing = find_missing (s->trace);
+  take_inventory (s, &inv);   /* the shared layer made sure some step is selected */
+  g_autoptr (GArray) missing = find_missing (s);
   write_json (s, &inv, missing);
   print_summary (s, &inv, missing);
   return 0;
@@ -199,7 +230,8 @@ main (int argc, char **argv)
     .parameters = "EXP",
     .summary = "Inventory of a rollout-trace experiment folder EXP/step_N/worker_M.jsonl:\n"
                "steps, workers, files, lines, events, bad lines, requests, logger\n"
-               "generation, worker files missing from a step, stray entries, first bad lines.",
+               "generation, worker files missing from a step, stray entries, first bad lines;\n"
+               "of the steps chosen with --steps, or of all of them.",
     .description = "JSON (--json): {\"steps\", \"step_min\", \"step_max\", \"workers\", \"files\",\n"
                    "\"lines\", \"events\", \"bad_lines\", \"requests\", \"schema\", \"missing\":\n"
                    "[{\"step\", \"worker\"}], \"field_problems\", \"strays\", \"problems\"}\n\n"

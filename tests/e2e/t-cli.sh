@@ -18,6 +18,8 @@ for cmd in $ALL; do
   expect_exit 2 "$BUILD/$cmd" "$fx" --no-such-option
   expect_exit 2 "$BUILD/$cmd" "$fx" --steps 5-3
   expect_grep "steps" "$TMP/err" "$cmd --steps 5-3"
+  expect_exit 1 "$BUILD/$cmd" "$fx" --steps 7-9              # no such step: said, not ignored
+  expect_grep "selects none of the steps .* (1 to 2)" "$TMP/err" "$cmd --steps 7-9"
   expect_exit 1 "$BUILD/$cmd" "$TMP/does-not-exist"
   expect_grep "does-not-exist" "$TMP/err" "$cmd on a missing folder"
   expect_exit 1 "$BUILD/$cmd" "$fx/step_1/worker_0.jsonl"

@@ -32,6 +32,22 @@ done
 expect_exit 0 "$BUILD/rt-workers" "$TMP/a" --step 2 --out "$TMP/o" --no-render --quiet
 expect_exit 0 "$BUILD/rt-requests" "$TMP/a" --out "$TMP/o" --no-render --quiet
 
+# the trainer's console log of the same run: deterministic, one metric line per step, and its
+# timings agree with the trace (timing_s/step spans a step's rollout and the training after it)
+expect_exit 0 "$synth" "$TMP/t1" --steps 4 --workers 3 --requests 6 --seed 5 --quiet --console-log "$TMP/t1.log"
+expect_exit 0 "$synth" "$TMP/t2" --steps 4 --workers 3 --requests 6 --seed 5 --quiet --console-log "$TMP/t2.log"
+cmp -s "$TMP/t1.log" "$TMP/t2.log" && ok || fail "the same seed wrote different console logs"
+expect_exit 0 "$BUILD/rt-train" "$TMP/t1.log" --json --out "$TMP/o" --no-render
+expect_grep '"steps": 4' "$TMP/out" "rt-train on rt-synth's console log"
+expect_exit 0 "$BUILD/rt-overview" "$TMP/t1" --train "$TMP/t1.log" --json --out "$TMP/o" --no-render
+python3 - "$TMP/out" <<'PY' && ok || fail "the console log's timings do not match the trace"
+import json, sys
+steps = json.load(open(sys.argv[1]))["steps"]
+for s in steps[:-1]:   # the last step has no next one to measure its interval against
+    assert abs(s["train_gen_s"] - s["rollout_s"]) < 0.05 * s["rollout_s"], s
+    assert abs(s["train_step_s"] - s["interval_s"]) < 0.05 * s["interval_s"], s
+PY
+
 # older logger, and an experiment that mixes both
 expect_exit 0 "$synth" "$TMP/v1" --steps 2 --workers 2 --requests 5 --seed 3 --schema v1 --quiet
 expect_exit 0 "$BUILD/rt-check" "$TMP/v1" --json

@@ -10,7 +10,8 @@
 #   TRAIN_LOG_MB=1000 ...        size of the trainer console log for rt-train (0: skip)
 #
 # Every figure is the median of RUNS runs (BASELINE_RUNS for the slow Python baseline on the
-# 10M tree), wall seconds and peak RSS from /usr/bin/time, with the page cache warm.
+# 10M tree), wall seconds of the whole process, and its peak RSS in one more run under
+# /usr/bin/time (bench/measure.py says why), with the page cache warm.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
@@ -28,23 +29,7 @@ done
 
 # measure LABEL RUNS CMD...: prints "LABEL<TAB>median wall s<TAB>median peak RSS MiB"
 measure () {
-  local label=$1 runs=$2; shift 2
-  local walls=() rss=()
-  for ((i = 0; i < runs; i++)); do
-    # wall clock from bash (microseconds; /usr/bin/time's %e has only two decimals),
-    # peak RSS from /usr/bin/time
-    local t0=$EPOCHREALTIME
-    /usr/bin/time -f '%M' -o "$BENCH_DIR/.time" "$@" >/dev/null 2>"$BENCH_DIR/.err" \
-      || { echo "bench: failed: $*" >&2; cat "$BENCH_DIR/.err" >&2; exit 1; }
-    local t1=$EPOCHREALTIME
-    read -r m <"$BENCH_DIR/.time"
-    walls+=("$(awk "BEGIN { print $t1 - $t0 }")"); rss+=("$m")
-  done
-  python3 - "$label" "${walls[*]}" "${rss[*]}" <<'PY'
-import statistics, sys
-label, walls, rss = sys.argv[1], [float(x) for x in sys.argv[2].split()], [int(x) for x in sys.argv[3].split()]
-print(f"{label}\t{statistics.median(walls):.3f}\t{statistics.median(rss) / 1024:.1f}")
-PY
+  python3 bench/measure.py "$@" || exit 1
 }
 
 report () {   # report SIZE BYTES RESULTS: the table with MB/s and ratios

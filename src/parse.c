@@ -190,25 +190,41 @@ rt_file_parse_add_problem (RtFileParse *p, guint64 line, const char *reason)
   g_array_append_val (p->problems, pr);
 }
 
-/* A per-file cache of raw event names: a file holds a few dozen distinct names
- * on millions of lines, so a small open-addressing table keyed by the raw bytes
- * answers without a copy, a lock or a string hash of the registry. */
-static guint32
-name_hash (const char *s, gsize len)
+/* A hash of raw bytes (event names, request ids) for the small tables below. */
+static guint64
+bytes_hash (const char *s, gsize len)
 {
-  guint32 h = 2166136261u;   /* FNV-1a */
-  for (gsize i = 0; i < len; i++)
-    h = (h ^ (guchar) s[i]) * 16777619u;
-  return h;
+  /* eight bytes a step (a uuid takes five), each folded in with a multiply and
+   * a shift that brings the high bits down to the low ones the index uses */
+  guint64 h = len * 0x9E3779B97F4A7C15ull;
+  gsize i = 0;
+  for (; i + 8 <= len; i += 8)
+    {
+      guint64 w;
+      memcpy (&w, s + i, 8);
+      h = (h ^ w) * 0xBF58476D1CE4E5B9ull;
+      h ^= h >> 29;
+    }
+  if (i < len)
+    {
+      guint64 w = 0;
+      for (gsize k = 0; i + k < len; k++)
+        w |= (guint64) (guchar) s[i + k] << (8 * k);
+      h = (h ^ w) * 0xBF58476D1CE4E5B9ull;
+      h ^= h >> 29;
+    }
+  return h ^ (h >> 32);
 }
 
 /* Canonical id of a raw event name: from the file's cache, or from the shared
- * registry (under its lock) the first time the file uses the name. */
+ * registry (under its lock) the first time the file uses the name. A file holds a
+ * few dozen distinct names on millions of lines, so a small open-addressing table
+ * keyed by the raw bytes answers without a copy, a lock or the registry's hash. */
 static guint16
 event_id (RtFileParse *r, RtEventRegistry *reg, RtStrView name, gboolean has_rid)
 {
   RtNameSlot *table = r->names[has_rid ? 1 : 0];
-  guint32 h = name_hash (name.str, name.len);
+  guint32 h = (guint32) bytes_hash (name.str, name.len);
   RtNameSlot *free_slot = NULL;
   if (name.len > 0 && name.len <= RT_NAME_MAX_LEN)
     for (guint k = 0; k < NAME_PROBES; k++)
@@ -238,30 +254,6 @@ event_id (RtFileParse *r, RtEventRegistry *reg, RtStrView name, gboolean has_rid
 
 /* Request id -> index into the file's requests: open addressing on a 64-bit hash
  * of the id's bytes, so a lookup needs no copy of the id and no NUL. */
-static guint64
-id_hash (const char *s, gsize len)
-{
-  /* eight bytes a step (a uuid takes five), each folded in with a multiply and
-   * a shift that brings the high bits down to the low ones the index uses */
-  guint64 h = len * 0x9E3779B97F4A7C15ull;
-  gsize i = 0;
-  for (; i + 8 <= len; i += 8)
-    {
-      guint64 w;
-      memcpy (&w, s + i, 8);
-      h = (h ^ w) * 0xBF58476D1CE4E5B9ull;
-      h ^= h >> 29;
-    }
-  if (i < len)
-    {
-      guint64 w = 0;
-      for (gsize k = 0; i + k < len; k++)
-        w |= (guint64) (guchar) s[i + k] << (8 * k);
-      h = (h ^ w) * 0xBF58476D1CE4E5B9ull;
-      h ^= h >> 29;
-    }
-  return h ^ (h >> 32);
-}
 
 static void
 id_index_init (RtIdIndex *ix, gsize capacity)
@@ -334,7 +326,7 @@ request_for_line (RtFileParse *r, RtStrView id, gboolean is_complete)
 {
   if (id.len == 0)
     return is_complete ? new_request (r, id) : RT_NONE;
-  guint64 h = id_hash (id.str, id.len);
+  guint64 h = bytes_hash (id.str, id.len);
   RtIdSlot *slot = id_index_slot (&r->request_index, r->requests, h, id);
   if (slot->index != RT_NONE
       && !(is_complete && g_array_index (r->requests, RtRequest, slot->index).complete))

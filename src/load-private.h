@@ -113,6 +113,7 @@ typedef struct {
   GStringChunk *strings;
   RtIdIndex request_index;
   RtNameSlot names[2][RT_NAME_SLOTS];
+  RtTimestampMemo timestamps;
   RtResume resume;
   gint *bytes_done;              /* progress, updated atomically (in KiB) */
   guint64 bytes_read;

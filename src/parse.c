@@ -362,7 +362,8 @@ process_line (RtFileParse *r, const RtLineFields *f, guint64 line_no)
   ev.event = event_id (r, r->trace->registry, f->event, has_rid);
   ev.duration_s = f->duration_s;
   ev.turn = f->turn >= 0 && f->turn <= G_MAXINT16 ? (gint16) f->turn : -1;
-  if (f->timestamp.len == 0 || !rt_parse_timestamp (f->timestamp.str, f->timestamp.len, &ev.end_s))
+  if (f->timestamp.len == 0
+      || !rt_parse_timestamp_memo (f->timestamp.str, f->timestamp.len, &r->timestamps, &ev.end_s))
     ev.end_s = NAN;
 
   if (!isnan (ev.end_s))

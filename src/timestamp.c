@@ -31,22 +31,33 @@ days_from_civil (int y, int m, int d)
   return era * 146097 + doe - 719468;
 }
 
-gboolean
-rt_parse_timestamp (const char *s, gsize len, double *out_s)
+/* "YYYY-MM-DDTHH:MM" (a space may replace the T): seconds from 2020-01-01 to that minute.
+ * Counting from 2020 rather than 1970 keeps ten times more of a double's precision for
+ * the microseconds, which differences of timestamps need. */
+static gboolean
+parse_minute (const char *s, gint64 *secs)
 {
-  int year, mon, day, hour, min, sec;
-  /* YYYY-MM-DDTHH:MM:SS is 19 characters; a space may replace the T. */
-  if (len < 19 || s[4] != '-' || s[7] != '-' || (s[10] != 'T' && s[10] != ' ')
-      || s[13] != ':' || s[16] != ':')
+  int year, mon, day, hour, min;
+  if (s[4] != '-' || s[7] != '-' || (s[10] != 'T' && s[10] != ' ') || s[13] != ':')
     return FALSE;
   if (!digits (s, 4, &year) || !digits (s + 5, 2, &mon) || !digits (s + 8, 2, &day)
-      || !digits (s + 11, 2, &hour) || !digits (s + 14, 2, &min) || !digits (s + 17, 2, &sec))
+      || !digits (s + 11, 2, &hour) || !digits (s + 14, 2, &min))
     return FALSE;
-  if (mon < 1 || mon > 12 || day < 1 || day > 31 || hour > 23 || min > 59 || sec > 60)
+  if (mon < 1 || mon > 12 || day < 1 || day > 31 || hour > 23 || min > 59)
     return FALSE;
+  *secs = (days_from_civil (year, mon, day) - days_from_civil (2020, 1, 1)) * 86400
+          + hour * 3600 + min * 60;
+  return TRUE;
+}
 
+/* ":SS" and an optional fraction, after the minute: the seconds and microseconds. */
+static gboolean
+parse_seconds (const char *s, gsize len, int *sec, gint64 *micros)
+{
+  if (s[16] != ':' || !digits (s + 17, 2, sec) || *sec > 60)
+    return FALSE;
   gsize i = 19;
-  gint64 micros = 0;
+  *micros = 0;
   if (i < len && s[i] == '.')
     {
       i++;
@@ -54,23 +65,47 @@ rt_parse_timestamp (const char *s, gsize len, double *out_s)
       while (i < len && s[i] >= '0' && s[i] <= '9')
         {
           if (n < 6)
-            micros = micros * 10 + (s[i] - '0');
+            *micros = *micros * 10 + (s[i] - '0');
           n++;
           i++;
         }
       if (n == 0)
         return FALSE;
       for (int k = n; k < 6; k++)
-        micros *= 10;
+        *micros *= 10;
     }
-  if (i != len)
-    return FALSE;   /* a zone or trailing text: not what the logger writes */
+  return i == len;   /* a zone or trailing text: not what the logger writes */
+}
 
-  /* Counting from 2020 rather than 1970 keeps ten times more of a double's
-   * precision for the microseconds, which differences of timestamps need. */
-  gint64 secs = (days_from_civil (year, mon, day) - days_from_civil (2020, 1, 1)) * 86400
-                + hour * 3600 + min * 60 + sec;
-  *out_s = (double) secs + (double) micros / 1e6;
+gboolean
+rt_parse_timestamp (const char *s, gsize len, double *out_s)
+{
+  RtTimestampMemo memo = { .valid = FALSE };
+  return rt_parse_timestamp_memo (s, len, &memo, out_s);
+}
+
+gboolean
+rt_parse_timestamp_memo (const char *s, gsize len, RtTimestampMemo *memo, double *out_s)
+{
+  /* YYYY-MM-DDTHH:MM:SS is 19 characters */
+  if (len < 19)
+    return FALSE;
+  gint64 minute;
+  if (memo->valid && memcmp (s, memo->minute_text, sizeof memo->minute_text) == 0)
+    minute = memo->minute_s;
+  else
+    {
+      if (!parse_minute (s, &minute))
+        return FALSE;
+      memcpy (memo->minute_text, s, sizeof memo->minute_text);
+      memo->minute_s = minute;
+      memo->valid = TRUE;
+    }
+  int sec;
+  gint64 micros;
+  if (!parse_seconds (s, len, &sec, &micros))
+    return FALSE;
+  *out_s = (double) (minute + sec) + (double) micros / 1e6;
   return TRUE;
 }
 

@@ -70,6 +70,32 @@ test_finish_reason_short_form (void)
   g_assert_null (rt_finish_reason_short (NULL));
 }
 
+/* The memo must never change an answer: a sequence with minute, hour, day and year
+ * changes, repeated minutes, and bad strings in between (which must not poison it). */
+static void
+test_the_minute_memo_gives_the_same_answers (void)
+{
+  static const char *const seq[] = {
+    "2025-06-10T09:00:11.000001", "2025-06-10T09:00:59.999999", "2025-06-10T09:01:00",
+    "2025-06-10T09:01:00.5", "2025-06-10 09:01:07.25", "2025-06-10T09:01:61",
+    "2025-06-10T09:01:7", "2025-06-10T09:01:07Z", "2025-06-10T09:01", "not a time at all!!",
+    "2025-06-10T09:01:08.", "2025-06-10T09:59:59.123456", "2025-06-10T10:00:00.000001",
+    "2025-06-10T23:59:60", "2025-06-11T00:00:00", "2025-13-11T00:00:00", "2025-06-11T00:00:01",
+    "2024-12-31T23:59:59.999999", "2025-01-01T00:00:00", "2025-01-01T00:00:00.0000009",
+    "2025-01-01T00:0x:00", "2025-01-01T00:00:00",
+  };
+  RtTimestampMemo memo = { .valid = FALSE };
+  for (guint i = 0; i < G_N_ELEMENTS (seq); i++)
+    {
+      double plain = -1, memoized = -2;
+      gboolean ok_plain = rt_parse_timestamp (seq[i], strlen (seq[i]), &plain);
+      gboolean ok_memo = rt_parse_timestamp_memo (seq[i], strlen (seq[i]), &memo, &memoized);
+      g_assert_cmpint (ok_plain, ==, ok_memo);
+      if (ok_plain)
+        g_assert_cmpmem (&plain, sizeof plain, &memoized, sizeof memoized);
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -81,5 +107,7 @@ main (int argc, char **argv)
   g_test_add_func ("/timestamp/space-separator", test_a_space_may_separate_date_and_time);
   g_test_add_func ("/timestamp/anything-else-is-refused", test_anything_else_is_refused);
   g_test_add_func ("/timestamp/finish-reason-short-form", test_finish_reason_short_form);
+  g_test_add_func ("/timestamp/the-minute-memo-gives-the-same-answers",
+                   test_the_minute_memo_gives_the_same_answers);
   return g_test_run ();
 }

@@ -57,10 +57,9 @@ write_plots (RtSession *s, GArray *rows, GError **error)
   g_autofree char *xtics = rt_session_step_xtics (s, shown);
   g_autofree char *lastcol = g_strdup_printf ("%d", RT_EV_TOTAL_STEP + 2);
   const char *vars[] = { "XTICS", xtics, "LASTCOL", lastcol, "PLOT", plot->str, NULL };
-  return rt_session_write (s, "events_pct.tsv", tsv, error)
-         && rt_session_write (s, "events_stacked.tsv", tsv, error)
-         && rt_session_plot (s, "events-pct", "events_pct", what_pct, vars, error)
-         && rt_session_plot (s, "events-stacked", "events_stacked", what_stacked, vars, error);
+  return rt_session_write (s, "events.tsv", tsv, error)
+         && rt_session_plot_data (s, "events-pct", "events_pct", "events", what_pct, vars, error)
+         && rt_session_plot_data (s, "events-stacked", "events_stacked", "events", what_stacked, vars, error);
 }
 
 static int

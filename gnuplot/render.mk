@@ -6,5 +6,10 @@ PLOTS := $(patsubst %.gp,%.$(FORMAT),$(filter-out rolltrace-style.gp,$(SCRIPTS))
 
 all: $(PLOTS)
 
-%.$(FORMAT): %.gp %.tsv rolltrace-style.gp
+# The data a script plots is named on its line "data = 'NAME.tsv'" (several plots may
+# share one table): read from the script itself, so no list of plots is kept here.
+data_of = $(subst ',,$(filter '%.tsv',$(file <$(1))))
+
+.SECONDEXPANSION:
+%.$(FORMAT): %.gp $$(call data_of,$$*.gp) rolltrace-style.gp
 	@gnuplot $< || { rm -f $@; exit 1; }

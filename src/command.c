@@ -619,6 +619,13 @@ gboolean
 rt_session_plot (RtSession *s, const char *template_name, const char *name,
                  const char *what, const char *const *vars, GError **error)
 {
+  return rt_session_plot_data (s, template_name, name, name, what, vars, error);
+}
+
+gboolean
+rt_session_plot_data (RtSession *s, const char *template_name, const char *name, const char *data_stem,
+                      const char *what, const char *const *vars, GError **error)
+{
   if (!ensure_out_dir (s, error))
     return FALSE;
   if (s->scripts == NULL)
@@ -644,11 +651,12 @@ rt_session_plot (RtSession *s, const char *template_name, const char *name,
   g_autofree char *output_name = g_strdup_printf ("%s.%s", name, s->format);
   g_autofree char *output = rt_gnuplot_quote (output_name);
   g_autofree char *terminal = terminal_for (s->format, vars ? lookup_var (vars, "SIZE", 4) : NULL);
-  g_autofree char *data_name = g_strdup_printf ("%s.tsv", name);
+  g_autofree char *data_name = g_strdup_printf ("%s.tsv", data_stem);
   g_autofree char *data = rt_gnuplot_quote (data_name);
 
   /* What every script needs comes first, so templates hold only the plot itself;
-   * the `data` variable names the script's TSV for the template's plot commands. */
+   * the `data` variable names the script's TSV for the template's plot commands
+   * (and gnuplot/render.mk reads that line to know what the plot depends on). */
   g_autoptr (GString) script = g_string_new (NULL);
   g_string_append_printf (script,
                           "# %s.gp: written by %s from the template %s; run 'gnuplot %s.gp' here.\n"

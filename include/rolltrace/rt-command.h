@@ -109,6 +109,10 @@ void rt_tsv_str (GString *tsv, const char *s, gboolean last);
  * experiment and `what`. */
 gboolean rt_session_plot (RtSession *s, const char *template_name, const char *name,
                           const char *what, const char *const *vars, GError **error);
+/* The same, plotting OUT/<data_stem>.tsv: several plots of one table share it. */
+gboolean rt_session_plot_data (RtSession *s, const char *template_name, const char *name,
+                               const char *data_stem, const char *what, const char *const *vars,
+                               GError **error);
 
 /* "steps 1-40" / "steps 3, 5, 9" / "step 7" for titles, from step numbers. */
 char *rt_describe_steps (const gint32 *steps, guint n);

@@ -10,9 +10,13 @@ expect_exit 0 make -s -C "$SRC" plots BUILD="$BUILD" EXP="$TMP/exp" OUT="$TMP/pl
 expect_grep "plots: $TMP/plots" "$TMP/out" "make plots says where the plots are"
 for name in cdf overview events_pct events_stacked turn_dist_counts turn_dist_mean turns workers_steps; do
   [ -s "$TMP/plots/$name.png" ] && ok || fail "make plots drew no $name.png"
-  [ -s "$TMP/plots/$name.tsv" ] && ok || fail "make plots wrote no $name.tsv"
+  data=$(sed -n "s/^data = '\(.*\)'\$/\1/p" "$TMP/plots/$name.gp")
+  [ -s "$TMP/plots/$data" ] && ok || fail "make plots wrote no $data for $name"
   head -c 8 "$TMP/plots/$name.png" | od -An -c | grep -q 'P   N   G' && ok || fail "$name.png is not a PNG"
 done
+# the two events plots share one table, written once
+[ -s "$TMP/plots/events.tsv" ] && [ ! -e "$TMP/plots/events_pct.tsv" ] && [ ! -e "$TMP/plots/events_stacked.tsv" ] \
+  && ok || fail "rt-events should write events.tsv alone"
 ls "$TMP/plots"/workers_step_*.png >/dev/null 2>&1 && ok || fail "no workers_step_N.png for the slowest step"
 ls "$TMP/plots"/requests_top_step_*.png >/dev/null 2>&1 && ok || fail "no requests_top_step_N.png"
 
@@ -29,6 +33,13 @@ expect_exit 0 make -s -C "$SRC" plots BUILD="$BUILD" EXP="$TMP/exp" OUT="$TMP/pl
 stamp >"$TMP/again"
 changed=$(diff "$TMP/after" "$TMP/again" | grep -c '^>')
 [ "$changed" -eq 1 ] && ok || fail "touching cdf.tsv redrew $changed plots, expected 1"
+sleep 1.1
+touch "$TMP/plots/events.tsv"              # a shared table redraws every plot made from it
+expect_exit 0 make -s -C "$SRC" plots BUILD="$BUILD" EXP="$TMP/exp" OUT="$TMP/plots"
+stamp >"$TMP/shared"
+diff "$TMP/again" "$TMP/shared" | grep '^>' | sed 's/^> //; s/ .*//; s|.*/||' | sort | tr '\n' ' ' >"$TMP/redrawn"
+[ "$(cat "$TMP/redrawn")" = "events_pct.png events_stacked.png " ] && ok \
+  || fail "touching events.tsv redrew: $(cat "$TMP/redrawn")"
 
 # an analyzer on its own renders its plot in the chosen format
 expect_exit 0 "$BUILD/rt-overview" "$TMP/exp" --out "$TMP/svg" --format svg --quiet

@@ -547,6 +547,7 @@ typedef struct {
   double slow;
   /* relative, from rank_step_plan */
   gint64 start_jitter, prep_duration, generation_span, barrier_overhead;
+  gint64 response_tokens; /* of all its requests, for the trainer's log */
   gint64 gap[N_SECTIONS], duration[N_SECTIONS];
   gint64 stats_gap, total_gap;
   /* absolute, from steps_anchor */
@@ -616,7 +617,7 @@ typedef struct {
 } Synth;
 
 static RankStep *
-synth_rank (Synth *sy, int step_index, int worker)
+synth_rank (const Synth *sy, int step_index, int worker)
 {
   return &sy->ranks[step_index * sy->n_workers + worker];
 }
@@ -671,6 +672,7 @@ rank_step_plan (gpointer data, gpointer user_data)
     {
       request_plan (&plan, sy->seed, rs->step, rs->worker, i, rs->slow);
       span = MAX (span, plan.offset + plan.end);
+      rs->response_tokens += plan.response_length;
     }
   rs->generation_span = span + rng_int (&r, 20, 80);
 
@@ -1623,20 +1625,14 @@ write_console_log (const Synth *sy, const char *path, GError **error)
       Rng r;
       rng_seed_stream (&r, sy->seed, STREAM_TRAINER, sp->number, 0, 0);
       gint64 first = G_MAXINT64, last = G_MININT64;
+      double tokens = 0;
       for (int w = 0; w < sy->n_workers; w++)
         {
-          const RankStep *rs = &sy->ranks[(gsize) si * sy->n_workers + w];
+          const RankStep *rs = synth_rank (sy, si, w);
           first = MIN (first, rs->start[SEC_TOTAL]);
           last = MAX (last, rs->end[SEC_TOTAL]);
+          tokens += (double) rs->response_tokens;
         }
-      double tokens = 0;
-      RequestPlan plan;
-      for (int w = 0; w < sy->n_workers; w++)
-        for (int q = 0; q < sy->n_requests; q++)
-          {
-            request_plan (&plan, sy->seed, sp->number, w, q, 1.0);
-            tokens += plan.response_length;
-          }
       double gen = (double) (last - first) / 1e6;
       double training = si + 1 < sy->n_steps ? (double) sy->steps[si + 1].training_gap_us / 1e6
                                              : rng_range (&r, 30.0, 120.0);

@@ -448,24 +448,23 @@ restore_problems (const RtCacheMap *m, const CacheFile *cf, const RtFile *f, gui
   return out;
 }
 
-/* Room for n more elements, brought in now, on huge pages where they fit. */
+/* Room for n more elements, brought in now; the 2 MiB of slack lets huge pages
+ * cover the end of the range too. */
 static void
-reserve_rows (GArray *a, gsize n, gsize element)
+reserve_rows (GArray *a, gsize n)
 {
+  gsize element = g_array_get_element_size (a);
   guint len = a->len;
-  gsize slack = (2u << 20) / element;
-  g_array_set_size (g_array_set_size (a, (guint) (len + n + slack)), len);
-  guint8 *at = (guint8 *) a->data + (gsize) len * element;
-  rt_advise_huge_pages (at, (n + slack) * element);
-  rt_populate_write (at, n * element);
+  rt_array_make_room (a, n + (2u << 20) / element);
+  rt_populate_write (a->data + (gsize) len * element, n * element);
 }
 
 void
 rt_cache_reserve (RtCacheMap *map, RtTrace *t)
 {
   /* exact sizes: the tables then grow without a copy */
-  reserve_rows (t->requests, map->h.n_requests, sizeof (RtRequest));
-  reserve_rows (t->turns, map->h.n_turns, sizeof (RtTurnFigures));
+  reserve_rows (t->requests, map->h.n_requests);
+  reserve_rows (t->turns, map->h.n_turns);
 }
 
 void
@@ -536,8 +535,8 @@ rt_cache_rows_ok (const RtEvent *rows, guint32 n, guint64 checksum)
 /* ---- writing ------------------------------------------------------------------ */
 
 typedef struct {
-  GByteArray *files, *requests, *turns, *problems, *names;
-  GByteArray *strings;
+  GArray *files, *requests, *turns, *problems, *names;   /* of bytes */
+  GArray *strings;
   GHashTable *shared;       /* strings written once: paths of reasons, names */
 } Writer;
 
@@ -545,7 +544,7 @@ static guint64
 add_string (Writer *w, const char *s)
 {
   guint64 at = w->strings->len;
-  g_byte_array_append (w->strings, (const guint8 *) s, (guint) strlen (s) + 1);
+  g_array_append_vals (w->strings, s, (guint) strlen (s) + 1);
   return at;
 }
 
@@ -600,9 +599,9 @@ add_file_requests (Writer *w, const RtTrace *t, guint i, CacheFile *cf)
         .n_turns = q->n_turns, .complete = (guint32) q->complete,
         .turns_from_timings = (guint32) q->turns_from_timings,
       };
-      g_byte_array_append (w->requests, (const guint8 *) &cq, sizeof cq);
+      g_array_append_vals (w->requests, &cq, sizeof cq);
     }
-  g_byte_array_append (w->turns, (const guint8 *) turns->data, turns->len * (guint) sizeof (RtTurnFigures));
+  g_array_append_vals (w->turns, turns->data, turns->len * (guint) sizeof (RtTurnFigures));
 }
 
 static void
@@ -629,9 +628,9 @@ add_file (Writer *w, const RtTrace *t, guint i, guint64 rows_at, guint64 rows_ch
     {
       const RtProblem *pr = &g_array_index (fs->problems, RtProblem, k);
       CacheProblem cp = { pr->line, add_shared_string (w, pr->reason) };
-      g_byte_array_append (w->problems, (const guint8 *) &cp, sizeof cp);
+      g_array_append_vals (w->problems, &cp, sizeof cp);
     }
-  g_byte_array_append (w->files, (const guint8 *) &cf, sizeof cf);
+  g_array_append_vals (w->files, &cf, sizeof cf);
 }
 
 /* Writes all of p at `at`; 0, or the errno of the failure. Thread-safe. */
@@ -658,7 +657,6 @@ put_at (int fd, const void *p, gsize n, guint64 at)
  * thread that read it, while the others go on reading); the tables follow them. */
 struct _RtCacheDraft {
   char *tmp_path;           /* NULL once renamed */
-  char *dir;
   int fd;
   guint64 end;              /* where the next rows go (the loader serialises this) */
   gint failed;              /* errno of the first failed write, 0: none */
@@ -685,7 +683,6 @@ rt_cache_draft_new (const char *cache_path, GError **error)
     }
   RtCacheDraft *d = g_new0 (RtCacheDraft, 1);
   d->tmp_path = tmp;
-  d->dir = g_steal_pointer (&dir);
   d->fd = fd;
   d->end = ROWS_START;
   return d;
@@ -719,26 +716,15 @@ rt_cache_draft_free (RtCacheDraft *d)
   if (d->tmp_path != NULL)
     g_unlink (d->tmp_path);
   g_free (d->tmp_path);
-  g_free (d->dir);
   g_free (d);
-}
-
-/* Room for n more bytes at once, on huge pages where it is large enough. */
-static void
-make_room (GByteArray *b, gsize n)
-{
-  guint len = b->len;
-  g_byte_array_set_size (b, (guint) MIN (len + n, G_MAXUINT32 / 2));
-  rt_advise_huge_pages (b->data, b->len);
-  g_byte_array_set_size (b, len);
 }
 
 static void
 writer_clear (Writer *w)
 {
-  GByteArray **arrays[] = { &w->files, &w->requests, &w->turns, &w->problems, &w->names, &w->strings };
+  GArray **arrays[] = { &w->files, &w->requests, &w->turns, &w->problems, &w->names, &w->strings };
   for (guint i = 0; i < G_N_ELEMENTS (arrays); i++)
-    g_clear_pointer (arrays[i], g_byte_array_unref);
+    g_clear_pointer (arrays[i], g_array_unref);
   g_clear_pointer (&w->shared, g_hash_table_unref);
 }
 
@@ -749,13 +735,14 @@ rt_cache_write (const RtTrace *t, RtCacheDraft *draft, const char *path, GError 
   if (d == NULL)
     return FALSE;
 
-  Writer w = { g_byte_array_new (), g_byte_array_new (), g_byte_array_new (), g_byte_array_new (),
-               g_byte_array_new (), g_byte_array_new (), g_hash_table_new (g_str_hash, g_str_equal) };
+  Writer w = { g_array_new (FALSE, FALSE, 1), g_array_new (FALSE, FALSE, 1), g_array_new (FALSE, FALSE, 1),
+               g_array_new (FALSE, FALSE, 1), g_array_new (FALSE, FALSE, 1), g_array_new (FALSE, FALSE, 1),
+               g_hash_table_new (g_str_hash, g_str_equal) };
   /* the tables' sizes are about known: each grows once, on huge pages */
-  make_room (w.files, t->files->len * sizeof (CacheFile));
-  make_room (w.requests, t->requests->len * sizeof (CacheRequest));
-  make_room (w.turns, t->turns->len * sizeof (RtTurnFigures));
-  make_room (w.strings, t->requests->len * 40 + 4096);
+  rt_array_make_room (w.files, t->files->len * sizeof (CacheFile));
+  rt_array_make_room (w.requests, t->requests->len * sizeof (CacheRequest));
+  rt_array_make_room (w.turns, t->turns->len * sizeof (RtTurnFigures));
+  rt_array_make_room (w.strings, t->requests->len * 40 + 4096);
   CacheHeader h = { .byte_order = BYTE_ORDER_MARK, .format = CACHE_FORMAT,
                     .event_size = sizeof (RtEvent) };
   memcpy (h.magic, "RTCACHE\n", 8);
@@ -766,7 +753,7 @@ rt_cache_write (const RtTrace *t, RtCacheDraft *draft, const char *path, GError 
   for (guint i = 0; i < h.n_names; i++)
     {
       guint64 at = add_string (&w, rt_event_registry_name (t->registry, (guint16) i));
-      g_byte_array_append (w.names, (const guint8 *) &at, sizeof at);
+      g_array_append_vals (w.names, &at, sizeof at);
     }
 
   /* the rows of every file, as of its last newline, after the header: those not
@@ -790,7 +777,7 @@ rt_cache_write (const RtTrace *t, RtCacheDraft *draft, const char *path, GError 
   h.n_problems = w.problems->len / sizeof (CacheProblem);
   h.tables_at = d->end;
   h.tables_size = tables_size_for (&h);
-  GByteArray *parts[] = { w.files, w.requests, w.turns, w.problems, w.names };
+  GArray *parts[] = { w.files, w.requests, w.turns, w.problems, w.names };
   guint64 part_sums[G_N_ELEMENTS (parts)];
   int failed = g_atomic_int_get (&d->failed);
   guint64 at = h.tables_at;

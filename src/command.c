@@ -209,16 +209,6 @@ print_json (RtSession *s)
   fputc ('\n', stdout);
 }
 
-/* Whether --steps (or its absence: every step) leaves any step of the trace. */
-static gboolean
-any_step_selected (RtSession *s)
-{
-  for (guint i = 0; i < s->trace->steps->len; i++)
-    if (rt_session_step_selected (s, rt_trace_step (s->trace, i)->step))
-      return TRUE;
-  return FALSE;
-}
-
 int
 rt_command_main (const RtCommand *cmd, int argc, char **argv)
 {
@@ -254,7 +244,8 @@ rt_command_main (const RtCommand *cmd, int argc, char **argv)
       s.trace = rt_trace_load (s.args[0], &opts, &error);
       if (s.trace != NULL)
         report_problems (&s);
-      if (s.trace != NULL && !any_step_selected (&s))
+      g_autoptr (GArray) selected = s.trace ? rt_session_selected_steps (&s) : NULL;
+      if (selected != NULL && selected->len == 0)
         g_set_error (&error, RT_ERROR, RT_ERROR_NO_DATA, "--steps %s selects none of the steps of %s (%d to %d)",
                      s.steps_spec, s.trace->path, rt_trace_step (s.trace, 0)->step,
                      rt_trace_step (s.trace, s.trace->steps->len - 1)->step);

@@ -153,8 +153,6 @@ discover (RtTrace *trace, GError **error)
 
 /* ---- loading the files ---------------------------------------------------------- */
 
-
-
 typedef struct {
   RtTrace *trace;
   RtCacheMap *cache;

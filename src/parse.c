@@ -107,8 +107,7 @@ thread_state (void)
       ts = g_new0 (ThreadState, 1);
       ts->parser = rt_json_parser_new ();
       ts->cap = READ_CHUNK;
-      ts->buf = g_malloc (ts->cap + RT_JSON_PADDING);
-      rt_advise_huge_pages (ts->buf, ts->cap);
+      ts->buf = g_malloc (ts->cap + RT_JSON_PADDING);   /* too small for a huge page */
       ts->events = g_array_sized_new (FALSE, FALSE, sizeof (RtEvent), 1u << 16);
       ts->requests = g_array_new (FALSE, FALSE, sizeof (RtRequest));
       ts->timing_turns = g_array_new (FALSE, FALSE, sizeof (RtTurnRecord));
@@ -254,7 +253,6 @@ event_id (RtFileParse *r, RtEventRegistry *reg, RtStrView name, gboolean has_rid
 
 /* Request id -> index into the file's requests: open addressing on a 64-bit hash
  * of the id's bytes, so a lookup needs no copy of the id and no NUL. */
-
 static void
 id_index_init (RtIdIndex *ix, gsize capacity)
 {

@@ -9,6 +9,8 @@ typedef struct {
   guint n_steps;
   gint32 step_min, step_max;
   guint64 files, lines, events, bad_lines, field_problems, requests, problems_total;
+  guint64 glued_lines;
+  guint64 other_name_events;   /* events past RT_EVENT_NAMES_MAX distinct names */
   guint max_workers;
   RtSchemaFlags schema;
 } Inventory;
@@ -36,7 +38,14 @@ take_inventory (RtSession *s, Inventory *inv)
       inv->field_problems += f->field_problems;
       inv->requests += f->n_complete;
       inv->problems_total += f->problems_total;
+      inv->glued_lines += f->glued_lines;
       inv->schema |= f->schema;
+      guint16 other = rt_event_registry_other_id (t->registry);
+      if (other == RT_EVENT_NONE)
+        continue;
+      const RtEvent *rows = rt_trace_file_events (t, i);
+      for (guint k = 0; k < f->n_events; k++)
+        inv->other_name_events += rows[k].event == other;
     }
   for (guint i = 0; i < t->steps->len; i++)
     {
@@ -128,6 +137,19 @@ write_json (RtSession *s, const Inventory *inv, GArray *missing)
     }
   rt_jw_end_array (w);
   rt_jw_member_int (w, "field_problems", (gint64) inv->field_problems);
+  rt_jw_member_int (w, "glued_lines", (gint64) inv->glued_lines);
+  rt_jw_member_int (w, "other_name_events", (gint64) inv->other_name_events);
+  rt_jw_key (w, "duplicates");
+  rt_jw_begin_array (w);
+  for (guint i = 0; i < t->duplicates->len; i++)
+    {
+      const RtDuplicate *d = &g_array_index (t->duplicates, RtDuplicate, i);
+      rt_jw_begin_object (w);
+      rt_jw_member_string (w, "path", d->path);
+      rt_jw_member_string (w, "same_as", d->same_as);
+      rt_jw_end_object (w);
+    }
+  rt_jw_end_array (w);
   rt_jw_key (w, "strays");
   rt_jw_begin_array (w);
   for (guint i = 0; i < t->strays->len; i++)
@@ -182,6 +204,12 @@ print_summary (RtSession *s, const Inventory *inv, GArray *missing)
   if (inv->field_problems)
     rt_session_print (s, "bad fields  %" G_GUINT64_FORMAT " (field of the wrong type, taken as absent)\n",
                       inv->field_problems);
+  if (inv->glued_lines)
+    rt_session_print (s, "glued lines %" G_GUINT64_FORMAT " (several JSON objects on one line: a lost newline)\n",
+                      inv->glued_lines);
+  if (inv->other_name_events)
+    rt_session_print (s, "other names %" G_GUINT64_FORMAT " events past %d distinct event names, counted as \"%s\"\n",
+                      inv->other_name_events, RT_EVENT_NAMES_MAX, RT_EVENT_OTHER_NAME);
   rt_session_print (s, "requests    %" G_GUINT64_FORMAT " completed\n", inv->requests);
   const RtLoadStats *st = &t->stats;
   rt_session_print (s, "loaded      %u files from the cache, %u grown since, %u read%s%s%s\n",
@@ -192,6 +220,11 @@ print_summary (RtSession *s, const Inventory *inv, GArray *missing)
     {
       const Missing *m = &g_array_index (missing, Missing, i);
       rt_session_print (s, "missing     step_%d/worker_%d.jsonl\n", m->step, m->worker);
+    }
+  for (guint i = 0; i < t->duplicates->len; i++)
+    {
+      const RtDuplicate *d = &g_array_index (t->duplicates, RtDuplicate, i);
+      rt_session_print (s, "duplicate   %s (not read: another name for %s)\n", d->path, d->same_as);
     }
   for (guint i = 0; i < t->strays->len; i++)
     rt_session_print (s, "ignored     %s (not part of the trace)\n",
@@ -234,7 +267,9 @@ main (int argc, char **argv)
                "of the steps chosen with --steps, or of all of them.",
     .description = "JSON (--json): {\"steps\", \"step_min\", \"step_max\", \"workers\", \"files\",\n"
                    "\"lines\", \"events\", \"bad_lines\", \"requests\", \"schema\", \"missing\":\n"
-                   "[{\"step\", \"worker\"}], \"field_problems\", \"strays\", \"problems\"}\n\n"
+                   "[{\"step\", \"worker\"}], \"field_problems\", \"glued_lines\",\n"
+                   "\"other_name_events\", \"duplicates\": [{\"path\", \"same_as\"}], \"strays\",\n"
+                   "\"cache\", \"problems\": [{\"where\", \"reason\"}]}\n\n"
                    "Example: rt-check logs/exp --json",
     .run = run,
     .flags = RT_COMMAND_LOADS_TRACE,

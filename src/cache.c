@@ -17,7 +17,7 @@
 #endif
 
 /* Bump on any change of the layout below. */
-#define CACHE_FORMAT 3
+#define CACHE_FORMAT 4
 #define BYTE_ORDER_MARK 0x01020304u
 #define NO_STRING G_MAXUINT64
 
@@ -49,7 +49,7 @@ typedef struct {
   guint64 size, inode;
   gint64 mtime_us;
   guint64 resume_offset, resume_line; /* the last newline */
-  guint64 lines, events, bad_lines, field_problems, problems_total;
+  guint64 lines, events, bad_lines, field_problems, problems_total, glued_lines;
   double start_min_s;
   double step_sum_s[RT_N_STEP_EVENTS];
   guint32 n_complete, schema;
@@ -397,6 +397,7 @@ restore_counters (const CacheFile *cf, RtFile *f, RtResume *rp)
   f->bad_lines = cf->bad_lines;
   f->field_problems = cf->field_problems;
   f->problems_total = cf->problems_total;
+  f->glued_lines = cf->glued_lines;
   f->n_complete = cf->n_complete;
   f->start_min_s = cf->start_min_s;
   memcpy (f->step_sum_s, cf->step_sum_s, sizeof f->step_sum_s);
@@ -617,6 +618,7 @@ add_file (Writer *w, const RtTrace *t, guint i, guint64 rows_at, guint64 rows_ch
     .resume_offset = rp->offset, .resume_line = rp->line,
     .lines = c->lines, .events = c->events, .bad_lines = c->bad_lines,
     .field_problems = c->field_problems, .problems_total = c->problems_total,
+    .glued_lines = c->glued_lines,
     .start_min_s = c->start_min_s, .n_complete = c->n_complete, .schema = c->schema,
     .rows_at = rows_at, .rows_checksum = rows_checksum, .n_rows = rp->n_events,
   };

@@ -8,6 +8,7 @@ struct _RtEventRegistry {
   GMutex lock;
   GHashTable *ids;    /* canonical name -> GUINT_TO_POINTER (id + 1) */
   GPtrArray *names;   /* id -> canonical name (owned) */
+  guint16 other_id;   /* RT_EVENT_NONE until the registry is full */
 };
 
 static const char *const known_names[RT_N_KNOWN_EVENTS] = {
@@ -111,6 +112,7 @@ rt_event_registry_new (void)
   g_mutex_init (&reg->lock);
   reg->ids = g_hash_table_new (g_str_hash, g_str_equal);
   reg->names = g_ptr_array_new_with_free_func (g_free);
+  reg->other_id = RT_EVENT_NONE;
   for (guint i = 0; i < RT_N_KNOWN_EVENTS; i++)
     {
       char *name = g_strdup (known_names[i]);
@@ -131,14 +133,30 @@ rt_event_registry_free (RtEventRegistry *reg)
   g_free (reg);
 }
 
+/* `known`: a name of either logger generation, which always gets an id of its own,
+ * so that answers about the real sections never depend on which other names came first. */
 static guint16
-intern_canonical_locked (RtEventRegistry *reg, const char *canonical)
+intern_canonical_locked (RtEventRegistry *reg, const char *canonical, gboolean known)
 {
   gpointer found = g_hash_table_lookup (reg->ids, canonical);
   if (found != NULL)
     return (guint16) (GPOINTER_TO_UINT (found) - 1);
-  if (reg->names->len >= RT_EVENT_NONE)
-    return RT_EVENT_NONE;   /* 65535 distinct names: the input is not a trace */
+  if (reg->other_id != RT_EVENT_NONE && !known)
+    return reg->other_id;
+  if (reg->names->len >= RT_EVENT_NAMES_MAX && !known)
+    {
+      /* full: this name and every later new one count as one "other" name (which
+       * is also how a cache made of such a trace names its last id) */
+      found = g_hash_table_lookup (reg->ids, RT_EVENT_OTHER_NAME);
+      reg->other_id = found ? (guint16) (GPOINTER_TO_UINT (found) - 1) : (guint16) reg->names->len;
+      if (found == NULL)
+        {
+          char *other = g_strdup (RT_EVENT_OTHER_NAME);
+          g_ptr_array_add (reg->names, other);
+          g_hash_table_insert (reg->ids, other, GUINT_TO_POINTER (reg->other_id + 1));
+        }
+      return reg->other_id;
+    }
   char *copy = g_strdup (canonical);
   guint id = reg->names->len;
   g_ptr_array_add (reg->names, copy);
@@ -172,7 +190,7 @@ rt_event_registry_intern (RtEventRegistry *reg,
     canonical = cname;
 
   g_mutex_lock (&reg->lock);
-  guint16 id = intern_canonical_locked (reg, canonical);
+  guint16 id = intern_canonical_locked (reg, canonical, *schema != RT_SCHEMA_NEITHER);
   g_mutex_unlock (&reg->lock);
   return id;
 }
@@ -205,4 +223,13 @@ rt_event_registry_size (RtEventRegistry *reg)
   guint n = reg->names->len;
   g_mutex_unlock (&reg->lock);
   return n;
+}
+
+guint16
+rt_event_registry_other_id (RtEventRegistry *reg)
+{
+  g_mutex_lock (&reg->lock);
+  guint16 id = reg->other_id;
+  g_mutex_unlock (&reg->lock);
+  return id;
 }

@@ -286,7 +286,16 @@ rt_json_parse_line (RtJsonParser *parser,
         {
           LineState st{ out };
           if (read_line (obj, parser->turn_timings, st) == SUCCESS)
-            return RT_LINE_OK;
+            {
+              // On-Demand stops after the object: anything else on the line is
+              // left for the caller (a lost newline glues two objects together).
+              const char *next = nullptr;
+              out->consumed = len;
+              if (doc.current_location ().get (next) == SUCCESS && next > line
+                  && next < line + len)
+                out->consumed = (gsize) (next - line);
+              return RT_LINE_OK;
+            }
         }
     }
   if (line[start] == '{')
@@ -299,4 +308,34 @@ rt_json_parse_line (RtJsonParser *parser,
   const char *what = describe_non_object (line + start, len - start);
   *reason = what != nullptr ? what : "not JSON";
   return what != nullptr ? RT_LINE_NOT_OBJECT : RT_LINE_INVALID;
+}
+
+extern "C" gsize
+rt_json_object_end (const char *line, gsize len)
+{
+  gsize i = 0;
+  while (i < len && g_ascii_isspace (line[i]))
+    i++;
+  if (i == len || line[i] != '{')
+    return len;
+  int depth = 0;
+  bool in_string = false;
+  for (; i < len; i++)
+    {
+      char c = line[i];
+      if (in_string)
+        {
+          if (c == '\\')
+            i++;
+          else if (c == '"')
+            in_string = false;
+        }
+      else if (c == '"')
+        in_string = true;
+      else if (c == '{' || c == '[')
+        depth++;
+      else if ((c == '}' || c == ']') && --depth == 0)
+        return i + 1;
+    }
+  return len;
 }

@@ -35,13 +35,55 @@ parse_numbered_name (const char *name, const char *prefix, const char *suffix, g
   return TRUE;
 }
 
+/* How much a spelling of a step and worker is preferred when two name the same
+ * file: the one without leading zeros ("step_1/worker_2.jsonl"), then the shorter,
+ * then the first in byte order. */
+static int
+compare_spellings (const RtFile *a, const RtFile *b)
+{
+  g_autofree char *plain = g_strdup_printf ("step_%d" G_DIR_SEPARATOR_S "worker_%d.jsonl", a->step, a->worker);
+  gboolean a_plain = strcmp (a->path, plain) == 0, b_plain = strcmp (b->path, plain) == 0;
+  if (a_plain != b_plain)
+    return a_plain ? -1 : 1;
+  gsize la = strlen (a->path), lb = strlen (b->path);
+  if (la != lb)
+    return la < lb ? -1 : 1;
+  return strcmp (a->path, b->path);
+}
+
 static int
 compare_files (gconstpointer a, gconstpointer b)
 {
   const RtFile *fa = a, *fb = b;
   if (fa->step != fb->step)
     return fa->step < fb->step ? -1 : 1;
-  return fa->worker < fb->worker ? -1 : fa->worker > fb->worker;
+  if (fa->worker != fb->worker)
+    return fa->worker < fb->worker ? -1 : 1;
+  return compare_spellings (fa, fb);
+}
+
+/* Files are sorted by step, worker and preference: of each run of files naming the
+ * same step and worker, the first is read and the others are listed as duplicates. */
+static void
+drop_duplicates (RtTrace *trace)
+{
+  guint kept = 0;
+  for (guint i = 0; i < trace->files->len; i++)
+    {
+      RtFile *f = &g_array_index (trace->files, RtFile, i);
+      if (kept > 0)
+        {
+          const RtFile *last = &g_array_index (trace->files, RtFile, kept - 1);
+          if (last->step == f->step && last->worker == f->worker)
+            {
+              RtDuplicate d = { f->path, g_strdup (last->path) };
+              g_array_append_val (trace->duplicates, d);
+              continue;
+            }
+        }
+      g_array_index (trace->files, RtFile, kept++) = *f;
+    }
+  g_array_set_size (trace->files, kept);
 }
 
 static int
@@ -130,6 +172,7 @@ discover (RtTrace *trace, GError **error)
     }
 
   g_array_sort (trace->files, compare_files);
+  drop_duplicates (trace);
   g_ptr_array_sort (trace->strays, compare_strings);
 
   /* Steps in numeric order, each with its range of files; a step folder without
@@ -468,6 +511,14 @@ update_cache (RtTrace *trace, RtCacheMap *cache)
   st->cache_written = TRUE;
 }
 
+static void
+duplicate_clear (gpointer data)
+{
+  RtDuplicate *d = data;
+  g_free (d->path);
+  g_free (d->same_as);
+}
+
 RtTrace *
 rt_trace_load (const char *exp_path, const RtLoadOptions *opts, GError **error)
 {
@@ -499,6 +550,8 @@ rt_trace_load (const char *exp_path, const RtLoadOptions *opts, GError **error)
   trace->requests = g_array_new (FALSE, FALSE, sizeof (RtRequest));
   trace->turns = g_array_new (FALSE, FALSE, sizeof (RtTurnFigures));
   trace->strays = g_ptr_array_new_with_free_func (g_free);
+  trace->duplicates = g_array_new (FALSE, FALSE, sizeof (RtDuplicate));
+  g_array_set_clear_func (trace->duplicates, duplicate_clear);
   trace->problems = g_array_new (FALSE, FALSE, sizeof (RtProblem));
   g_array_set_clear_func (trace->problems, rt_problem_clear);
   trace->string_chunks = g_ptr_array_new_with_free_func ((GDestroyNotify) g_string_chunk_free);
@@ -560,6 +613,7 @@ rt_trace_free (RtTrace *trace)
   g_clear_pointer (&trace->requests, g_array_unref);
   g_clear_pointer (&trace->turns, g_array_unref);
   g_clear_pointer (&trace->strays, g_ptr_array_unref);
+  g_clear_pointer (&trace->duplicates, g_array_unref);
   g_clear_pointer (&trace->problems, g_array_unref);
   g_clear_pointer (&trace->string_chunks, g_ptr_array_unref);
   g_clear_pointer (&trace->registry, rt_event_registry_free);

@@ -154,6 +154,7 @@ rt_file_parse_new (RtTrace *trace, guint file_index, guint max_problems, gint *b
    * a restore from the cache that turned out unusable) */
   RtFile *f = p->file;
   f->lines = f->events = f->bad_lines = f->field_problems = f->problems_total = 0;
+  f->glued_lines = 0;
   f->n_complete = f->n_events = f->n_requests = f->first_request = 0;
   f->schema = RT_SCHEMA_NEITHER;
   f->start_min_s = NAN;
@@ -408,24 +409,61 @@ process_line (RtFileParse *r, const RtLineFields *f, guint64 line_no)
   g_array_append_val (r->events, ev);
 }
 
+/* One line (or the unterminated last piece). A line normally holds one object; when
+ * a lost newline glued several together, every one of them is read and the line is
+ * listed, so that nothing is dropped without a word. */
 static void
 parse_piece (RtFileParse *r, RtJsonParser *parser,
              const char *line, gsize len, guint64 line_no, gboolean unterminated)
 {
   RtLineFields fields;
-  const char *reason;
+  const char *reason = NULL;
   r->file->lines++;
   if (len > 0 && line[len - 1] == '\r')
     len--;
-  if (rt_json_parse_line (parser, line, len, &fields, &reason) == RT_LINE_OK)
+  gsize at = 0;
+  guint objects = 0;
+  do
     {
+      const char *piece = line + at;
+      gsize piece_len = len - at;
+      RtLineStatus status = rt_json_parse_line (parser, piece, piece_len, &fields, &reason);
+      if (status != RT_LINE_OK)
+        {
+          /* the whole failed: perhaps a good object with a cut-off one glued on */
+          gsize end = rt_json_object_end (piece, piece_len);
+          const char *whole_reason = reason;
+          if (end == piece_len || rt_json_parse_line (parser, piece, end, &fields, &reason) != RT_LINE_OK)
+            {
+              reason = whole_reason;
+              break;
+            }
+          fields.consumed = end;
+        }
       process_line (r, &fields, line_no);
+      objects++;
+      at += fields.consumed;
+      while (at < len && g_ascii_isspace (line[at]))
+        at++;
+    }
+  while (at < len);
+
+  if (objects == 0)
+    {
+      r->file->bad_lines++;
+      if (unterminated)
+        reason = "truncated last line (no newline, object cut off)";
+      rt_file_parse_add_problem (r, line_no, reason);
       return;
     }
-  r->file->bad_lines++;
-  if (unterminated)
-    reason = "truncated last line (no newline, object cut off)";
-  rt_file_parse_add_problem (r, line_no, reason);
+  if (objects == 1 && at == len)
+    return;
+  r->file->glued_lines++;
+  if (at == len)
+    rt_file_parse_add_problem (r, line_no, objects == 2 ? "2 JSON objects on one line (a lost newline?): both read"
+                                                        : "several JSON objects on one line (a lost newline?): all read");
+  else
+    rt_file_parse_add_problem (r, line_no, "a JSON object followed by unreadable text on one line: the object is read, the rest skipped");
 }
 
 /* Notes where the file's tables stood after its last newline (see RtResume). */
@@ -445,9 +483,10 @@ take_resume_point (RtFileParse *r, guint64 offset, guint64 line)
 }
 
 /* Reads [offset, end of file) in chunks and parses every line in place in the read
- * buffer: memory grows with the longest line, never with the file. (A read-only
- * mapping was measured slower: the copy read() makes also warms the cache that the
- * newline search and the parser then hit.) */
+ * buffer: memory grows with the longest line, never with the file, and never past
+ * RT_LINE_MAX: a longer line is skipped to its newline, counted as one bad line.
+ * (A read-only mapping was measured slower: the copy read() makes also warms the
+ * cache that the newline search and the parser then hit.) */
 gboolean
 rt_file_parse_read (RtFileParse *r, guint64 offset, guint64 line, GError **error)
 {
@@ -471,16 +510,30 @@ rt_file_parse_read (RtFileParse *r, guint64 offset, guint64 line, GError **error
   gsize cap = ts->cap;
   gsize have = 0;        /* bytes in buf not yet consumed */
   guint64 consumed = offset;
+  gboolean skipping = FALSE;   /* inside a line longer than RT_LINE_MAX */
+  guint64 skip_start = 0;      /* where that line began */
   gboolean ok = TRUE;
 
   for (;;)
     {
       if (have == cap)
         {
-          /* one line longer than the buffer: make room for it */
-          cap *= 2;
-          buf = ts->buf = g_realloc (buf, cap + RT_JSON_PADDING);
-          ts->cap = cap;
+          if (cap < RT_LINE_MAX)
+            {
+              /* one line longer than the buffer: make room for it */
+              cap = MIN (cap * 2, RT_LINE_MAX);
+              buf = ts->buf = g_realloc (buf, cap + RT_JSON_PADDING);
+              ts->cap = cap;
+            }
+          else
+            {
+              /* too long to hold: drop what we have and look for its end */
+              if (!skipping)
+                skip_start = consumed;
+              skipping = TRUE;
+              consumed += have;
+              have = 0;
+            }
         }
       gssize n = read (fd, buf + have, cap - have);
       if (n < 0)
@@ -497,10 +550,28 @@ rt_file_parse_read (RtFileParse *r, guint64 offset, guint64 line, GError **error
       r->bytes_read += (guint64) n;
       if (r->bytes_done)
         g_atomic_int_add (r->bytes_done, (gint) (n >> 10));
-      have += (gsize) n;
 
-      const char *p = buf, *end = buf + have;
+      const char *p = buf + have, *end = buf + have + n;
       const char *nl;
+      if (skipping)
+        {
+          if ((nl = memchr (p, '\n', (gsize) (end - p))) == NULL)
+            {
+              consumed += (guint64) n;
+              continue;
+            }
+          skipping = FALSE;
+          r->file->lines++;
+          r->file->bad_lines++;
+          rt_file_parse_add_problem (r, ++line, "line longer than " RT_LINE_MAX_TEXT " (skipped unread)");
+          consumed += (guint64) (nl - p) + 1;
+          have = 0;
+          p = buf = ts->buf;
+          memmove (buf, nl + 1, (gsize) (end - nl - 1));
+          end = buf + (end - nl - 1);
+        }
+      have = (gsize) (end - buf);
+      p = buf;
       while ((nl = memchr (p, '\n', (gsize) (end - p))) != NULL)
         {
           parse_piece (r, parser, p, (gsize) (nl - p), ++line, FALSE);
@@ -514,6 +585,16 @@ rt_file_parse_read (RtFileParse *r, guint64 offset, guint64 line, GError **error
   if (!ok)
     return FALSE;
 
+  if (skipping)
+    {
+      /* an over-long last line without a newline: the cache stops before it, so
+       * that it is looked at again once it has grown */
+      take_resume_point (r, skip_start, line);
+      r->file->lines++;
+      r->file->bad_lines++;
+      rt_file_parse_add_problem (r, ++line, "line longer than " RT_LINE_MAX_TEXT " (skipped unread)");
+      return TRUE;
+    }
   take_resume_point (r, consumed, line);
   if (have > 0)
     {

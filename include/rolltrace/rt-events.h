@@ -31,6 +31,12 @@ typedef enum {
 
 #define RT_EVENT_NONE G_MAXUINT16
 
+/* A trace logs a few dozen event names. The registry keeps at most this many
+ * distinct ones, so that tables indexed by event stay small whatever the input;
+ * every name past them shares the one id of RT_EVENT_OTHER_NAME. */
+#define RT_EVENT_NAMES_MAX 1024   /* besides the names of FORMAT.md, which always have one */
+#define RT_EVENT_OTHER_NAME "(other event names)"
+
 /* Which logger generation a name belongs to; names both write are neither. */
 typedef enum {
   RT_SCHEMA_NEITHER = 0,
@@ -58,6 +64,10 @@ guint16 rt_event_registry_intern (RtEventRegistry *reg,
 guint16 rt_event_registry_lookup (RtEventRegistry *reg, const char *name);
 
 const char *rt_event_registry_name (RtEventRegistry *reg, guint16 id);
+
+/* The id every name past RT_EVENT_NAMES_MAX maps to, or RT_EVENT_NONE while the
+ * registry has room. */
+guint16 rt_event_registry_other_id (RtEventRegistry *reg);
 guint rt_event_registry_size (RtEventRegistry *reg);
 
 /* The canonical name of a step-level event, without a registry. */

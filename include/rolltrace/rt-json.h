@@ -49,6 +49,9 @@ typedef struct {
   /* A field that was present with the wrong type ("duration_sec": "3"): the
    * field is treated as absent and the line stays an event. NULL when none. */
   const char *type_problem;
+  /* Bytes of the line the object took: less than the line's length when more
+   * follows it on the same line (two objects glued by a lost newline). */
+  gsize consumed;
 } RtLineFields;
 
 typedef struct _RtJsonParser RtJsonParser;
@@ -58,11 +61,18 @@ void rt_json_parser_free (RtJsonParser *parser);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (RtJsonParser, rt_json_parser_free)
 
 /* Parses `line` (`len` bytes, no newline; RT_JSON_PADDING readable bytes after it).
- * On RT_LINE_OK fills `out`; otherwise `*reason` (static text) says what is wrong. */
+ * On RT_LINE_OK fills `out`; otherwise `*reason` (static text) says what is wrong.
+ * Text after the first object is left unread (see RtLineFields.consumed). */
 RtLineStatus rt_json_parse_line (RtJsonParser *parser,
                                  const char *line,
                                  gsize len,
                                  RtLineFields *out,
                                  const char **reason);
+
+/* Where the first JSON object of `line` ends (just after its closing brace), found
+ * by matching braces outside strings; `len` when the line does not start with '{'
+ * or the object does not close. For a line that fails as a whole because a second
+ * object glued to the first is cut off. */
+gsize rt_json_object_end (const char *line, gsize len);
 
 G_END_DECLS

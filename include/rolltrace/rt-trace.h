@@ -14,6 +14,12 @@ G_BEGIN_DECLS
 
 #define RT_NONE G_MAXUINT32
 
+/* The longest line any reader of rolltrace holds in memory: a longer line (a crash
+ * can leave gigabytes of NUL bytes without a newline) is counted as a bad line and
+ * skipped without being held whole, so memory stays bounded whatever the input. */
+#define RT_LINE_MAX ((gsize) 64 << 20)
+#define RT_LINE_MAX_TEXT "64 MiB"
+
 /* One worker_M.jsonl of one step_N folder. */
 typedef struct {
   char *path;                 /* as found below the experiment folder */
@@ -27,6 +33,7 @@ typedef struct {
   guint64 bad_lines;          /* lines - events */
   guint64 field_problems;     /* events with a field of the wrong type */
   guint64 problems_total;     /* bad lines and field problems, listed or not */
+  guint64 glued_lines;        /* lines holding more than a JSON object (all read) */
   guint32 n_events;                    /* rows: rt_trace_file_events () */
   guint32 first_request, n_requests;   /* range in RtTrace.requests */
   guint32 n_complete;                  /* async_rollout_request_complete events */
@@ -78,6 +85,14 @@ typedef struct {
   guint64 line;
 } RtProblem;
 
+/* Two names for one step and worker (step_01/ beside step_1/, worker_01.jsonl beside
+ * worker_1.jsonl): one of them is read (rt_trace_load says which rule picks it), the
+ * other is listed here and never counted. */
+typedef struct {
+  char *path;                 /* the file not read */
+  char *same_as;              /* the file read in its place */
+} RtDuplicate;
+
 /* How the tables came to be: from the cache, or read from the files. */
 typedef struct {
   gboolean cache_used;        /* a valid cache was found and used */
@@ -102,6 +117,9 @@ typedef struct {
   GArray *requests;           /* RtRequest, grouped by file */
   GArray *turns;              /* RtTurnFigures, grouped by request */
   GPtrArray *strays;          /* char*: entries that are not part of the trace */
+  GArray *duplicates;         /* RtDuplicate: files not read, as another name for a
+                               * step and worker was; the name without leading zeros
+                               * wins, then the shorter one, then the first in byte order */
   GArray *problems;           /* RtProblem: the first bad lines of every file */
   GPtrArray *string_chunks;   /* GStringChunk*: storage of interned strings */
   guint64 problems_total;     /* bad lines and field problems, listed or not */

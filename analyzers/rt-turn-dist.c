@@ -6,6 +6,7 @@
 #include <math.h>
 
 typedef struct {
+  gint32 turns;
   guint count;
   double sum_s;
   guint n_timed;
@@ -14,15 +15,44 @@ typedef struct {
 typedef struct {
   guint step_index;
   guint requests;
-  GArray *bins;   /* TurnBin, indexed by the request's number of turns */
+  GArray *bins;   /* TurnBin, one per number of turns that occurs, ascending: sized by
+                   * what the trace holds, never by one absurd value of `turns` */
 } StepDist;
+
+/* The bin of `turns`, or where it would go. */
+static guint
+bin_position (const GArray *bins, gint32 turns)
+{
+  guint lo = 0, hi = bins->len;
+  while (lo < hi)
+    {
+      guint mid = lo + (hi - lo) / 2;
+      if (g_array_index (bins, TurnBin, mid).turns < turns)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  return lo;
+}
+
+static const TurnBin *
+bin_find (const GArray *bins, gint32 turns)
+{
+  guint at = bin_position (bins, turns);
+  return at < bins->len && g_array_index (bins, TurnBin, at).turns == turns
+           ? &g_array_index (bins, TurnBin, at) : NULL;
+}
 
 static void
 bin_add (GArray *bins, gint32 turns, double total_s)
 {
-  if ((guint) turns >= bins->len)
-    g_array_set_size (bins, turns + 1);
-  TurnBin *b = &g_array_index (bins, TurnBin, turns);
+  guint at = bin_position (bins, turns);
+  if (at == bins->len || g_array_index (bins, TurnBin, at).turns != turns)
+    {
+      TurnBin fresh = { .turns = turns };
+      g_array_insert_val (bins, at, fresh);
+    }
+  TurnBin *b = &g_array_index (bins, TurnBin, at);
   b->count++;
   if (!isnan (total_s))
     {
@@ -32,18 +62,15 @@ bin_add (GArray *bins, gint32 turns, double total_s)
 }
 
 static double
-bin_mean (const GArray *bins, guint turns)
+bin_mean (const TurnBin *b)
 {
-  if (turns >= bins->len)
-    return NAN;
-  const TurnBin *b = &g_array_index (bins, TurnBin, turns);
-  return b->n_timed ? b->sum_s / b->n_timed : NAN;
+  return b != NULL && b->n_timed ? b->sum_s / b->n_timed : NAN;
 }
 
 static guint
-bin_count (const GArray *bins, guint turns)
+bin_count (const TurnBin *b)
 {
-  return turns < bins->len ? g_array_index (bins, TurnBin, turns).count : 0;
+  return b != NULL ? b->count : 0;
 }
 
 static void
@@ -52,12 +79,11 @@ write_bins (RtJsonWriter *w, const GArray *bins)
   rt_jw_begin_array (w);
   for (guint n = 0; n < bins->len; n++)
     {
-      if (bin_count (bins, n) == 0)
-        continue;
+      const TurnBin *b = &g_array_index (bins, TurnBin, n);
       rt_jw_begin_object (w);
-      rt_jw_member_int (w, "turns", n);
-      rt_jw_member_int (w, "count", bin_count (bins, n));
-      rt_jw_member_number (w, "mean_s", bin_mean (bins, n));
+      rt_jw_member_int (w, "turns", b->turns);
+      rt_jw_member_int (w, "count", b->count);
+      rt_jw_member_number (w, "mean_s", bin_mean (b));
       rt_jw_end_object (w);
     }
   rt_jw_end_array (w);
@@ -69,14 +95,12 @@ write_plots (RtSession *s, GArray *dists, const GArray *all, GError **error)
   const RtTrace *t = s->trace;
   g_autoptr (GString) counts = g_string_new ("step");
   g_autoptr (GString) means = g_string_new ("step");
-  g_autoptr (GArray) used = g_array_new (FALSE, FALSE, sizeof (guint));   /* turn counts that occur */
   for (guint n = 0; n < all->len; n++)
-    if (bin_count (all, n) > 0)
-      {
-        g_array_append_val (used, n);
-        g_string_append_printf (counts, "\t%u", n);
-        g_string_append_printf (means, "\t%u", n);
-      }
+    {
+      gint32 turns = g_array_index (all, TurnBin, n).turns;
+      g_string_append_printf (counts, "\t%d", turns);
+      g_string_append_printf (means, "\t%d", turns);
+    }
   g_string_append_c (counts, '\n');
   g_string_append_c (means, '\n');
   g_autoptr (GArray) shown = g_array_new (FALSE, FALSE, sizeof (guint));
@@ -87,17 +111,17 @@ write_plots (RtSession *s, GArray *dists, const GArray *all, GError **error)
       g_array_append_val (shown, d->step_index);
       rt_tsv_int (counts, step, FALSE);
       rt_tsv_int (means, step, FALSE);
-      for (guint k = 0; k < used->len; k++)
+      for (guint k = 0; k < all->len; k++)
         {
-          guint n = g_array_index (used, guint, k);
-          rt_tsv_int (counts, bin_count (d->bins, n), k == used->len - 1);
-          rt_tsv_num (means, bin_mean (d->bins, n), k == used->len - 1);
+          const TurnBin *b = bin_find (d->bins, g_array_index (all, TurnBin, k).turns);
+          rt_tsv_int (counts, bin_count (b), k == all->len - 1);
+          rt_tsv_num (means, bin_mean (b), k == all->len - 1);
         }
     }
   g_autofree char *steps = rt_session_describe_step_indices (s, shown);
   g_autofree char *what_counts = g_strdup_printf ("requests by number of turns, %s", steps);
   g_autofree char *what_means = g_strdup_printf ("mean request duration by number of turns, %s", steps);
-  g_autofree char *lastcol = g_strdup_printf ("%u", used->len + 1);
+  g_autofree char *lastcol = g_strdup_printf ("%u", all->len + 1);
   g_autofree char *every = g_strdup_printf ("%u", MAX (1u, dists->len / 20));
   g_autofree char *xtics = rt_session_step_xtics (s, shown);
   const char *vars[] = { "LASTCOL", lastcol, "EVERY", every, "XTICS", xtics, NULL };
@@ -167,8 +191,10 @@ run (RtSession *s, GError **error)
     {
       rt_session_print (s, "turns  requests  mean duration (all selected steps)\n");
       for (guint n = 0; n < all->len; n++)
-        if (bin_count (all, n))
-          rt_session_print (s, "%5u %9u %10.2f s\n", n, bin_count (all, n), bin_mean (all, n));
+        {
+          const TurnBin *b = &g_array_index (all, TurnBin, n);
+          rt_session_print (s, "%5d %9u %10.2f s\n", b->turns, b->count, bin_mean (b));
+        }
       if (!write_plots (s, dists, all, error))
         status = 1;
     }

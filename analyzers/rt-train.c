@@ -210,6 +210,8 @@ write_json (RtSession *s, const RtTrainLog *log, guint window)
   g_autoptr (GPtrArray) names = rt_train_log_names (log);
   rt_jw_begin_object (w);
   rt_jw_member_int (w, "steps", log->steps->len);
+  rt_jw_member_int (w, "lines", (gint64) log->lines);
+  rt_jw_member_int (w, "long_lines", (gint64) log->long_lines);
   rt_jw_key (w, "metrics");
   rt_jw_begin_object (w);
   for (guint k = 0; k < names->len; k++)
@@ -261,6 +263,10 @@ run (RtSession *s, GError **error)
   g_autoptr (RtTrainLog) log = rt_train_log_read (s->args[0], error);
   if (log == NULL)
     return 0;
+  if (log->long_lines > 0 && !s->quiet)
+    g_printerr ("rt-train: note: %" G_GUINT64_FORMAT " line%s longer than " RT_LINE_MAX_TEXT
+                " skipped unread (the first is line %" G_GUINT64_FORMAT ")\n", log->long_lines,
+                log->long_lines == 1 ? "" : "s", log->first_long_line);
   write_json (s, log, (guint) window);
   if (log->steps->len == 0)
     return rt_session_no_data (s, "%s has no metric line: expected lines such as "
@@ -298,8 +304,9 @@ main (int argc, char **argv)
                "the updates, and any --metric, with a summary of every numeric metric.",
     .description = "Plots: step_timing_breakdown, per_token_timing, throughput, component_comparison,\n"
                    "generation_timing, metric_NAME; a plot whose metrics the log lacks is skipped.\n"
-                   "JSON (--json): {\"steps\", \"metrics\": {name: {\"count\", \"mean\", \"std\", \"min\",\n"
-                   "\"median\", \"p95\", \"max\", \"window_mean\"}}} (non-finite values left out).\n\n"
+                   "JSON (--json): {\"steps\", \"lines\", \"long_lines\", \"metrics\": {name: {\"count\", \"mean\",\n"
+                   "\"std\", \"min\", \"median\", \"p95\", \"max\", \"window_mean\"}}} (non-finite values left out).\n"
+                   "A line longer than " RT_LINE_MAX_TEXT " is skipped unread and counted in long_lines.\n\n"
                    "Examples:\n  rt-train logs/train.log\n  rt-train logs/train.log --metric 'critic/score/*' --window 20",
     .entries = entries,
     .run = run,

@@ -3,6 +3,7 @@
 #define _GNU_SOURCE   /* memmem: glibc's is many times faster than a naive search */
 #include "rolltrace/rt-trainlog.h"
 #include "rolltrace/rt-error.h"
+#include "rolltrace/rt-trace.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -232,8 +233,28 @@ compare_steps (gconstpointer a, gconstpointer b)
   return x < y ? -1 : x > y;
 }
 
+/* One line is done: a line longer than the limit was skipped, the others are parsed. */
+static void
+end_line (RtTrainLog *log, const char *line, gsize len, gboolean too_long)
+{
+  log->lines++;
+  if (too_long)
+    {
+      if (log->long_lines++ == 0)
+        log->first_long_line = log->lines;
+    }
+  else
+    rt_train_log_feed_line (log, line, len);
+}
+
 RtTrainLog *
 rt_train_log_read (const char *path, GError **error)
+{
+  return rt_train_log_read_with_limit (path, RT_LINE_MAX, error);
+}
+
+RtTrainLog *
+rt_train_log_read_with_limit (const char *path, gsize line_max, GError **error)
 {
   int fd = open (path, O_RDONLY | O_CLOEXEC);
   if (fd < 0)
@@ -244,12 +265,24 @@ rt_train_log_read (const char *path, GError **error)
       return NULL;
     }
   g_autoptr (RtTrainLog) log = rt_train_log_new ();
-  gsize cap = 1u << 20, have = 0;
+  /* The buffer holds the start of one line at most: it grows up to line_max + 1 bytes,
+   * and a line that fills that much without a newline is longer than line_max. */
+  const gsize limit = line_max + 1;
+  gsize cap = MIN (limit, (gsize) 1 << 20), have = 0;
   g_autofree char *buf = g_malloc (cap);
+  gboolean skipping = FALSE;   /* inside a line longer than line_max */
   for (;;)
     {
       if (have == cap)
-        buf = g_realloc (buf, cap *= 2);   /* one line longer than the buffer */
+        {
+          if (cap < limit)
+            buf = g_realloc (buf, cap = MIN (cap * 2, limit));
+          else
+            {
+              skipping = TRUE;   /* too long to hold: drop it and look for its end */
+              have = 0;
+            }
+        }
       gssize n = read (fd, buf + have, cap - have);
       if (n < 0 && errno == EINTR)
         continue;
@@ -262,23 +295,30 @@ rt_train_log_read (const char *path, GError **error)
         }
       if (n == 0)
         break;
-      have += (gsize) n;
-      char *p = buf, *end = buf + have, *nl;
-      while ((nl = memchr (p, '\n', (gsize) (end - p))) != NULL)
+      /* the bytes held before this read had no newline: search only the new ones */
+      char *line = buf, *scan = buf + have, *end = buf + have + n, *nl;
+      if (skipping)
         {
-          rt_train_log_feed_line (log, p, (gsize) (nl - p));
-          log->lines++;
-          p = nl + 1;
+          if ((nl = memchr (scan, '\n', (gsize) (end - scan))) == NULL)
+            {
+              have = 0;
+              continue;
+            }
+          end_line (log, NULL, 0, TRUE);
+          skipping = FALSE;
+          line = scan = nl + 1;
         }
-      have = (gsize) (end - p);
-      memmove (buf, p, have);
+      while ((nl = memchr (scan, '\n', (gsize) (end - scan))) != NULL)
+        {
+          end_line (log, line, (gsize) (nl - line), FALSE);
+          line = scan = nl + 1;
+        }
+      have = (gsize) (end - line);
+      memmove (buf, line, have);
     }
   close (fd);
-  if (have > 0)
-    {
-      rt_train_log_feed_line (log, buf, have);
-      log->lines++;
-    }
+  if (skipping || have > 0)
+    end_line (log, buf, have, skipping);
 
   /* the steps, each once, in order */
   g_array_sort (log->steps, compare_steps);

@@ -25,9 +25,16 @@ typedef struct {
   GArray *steps;              /* gint32: the steps that had a metric line, ascending */
   guint64 lines;              /* physical lines read */
   guint64 metric_lines;       /* lines (or \r-separated pieces) that held step:N */
+  guint64 long_lines;         /* lines longer than the limit, skipped without being held whole */
+  guint64 first_long_line;    /* the line number of the first of them (from 1), 0 when none */
 } RtTrainLog;
 
+/* Reads the log in chunks: memory grows with the longest line, never with the file, and
+ * never past RT_LINE_MAX (rt-trace.h): a longer line (a crash can leave gigabytes of NUL
+ * bytes without a newline) is counted in long_lines and skipped unread. */
 RtTrainLog *rt_train_log_read (const char *path, GError **error);
+/* The same with another limit than RT_LINE_MAX, for the tests. */
+RtTrainLog *rt_train_log_read_with_limit (const char *path, gsize line_max, GError **error);
 void rt_train_log_free (RtTrainLog *log);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (RtTrainLog, rt_train_log_free)
 

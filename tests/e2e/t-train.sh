@@ -29,6 +29,29 @@ expect_grep "step:12 - timing_s/gen" "$TMP/err" "a log without metric lines"
 expect_exit 1 "$BUILD/rt-train" "$TMP/missing.log"
 expect_exit 2 "$BUILD/rt-train" "$fx/console.log" --window 0
 
+# A crash can leave gigabytes of NUL bytes without a newline: such a line is skipped unread and
+# counted, so memory stays bounded (2 GiB of address space in the plain build; ASan reserves
+# terabytes of it, so there the peak RSS is bounded instead). The files are sparse.
+truncate -s 3G "$TMP/nul.log"
+if grep -q __asan_init "$BUILD/rt-train"; then
+  expect_exit 1 /usr/bin/time -f %M -o "$TMP/rss" timeout 60 "$BUILD/rt-train" "$TMP/nul.log" --json --no-render --out "$TMP/nul"
+  [ "$(tail -n 1 "$TMP/rss")" -lt 2097152 ] && ok || fail "rt-train on 3 GiB of NUL bytes peaked at $(tail -n 1 "$TMP/rss") KiB"
+else
+  expect_exit 1 bash -c 'ulimit -v 2097152 && exec timeout 60 "$@"' - "$BUILD/rt-train" "$TMP/nul.log" --json --no-render --out "$TMP/nul"
+fi
+expect_grep "^rt-train: .*no metric line" "$TMP/err" "3 GiB of NUL bytes"
+expect_grep "1 line longer than 64 MiB skipped unread (the first is line 1)" "$TMP/err" "3 GiB of NUL bytes"
+python3 -c 'import json, sys; d = json.load(sys.stdin); assert d["long_lines"] == 1 and d["lines"] == 1 and d["steps"] == 0, d' \
+  <"$TMP/out" && ok || fail "rt-train --json on 3 GiB of NUL bytes: $(head -c 200 "$TMP/out")"
+rm -f "$TMP/nul.log"
+# a 70 MiB line among good ones: the lines after it are still read
+truncate -s 70M "$TMP/long.log"
+printf '\nstep:1 - a:1\nstep:2 - a:2\n' >>"$TMP/long.log"
+expect_exit 0 "$BUILD/rt-train" "$TMP/long.log" --json --no-render --out "$TMP/long"
+python3 -c 'import json, sys; d = json.load(sys.stdin); assert d["long_lines"] == 1 and d["lines"] == 3 and d["metrics"]["a"]["count"] == 2, d' \
+  <"$TMP/out" && ok || fail "rt-train --json after a 70 MiB line: $(head -c 200 "$TMP/out")"
+rm -f "$TMP/long.log"
+
 # the join: the trainer's step and generation time beside the trace's, step by step
 expect_exit 0 "$BUILD/rt-overview" "$SRC/fixtures/hand-v2" --train "$fx/grpo.log" --json --no-render --out "$TMP/o"
 python3 - "$TMP/out" <<'PY' && ok || fail "rt-overview --train did not join the trainer's times"

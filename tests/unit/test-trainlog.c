@@ -1,8 +1,12 @@
 /* test-trainlog.c: reading verl's console log lines, one quirk per test.
  * Values as Python prints them, Ray prefixes, colours, progress bars, restarts. */
+#include <fcntl.h>
+#include <glib/gstdio.h>
 #include <math.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "rolltrace/rt-trace.h"
 #include "rolltrace/rt-trainlog.h"
 
 static double
@@ -94,6 +98,103 @@ test_lines_that_only_mention_step_are_ignored (void)
   g_assert_cmpuint (g_hash_table_size (log->metrics), ==, 0);
 }
 
+/* Writes `text` to a new file and reads it back as a log with lines of at most `line_max` bytes. */
+static RtTrainLog *
+read_text (const char *text, gsize line_max)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *path = NULL;
+  int fd = g_file_open_tmp ("rt-trainlog-XXXXXX.log", &path, &error);
+  g_assert_no_error (error);
+  close (fd);
+  g_file_set_contents (path, text, -1, &error);
+  g_assert_no_error (error);
+  RtTrainLog *log = rt_train_log_read_with_limit (path, line_max, &error);
+  g_assert_no_error (error);
+  g_unlink (path);
+  return log;
+}
+
+static void
+test_a_line_of_the_limit_is_read (void)
+{
+  /* "step:1 - a:1" is 12 bytes: read with a limit of 12, with and without its newline */
+  g_autoptr (RtTrainLog) log = read_text ("step:1 - a:1\nstep:2 - a:2", 12);
+  g_assert_cmpuint (log->lines, ==, 2);
+  g_assert_cmpuint (log->long_lines, ==, 0);
+  g_assert_cmpfloat (rt_metric_at (rt_train_log_metric (log, "a"), 2), ==, 2);
+}
+
+static void
+test_a_line_past_the_limit_is_counted_and_skipped (void)
+{
+  /* the second line is 13 bytes, one past the limit; the lines around it are still read */
+  g_autoptr (RtTrainLog) log = read_text ("step:1 - a:1\nstep:2 - a:22\nstep:3 - a:3\n", 12);
+  g_assert_cmpuint (log->lines, ==, 3);
+  g_assert_cmpuint (log->long_lines, ==, 1);
+  g_assert_cmpuint (log->first_long_line, ==, 2);
+  g_assert_true (isnan (rt_metric_at (rt_train_log_metric (log, "a"), 2)));
+  g_assert_cmpfloat (rt_metric_at (rt_train_log_metric (log, "a"), 3), ==, 3);
+  g_assert_cmpuint (log->steps->len, ==, 2);
+}
+
+static void
+test_a_long_line_spanning_many_reads (void)
+{
+  /* 1000 bytes without a newline against a buffer of 13 bytes: skipped piece by piece, and
+   * the line after it, which starts inside the read that found the newline, is whole */
+  g_autoptr (GString) text = g_string_new ("step:1 - a:1\n");
+  for (guint i = 0; i < 1000; i++)
+    g_string_append_c (text, i % 2 ? 'x' : '\r');
+  g_string_append (text, "\nstep:2 - a:2\n");
+  g_autoptr (RtTrainLog) log = read_text (text->str, 12);
+  g_assert_cmpuint (log->lines, ==, 3);
+  g_assert_cmpuint (log->long_lines, ==, 1);
+  g_assert_cmpuint (log->first_long_line, ==, 2);
+  g_assert_cmpfloat (rt_metric_at (rt_train_log_metric (log, "a"), 2), ==, 2);
+}
+
+static void
+test_a_long_last_line_without_newline (void)
+{
+  g_autoptr (RtTrainLog) log = read_text ("step:1 - a:1\nstep:2 - a:2 - b:3", 12);
+  g_assert_cmpuint (log->lines, ==, 2);
+  g_assert_cmpuint (log->long_lines, ==, 1);
+  g_assert_cmpuint (log->steps->len, ==, 1);
+  g_assert_null (rt_train_log_metric (log, "b"));
+}
+
+static void
+test_every_line_long (void)
+{
+  g_autoptr (RtTrainLog) log = read_text ("step:1 - a:10\nstep:2 - a:20\n", 4);
+  g_assert_cmpuint (log->lines, ==, 2);
+  g_assert_cmpuint (log->long_lines, ==, 2);
+  g_assert_cmpuint (log->first_long_line, ==, 1);
+  g_assert_cmpuint (log->steps->len, ==, 0);
+}
+
+/* The real limit: a sparse file of RT_LINE_MAX + 1 NUL bytes (what a crash leaves), then a
+ * good line. The NUL line is not held: it is counted, and the line after it read. */
+static void
+test_nul_bytes_past_the_real_limit (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *path = NULL;
+  int fd = g_file_open_tmp ("rt-trainlog-XXXXXX.log", &path, &error);
+  g_assert_no_error (error);
+  const char good[] = "\nstep:7 - a:1.5\n";
+  g_assert_cmpint (ftruncate (fd, (off_t) RT_LINE_MAX + 1), ==, 0);
+  g_assert_cmpint (pwrite (fd, good, sizeof good - 1, (off_t) RT_LINE_MAX + 1), ==, (gssize) sizeof good - 1);
+  close (fd);
+  g_autoptr (RtTrainLog) log = rt_train_log_read (path, &error);
+  g_assert_no_error (error);
+  g_unlink (path);
+  g_assert_cmpuint (log->lines, ==, 2);
+  g_assert_cmpuint (log->long_lines, ==, 1);
+  g_assert_cmpfloat (rt_metric_at (rt_train_log_metric (log, "a"), 7), ==, 1.5);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -105,5 +206,12 @@ main (int argc, char **argv)
   g_test_add_func ("/trainlog/progress-bar-before-a-carriage-return", test_progress_bar_before_a_carriage_return);
   g_test_add_func ("/trainlog/the-later-value-of-a-repeated-step-wins", test_the_later_value_of_a_repeated_step_wins);
   g_test_add_func ("/trainlog/lines-that-only-mention-step-are-ignored", test_lines_that_only_mention_step_are_ignored);
+  g_test_add_func ("/trainlog/a-line-of-the-limit-is-read", test_a_line_of_the_limit_is_read);
+  g_test_add_func ("/trainlog/a-line-past-the-limit-is-counted-and-skipped",
+                   test_a_line_past_the_limit_is_counted_and_skipped);
+  g_test_add_func ("/trainlog/a-long-line-spanning-many-reads", test_a_long_line_spanning_many_reads);
+  g_test_add_func ("/trainlog/a-long-last-line-without-newline", test_a_long_last_line_without_newline);
+  g_test_add_func ("/trainlog/every-line-long", test_every_line_long);
+  g_test_add_func ("/trainlog/nul-bytes-past-the-real-limit", test_nul_bytes_past_the_real_limit);
   return g_test_run ();
 }

@@ -40,13 +40,57 @@ metric_stats (const RtMetric *m, guint window, MetricStats *out)
   rt_summary_compute (rt_samples_data (v), v->len, &out->sum);
 }
 
-/* The metrics of `names` that the log has. */
+/* gnuplot takes a value past about 1e307 as undefined, and overflows computing a range
+ * near it: a plot leaves such values out as it does non-finite ones (the summary and
+ * --json keep them). A plot with no point left is skipped, not drawn empty or failed.
+ * At the other end, a range around one subnormal value collapses ("y_min should not
+ * equal y_max"): values smaller than PLOT_MIN in size are drawn as 0, which they are
+ * at any scale a plot can show. */
+#define PLOT_MAX 1e300
+#define PLOT_MIN 1e-300
+
+static double
+plottable (double v)
+{
+  if (!isfinite (v) || fabs (v) > PLOT_MAX)
+    return NAN;
+  return fabs (v) < PLOT_MIN ? 0 : v;
+}
+
+/* The values of a metric a plot can draw, in step order. */
+static GArray *
+plottable_values (const RtMetric *m)
+{
+  GArray *v = rt_metric_values (m);
+  guint out = 0;
+  for (guint i = 0; i < v->len; i++)
+    if (!isnan (plottable (g_array_index (v, double, i))))
+      g_array_index (v, double, out++) = g_array_index (v, double, i);
+  g_array_set_size (v, out);
+  return v;
+}
+
+static gboolean
+has_plottable (const RtMetric *m)
+{
+  g_autoptr (GArray) v = m ? plottable_values (m) : NULL;
+  return v != NULL && v->len > 0;
+}
+
+static double
+plottable_mean (const RtMetric *m)
+{
+  g_autoptr (GArray) v = plottable_values (m);
+  return rt_mean (rt_samples_data (v), v->len);
+}
+
+/* The metrics of `names` that the log has with a value to plot. */
 static GPtrArray *
 present (const RtTrainLog *log, const char *const *names)
 {
   GPtrArray *found = g_ptr_array_new ();
   for (guint i = 0; names[i] != NULL; i++)
-    if (rt_train_log_metric (log, names[i]) != NULL)
+    if (has_plottable (rt_train_log_metric (log, names[i])))
       g_ptr_array_add (found, (gpointer) names[i]);
   return found;
 }
@@ -66,20 +110,33 @@ series_table (const RtTrainLog *log, GPtrArray *names, const char *trailer)
       gint32 step = g_array_index (log->steps, gint32, i);
       rt_tsv_int (tsv, step, names->len == 0 && trailer == NULL);
       for (guint k = 0; k < names->len; k++)
-        rt_tsv_num (tsv, rt_metric_at (rt_train_log_metric (log, g_ptr_array_index (names, k)), step),
+        rt_tsv_num (tsv, plottable (rt_metric_at (rt_train_log_metric (log, g_ptr_array_index (names, k)), step)),
                     k == names->len - 1 && trailer == NULL);
       if (trailer)
-        rt_tsv_num (tsv, rt_metric_at (rt_train_log_metric (log, trailer), step), TRUE);
+        rt_tsv_num (tsv, plottable (rt_metric_at (rt_train_log_metric (log, trailer), step)), TRUE);
     }
   return tsv;
 }
 
+/* Says why a plot is not drawn: the log lacks its metrics, or has no value of them to plot. */
 static gboolean
-skip_note (RtSession *s, const char *plot, const char *const *names)
+skip_note (RtSession *s, const RtTrainLog *log, const char *plot, const char *const *names)
 {
-  g_autofree char *list = g_strjoinv (", ", (char **) names);
-  if (!s->quiet)
-    g_printerr ("rt-train: note: %s skipped: the log has none of %s\n", plot, list);
+  if (s->quiet)
+    return TRUE;
+  g_autoptr (GString) known = g_string_new (NULL);
+  g_autoptr (GString) wanted = g_string_new (NULL);
+  for (guint i = 0; names[i] != NULL; i++)
+    {
+      g_string_append_printf (wanted, "%s%s", i ? ", " : "", names[i]);
+      if (rt_train_log_metric (log, names[i]) != NULL)
+        g_string_append_printf (known, "%s%s", known->len ? ", " : "", names[i]);
+    }
+  if (known->len > 0)
+    g_printerr ("rt-train: note: %s skipped: no finite value of %s to plot (nan, inf or past "
+                "1e300 in size)\n", plot, known->str);
+  else
+    g_printerr ("rt-train: note: %s skipped: the log has none of %s\n", plot, wanted->str);
   return TRUE;
 }
 
@@ -90,7 +147,7 @@ lines_plot (RtSession *s, const RtTrainLog *log, const char *name, const char *w
 {
   g_autoptr (GPtrArray) found = present (log, names);
   if (found->len == 0)
-    return skip_note (s, name, names);
+    return skip_note (s, log, name, names);
   g_autoptr (GString) tsv = series_table (log, found, NULL);
   g_autoptr (GString) extra = g_string_new (NULL);
   if (means)
@@ -98,10 +155,8 @@ lines_plot (RtSession *s, const RtTrainLog *log, const char *name, const char *w
       g_string_append (extra, "set label 1 \"means");
       for (guint k = 0; k < found->len; k++)
         {
-          MetricStats st;
-          metric_stats (rt_train_log_metric (log, g_ptr_array_index (found, k)), 1, &st);
           g_string_append_printf (extra, "\\n%s %.3g s", (const char *) g_ptr_array_index (found, k),
-                                  st.sum.mean);
+                                  plottable_mean (rt_train_log_metric (log, g_ptr_array_index (found, k))));
         }
       g_string_append (extra, "\" at graph 0.02, graph 0.97 left front");
     }
@@ -118,7 +173,7 @@ breakdown_plot (RtSession *s, const RtTrainLog *log, GError **error)
 {
   g_autoptr (GPtrArray) found = present (log, breakdown);
   if (found->len == 0)
-    return skip_note (s, "step_timing_breakdown", breakdown);
+    return skip_note (s, log, "step_timing_breakdown", breakdown);
   g_autoptr (GString) tsv = series_table (log, found, "timing_s/step");
   g_autofree char *lastcol = g_strdup_printf ("%u", found->len + 1);
   g_autofree char *stepcol = g_strdup_printf ("%u", found->len + 2);
@@ -134,18 +189,18 @@ throughput_plot (RtSession *s, const RtTrainLog *log, GError **error)
 {
   const char *const names[] = { "perf/throughput", NULL };
   const RtMetric *m = rt_train_log_metric (log, "perf/throughput");
-  if (m == NULL)
-    return skip_note (s, "throughput", names);
+  if (!has_plottable (m))
+    return skip_note (s, log, "throughput", names);
   g_autoptr (GPtrArray) cols = g_ptr_array_new ();
   g_ptr_array_add (cols, (gpointer) "perf/throughput");
   g_autoptr (GString) tsv = series_table (log, cols, "timing_s/step");
-  MetricStats st;
-  metric_stats (m, 1, &st);
+  double mean = plottable_mean (m);
   g_autofree char *meanline = g_strdup_printf (
       "set arrow from graph 0, first %.6g to graph 1, first %.6g nohead dt 2 lc rgb '#888888'\n"
-      "set label 1 'mean %.4g' at graph 0.01, first %.6g offset 0,0.6", st.sum.mean, st.sum.mean,
-      st.sum.mean, st.sum.mean);
-  const char *vars[] = { "MEANLINE", meanline, NULL };
+      "set label 1 'mean %.4g' at graph 0.01, first %.6g offset 0,0.6", mean, mean, mean, mean);
+  /* the time per step below it, when the log has one to plot */
+  const char *step_panel = has_plottable (rt_train_log_metric (log, "timing_s/step")) ? "1" : "0";
+  const char *vars[] = { "MEANLINE", meanline, "STEP_PANEL", step_panel, NULL };
   return rt_session_write (s, "throughput.tsv", tsv, error)
          && rt_session_plot (s, "train-throughput", "throughput", "throughput and time per step",
                              vars, error);
@@ -174,12 +229,19 @@ metric_plots (RtSession *s, const RtTrainLog *log, guint window, GError **error)
             continue;
           matched++;
           const RtMetric *m = rt_train_log_metric (log, metric);
+          g_autofree char *name = safe_name (metric);
+          if (!has_plottable (m))
+            {
+              const char *const wanted[] = { metric, NULL };
+              skip_note (s, log, name, wanted);
+              continue;
+            }
           g_autoptr (GString) tsv = g_string_new ("step\tvalue\tmoving_mean\n");
           g_autoptr (GArray) recent = g_array_new (FALSE, FALSE, sizeof (double));
           for (guint i = 0; i < log->steps->len; i++)
             {
               gint32 step = g_array_index (log->steps, gint32, i);
-              double v = rt_metric_at (m, step);
+              double v = plottable (rt_metric_at (m, step));
               if (isnan (v))
                 continue;
               g_array_append_val (recent, v);
@@ -188,7 +250,6 @@ metric_plots (RtSession *s, const RtTrainLog *log, guint window, GError **error)
               rt_tsv_num (tsv, v, FALSE);
               rt_tsv_num (tsv, rt_mean (rt_samples_data (recent) + from, recent->len - from), TRUE);
             }
-          g_autofree char *name = safe_name (metric);
           g_autofree char *tsv_name = g_strdup_printf ("%s.tsv", name);
           g_autofree char *yl = rt_gnuplot_quote (metric);
           g_autofree char *win = g_strdup_printf ("'mean of the last %u steps'", window);

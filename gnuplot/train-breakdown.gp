@@ -2,7 +2,7 @@
 # Columns: step, the sections (s), then timing_s/step (s; NaN when the log has none).
 set xlabel 'training step'
 set ylabel 'time (s)'
-set yrange [0:*]
+set yrange [*<0:*]   # from 0, lower only for negative values
 set style data histograms
 set style histogram rowstacked
 set style fill solid 0.9 noborder

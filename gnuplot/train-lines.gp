@@ -2,7 +2,7 @@
 # Columns: step, then one metric per column (NaN where a step lacks it).
 set xlabel 'training step'
 set ylabel {{YLABEL}}
-set yrange [0:*]
+set yrange [*<0:*]   # from 0, lower only for negative values
 set autoscale xfix
 set key outside right top
 {{EXTRA}}

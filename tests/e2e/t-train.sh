@@ -23,6 +23,27 @@ expect_grep "per_token_timing skipped" "$TMP/err" "a log without per-token timin
 [ ! -e "$TMP/grpo/per_token_timing.png" ] && ok || fail "per_token_timing drawn without data"
 [ -s "$TMP/grpo/component_comparison.png" ] && ok || fail "component_comparison not drawn"
 
+# A plot with no point to draw is skipped with a note, not drawn empty or failed (gnuplot fails
+# on it), and leaves no file: actor/entropy is nan, inf, -inf in console.log; odd-values.log has
+# nan, inf, values past 1e300 (gnuplot takes them as undefined), negative and subnormal ones.
+expect_no_files () {   # DIR PATTERN LABEL
+  if [ -z "$(find "$1" -name "$2" 2>/dev/null)" ]; then ok; else fail "$3: $(cd "$1" && ls $2 | tr '\n' ' ')"; fi
+}
+expect_exit 0 "$BUILD/rt-train" "$fx/console.log" --out "$TMP/nan" --metric 'actor/*'
+expect_grep "metric_actor_entropy skipped: no finite value of actor/entropy" "$TMP/err" "an all-nan --metric"
+[ -s "$TMP/nan/metric_actor_lr.png" ] && ok || fail "metric_actor_lr.png not drawn beside an all-nan metric"
+expect_no_files "$TMP/nan" 'metric_actor_entropy.*' "files of a skipped plot"
+expect_exit 0 "$BUILD/rt-train" "$fx/odd-values.log" --out "$TMP/odd" --metric '*'
+for name in step_timing_breakdown component_comparison throughput metric_actor_tiny metric_timing_s_update_actor; do
+  [ -s "$TMP/odd/$name.png" ] && ok || fail "odd-values.log: no $name.png"
+done
+for name in per_token_timing generation_timing metric_actor_huge metric_timing_s_gen metric_timing_per_token_ms_gen; do
+  expect_grep "$name skipped: no finite value" "$TMP/err" "odd-values.log"
+  expect_no_files "$TMP/odd" "$name.*" "odd-values.log: files of a skipped plot"
+done
+expect_no_files "$TMP/odd" '.*' "odd-values.log: a temporary file"
+[ -z "$(find "$TMP/odd" -empty)" ] && ok || fail "odd-values.log: an empty file in --out"
+
 # no metric line: one clear message naming the expected shape, exit 1
 expect_exit 1 "$BUILD/rt-train" "$fx/no-metrics.log" --no-render --out "$TMP/none"
 expect_grep "step:12 - timing_s/gen" "$TMP/err" "a log without metric lines"

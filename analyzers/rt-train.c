@@ -206,69 +206,173 @@ throughput_plot (RtSession *s, const RtTrainLog *log, GError **error)
                              vars, error);
 }
 
+/* ---- what the output calls a metric ----
+ * A metric's name is whatever the log says: any bytes but NUL, newline and carriage
+ * return. Where it becomes a file name, a --json key or terminal text it is made safe
+ * there, and, once made safe, two names must not become one: each log's metrics are
+ * named once, in name order, so a metric's names never depend on which --metric asks. */
+
+#define FILE_NAME_MAX 100   /* bytes of the metric in metric_NAME: far below NAME_MAX */
+
+/* metric_NAME: letters, digits, '-' and '_' kept, any other byte '_'. `exact` when that
+ * is the name itself. */
 static char *
-safe_name (const char *metric)
+file_stem (const char *metric, gboolean *exact)
 {
-  g_autofree char *copy = g_strdup (metric);
-  g_strcanon (copy, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_", '_');
-  return g_strdup_printf ("metric_%s", copy);
+  gsize len = strlen (metric);
+  char *stem = g_strdup_printf ("metric_%.*s", (int) MIN (len, FILE_NAME_MAX), metric);
+  g_strcanon (stem + strlen ("metric_"), "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_", '_');
+  *exact = len <= FILE_NAME_MAX && strcmp (stem + strlen ("metric_"), metric) == 0;
+  return stem;
 }
 
-static gboolean
-metric_plots (RtSession *s, const RtTrainLog *log, guint window, GError **error)
+/* The --json key: the JSON writer replaces bytes that are not UTF-8 by U+FFFD, so two
+ * names that differ only there would give one key twice. */
+static char *
+json_key (const char *metric, gboolean *exact)
 {
-  g_autoptr (GPtrArray) names = rt_train_log_names (log);
+  GString *key = g_string_new (NULL);
+  *exact = !rt_utf8_append (key, metric, -1);
+  return g_string_free (key, FALSE);
+}
+
+typedef char *(*BaseName) (const char *metric, gboolean *exact);
+
+/* metric -> a unique name made by `base`: a metric whose base is itself keeps it, the
+ * others take their base, or base SEP 2, 3... when another metric has it. */
+static GHashTable *
+unique_names (GPtrArray *metrics, BaseName base, const char *sep)
+{
+  GHashTable *names = g_hash_table_new_full (g_str_hash, g_str_equal, NULL, g_free);
+  g_autoptr (GHashTable) taken = g_hash_table_new (g_str_hash, g_str_equal);
+  /* base -> the next number to try, so that many metrics of one base stay linear */
+  g_autoptr (GHashTable) next = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  for (int exact_pass = 1; exact_pass >= 0; exact_pass--)
+    for (guint i = 0; i < metrics->len; i++)
+      {
+        const char *metric = g_ptr_array_index (metrics, i);
+        gboolean exact;
+        g_autofree char *b = base (metric, &exact);
+        if (exact != exact_pass)
+          continue;
+        char *name = g_strdup (b);
+        guint n = MAX (2u, GPOINTER_TO_UINT (g_hash_table_lookup (next, b)));
+        for (; g_hash_table_contains (taken, name); n++)
+          {
+            g_free (name);
+            name = g_strdup_printf ("%s%s%u", b, sep, n);
+          }
+        g_hash_table_insert (next, g_steal_pointer (&b), GUINT_TO_POINTER (n));
+        g_hash_table_add (taken, name);
+        g_hash_table_insert (names, (gpointer) metric, name);
+      }
+  return names;
+}
+
+typedef struct {
+  GPtrArray *metrics;      /* the log's metric names, sorted (owned by the log) */
+  GHashTable *files;       /* metric -> metric_NAME, its plot's files without extension */
+  GHashTable *keys;        /* metric -> its --json key */
+} Naming;
+
+static void
+naming_init (Naming *n, const RtTrainLog *log)
+{
+  n->metrics = rt_train_log_names (log);
+  n->files = unique_names (n->metrics, file_stem, "_");
+  n->keys = unique_names (n->metrics, json_key, " #");
+}
+
+static void
+naming_clear (Naming *n)
+{
+  g_clear_pointer (&n->metrics, g_ptr_array_unref);
+  g_clear_pointer (&n->files, g_hash_table_unref);
+  g_clear_pointer (&n->keys, g_hash_table_unref);
+}
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Naming, naming_clear)
+
+/* A metric as terminal text: an escape sequence in a name could drive the terminal, so
+ * control characters become spaces and invalid UTF-8 U+FFFD, as in a TSV field. */
+static char *
+printable (const char *metric)
+{
+  GString *text = g_string_new (NULL);
+  rt_tsv_append_text (text, metric);
+  return g_string_free (text, FALSE);
+}
+
+/* One metric with its moving mean, as metric_NAME. */
+static gboolean
+metric_plot (RtSession *s, const RtTrainLog *log, const Naming *naming, const char *metric,
+             guint window, GError **error)
+{
+  const RtMetric *m = rt_train_log_metric (log, metric);
+  const char *name = g_hash_table_lookup (naming->files, metric);
+  g_autofree char *shown = printable (metric);
+  if (!has_plottable (m))
+    {
+      if (!s->quiet)
+        g_printerr ("rt-train: note: %s skipped: no finite value of %s to plot (nan, inf or past "
+                    "1e300 in size)\n", name, shown);
+      return TRUE;
+    }
+  gboolean exact;
+  g_autofree char *wanted = file_stem (metric, &exact);
+  if (strcmp (name, wanted) != 0 && !s->quiet)
+    g_printerr ("rt-train: note: %s is drawn as %s (%s is another metric's)\n", shown, name, wanted);
+  g_autoptr (GString) tsv = g_string_new ("step\tvalue\tmoving_mean\n");
+  g_autoptr (GArray) recent = g_array_new (FALSE, FALSE, sizeof (double));
+  for (guint i = 0; i < log->steps->len; i++)
+    {
+      gint32 step = g_array_index (log->steps, gint32, i);
+      double v = plottable (rt_metric_at (m, step));
+      if (isnan (v))
+        continue;
+      g_array_append_val (recent, v);
+      guint from = recent->len > window ? recent->len - window : 0;
+      rt_tsv_int (tsv, step, FALSE);
+      rt_tsv_num (tsv, v, FALSE);
+      rt_tsv_num (tsv, rt_mean (rt_samples_data (recent) + from, recent->len - from), TRUE);
+    }
+  g_autofree char *tsv_name = g_strdup_printf ("%s.tsv", name);
+  g_autofree char *yl = rt_gnuplot_quote (metric);
+  g_autofree char *win = g_strdup_printf ("'mean of the last %u steps'", window);
+  const char *vars[] = { "YLABEL", yl, "WINDOW", win, NULL };
+  return rt_session_write (s, tsv_name, tsv, error)
+         && rt_session_plot (s, "train-metric", name, metric, vars, error);
+}
+
+/* The metrics any --metric matches, each plotted once, in name order. */
+static gboolean
+metric_plots (RtSession *s, const RtTrainLog *log, const Naming *naming, guint window, GError **error)
+{
+  g_autoptr (GHashTable) chosen = g_hash_table_new (g_str_hash, g_str_equal);
   for (guint p = 0; opt_metrics && opt_metrics[p]; p++)
     {
       g_autoptr (GPatternSpec) spec = g_pattern_spec_new (opt_metrics[p]);
       guint matched = 0;
-      for (guint k = 0; k < names->len; k++)
-        {
-          const char *metric = g_ptr_array_index (names, k);
-          if (!g_pattern_spec_match_string (spec, metric))
-            continue;
-          matched++;
-          const RtMetric *m = rt_train_log_metric (log, metric);
-          g_autofree char *name = safe_name (metric);
-          if (!has_plottable (m))
-            {
-              const char *const wanted[] = { metric, NULL };
-              skip_note (s, log, name, wanted);
-              continue;
-            }
-          g_autoptr (GString) tsv = g_string_new ("step\tvalue\tmoving_mean\n");
-          g_autoptr (GArray) recent = g_array_new (FALSE, FALSE, sizeof (double));
-          for (guint i = 0; i < log->steps->len; i++)
-            {
-              gint32 step = g_array_index (log->steps, gint32, i);
-              double v = plottable (rt_metric_at (m, step));
-              if (isnan (v))
-                continue;
-              g_array_append_val (recent, v);
-              guint from = recent->len > window ? recent->len - window : 0;
-              rt_tsv_int (tsv, step, FALSE);
-              rt_tsv_num (tsv, v, FALSE);
-              rt_tsv_num (tsv, rt_mean (rt_samples_data (recent) + from, recent->len - from), TRUE);
-            }
-          g_autofree char *tsv_name = g_strdup_printf ("%s.tsv", name);
-          g_autofree char *yl = rt_gnuplot_quote (metric);
-          g_autofree char *win = g_strdup_printf ("'mean of the last %u steps'", window);
-          const char *vars[] = { "YLABEL", yl, "WINDOW", win, NULL };
-          if (!rt_session_write (s, tsv_name, tsv, error)
-              || !rt_session_plot (s, "train-metric", name, metric, vars, error))
-            return FALSE;
-        }
+      for (guint k = 0; k < naming->metrics->len; k++)
+        if (g_pattern_spec_match_string (spec, g_ptr_array_index (naming->metrics, k)))
+          {
+            g_hash_table_add (chosen, g_ptr_array_index (naming->metrics, k));
+            matched++;
+          }
       if (matched == 0 && !s->quiet)
         g_printerr ("rt-train: note: no metric matches --metric %s\n", opt_metrics[p]);
     }
+  for (guint k = 0; k < naming->metrics->len; k++)
+    if (g_hash_table_contains (chosen, g_ptr_array_index (naming->metrics, k))
+        && !metric_plot (s, log, naming, g_ptr_array_index (naming->metrics, k), window, error))
+      return FALSE;
   return TRUE;
 }
 
 static void
-write_json (RtSession *s, const RtTrainLog *log, guint window)
+write_json (RtSession *s, const RtTrainLog *log, const Naming *naming, guint window)
 {
   RtJsonWriter *w = rt_session_json (s);
-  g_autoptr (GPtrArray) names = rt_train_log_names (log);
+  GPtrArray *names = naming->metrics;
   rt_jw_begin_object (w);
   rt_jw_member_int (w, "steps", log->steps->len);
   rt_jw_member_int (w, "lines", (gint64) log->lines);
@@ -279,7 +383,7 @@ write_json (RtSession *s, const RtTrainLog *log, guint window)
     {
       MetricStats st;
       metric_stats (rt_train_log_metric (log, g_ptr_array_index (names, k)), window, &st);
-      rt_jw_key (w, g_ptr_array_index (names, k));
+      rt_jw_key (w, g_hash_table_lookup (naming->keys, g_ptr_array_index (names, k)));
       rt_jw_begin_object (w);
       rt_jw_member_int (w, "count", st.sum.count);
       rt_jw_member_number (w, "mean", st.sum.mean);
@@ -296,9 +400,9 @@ write_json (RtSession *s, const RtTrainLog *log, guint window)
 }
 
 static void
-print_summary (RtSession *s, const RtTrainLog *log, guint window)
+print_summary (RtSession *s, const RtTrainLog *log, const Naming *naming, guint window)
 {
-  g_autoptr (GPtrArray) names = rt_train_log_names (log);
+  GPtrArray *names = naming->metrics;
   rt_session_print (s, "%u steps (%d to %d), %u metrics, from %" G_GUINT64_FORMAT " metric lines in %"
                     G_GUINT64_FORMAT " lines\n", log->steps->len, g_array_index (log->steps, gint32, 0),
                     g_array_index (log->steps, gint32, log->steps->len - 1), names->len,
@@ -309,8 +413,9 @@ print_summary (RtSession *s, const RtTrainLog *log, guint window)
     {
       MetricStats st;
       metric_stats (rt_train_log_metric (log, g_ptr_array_index (names, k)), window, &st);
+      g_autofree char *shown = printable (g_ptr_array_index (names, k));
       rt_session_print (s, "%-44s %5u %11.4g %11.4g %11.4g %11.4g %11.4g %11.4g %11.4g\n",
-                        (const char *) g_ptr_array_index (names, k), st.sum.count, st.sum.mean,
+                        shown, st.sum.count, st.sum.mean,
                         st.sum.std, st.sum.min, st.sum.p50, st.sum.p95, st.sum.max, st.window_mean);
     }
 }
@@ -328,12 +433,14 @@ run (RtSession *s, GError **error)
     g_printerr ("rt-train: note: %" G_GUINT64_FORMAT " line%s longer than " RT_LINE_MAX_TEXT
                 " skipped unread (the first is line %" G_GUINT64_FORMAT ")\n", log->long_lines,
                 log->long_lines == 1 ? "" : "s", log->first_long_line);
-  write_json (s, log, (guint) window);
+  g_auto (Naming) naming = { 0 };
+  naming_init (&naming, log);
+  write_json (s, log, &naming, (guint) window);
   if (log->steps->len == 0)
     return rt_session_no_data (s, "%s has no metric line: expected lines such as "
                                "'step:12 - timing_s/gen:50.1 - perf/throughput:1234.5' "
                                "(verl's console logger)", s->args[0]);
-  print_summary (s, log, (guint) window);
+  print_summary (s, log, &naming, (guint) window);
 
   gboolean ok = breakdown_plot (s, log, error)
     && lines_plot (s, log, "per_token_timing", "time per token by section", "time per token (ms)",
@@ -342,7 +449,7 @@ run (RtSession *s, GError **error)
     && lines_plot (s, log, "component_comparison", "generation against actor and critic updates",
                    "time (s)", components, TRUE, error)
     && lines_plot (s, log, "generation_timing", "generation timing", "time (s)", generation, FALSE, error)
-    && metric_plots (s, log, (guint) window, error);
+    && metric_plots (s, log, &naming, (guint) window, error);
   return ok ? 0 : 1;
 }
 
@@ -364,7 +471,10 @@ main (int argc, char **argv)
                "win): time per step by section, time per token, throughput, generation against\n"
                "the updates, and any --metric, with a summary of every numeric metric.",
     .description = "Plots: step_timing_breakdown, per_token_timing, throughput, component_comparison,\n"
-                   "generation_timing, metric_NAME; a plot whose metrics the log lacks is skipped.\n"
+                   "generation_timing, metric_NAME; a plot whose metrics the log lacks, or has no finite\n"
+                   "value of, is skipped. In metric_NAME, every byte of the name but letters, digits, '-'\n"
+                   "and '_' is '_', the name is cut to 100 bytes, and _2, _3... follow it when another\n"
+                   "metric's name gives the same file.\n"
                    "JSON (--json): {\"steps\", \"lines\", \"long_lines\", \"metrics\": {name: {\"count\", \"mean\",\n"
                    "\"std\", \"min\", \"median\", \"p95\", \"max\", \"window_mean\"}}} (non-finite values left out).\n"
                    "A line longer than " RT_LINE_MAX_TEXT " is skipped unread and counted in long_lines.\n\n"

@@ -73,6 +73,47 @@ python3 -c 'import json, sys; d = json.load(sys.stdin); assert d["long_lines"] =
   <"$TMP/out" && ok || fail "rt-train --json after a 70 MiB line: $(head -c 200 "$TMP/out")"
 rm -f "$TMP/long.log"
 
+# Metric names are whatever the log says: quotes, backslashes, control characters (a console
+# line holds no newline, and a carriage return starts a new piece), gnuplot commands, bytes
+# that are not UTF-8, names that clean to the same file name, a name too long for a file.
+# Nothing runs while the plots render, every metric gets a plot of its own with a safe file
+# name, --json stays valid UTF-8 with one key per metric, the text output holds no control
+# character.
+long=$(printf 'n%.0s' $(seq 300))
+for step in 1 2; do
+  printf "step:$step - x'\v!touch PWNED:1 - evil'name:2 - q\"b\\\\c\001\007:3 - bad\377\376:4 - bad\376\377:5"
+  printf " - a/b:6 - a_b:7 - z'; system('touch PWNED'); '\f:8 - \033]0;title\007:9 - !touch PWNED:10 - $long:11"
+  printf "\rstep:$step - \`touch PWNED\`:12 - @PWNED:13\n"
+done >"$TMP/names.log"
+mkdir -p "$TMP/cwd" && cd "$TMP/cwd"
+expect_exit 0 "$BUILD/rt-train" "$TMP/names.log" --metric '*' --out "$TMP/names"
+cd - >/dev/null
+[ -z "$(find "$TMP" -name PWNED)" ] && ok || fail "a metric name ran a command: $(find "$TMP" -name PWNED)"
+drawn=$(find "$TMP/names" -name 'metric_*.png' -size +0 | wc -l)
+[ "$drawn" -eq 13 ] && ok || fail "13 metrics, $drawn metric plots drawn: $(ls "$TMP/names" | tr '\n' ' ')"
+bad=$(cd "$TMP/names" && ls | LC_ALL=C grep -v -E '^[A-Za-z0-9_-]{1,200}\.[a-z]+$')
+[ -z "$bad" ] && ok || fail "unsafe output file names: $bad"
+[ -s "$TMP/names/metric_a_b.png" ] && [ -s "$TMP/names/metric_a_b_2.png" ] && ok \
+  || fail "a_b and a/b do not have a plot each"
+grep -q -a "a/b is drawn as metric_a_b_2" "$TMP/err" && ok || fail "no note that a/b's plot is renamed"
+expect_exit 0 "$BUILD/rt-train" "$TMP/names.log"
+python3 - "$TMP/out" <<'PY' && ok || fail "rt-train's summary prints control characters or bytes that are not UTF-8"
+import sys
+text = open(sys.argv[1], "rb").read().decode("utf-8")
+assert not any(ord(c) < 32 and c != "\n" or ord(c) == 127 for c in text), repr(text)
+assert text.count("\n") == 2 + 13, text
+PY
+expect_exit 0 "$BUILD/rt-train" "$TMP/names.log" --json --no-render --out "$TMP/names-json"
+python3 - "$TMP/out" <<'PY' && ok || fail "rt-train --json with hostile metric names: $(head -c 300 "$TMP/out")"
+import json, sys
+pairs = json.loads(open(sys.argv[1], "rb").read().decode("utf-8"), object_pairs_hook=lambda p: p)
+metrics = dict(pairs)["metrics"]
+keys = [k for k, _ in metrics]
+assert len(keys) == 13 and len(set(keys)) == 13, keys
+assert "evil'name" in keys and "q\"b\\c\x01\x07" in keys and "\x1b]0;title\x07" in keys, keys
+assert sum(k.startswith("bad\ufffd\ufffd") for k in keys) == 2, keys
+PY
+
 # the join: the trainer's step and generation time beside the trace's, step by step
 expect_exit 0 "$BUILD/rt-overview" "$SRC/fixtures/hand-v2" --train "$fx/grpo.log" --json --no-render --out "$TMP/o"
 python3 - "$TMP/out" <<'PY' && ok || fail "rt-overview --train did not join the trainer's times"

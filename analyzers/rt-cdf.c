@@ -114,9 +114,10 @@ write_plot (RtSession *s, GPtrArray *cdfs, GError **error)
         }
       g_autofree char *label = overlay ? g_strdup (c->name) : g_strdup ("all selected steps");
       rt_view_tsv_cdf_block (tsv, label, rt_samples_data (c->all), c->all->len, 4000);
-      g_string_append_printf (plot, "%sdata index %u using 1:2 with steps lw 3 %s title '%s'",
+      g_autofree char *title = rt_gnuplot_quote (label);
+      g_string_append_printf (plot, "%sdata index %u using 1:2 with steps lw 3 %s title %s",
                               block ? ", \\\n     " : "", block,
-                              overlay ? "" : "lc rgb 'black'", label);
+                              overlay ? "" : "lc rgb 'black'", title);
       block++;
       if (e == 0)
         {

@@ -46,9 +46,10 @@ write_plots (RtSession *s, GArray *rows, GError **error)
       g_autoptr (GString) below = g_string_new ("0");
       for (int k = 0; k < e; k++)
         g_string_append_printf (below, "+(valid(%d)?$%d:0)", k + 3, k + 3);
-      g_string_append_printf (plot, "%sdata using 1:(%s+(valid(%d)?$%d:0)):(%s) with filledcurves lc %d title '%s'",
+      g_autofree char *title = rt_gnuplot_quote (rt_step_event_name (e));
+      g_string_append_printf (plot, "%sdata using 1:(%s+(valid(%d)?$%d:0)):(%s) with filledcurves lc %d title %s",
                               e == RT_EV_TOTAL_STEP - 1 ? "" : ", \\\n     ", below->str, e + 3,
-                              e + 3, below->str, e + 1, rt_step_event_name (e));
+                              e + 3, below->str, e + 1, title);
     }
 
   g_autofree char *steps = rt_session_describe_step_indices (s, shown);

@@ -2,10 +2,13 @@
  * Analyzers hand over a table (RtCommand) and get --help, errors, exit codes and plots for free. */
 #include "rolltrace/rt-command.h"
 #include "rolltrace/rt-error.h"
+#include "rolltrace/rt-outfile.h"
 #include "rolltrace/rt-views.h"
 
 #include <errno.h>
 #include <gio/gio.h>
+#include <glib/gstdio.h>
+#include <stdlib.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -95,6 +98,15 @@ parse_command_line (RtSession *s, const RtCommand *cmd, int argc, char **argv, G
   if (show_version)
     return TRUE;
 
+  /* GOption keeps the "--" that ends the options: an argument after it is an
+   * argument even when it starts with '-' (`rt-check -- -exp`) */
+  for (guint i = 1; args[i] != NULL; i++)
+    if (strcmp (args[i], "--") == 0)
+      {
+        g_free (args[i]);
+        memmove (&args[i], &args[i + 1], (g_strv_length (args + i + 1) + 1) * sizeof (char *));
+        break;
+      }
   int n = (int) g_strv_length (args) - 1;
   if (n < cmd->min_args || n > cmd->max_args)
     {
@@ -147,7 +159,19 @@ report_problems (RtSession *s)
     }
 }
 
-/* Runs gnuplot on every script written, a few at a time, inside the output folder. */
+/* gnuplot says so when a plot has no point to draw (every value undefined, NaN or
+ * off a log axis): that plot is skipped with a note, not a failure of the command. */
+static gboolean
+gnuplot_found_no_data (const char *err_text)
+{
+  return err_text != NULL && (strstr (err_text, "all points") != NULL || strstr (err_text, "no valid points") != NULL
+                              || strstr (err_text, "undefined") != NULL);
+}
+
+/* Runs gnuplot on every script written, a few at a time, inside the output folder.
+ * Each draws into a temporary name (the script's `set output` honours rt_output),
+ * renamed over NAME.FORMAT only when gnuplot succeeded and wrote something: a failed
+ * or interrupted plot leaves the previous picture, or none. */
 static gboolean
 render_scripts (RtSession *s, GError **error)
 {
@@ -171,26 +195,60 @@ render_scripts (RtSession *s, GError **error)
   for (guint start = 0; start < s->scripts->len; start += batch)
     {
       g_autoptr (GPtrArray) procs = g_ptr_array_new_with_free_func (g_object_unref);
+      g_autoptr (GPtrArray) temps = g_ptr_array_new_with_free_func (g_free);
+      g_autoptr (GPtrArray) finals = g_ptr_array_new_with_free_func (g_free);
       guint end = MIN (start + batch, s->scripts->len);
       for (guint i = start; i < end; i++)
         {
           const char *script = g_ptr_array_index (s->scripts, i);
-          GSubprocess *p = g_subprocess_launcher_spawn (launcher, error, gnuplot, script, NULL);
+          g_autofree char *stem = g_strndup (script, strlen (script) - strlen (".gp"));
+          g_autofree char *plot_name = g_strdup_printf ("%s.%s", stem, s->format);
+          char *final = rt_session_out_path (s, plot_name);
+          char *tmp = rt_temp_name (final);
+          g_autofree char *tmp_base = g_path_get_basename (tmp);
+          g_autofree char *tmp_literal = rt_gnuplot_quote (tmp_base);
+          g_autofree char *define = g_strdup_printf ("rt_output = %s", tmp_literal);
+          g_ptr_array_add (finals, final);
+          g_ptr_array_add (temps, tmp);
+          GSubprocess *p = g_subprocess_launcher_spawn (launcher, error, gnuplot, "-e", define, script, NULL);
           if (p == NULL)
-            return FALSE;
+            {
+              for (guint k = 0; k < temps->len; k++)
+                rt_temp_finish (g_ptr_array_index (temps, k), NULL, FALSE, NULL);
+              return FALSE;
+            }
+          rt_child_register ((GPid) g_ascii_strtoll (g_subprocess_get_identifier (p), NULL, 10));
           g_ptr_array_add (procs, p);
         }
       for (guint i = 0; i < procs->len; i++)
         {
           GSubprocess *p = g_ptr_array_index (procs, i);
+          const char *script = g_ptr_array_index (s->scripts, start + i);
+          char *tmp = g_ptr_array_index (temps, i);
           g_autofree char *err_text = NULL;
           g_autoptr (GError) local = NULL;
-          if (!g_subprocess_communicate_utf8 (p, NULL, NULL, NULL, &err_text, &local)
-              || !g_subprocess_get_successful (p))
+          gboolean drawn = g_subprocess_communicate_utf8 (p, NULL, NULL, NULL, &err_text, &local)
+                           && g_subprocess_get_successful (p);
+          const char *id = g_subprocess_get_identifier (p);
+          if (id != NULL)
+            rt_child_forget ((GPid) g_ascii_strtoll (id, NULL, 10));
+          GStatBuf st;
+          drawn = drawn && g_stat (tmp, &st) == 0 && st.st_size > 0;
+          if (!rt_temp_finish (tmp, g_ptr_array_index (finals, i), drawn, &local) && drawn)
             {
-              const char *script = g_ptr_array_index (s->scripts, start + i);
+              g_printerr ("%s: %s\n", s->command->name, local->message);
+              ok = FALSE;
+            }
+          else if (!drawn && gnuplot_found_no_data (err_text))
+            {
+              if (!s->quiet)
+                g_printerr ("%s: note: %s/%s skipped: nothing to draw (%s)\n", s->command->name,
+                            s->out_dir, script, g_strstrip (err_text));
+            }
+          else if (!drawn)
+            {
               g_printerr ("%s: gnuplot failed on %s/%s: %s\n", s->command->name, s->out_dir,
-                          script, local ? local->message : (err_text ? err_text : "?"));
+                          script, local ? local->message : (err_text && *err_text ? err_text : "no picture written"));
               ok = FALSE;
             }
         }
@@ -200,13 +258,28 @@ render_scripts (RtSession *s, GError **error)
   return ok;
 }
 
+/* With --json, one document on stdout whatever happened: the command's own, or,
+ * when it failed before writing one, {"error": ...} with the message. */
 static void
-print_json (RtSession *s)
+print_json (RtSession *s, const GError *error)
 {
-  if (!s->json || s->json_doc == NULL || s->json_doc->len == 0)
+  if (!s->json)
+    return;
+  if ((s->json_doc == NULL || s->json_doc->len == 0) && error != NULL)
+    {
+      RtJsonWriter *w = rt_session_json (s);
+      rt_jw_begin_object (w);
+      rt_jw_member_string (w, "error", error->message);
+      rt_jw_end_object (w);
+    }
+  if (s->json_doc == NULL || s->json_doc->len == 0)
     return;
   fwrite (s->json_doc->str, 1, s->json_doc->len, stdout);
   fputc ('\n', stdout);
+  guint replaced = s->json_writer.replaced_texts;
+  if (replaced > 0 && !s->quiet)
+    g_printerr ("%s: note: %u text%s from the input %s not valid UTF-8: invalid bytes are U+FFFD in the JSON\n",
+                s->command->name, replaced, replaced == 1 ? "" : "s", replaced == 1 ? "was" : "were");
 }
 
 int
@@ -218,10 +291,12 @@ rt_command_main (const RtCommand *cmd, int argc, char **argv)
 
   g_set_prgname (cmd->name);
   rt_gnuplot_register_resource ();
+  rt_cleanup_install ();
   if (!parse_command_line (&s, cmd, argc, argv, &error))
     {
       g_printerr ("%s: %s\nTry '%s --help' for more information.\n", cmd->name, error->message,
                   cmd->name);
+      print_json (&s, error);
       session_clear (&s);
       return 2;
     }
@@ -234,24 +309,10 @@ rt_command_main (const RtCommand *cmd, int argc, char **argv)
 
   if (cmd->flags & RT_COMMAND_LOADS_TRACE)
     {
-      g_autofree char *cache_dir = s.no_cache ? NULL
-                                   : s.cache_dir ? g_strdup (s.cache_dir) : rt_cache_default_dir ();
-      RtLoadOptions opts = {
-        .max_problems_per_file = 1000,
-        .progress = !s.quiet && isatty (STDERR_FILENO),
-        .cache_dir = cache_dir,
-      };
-      s.trace = rt_trace_load (s.args[0], &opts, &error);
-      if (s.trace != NULL)
-        report_problems (&s);
-      g_autoptr (GArray) selected = s.trace ? rt_session_selected_steps (&s) : NULL;
-      if (selected != NULL && selected->len == 0)
-        g_set_error (&error, RT_ERROR, RT_ERROR_NO_DATA, "--steps %s selects none of the steps of %s (%d to %d)",
-                     s.steps_spec, s.trace->path, rt_trace_step (s.trace, 0)->step,
-                     rt_trace_step (s.trace, s.trace->steps->len - 1)->step);
+      /* the name the trace will have (rt_trace_load names it the same way) */
+      g_autofree char *canonical = g_canonicalize_filename (s.args[0], NULL);
+      s.subject = g_path_get_basename (canonical);
     }
-  if (s.trace != NULL)
-    s.subject = g_strdup (s.trace->name);
   else if (s.n_args > 0)
     {
       /* "logs/run-12.log" -> "run-12" */
@@ -265,9 +326,32 @@ rt_command_main (const RtCommand *cmd, int argc, char **argv)
   if (s.out_dir == NULL && (cmd->flags & RT_COMMAND_WRITES_PLOTS))
     s.out_dir = g_build_filename ("rt-out", s.subject, NULL);
 
+  if (cmd->flags & RT_COMMAND_LOADS_TRACE)
+    {
+      g_autofree char *cache_dir = s.no_cache ? NULL
+                                   : s.cache_dir ? g_strdup (s.cache_dir) : rt_cache_default_dir ();
+      RtLoadOptions opts = {
+        .max_problems_per_file = 1000,
+        .progress = !s.quiet && isatty (STDERR_FILENO),
+        .cache_dir = cache_dir,
+      };
+      /* refused before anything is read or written */
+      if (rt_check_outside_experiment (s.args[0], "--cache-dir", cache_dir, &error)
+          && ((cmd->flags & RT_COMMAND_WRITES_PLOTS) == 0
+              || rt_check_outside_experiment (s.args[0], "--out", s.out_dir, &error)))
+        s.trace = rt_trace_load (s.args[0], &opts, &error);
+      if (s.trace != NULL)
+        report_problems (&s);
+      g_autoptr (GArray) selected = s.trace ? rt_session_selected_steps (&s) : NULL;
+      if (selected != NULL && selected->len == 0)
+        g_set_error (&error, RT_ERROR, RT_ERROR_NO_DATA, "--steps %s selects none of the steps of %s (%d to %d)",
+                     s.steps_spec, s.trace->path, rt_trace_step (s.trace, 0)->step,
+                     rt_trace_step (s.trace, s.trace->steps->len - 1)->step);
+    }
+
   if (error == NULL)
     status = cmd->run (&s, &error);
-  print_json (&s);
+  print_json (&s, error);
   if (error == NULL && !render_scripts (&s, &error))
     status = 1;
   if (error == NULL && s.out_ready && !s.quiet && !s.json)
@@ -386,25 +470,52 @@ rt_session_out_path (RtSession *s, const char *name)
   return g_build_filename (s->out_dir, name, NULL);
 }
 
+/* The real path `path` names, after every link, even when its last components do
+ * not exist yet: the longest existing prefix is resolved, the rest (which cannot
+ * hold links) is normalised onto it. */
+static char *
+real_path_of (const char *path)
+{
+  char *real = realpath (path, NULL);
+  if (real != NULL)
+    {
+      char *copy = g_strdup (real);
+      free (real);
+      return copy;
+    }
+  g_autofree char *parent = g_path_get_dirname (path);
+  g_autofree char *base = g_path_get_basename (path);
+  if (strcmp (parent, path) == 0)
+    return g_canonicalize_filename (path, NULL);
+  g_autofree char *real_parent = real_path_of (parent);
+  return g_canonicalize_filename (base, real_parent);
+}
+
+/* Refuses a folder a command would write into that lies inside the experiment,
+ * comparing real paths, so that no link (to the folder or to the experiment) hides it. */
+gboolean
+rt_check_outside_experiment (const char *exp_path, const char *option, const char *dir, GError **error)
+{
+  if (dir == NULL)
+    return TRUE;
+  g_autofree char *out = real_path_of (dir);
+  g_autofree char *exp = real_path_of (exp_path);
+  gsize n = strlen (exp);
+  if (strncmp (out, exp, n) == 0 && (out[n] == '\0' || out[n] == G_DIR_SEPARATOR || n == 1))
+    {
+      g_set_error (error, RT_ERROR, RT_ERROR_USAGE,
+                   "%s %s is inside the experiment folder %s (%s); rolltrace never writes there",
+                   option, dir, exp_path, out);
+      return FALSE;
+    }
+  return TRUE;
+}
+
 static gboolean
 ensure_out_dir (RtSession *s, GError **error)
 {
   if (s->out_ready)
     return TRUE;
-  if (s->trace != NULL)
-    {
-      /* never write into the experiment */
-      g_autofree char *out = g_canonicalize_filename (s->out_dir, NULL);
-      g_autofree char *exp = g_canonicalize_filename (s->trace->path, NULL);
-      gsize n = strlen (exp);
-      if (strncmp (out, exp, n) == 0 && (out[n] == '\0' || out[n] == G_DIR_SEPARATOR))
-        {
-          g_set_error (error, RT_ERROR, RT_ERROR_USAGE,
-                       "--out %s is inside the experiment folder; rolltrace never writes there",
-                       s->out_dir);
-          return FALSE;
-        }
-    }
   if (g_mkdir_with_parents (s->out_dir, 0777) != 0)
     {
       int e = errno;
@@ -429,8 +540,7 @@ rt_session_write (RtSession *s, const char *name, const GString *content, GError
   if (g_file_get_contents (path, &old, &old_len, NULL) && old_len == content->len
       && memcmp (old, content->str, old_len) == 0)
     return TRUE;
-  /* g_file_set_contents writes a temporary file and renames it: no half-written output */
-  return g_file_set_contents (path, content->str, (gssize) content->len, error);
+  return rt_file_write_atomic (path, content->str, content->len, error);
 }
 
 GString *
@@ -473,27 +583,11 @@ rt_tsv_int (GString *tsv, gint64 v, gboolean last)
 void
 rt_tsv_str (GString *tsv, const char *s, gboolean last)
 {
-  /* tabs and newlines would break the table */
-  for (const char *p = s ? s : ""; *p; p++)
-    g_string_append_c (tsv, (*p == '\t' || *p == '\n') ? ' ' : *p);
+  rt_tsv_append_text (tsv, s);
   tsv_end (tsv, last);
 }
 
 /* ---- plots ---- */
-
-char *
-rt_gnuplot_quote (const char *s)
-{
-  GString *q = g_string_new ("'");
-  for (const char *p = s; *p; p++)
-    {
-      if (*p == '\'')
-        g_string_append_c (q, '\'');
-      g_string_append_c (q, *p);
-    }
-  g_string_append_c (q, '\'');
-  return g_string_free (q, FALSE);
-}
 
 char *
 rt_gnuplot_int_tics (const char *axis, gint32 first, gint32 last, int max_ticks)
@@ -653,7 +747,7 @@ rt_session_plot_data (RtSession *s, const char *template_name, const char *name,
                           "# %s.gp: written by %s from the template %s; run 'gnuplot %s.gp' here.\n"
                           "load '" STYLE_FILE "'\n"
                           "set terminal %s\n"
-                          "set output %s\n"
+                          "set output (exists('rt_output') ? rt_output : %s)\n"
                           "data = %s\n"
                           "set title %s\n",
                           name, s->command->name, template_file, name, terminal, output, data, title);

@@ -1,6 +1,7 @@
 /* jsonw.c: writes JSON documents into a GString, commas and escapes handled in one place.
  * Numbers use the shortest round-trip form so that output is both exact and readable. */
 #include "rolltrace/rt-jsonw.h"
+#include "rolltrace/rt-text.h"
 
 #include <math.h>
 
@@ -32,6 +33,7 @@ rt_jw_init (RtJsonWriter *w, GString *buf)
   w->depth = 0;
   w->has_items[0] = FALSE;
   w->after_key = FALSE;
+  w->replaced_texts = 0;
 }
 
 /* Writes the comma that separates this value from the previous one. */
@@ -85,9 +87,20 @@ rt_jw_end_array (RtJsonWriter *w)
   g_string_append_c (w->buf, ']');
 }
 
+/* A JSON string of `s`. Text from the input need not be UTF-8 (a file name, a
+ * finish reason): invalid bytes become U+FFFD, so the document stays valid. */
 static void
-append_escaped (GString *out, const char *s)
+append_escaped (RtJsonWriter *w, const char *s)
 {
+  GString *out = w->buf;
+  g_autoptr (GString) repaired = NULL;
+  if (!g_utf8_validate (s, -1, NULL))
+    {
+      repaired = g_string_new (NULL);
+      rt_utf8_append (repaired, s, -1);
+      s = repaired->str;
+      w->replaced_texts++;
+    }
   g_string_append_c (out, '"');
   for (const unsigned char *p = (const unsigned char *) s; *p; p++)
     {
@@ -112,7 +125,7 @@ void
 rt_jw_key (RtJsonWriter *w, const char *key)
 {
   before_value (w);
-  append_escaped (w->buf, key);
+  append_escaped (w, key);
   g_string_append (w->buf, ": ");
   w->after_key = TRUE;
 }
@@ -141,7 +154,7 @@ rt_jw_string (RtJsonWriter *w, const char *s)
   if (s == NULL)
     g_string_append (w->buf, "null");
   else
-    append_escaped (w->buf, s);
+    append_escaped (w, s);
 }
 
 void

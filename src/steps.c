@@ -56,8 +56,16 @@ rt_step_set_parse (const char *spec, GError **error)
 {
   g_autoptr (RtStepSet) set = g_new0 (RtStepSet, 1);
   set->ranges = g_array_new (FALSE, FALSE, sizeof (StepRange));
-  if (spec == NULL || *spec == '\0')
+  if (spec == NULL)
     return g_steal_pointer (&set);
+  if (*spec == '\0')
+    {
+      /* `--steps "$STEPS"` with STEPS unset: a mistake, not a request for every step */
+      g_set_error (error, RT_ERROR, RT_ERROR_USAGE,
+                   "--steps: empty (expected N, A-B or A-, separated by commas; leave the option "
+                   "out for every step)");
+      return NULL;
+    }
 
   g_auto (GStrv) pieces = g_strsplit (spec, ",", -1);
   for (guint i = 0; pieces[i] != NULL; i++)

@@ -1,6 +1,7 @@
 /* views.c: derived columns of the tables that more than one analyzer reads.
  * Kept here so that every analyzer agrees on what "a request's duration" or "a worker's value" is. */
 #include "rolltrace/rt-views.h"
+#include "rolltrace/rt-text.h"
 
 #include <math.h>
 
@@ -78,7 +79,9 @@ void
 rt_view_tsv_cdf_block (GString *tsv, const char *label, const double *sorted, guint n,
                        guint max_points)
 {
-  g_string_append_printf (tsv, "# %s\n", label);
+  g_string_append (tsv, "# ");
+  rt_tsv_append_text (tsv, label);
+  g_string_append_c (tsv, '\n');
   /* keep every point of a small sample; of a large one an even spread of ranks,
    * always with the first and the last so the tails stay exact */
   guint stride = n > max_points ? (n + max_points - 1) / max_points : 1;
@@ -142,8 +145,11 @@ rt_plot_cdf_markers (GString *gp, const RtSummary *sum, const char *what)
       g_string_append_printf (gp, "set label '%s %.3g s' at %.6g, graph 0.03 rotate by 90 left offset -0.6,0 font ',9' tc rgb '#555555'\n",
                               marks[i].name, marks[i].v, marks[i].v);
     }
-  g_string_append_printf (gp, "set label \"%s\\ncount %u\\nmean %.3g s\\nmedian %.3g s\\nstd %.3g s\\nmin %.3g s\\nmax %.3g s\" "
+  /* the series' name comes from the input: a literal of its own, joined to our
+   * lines by gnuplot's string concatenation */
+  g_autofree char *name = rt_gnuplot_quote (what);
+  g_string_append_printf (gp, "set label %s.\"\\ncount %u\\nmean %.3g s\\nmedian %.3g s\\nstd %.3g s\\nmin %.3g s\\nmax %.3g s\" "
                               "at graph 0.80, graph 0.45 left front boxed font ',10'\n",
-                          what, sum->count, sum->mean, sum->p50, sum->std, sum->min, sum->max);
+                          name, sum->count, sum->mean, sum->p50, sum->std, sum->min, sum->max);
 }
 

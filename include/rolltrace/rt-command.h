@@ -6,6 +6,7 @@
 
 #include "rolltrace/rt-jsonw.h"
 #include "rolltrace/rt-steps.h"
+#include "rolltrace/rt-text.h"
 #include "rolltrace/rt-trace.h"
 
 G_BEGIN_DECLS
@@ -76,6 +77,10 @@ GArray *rt_session_selected_steps (RtSession *s);
  * NULL or "slowest", of the step with the longest rollout. Usage error for a step not in the trace. */
 gboolean rt_session_resolve_step (RtSession *s, const char *value, guint *step_index, GError **error);
 
+/* Fails (a usage error) when `dir`, given as `option`, lies inside the experiment
+ * folder `exp_path`, links resolved on both sides. NULL `dir`: nothing to check. */
+gboolean rt_check_outside_experiment (const char *exp_path, const char *option, const char *dir, GError **error);
+
 /* Parses an integer option value given as a string, for clear usage errors. */
 gboolean rt_parse_int_option (const char *name, const char *value, gint64 min, gint64 max,
                               gint64 *out, GError **error);
@@ -121,7 +126,5 @@ char *rt_describe_steps (const gint32 *steps, guint n);
  * (1, 2, 5, 10, 20, 50...) giving at most `max_ticks` ticks, so 500 steps stay readable. */
 char *rt_gnuplot_int_tics (const char *axis, gint32 first, gint32 last, int max_ticks);
 
-/* A gnuplot string literal (single quotes doubled). */
-char *rt_gnuplot_quote (const char *s);
 
 G_END_DECLS

@@ -13,6 +13,7 @@ typedef struct {
   guint depth;
   gboolean has_items[RT_JSON_MAX_DEPTH];
   gboolean after_key;
+  guint replaced_texts;      /* strings that held invalid UTF-8 (written with U+FFFD) */
 } RtJsonWriter;
 
 void rt_jw_init (RtJsonWriter *w, GString *buf);

@@ -8,7 +8,7 @@ G_BEGIN_DECLS
 
 typedef struct _RtStepSet RtStepSet;
 
-/* NULL or "" selects every step. Errors are RT_ERROR_USAGE with the offending piece. */
+/* NULL selects every step; "" is an error, like any other SPEC that names no step. Errors are RT_ERROR_USAGE with the offending piece. */
 RtStepSet *rt_step_set_parse (const char *spec, GError **error);
 void rt_step_set_free (RtStepSet *set);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (RtStepSet, rt_step_set_free)

@@ -6,13 +6,25 @@
 #include <string.h>
 
 static void
-test_empty_spec_selects_every_step (void)
+test_no_spec_selects_every_step (void)
 {
   g_autoptr (RtStepSet) all = rt_step_set_parse (NULL, NULL);
   g_assert_true (rt_step_set_is_all (all));
   g_assert_true (rt_step_set_contains (all, 0) && rt_step_set_contains (all, 123456));
-  g_autoptr (RtStepSet) empty = rt_step_set_parse ("", NULL);
-  g_assert_true (rt_step_set_is_all (empty));
+}
+
+static void
+test_an_empty_spec_is_a_usage_error (void)
+{
+  /* `--steps "$STEPS"` with STEPS unset must not quietly mean every step */
+  const char *specs[] = { "", " ", "," };
+  for (guint i = 0; i < G_N_ELEMENTS (specs); i++)
+    {
+      g_autoptr (GError) error = NULL;
+      g_autoptr (RtStepSet) set = rt_step_set_parse (specs[i], &error);
+      g_assert_null (set);
+      g_assert_error (error, RT_ERROR, RT_ERROR_USAGE);
+    }
 }
 
 static void
@@ -56,7 +68,8 @@ int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
-  g_test_add_func ("/steps/empty-spec-selects-every-step", test_empty_spec_selects_every_step);
+  g_test_add_func ("/steps/no-spec-selects-every-step", test_no_spec_selects_every_step);
+  g_test_add_func ("/steps/an-empty-spec-is-a-usage-error", test_an_empty_spec_is_a_usage_error);
   g_test_add_func ("/steps/single-step-and-ranges", test_single_step_and_ranges);
   g_test_add_func ("/steps/spaces-around-pieces", test_spaces_around_pieces_are_allowed);
   g_test_add_func ("/steps/bad-specs-are-usage-errors", test_bad_specs_are_usage_errors);

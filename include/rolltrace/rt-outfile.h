@@ -1,0 +1,37 @@
+/* rt-outfile.h: files written whole or not at all, and nothing left behind when a command dies.
+ * Every output and cache file is written under a temporary name that only a rename makes final. */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+/* A new temporary name beside `final_path` (".NAME.XXXXXX" in its folder), created empty
+ * and registered, so that a signal that ends the process removes it. Returns the open
+ * descriptor (or -1 with `error` set) and the name in `tmp_path`. */
+int rt_temp_create (const char *final_path, char **tmp_path, GError **error);
+
+/* A temporary name that another program (gnuplot) will create: registered, not created. */
+char *rt_temp_name (const char *final_path);
+
+/* Renames the temporary over `final_path`, or, with `keep` FALSE, removes it;
+ * either way it is no longer registered. */
+gboolean rt_temp_finish (char *tmp_path, const char *final_path, gboolean keep, GError **error);
+
+/* Registers or forgets a temporary made by other means (the cache draft). Thread-safe. */
+void rt_temp_register (const char *tmp_path);
+void rt_temp_forget (const char *tmp_path);
+
+/* Writes `len` bytes to `path` through a temporary: the old file, or none, stays until
+ * the new one is complete (a full disk, a size limit or a signal leave no half file). */
+gboolean rt_file_write_atomic (const char *path, const void *data, gsize len, GError **error);
+
+/* Children (gnuplot) to end with the process when a signal arrives. */
+void rt_child_register (GPid pid);
+void rt_child_forget (GPid pid);
+
+/* On SIGINT, SIGTERM and SIGHUP: end the registered children, remove the registered
+ * temporaries, then die of the signal as if nothing had caught it. */
+void rt_cleanup_install (void);
+
+G_END_DECLS

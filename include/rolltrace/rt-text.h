@@ -1,0 +1,22 @@
+/* rt-text.h: text read from a trace made safe for the formats it is written into.
+ * Each output language has one escaping function (JSON in jsonw.c, gnuplot and TSV here). */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+/* Appends `s` (`len` bytes, or up to its NUL when len < 0) as valid UTF-8: every byte
+ * that does not start a valid sequence becomes U+FFFD. Returns TRUE when any was replaced. */
+gboolean rt_utf8_append (GString *out, const char *s, gssize len);
+
+/* A gnuplot string literal holding `s`: single-quoted, the only quoting in which gnuplot
+ * substitutes neither backquoted commands nor macros; a quote is doubled, control
+ * characters (a newline would end the command) become spaces, invalid UTF-8 U+FFFD. */
+char *rt_gnuplot_quote (const char *s);
+
+/* Appends `s` as one TSV field (or the text of a '#' comment line): tabs, newlines
+ * and other control characters become spaces, invalid UTF-8 U+FFFD. */
+void rt_tsv_append_text (GString *out, const char *s);
+
+G_END_DECLS

@@ -1,0 +1,202 @@
+/* outfile.c: output and cache files written under a temporary name, renamed only when complete.
+ * A registry of those names (and of gnuplot children) lets a signal leave nothing half-written. */
+#include "rolltrace/rt-outfile.h"
+#include "rolltrace/rt-error.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <glib/gstdio.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* Fixed slots, read by the signal handler: a slot holds a g_strdup'd path or NULL.
+ * Writers set and clear slots atomically; the handler only reads them and calls
+ * unlink(), which is async-signal-safe. */
+#define TEMP_SLOTS 256
+#define CHILD_SLOTS 64
+static gpointer temp_slots[TEMP_SLOTS];
+static gint child_slots[CHILD_SLOTS];
+
+void
+rt_temp_register (const char *tmp_path)
+{
+  char *copy = g_strdup (tmp_path);
+  for (guint i = 0; i < TEMP_SLOTS; i++)
+    if (g_atomic_pointer_compare_and_exchange (&temp_slots[i], NULL, copy))
+      return;
+  /* more temporaries at once than slots: this one is not cleaned up on a signal */
+  g_free (copy);
+}
+
+void
+rt_temp_forget (const char *tmp_path)
+{
+  for (guint i = 0; i < TEMP_SLOTS; i++)
+    {
+      char *p = g_atomic_pointer_get (&temp_slots[i]);
+      if (p != NULL && strcmp (p, tmp_path) == 0
+          && g_atomic_pointer_compare_and_exchange (&temp_slots[i], p, NULL))
+        {
+          g_free (p);
+          return;
+        }
+    }
+}
+
+static char *
+temp_template (const char *final_path)
+{
+  g_autofree char *dir = g_path_get_dirname (final_path);
+  g_autofree char *base = g_path_get_basename (final_path);
+  g_autofree char *name = g_strdup_printf (".%s.XXXXXX", base);
+  return g_build_filename (dir, name, NULL);
+}
+
+int
+rt_temp_create (const char *final_path, char **tmp_path, GError **error)
+{
+  g_autofree char *tmp = temp_template (final_path);
+  int fd = g_mkstemp_full (tmp, O_RDWR | O_CLOEXEC, 0666);
+  if (fd < 0)
+    {
+      int e = errno;
+      g_set_error (error, RT_ERROR, RT_ERROR_IO, "cannot create a file beside %s: %s", final_path,
+                   g_strerror (e));
+      return -1;
+    }
+  /* g_mkstemp makes it 0600; an output file is as readable as any other the user writes */
+  mode_t mask = umask (0);
+  umask (mask);
+  fchmod (fd, 0666 & ~mask);
+  rt_temp_register (tmp);
+  *tmp_path = g_steal_pointer (&tmp);
+  return fd;
+}
+
+char *
+rt_temp_name (const char *final_path)
+{
+  /* a name no other run picks: the template's X's from a random number */
+  char *tmp = temp_template (final_path);
+  char *x = tmp + strlen (tmp) - 6;
+  static const char digits[] = "abcdefghijklmnopqrstuvwxyz0123456789";
+  for (guint i = 0; i < 6; i++)
+    x[i] = digits[g_random_int_range (0, (gint32) sizeof digits - 1)];
+  rt_temp_register (tmp);
+  return tmp;
+}
+
+gboolean
+rt_temp_finish (char *tmp_path, const char *final_path, gboolean keep, GError **error)
+{
+  gboolean ok = TRUE;
+  if (keep && g_rename (tmp_path, final_path) != 0)
+    {
+      int e = errno;
+      g_set_error (error, RT_ERROR, RT_ERROR_IO, "cannot rename %s to %s: %s", tmp_path, final_path,
+                   g_strerror (e));
+      ok = FALSE;
+    }
+  if (!keep || !ok)
+    g_unlink (tmp_path);
+  rt_temp_forget (tmp_path);
+  return ok;
+}
+
+gboolean
+rt_file_write_atomic (const char *path, const void *data, gsize len, GError **error)
+{
+  g_autofree char *tmp = NULL;
+  int fd = rt_temp_create (path, &tmp, error);
+  if (fd < 0)
+    return FALSE;
+  const char *p = data;
+  gsize left = len;
+  int e = 0;
+  while (left > 0)
+    {
+      gssize n = write (fd, p, left);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        {
+          e = n < 0 ? errno : ENOSPC;
+          break;
+        }
+      p += n;
+      left -= (gsize) n;
+    }
+  if (close (fd) != 0 && e == 0)
+    e = errno;
+  if (e != 0)
+    {
+      g_set_error (error, RT_ERROR, RT_ERROR_IO, "cannot write %s: %s", path, g_strerror (e));
+      rt_temp_finish (tmp, path, FALSE, NULL);
+      return FALSE;
+    }
+  return rt_temp_finish (tmp, path, TRUE, error);
+}
+
+void
+rt_child_register (GPid pid)
+{
+  for (guint i = 0; i < CHILD_SLOTS; i++)
+    if (g_atomic_int_compare_and_exchange (&child_slots[i], 0, pid))
+      return;
+}
+
+void
+rt_child_forget (GPid pid)
+{
+  for (guint i = 0; i < CHILD_SLOTS; i++)
+    if (g_atomic_int_compare_and_exchange (&child_slots[i], pid, 0))
+      return;
+}
+
+static void
+on_fatal_signal (int sig)
+{
+  for (guint i = 0; i < CHILD_SLOTS; i++)
+    {
+      int pid = g_atomic_int_get (&child_slots[i]);
+      if (pid > 0)
+        kill (pid, SIGKILL);   /* before the unlink: a child cannot recreate its output */
+    }
+  for (guint i = 0; i < CHILD_SLOTS; i++)
+    {
+      int pid = g_atomic_int_get (&child_slots[i]);
+      if (pid > 0)
+        waitpid (pid, NULL, 0);
+    }
+  for (guint i = 0; i < TEMP_SLOTS; i++)
+    {
+      const char *p = g_atomic_pointer_get (&temp_slots[i]);
+      if (p != NULL)
+        unlink (p);
+    }
+  signal (sig, SIG_DFL);
+  raise (sig);
+}
+
+void
+rt_cleanup_install (void)
+{
+  struct sigaction sa;
+  memset (&sa, 0, sizeof sa);
+  sa.sa_handler = on_fatal_signal;
+  sigemptyset (&sa.sa_mask);
+  int sigs[] = { SIGINT, SIGTERM, SIGHUP };
+  for (guint i = 0; i < G_N_ELEMENTS (sigs); i++)
+    sigaddset (&sa.sa_mask, sigs[i]);
+  for (guint i = 0; i < G_N_ELEMENTS (sigs); i++)
+    {
+      struct sigaction old;
+      /* a signal the shell told us to ignore (nohup, a background job) stays ignored */
+      if (sigaction (sigs[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN)
+        continue;
+      sigaction (sigs[i], &sa, NULL);
+    }
+}

@@ -1,0 +1,62 @@
+/* text.c: text from the input crossing into gnuplot scripts and TSV tables, escaped in one place.
+ * Whoever wrote the trace chose these strings; they are data wherever they go. */
+#include "rolltrace/rt-text.h"
+
+gboolean
+rt_utf8_append (GString *out, const char *s, gssize len)
+{
+  gsize n = len < 0 ? strlen (s) : (gsize) len;
+  const char *end = s + n;
+  gboolean replaced = FALSE;
+  while (s < end)
+    {
+      const char *bad;
+      if (g_utf8_validate_len (s, (gsize) (end - s), &bad))
+        {
+          g_string_append_len (out, s, end - s);
+          break;
+        }
+      g_string_append_len (out, s, bad - s);
+      /* one replacement per byte that cannot start or continue a sequence */
+      g_string_append (out, "\xEF\xBF\xBD");
+      replaced = TRUE;
+      s = bad + 1;
+    }
+  return replaced;
+}
+
+/* Appends `s` as valid UTF-8 with every control character replaced by a space. */
+static void
+append_printable (GString *out, const char *s)
+{
+  g_autoptr (GString) valid = g_string_new (NULL);
+  rt_utf8_append (valid, s, -1);
+  for (gsize i = 0; i < valid->len; i++)
+    {
+      unsigned char c = (unsigned char) valid->str[i];
+      g_string_append_c (out, c < 0x20 || c == 0x7f ? ' ' : (char) c);
+    }
+}
+
+char *
+rt_gnuplot_quote (const char *s)
+{
+  g_autoptr (GString) text = g_string_new (NULL);
+  append_printable (text, s ? s : "");
+  GString *q = g_string_sized_new (text->len + 2);
+  g_string_append_c (q, '\'');
+  for (gsize i = 0; i < text->len; i++)
+    {
+      if (text->str[i] == '\'')
+        g_string_append_c (q, '\'');
+      g_string_append_c (q, text->str[i]);
+    }
+  g_string_append_c (q, '\'');
+  return g_string_free (q, FALSE);
+}
+
+void
+rt_tsv_append_text (GString *out, const char *s)
+{
+  append_printable (out, s ? s : "");
+}

@@ -10,6 +10,10 @@ all: $(PLOTS)
 # share one table): read from the script itself, so no list of plots is kept here.
 data_of = $(subst ',,$(filter '%.tsv',$(file <$(1))))
 
+# gnuplot draws into a temporary name (the script's `set output` honours rt_output),
+# renamed only when it succeeded and wrote something: a failed or interrupted plot
+# leaves the previous picture, or none, and no partial file.
 .SECONDEXPANSION:
 %.$(FORMAT): %.gp $$(call data_of,$$*.gp) rolltrace-style.gp
-	@gnuplot $< || { rm -f $@; exit 1; }
+	@tmp=".$@.$$$$"; trap 'rm -f "$$tmp"' EXIT INT TERM; \
+	gnuplot -e "rt_output='$$tmp'" $< && test -s "$$tmp" && mv -f "$$tmp" $@

@@ -2,6 +2,7 @@
  * Never trusted blindly: version, byte order, size, bounds and checksums are checked first. */
 #include "load-private.h"
 #include "rolltrace/rt-error.h"
+#include "rolltrace/rt-outfile.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -17,7 +18,7 @@
 #endif
 
 /* Bump on any change of the layout below. */
-#define CACHE_FORMAT 4
+#define CACHE_FORMAT 5
 #define BYTE_ORDER_MARK 0x01020304u
 #define NO_STRING G_MAXUINT64
 
@@ -46,9 +47,10 @@ G_STATIC_ASSERT (sizeof (CacheHeader) <= ROWS_START);
 typedef struct {
   guint64 path;                       /* string */
   gint32 step, worker;
-  guint64 size, inode;
-  gint64 mtime_us;
+  guint64 size, inode;                /* the file as found when it was read */
+  gint64 mtime_us, ctime_ns;
   guint64 resume_offset, resume_line; /* the last newline */
+  guint64 prefix_checksum;            /* of sampled blocks before resume_offset */
   guint64 lines, events, bad_lines, field_problems, problems_total, glued_lines;
   double start_min_s;
   double step_sum_s[RT_N_STEP_EVENTS];
@@ -56,7 +58,7 @@ typedef struct {
   guint64 rows_at, rows_checksum;
   guint32 n_rows, first_request;
   guint32 n_requests, first_problem;
-  guint32 n_problems, reserved;
+  guint32 n_problems, prefix_known;   /* 0: the prefix checksum is not to be trusted */
 } CacheFile;
 
 typedef struct {
@@ -89,6 +91,8 @@ struct _RtCacheMap {
   CacheHeader h;
   Tables t;
   GHashTable *by_path;                /* path -> index + 1 */
+  dev_t dev;                          /* the cache file itself, to remove only it */
+  ino_t ino;
 };
 
 /* ---- the checksum --------------------------------------------------------------- */
@@ -262,6 +266,8 @@ rt_cache_open (const char *path, const char *exp_canonical, RtEventRegistry *reg
       goto reject;
     }
   m->size = (gsize) st.st_size;
+  m->dev = st.st_dev;
+  m->ino = st.st_ino;
   if (!header_ok (&m->h, m->size, why))
     goto reject;
 
@@ -355,37 +361,78 @@ rt_cache_n_files (RtCacheMap *map)
   return (guint) map->h.n_files;
 }
 
-gboolean
-rt_cache_find (RtCacheMap *map, const RtFile *f, guint *record)
+RtCacheMatch
+rt_cache_match (RtCacheMap *map, const RtFile *f, guint *record)
 {
   gpointer hit = g_hash_table_lookup (map->by_path, f->path);
   if (hit == NULL)
-    return FALSE;
-  const CacheFile *cf = &map->t.files[GPOINTER_TO_UINT (hit) - 1];
-  /* another file under the same name, or one that was cut: read it again */
-  if (cf->inode != f->inode || f->size < cf->resume_offset)
-    return FALSE;
+    return RT_CACHE_MISS;
   *record = GPOINTER_TO_UINT (hit) - 1;
-  return TRUE;
-}
-
-gboolean
-rt_cache_unchanged (RtCacheMap *map, guint record, const RtFile *f)
-{
-  const CacheFile *cf = &map->t.files[record];
-  return cf->size == f->size && cf->mtime_us == f->mtime_us;
+  const CacheFile *cf = &map->t.files[*record];
+  /* another file under the same name (a new inode; but numbers are reused once
+   * files are removed, so that alone proves nothing), or one that was cut */
+  if (cf->inode != f->inode || f->size < cf->resume_offset)
+    return RT_CACHE_MISS;
+  /* Size and mtime can be put back (touch -r, cp -p, a rewrite within the
+   * timestamp's grain) but the change time cannot: any write, even one whose
+   * mtime is then restored, gives the file a new one. */
+  if (cf->size == f->size && cf->mtime_us == f->mtime_us && cf->ctime_ns == f->ctime_ns)
+    return RT_CACHE_SAME;
+  /* Changed. Only a file that grew may have been appended to (which is what a
+   * running job does); one of the same size was rewritten, or touched. */
+  if (f->size > cf->size && cf->prefix_known)
+    return RT_CACHE_GROWN;
+  return RT_CACHE_MISS;
 }
 
 gboolean
 rt_cache_complete (RtCacheMap *map, guint record, const RtFile *f)
 {
-  return rt_cache_unchanged (map, record, f) && map->t.files[record].resume_offset == f->size;
+  return map->t.files[record].resume_offset == f->size;
 }
 
 guint64
 rt_cache_resume_offset (RtCacheMap *map, guint record)
 {
   return map->t.files[record].resume_offset;
+}
+
+gboolean
+rt_cache_prefix_checksum (int fd, guint64 upto, guint8 *head, guint64 *sum)
+{
+  /* the first block, one from the middle, and the last before upto: where a
+   * rewrite shows (a new first line, or other lines where the old ones stopped) */
+  const guint64 block = RT_PREFIX_BLOCK;
+  guint64 at[3] = { 0, upto / 2 / block * block, upto > block ? upto - block : 0 };
+  guint8 buf[RT_PREFIX_BLOCK];
+  guint64 h = upto;
+  for (guint i = 0; i < G_N_ELEMENTS (at); i++)
+    {
+      guint8 *b = i == 0 ? head : buf;
+      gsize n = (gsize) MIN (block, upto - at[i]);
+      if (!read_at (fd, b, n, at[i]))
+        return FALSE;
+      h = rt_hash64 (b, n, h ^ at[i]);
+    }
+  *sum = h;
+  return TRUE;
+}
+
+gboolean
+rt_cache_prefix_same (RtCacheMap *map, guint record, int fd)
+{
+  const CacheFile *cf = &map->t.files[record];
+  guint8 head[RT_PREFIX_BLOCK];
+  guint64 sum;
+  return cf->prefix_known && rt_cache_prefix_checksum (fd, cf->resume_offset, head, &sum)
+         && sum == cf->prefix_checksum;
+}
+
+gboolean
+rt_cache_prefix (RtCacheMap *map, guint record, guint64 *sum)
+{
+  *sum = map->t.files[record].prefix_checksum;
+  return map->t.files[record].prefix_known != 0;
 }
 
 /* The file row and resume point of a cached file. */
@@ -493,6 +540,8 @@ rt_cache_adopt (RtCacheMap *map, guint record, RtTrace *t, guint file_index)
   fs->origin = RT_FILE_CACHED;
   fs->mapped = (const RtEvent *) (map->data + cf->rows_at);
   fs->mapped_checksum = cf->rows_checksum;
+  fs->prefix_checksum = cf->prefix_checksum;
+  fs->prefix_known = cf->prefix_known != 0;
 }
 
 void
@@ -526,11 +575,28 @@ rt_cache_restore (RtCacheMap *map, guint record, RtFileParse *p, const RtEvent *
 }
 
 gboolean
-rt_cache_rows_ok (const RtEvent *rows, guint32 n, guint64 checksum)
+rt_cache_rows_ok (const RtEvent *rows, guint32 n, guint64 checksum, guint n_names, guint32 n_requests)
 {
   if (rows == NULL)
     return n == 0;
-  return rt_hash64 (rows, (gsize) n * sizeof (RtEvent), 2) == checksum;
+  if (rt_hash64 (rows, (gsize) n * sizeof (RtEvent), 2) != checksum)
+    return FALSE;
+  /* analyzers index per-event and per-request tables with these: whatever the
+   * checksum says, no row may point past their ends */
+  gboolean bad = FALSE;
+  for (guint32 i = 0; i < n; i++)
+    bad |= (rows[i].event >= n_names) | (rows[i].request >= n_requests && rows[i].request != RT_NONE);
+  return !bad;
+}
+
+void
+rt_cache_discard (RtCacheMap *map, const char *path)
+{
+  /* only if the name still means the file that was opened: another run may have
+   * put a good cache in its place since */
+  struct stat st;
+  if (map != NULL && stat (path, &st) == 0 && st.st_dev == map->dev && st.st_ino == map->ino)
+    g_unlink (path);
 }
 
 /* ---- writing ------------------------------------------------------------------ */
@@ -614,8 +680,9 @@ add_file (Writer *w, const RtTrace *t, guint i, guint64 rows_at, guint64 rows_ch
   const RtFile *c = &rp->counters;
   CacheFile cf = {
     .path = add_string (w, f->path), .step = f->step, .worker = f->worker,
-    .size = f->size, .inode = f->inode, .mtime_us = f->mtime_us,
+    .size = f->size, .inode = f->inode, .mtime_us = f->mtime_us, .ctime_ns = f->ctime_ns,
     .resume_offset = rp->offset, .resume_line = rp->line,
+    .prefix_checksum = fs->prefix_checksum, .prefix_known = (guint32) fs->prefix_known,
     .lines = c->lines, .events = c->events, .bad_lines = c->bad_lines,
     .field_problems = c->field_problems, .problems_total = c->problems_total,
     .glued_lines = c->glued_lines,
@@ -683,6 +750,7 @@ rt_cache_draft_new (const char *cache_path, GError **error)
       g_free (tmp);
       return NULL;
     }
+  rt_temp_register (tmp);   /* a signal while loading removes it */
   RtCacheDraft *d = g_new0 (RtCacheDraft, 1);
   d->tmp_path = tmp;
   d->fd = fd;
@@ -716,7 +784,10 @@ rt_cache_draft_free (RtCacheDraft *d)
   if (d->fd >= 0)
     close (d->fd);
   if (d->tmp_path != NULL)
-    g_unlink (d->tmp_path);
+    {
+      g_unlink (d->tmp_path);
+      rt_temp_forget (d->tmp_path);
+    }
   g_free (d->tmp_path);
   g_free (d);
 }
@@ -764,13 +835,18 @@ rt_cache_write (const RtTrace *t, RtCacheDraft *draft, const char *path, GError 
     {
       const RtFileState *fs = &t->priv->files[i];
       if (fs->rows_written)
-        add_file (&w, t, i, fs->rows_at, fs->rows_checksum);
-      else
         {
-          guint64 at = rt_cache_draft_reserve (d, fs->resume.n_events);
-          guint64 sum = rt_cache_draft_put_rows (d, at, rt_trace_file_events (t, i), fs->resume.n_events);
-          add_file (&w, t, i, at, sum);
+          add_file (&w, t, i, fs->rows_at, fs->rows_checksum);
+          continue;
         }
+      /* rows taken from the old cache are checked here: their file is read again
+       * when they fail, and left out when it no longer holds what was cached */
+      const RtEvent *rows = rt_trace_file_events (t, i);
+      if (fs->uncacheable)
+        continue;
+      guint64 at = rt_cache_draft_reserve (d, fs->resume.n_events);
+      guint64 sum = rt_cache_draft_put_rows (d, at, rows, fs->resume.n_events);
+      add_file (&w, t, i, at, sum);
     }
 
   h.n_files = w.files->len / sizeof (CacheFile);
@@ -818,6 +894,7 @@ rt_cache_write (const RtTrace *t, RtCacheDraft *draft, const char *path, GError 
       g_set_error (error, RT_ERROR, RT_ERROR_IO, "cannot rename %s: %s", d->tmp_path, g_strerror (e));
       return FALSE;
     }
+  rt_temp_forget (d->tmp_path);
   g_clear_pointer (&d->tmp_path, g_free);
   return TRUE;
 }

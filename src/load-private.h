@@ -46,6 +46,9 @@ typedef struct {
   GArray *own_events;            /* rows re-read after a failed check */
   gboolean rows_written;         /* rows already in the draft cache, at rows_at */
   guint64 rows_at, rows_checksum;
+  guint64 prefix_checksum;       /* rt_cache_prefix_checksum up to resume.offset */
+  gboolean prefix_known;         /* FALSE: it may not describe the bytes read */
+  gboolean uncacheable;          /* changed while analysed: left out of a new cache */
 } RtFileState;
 
 typedef struct _RtCacheMap RtCacheMap;
@@ -148,19 +151,34 @@ void rt_cache_close (RtCacheMap *map);
 /* How many files the cache describes. */
 guint rt_cache_n_files (RtCacheMap *map);
 
-/* The cached record of `f` (by path), if its file is still the same one: same
- * inode, not shorter than where the cache stopped. Returns FALSE otherwise. */
-gboolean rt_cache_find (RtCacheMap *map, const RtFile *f, guint *record);
+/* What the cache knows of a file, by its path and what stat says of it. */
+typedef enum {
+  RT_CACHE_MISS,    /* nothing, or not the same file: read it from its first byte */
+  RT_CACHE_SAME,    /* the same inode, size, mtime and change time: as it was cached */
+  RT_CACHE_GROWN,   /* longer than cached: appended to, if rt_cache_prefix_same says so */
+} RtCacheMatch;
+RtCacheMatch rt_cache_match (RtCacheMap *map, const RtFile *f, guint *record);
 
 /* Where the cached part of `record` ends. */
 guint64 rt_cache_resume_offset (RtCacheMap *map, guint record);
 
-/* The file is exactly as cached and ends with a newline: nothing to read at all. */
+/* A file that is RT_CACHE_SAME ends with that part: nothing to read at all (else
+ * what follows it is an unterminated last piece, which the cache never holds). */
 gboolean rt_cache_complete (RtCacheMap *map, guint record, const RtFile *f);
 
-/* The file is as cached (its size and time): what follows the cached part is an
- * unterminated last piece, not growth. */
-gboolean rt_cache_unchanged (RtCacheMap *map, guint record, const RtFile *f);
+/* The blocks read to tell whether the first bytes of a file are still those that
+ * were read: the first, one in the middle and the last before `upto`, of
+ * RT_PREFIX_BLOCK bytes or fewer. `head` receives the first of them (MIN (upto,
+ * RT_PREFIX_BLOCK) bytes). FALSE when they cannot be read (the file is shorter). */
+#define RT_PREFIX_BLOCK 4096
+gboolean rt_cache_prefix_checksum (int fd, guint64 upto, guint8 *head, guint64 *sum);
+
+/* The file open as `fd` still holds the bytes cached for `record`, as far as the
+ * sampled blocks tell: reading on from where the cache stopped is safe. */
+gboolean rt_cache_prefix_same (RtCacheMap *map, guint record, int fd);
+
+/* The prefix checksum kept for `record`, and whether it can be trusted. */
+gboolean rt_cache_prefix (RtCacheMap *map, guint record, guint64 *sum);
 
 /* Sizes the trace's request and turn tables for what the cache holds. */
 void rt_cache_reserve (RtCacheMap *map, RtTrace *trace);
@@ -177,8 +195,13 @@ void rt_cache_restore (RtCacheMap *map, guint record, RtFileParse *p, const RtEv
 /* Frees what only loading needed; the strings stay, requests point into them. */
 void rt_cache_loaded (RtCacheMap *map);
 
-/* Checks mapped rows against their checksum. */
-gboolean rt_cache_rows_ok (const RtEvent *rows, guint32 n, guint64 checksum);
+/* Checks mapped rows against their checksum, and that each names an event and a
+ * request that exist (n_names and n_requests: the sizes of those tables). */
+gboolean rt_cache_rows_ok (const RtEvent *rows, guint32 n, guint64 checksum, guint n_names,
+                           guint32 n_requests);
+
+/* Removes the cache file at `path` if it is still the one `map` was opened from. */
+void rt_cache_discard (RtCacheMap *map, const char *path);
 
 /* A new cache being written (a temporary file beside `cache_path`). Rows can be
  * put in while the files are still being read: rt_cache_draft_reserve (callers

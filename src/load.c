@@ -159,6 +159,7 @@ discover (RtTrace *trace, GError **error)
           f.size = (guint64) st.st_size;
           f.mtime_us = (gint64) st.st_mtim.tv_sec * G_USEC_PER_SEC + st.st_mtim.tv_nsec / 1000;
           f.inode = (guint64) st.st_ino;
+          f.ctime_ns = (gint64) st.st_ctim.tv_sec * 1000000000 + st.st_ctim.tv_nsec;
           g_array_append_val (trace->files, f);
         }
     }
@@ -265,38 +266,35 @@ merge_file (LoadJob *job, RtFileParse *p)
   p->resume.requests = NULL;
 }
 
-/* Loads one file: from the cache where it still describes the file, reading only
- * what was written since; otherwise from its first byte. */
+/* Reads one file's tables: from the cache where it still describes the file
+ * (RT_CACHE_SAME: as it was, but for an unterminated last piece, which the cache
+ * never holds; RT_CACHE_GROWN: appended to since), reading on from where the cache
+ * stopped; otherwise, or when the cached rows fail their check, from its first byte. */
 static gboolean
-load_file (LoadJob *job, guint index, GError **error)
+read_file (LoadJob *job, guint index, RtCacheMatch match, guint record, GError **error)
 {
   RtTrace *t = job->trace;
   RtFileState *fs = &t->priv->files[index];
   g_autoptr (RtFileParse) p = rt_file_parse_new (t, index, t->priv->opts.max_problems_per_file,
                                                   &job->kib_done);
-  guint record;
-  gboolean restored = FALSE;
-  if (job->cache != NULL && rt_cache_find (job->cache, p->file, &record))
+  if (match != RT_CACHE_MISS)
     {
-      restored = TRUE;
-      /* grown, or unchanged but for an unterminated last piece (which the cache
-       * never holds): the cached rows, then what follows the last newline */
       const RtEvent *rows;
       guint64 checksum;
       rt_cache_restore (job->cache, record, p, &rows, &checksum);
-      if (!rt_cache_rows_ok (rows, p->resume.n_events, checksum))
-        goto read_whole;
-      g_array_append_vals (p->events, rows, p->resume.n_events);
-      fs->origin = rt_cache_unchanged (job->cache, record, p->file) ? RT_FILE_CACHED : RT_FILE_RESUMED;
-      if (!rt_file_parse_read (p, p->resume.offset, p->resume.line, error))
-        return FALSE;
-      merge_file (job, p);
-      return TRUE;
-    }
-
-read_whole:
-  if (restored)
-    {
+      if (rt_cache_rows_ok (rows, p->resume.n_events, checksum, rt_event_registry_size (t->registry),
+                            p->requests->len))
+        {
+          g_array_append_vals (p->events, rows, p->resume.n_events);
+          guint64 cached_to = p->resume.offset;
+          if (!rt_file_parse_read (p, p->resume.offset, p->resume.line, error))
+            return FALSE;
+          /* only the unterminated last piece was read: the cache holds the file */
+          fs->origin = match == RT_CACHE_SAME && p->resume.offset == cached_to ? RT_FILE_CACHED
+                                                                                : RT_FILE_RESUMED;
+          merge_file (job, p);
+          return TRUE;
+        }
       /* start again from nothing: the restored tables must not be counted twice */
       g_clear_pointer (&p, rt_file_parse_free);
       p = rt_file_parse_new (t, index, t->priv->opts.max_problems_per_file, &job->kib_done);
@@ -306,6 +304,71 @@ read_whole:
     return FALSE;
   merge_file (job, p);
   return TRUE;
+}
+
+/* Reads up to RT_PREFIX_BLOCK bytes from the start of fd; how many it got. */
+static gsize
+read_head (int fd, guint8 *head)
+{
+  gsize got = 0;
+  while (got < RT_PREFIX_BLOCK)
+    {
+      gssize r = pread (fd, head + got, RT_PREFIX_BLOCK - got, (off_t) got);
+      if (r < 0 && errno == EINTR)
+        continue;
+      if (r <= 0)
+        break;
+      got += (gsize) r;
+    }
+  return got;
+}
+
+/* Loads one file, and learns what a new cache must keep to tell next time whether
+ * the file was only appended to: the checksum of sampled blocks before where
+ * reading stopped (see rt_cache_prefix_checksum). */
+static gboolean
+load_file (LoadJob *job, guint index, GError **error)
+{
+  RtTrace *t = job->trace;
+  RtFileState *fs = &t->priv->files[index];
+  const RtFile *f = rt_trace_file (t, index);
+  guint record = 0;
+  RtCacheMatch match = job->cache != NULL ? rt_cache_match (job->cache, f, &record) : RT_CACHE_MISS;
+
+  /* One descriptor, opened before the file is read, serves both: a grown file's
+   * first bytes checked against the cache's, and the blocks a new cache keeps. A
+   * file restored as it was keeps the checksum the cache had for it. */
+  gboolean sample = t->priv->cache_path != NULL && match != RT_CACHE_SAME;
+  int fd = -1;
+  if (sample || match == RT_CACHE_GROWN)
+    {
+      g_autofree char *full = g_build_filename (t->path, f->path, NULL);
+      fd = open (full, O_RDONLY | O_CLOEXEC);
+    }
+  /* grown, but not by appending: rewritten in place with more (or other) bytes */
+  if (match == RT_CACHE_GROWN && (fd < 0 || !rt_cache_prefix_same (job->cache, record, fd)))
+    match = RT_CACHE_MISS;
+  guint8 before[RT_PREFIX_BLOCK];
+  gsize before_len = fd >= 0 ? read_head (fd, before) : 0;
+
+  gboolean ok = read_file (job, index, match, record, error);
+
+  fs->prefix_known = FALSE;
+  if (ok && fs->origin == RT_FILE_CACHED)
+    fs->prefix_known = rt_cache_prefix (job->cache, record, &fs->prefix_checksum);
+  else if (ok && fd >= 0)
+    {
+      /* The blocks are read after the file, so they stand for what was read only if
+       * it was not rewritten meanwhile: its first bytes are those seen before. An
+       * append, which a running job does all the time, does not change them. */
+      guint8 head[RT_PREFIX_BLOCK];
+      gsize n = (gsize) MIN (MIN ((guint64) before_len, fs->resume.offset), RT_PREFIX_BLOCK);
+      fs->prefix_known = rt_cache_prefix_checksum (fd, fs->resume.offset, head, &fs->prefix_checksum)
+                         && memcmp (head, before, n) == 0;
+    }
+  if (fd >= 0)
+    close (fd);
+  return ok;
 }
 
 static void
@@ -370,9 +433,10 @@ load_files (RtTrace *trace, RtCacheMap *cache, GError **error)
     {
       const RtFile *f = rt_trace_file (trace, i);
       guint record;
-      if (cache == NULL || !rt_cache_find (cache, f, &record))
+      RtCacheMatch match = cache != NULL ? rt_cache_match (cache, f, &record) : RT_CACHE_MISS;
+      if (match == RT_CACHE_MISS)
         to_read += f->size;
-      else if (rt_cache_complete (cache, record, f))
+      else if (match == RT_CACHE_SAME && rt_cache_complete (cache, record, f))
         {
           rt_cache_adopt (cache, record, trace, i);
           job.files_done++;
@@ -622,36 +686,75 @@ rt_trace_free (RtTrace *trace)
   g_free (trace);
 }
 
-const RtEvent *
-rt_trace_file_events (const RtTrace *t, guint file)
+/* The rows of a file taken whole from the cache failed their check, after its other
+ * tables (requests, turns, counters) were taken from the same cache: read the file
+ * again. Its rows are then the very ones those tables were made with when they give
+ * the checksum the cache kept for them, which they do unless the file has changed
+ * since it was found (its identity, inode, size, times, said it had not). */
+static void
+reread_rows (RtTrace *t, guint file)
 {
   RtFileState *fs = &t->priv->files[file];
-  if (fs->mapped == NULL)
-    return &g_array_index (t->events, RtEvent, fs->first_event);
-  if (fs->own_events != NULL)
-    return (const RtEvent *) fs->own_events->data;
-  if (fs->verified || rt_cache_rows_ok (fs->mapped, rt_trace_file (t, file)->n_events, fs->mapped_checksum))
-    {
-      fs->verified = TRUE;
-      return fs->mapped;
-    }
-  /* The cache lied about these rows: read them from the file again, and make sure
-   * the next run rebuilds the cache. The other tables of the file were checked
-   * when the cache was opened, so only the rows are needed. */
-  g_printerr ("rolltrace: note: the cache of %s is damaged; reading %s again\n", t->path,
-              rt_trace_file (t, file)->path);
-  g_unlink (t->priv->cache_path);
-  RtFile scratch = *rt_trace_file (t, file);
+  RtFile *f = &g_array_index (t->files, RtFile, file);
+  g_printerr ("rolltrace: note: the cache of %s is damaged; reading %s again\n", t->path, f->path);
+  /* the next run must not meet it again (unless another run has replaced it) */
+  rt_cache_discard (t->priv->cache, t->priv->cache_path);
+
+  guint n_names = rt_event_registry_size (t->registry);
+  RtFile scratch = *f;   /* a parse resets the counters of its file */
   g_autoptr (GArray) files = g_array_new (FALSE, FALSE, sizeof (RtFile));
   g_array_append_val (files, scratch);
   RtTrace tmp = *t;
   tmp.files = files;
   g_autoptr (RtFileParse) p = rt_file_parse_new (&tmp, 0, 0, NULL);
-  if (!rt_file_parse_read (p, 0, 0, NULL) || p->resume.n_events < rt_trace_file (t, file)->n_events)
-    g_error ("%s changed while it was being analysed", rt_trace_file (t, file)->path);
-  fs->own_events = g_array_sized_new (FALSE, FALSE, sizeof (RtEvent), p->events->len);
-  g_array_append_vals (fs->own_events, p->events->data, rt_trace_file (t, file)->n_events);
-  return (const RtEvent *) fs->own_events->data;
+  g_autoptr (GError) error = NULL;
+  gboolean read = rt_file_parse_read (p, 0, 0, &error);
+  const RtEvent *rows = (const RtEvent *) p->events->data;
+  fs->own_events = g_array_sized_new (FALSE, FALSE, sizeof (RtEvent), f->n_events);
+  if (read && p->events->len >= f->n_events
+      && rt_cache_rows_ok (rows, f->n_events, fs->mapped_checksum, n_names, f->n_requests))
+    {
+      g_array_append_vals (fs->own_events, rows, f->n_events);
+      return;
+    }
+
+  /* The file no longer holds what was cached, and the answers may already have used
+   * its other tables. No answer about it can then be that of one fresh load: say so,
+   * take its rows as they are now, kept to what those tables can name, and keep the
+   * file out of any new cache. */
+  g_printerr ("rolltrace: note: %s changed while it was being analysed%s%s: its events are "
+              "taken as they are now, its requests and counters as they were\n",
+              f->path, read ? "" : ": ", read ? "" : error->message);
+  fs->uncacheable = TRUE;
+  for (guint i = 0; read && i < p->events->len && fs->own_events->len < f->n_events; i++)
+    {
+      RtEvent ev = rows[i];
+      if (ev.event >= n_names)
+        continue;   /* a name none of the tables knows */
+      if (ev.request != RT_NONE && ev.request >= f->n_requests)
+        ev.request = RT_NONE;
+      g_array_append_val (fs->own_events, ev);
+    }
+  f->n_events = fs->own_events->len;
+}
+
+const RtEvent *
+rt_trace_file_events (const RtTrace *t, guint file)
+{
+  RtFileState *fs = &t->priv->files[file];
+  const RtFile *f = rt_trace_file (t, file);
+  if (fs->mapped == NULL)
+    return &g_array_index (t->events, RtEvent, fs->first_event);
+  if (fs->own_events == NULL && !fs->verified)
+    {
+      /* checked when first used, not when loaded: a command that never reads rows
+       * (rt-check, rt-workers...) then never pays for reading them */
+      fs->verified = rt_cache_rows_ok (fs->mapped, f->n_events, fs->mapped_checksum,
+                                       rt_event_registry_size (t->registry), f->n_requests);
+      if (!fs->verified)
+        reread_rows ((RtTrace *) t, file);
+    }
+  return fs->own_events != NULL ? (const RtEvent *) fs->own_events->data : fs->mapped;
 }
 
 int

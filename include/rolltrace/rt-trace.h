@@ -28,6 +28,7 @@ typedef struct {
   guint64 size;
   gint64 mtime_us;
   guint64 inode;
+  gint64 ctime_ns;            /* status change time: no user can set it back */
   guint64 lines;              /* newline-separated pieces plus an unterminated last one */
   guint64 events;             /* lines that parse to a JSON object */
   guint64 bad_lines;          /* lines - events */

@@ -268,6 +268,100 @@ test_an_abandoned_cache_draft_leaves_nothing (void)
   g_assert_cmpint (g_rmdir (dir), ==, 0);
 }
 
+#define LINE(ev, extra) "{\"timestamp\": \"2025-06-10T09:00:01\", \"event\": \"" ev "\", " extra "}\n"
+static const char cached_text[] =
+  LINE ("request_start", "\"extra\": {\"request_id\": \"a\"}")
+  LINE ("turn_engine_call", "\"duration_sec\": 1.5, \"extra\": {\"request_id\": \"a\", \"turn\": 0}")
+  LINE ("turn_engine_call", "\"duration_sec\": 0.5, \"extra\": {\"request_id\": \"b\", \"turn\": 0}")
+  LINE ("async_rollout_request_complete", "\"duration_sec\": 3.0, \"extra\": {\"request_id\": \"a\", \"turns\": 1}");
+
+/* The one .rtc file in `dir`, or NULL. */
+static char *
+cache_file_in (const char *dir)
+{
+  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
+  const char *name;
+  while (d && (name = g_dir_read_name (d)) != NULL)
+    if (g_str_has_suffix (name, ".rtc"))
+      return g_build_filename (dir, name, NULL);
+  return NULL;
+}
+
+/* Loads `exp` with a cache in `cache_dir`, twice, damaging the cached rows in
+ * between: the second load takes the file whole from the damaged cache. */
+static RtTrace *
+load_over_damaged_rows (const char *exp, const char *cache_dir)
+{
+  RtLoadOptions opts = { .n_threads = 1, .max_problems_per_file = 100, .cache_dir = cache_dir };
+  g_autoptr (GError) error = NULL;
+  g_autoptr (RtTrace) first = rt_trace_load (exp, &opts, &error);
+  g_assert_no_error (error);
+  g_assert_true (first->stats.cache_written);
+  g_autofree char *cache = cache_file_in (cache_dir);
+  g_assert_nonnull (cache);
+  g_autofree char *data = NULL;
+  gsize len;
+  g_assert_true (g_file_get_contents (cache, &data, &len, NULL));
+  data[256 + 8] ^= 0x5A;   /* the first row's request index */
+  g_assert_true (g_file_set_contents (cache, data, (gssize) len, NULL));
+  RtTrace *t = rt_trace_load (exp, &opts, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (t->stats.files_cached, ==, 1);   /* rows are checked when used */
+  return t;
+}
+
+static void
+test_damaged_rows_are_read_again_to_a_fresh_loads_rows (void)
+{
+  g_autofree char *exp = make_experiment (cached_text, sizeof cached_text - 1);
+  g_autofree char *cache_dir = g_dir_make_tmp ("rt-cache-XXXXXX", NULL);
+  g_autoptr (RtTrace) cached = load_over_damaged_rows (exp, cache_dir);
+  g_autoptr (RtTrace) fresh = load (exp, 1);
+  const RtFile *f = rt_trace_file (fresh, 0);
+  g_assert_cmpuint (rt_trace_file (cached, 0)->n_events, ==, f->n_events);
+  g_assert_cmpmem (rt_trace_file_events (cached, 0), f->n_events * sizeof (RtEvent),
+                   rt_trace_file_events (fresh, 0), f->n_events * sizeof (RtEvent));
+  /* the damaged cache is gone: the next run writes a good one */
+  g_autofree char *left = cache_file_in (cache_dir);
+  g_assert_null (left);
+  remove_experiment (exp);
+  g_rmdir (cache_dir);
+}
+
+static void
+test_a_file_changed_under_damaged_rows_is_no_crash (void)
+{
+  /* The rows fail their check after the file's requests were taken from the cache,
+   * and the file no longer holds what was cached (fewer lines, another event name,
+   * more requests): the rows given stay within the tables the analyzers hold. It
+   * used to end the process (g_error). */
+  g_autofree char *exp = make_experiment (cached_text, sizeof cached_text - 1);
+  g_autofree char *cache_dir = g_dir_make_tmp ("rt-cache-XXXXXX", NULL);
+  g_autoptr (RtTrace) t = load_over_damaged_rows (exp, cache_dir);
+  guint n_names = rt_event_registry_size (t->registry);
+  const RtFile *f = rt_trace_file (t, 0);
+  guint32 n_requests = f->n_requests, n_events = f->n_events;
+  g_assert_cmpuint (n_requests, ==, 2);
+  static const char changed[] =
+    LINE ("brand_new_event", "\"duration_sec\": 1.0, \"extra\": {\"request_id\": \"x\"}")
+    LINE ("turn_engine_call", "\"duration_sec\": 2.5, \"extra\": {\"request_id\": \"y\", \"turn\": 0}")
+    LINE ("turn_engine_call", "\"duration_sec\": 4.5, \"extra\": {\"request_id\": \"z\", \"turn\": 0}");
+  g_autofree char *file = g_build_filename (exp, "step_1", "worker_0.jsonl", NULL);
+  g_assert_true (g_file_set_contents (file, changed, sizeof changed - 1, NULL));
+
+  const RtEvent *rows = rt_trace_file_events (t, 0);
+  g_assert_cmpuint (f->n_events, <=, n_events);
+  g_assert_cmpuint (f->n_events, >, 0);
+  for (guint i = 0; i < f->n_events; i++)
+    {
+      g_assert_cmpuint (rows[i].event, <, n_names);
+      g_assert_true (rows[i].request == RT_NONE || rows[i].request < n_requests);
+    }
+  g_assert_true (t->priv->files[0].uncacheable);
+  remove_experiment (exp);
+  g_rmdir (cache_dir);
+}
+
 static void
 test_bad_folders_give_one_clear_error (void)
 {
@@ -300,5 +394,9 @@ main (int argc, char **argv)
   g_test_add_func ("/load/a-cache-folder-holds-only-finished-caches",
                    test_a_cache_folder_holds_only_finished_caches);
   g_test_add_func ("/load/an-abandoned-cache-draft-leaves-nothing", test_an_abandoned_cache_draft_leaves_nothing);
+  g_test_add_func ("/load/damaged-rows-are-read-again-to-a-fresh-loads-rows",
+                   test_damaged_rows_are_read_again_to_a_fresh_loads_rows);
+  g_test_add_func ("/load/a-file-changed-under-damaged-rows-is-no-crash",
+                   test_a_file_changed_under_damaged_rows_is_no_crash);
   return g_test_run ();
 }

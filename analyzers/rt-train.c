@@ -377,6 +377,7 @@ write_json (RtSession *s, const RtTrainLog *log, const Naming *naming, guint win
   rt_jw_member_int (w, "steps", log->steps->len);
   rt_jw_member_int (w, "lines", (gint64) log->lines);
   rt_jw_member_int (w, "long_lines", (gint64) log->long_lines);
+  rt_jw_member_int (w, "dropped_values", (gint64) log->dropped_values);
   rt_jw_key (w, "metrics");
   rt_jw_begin_object (w);
   for (guint k = 0; k < names->len; k++)
@@ -433,6 +434,9 @@ run (RtSession *s, GError **error)
     g_printerr ("rt-train: note: %" G_GUINT64_FORMAT " line%s longer than " RT_LINE_MAX_TEXT
                 " skipped unread (the first is line %" G_GUINT64_FORMAT ")\n", log->long_lines,
                 log->long_lines == 1 ? "" : "s", log->first_long_line);
+  if (log->dropped_values > 0 && !s->quiet)
+    g_printerr ("rt-train: note: %" G_GUINT64_FORMAT " value%s of metrics past the first %u names "
+                "not kept\n", log->dropped_values, log->dropped_values == 1 ? "" : "s", RT_TRAIN_MAX_METRICS);
   g_auto (Naming) naming = { 0 };
   naming_init (&naming, log);
   write_json (s, log, &naming, (guint) window);
@@ -440,7 +444,8 @@ run (RtSession *s, GError **error)
     return rt_session_no_data (s, "%s has no metric line: expected lines such as "
                                "'step:12 - timing_s/gen:50.1 - perf/throughput:1234.5' "
                                "(verl's console logger)", s->args[0]);
-  print_summary (s, log, &naming, (guint) window);
+  if (!s->json && !s->quiet)   /* the summary is silent then: no need to compute it */
+    print_summary (s, log, &naming, (guint) window);
 
   gboolean ok = breakdown_plot (s, log, error)
     && lines_plot (s, log, "per_token_timing", "time per token by section", "time per token (ms)",
@@ -477,7 +482,8 @@ main (int argc, char **argv)
                    "metric's name gives the same file.\n"
                    "JSON (--json): {\"steps\", \"lines\", \"long_lines\", \"metrics\": {name: {\"count\", \"mean\",\n"
                    "\"std\", \"min\", \"median\", \"p95\", \"max\", \"window_mean\"}}} (non-finite values left out).\n"
-                   "A line longer than " RT_LINE_MAX_TEXT " is skipped unread and counted in long_lines.\n\n"
+                   "A line longer than " RT_LINE_MAX_TEXT " is skipped unread and counted in long_lines; past\n"
+                   G_STRINGIFY (RT_TRAIN_MAX_METRICS) " distinct metric names, the values of new names are counted in dropped_values.\n\n"
                    "Examples:\n  rt-train logs/train.log\n  rt-train logs/train.log --metric 'critic/score/*' --window 20",
     .entries = entries,
     .run = run,

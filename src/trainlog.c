@@ -76,33 +76,6 @@ rt_parse_metric_value (const char *s, gsize len, double *out)
   return TRUE;
 }
 
-static void
-record (RtTrainLog *log, gint32 step, const char *name, gsize name_len, double v)
-{
-  char buf[256];
-  g_autofree char *heap = NULL;
-  const char *key = buf;
-  if (name_len < sizeof buf)
-    {
-      memcpy (buf, name, name_len);
-      buf[name_len] = '\0';
-    }
-  else
-    key = heap = g_strndup (name, name_len);
-  RtMetric *m = g_hash_table_lookup (log->metrics, key);
-  if (m == NULL)
-    {
-      m = g_new0 (RtMetric, 1);
-      m->name = g_strdup (key);
-      m->points = g_array_new (FALSE, FALSE, sizeof (RtMetricPoint));
-      g_hash_table_insert (log->metrics, m->name, m);
-    }
-  /* kept in reading order; a restart's repeated steps are resolved in settle () */
-  RtMetricPoint pt = { step, m->points->len, v };
-  g_array_append_val (m->points, pt);
-  m->settled = FALSE;
-}
-
 static int
 compare_points (gconstpointer a, gconstpointer b)
 {
@@ -125,10 +98,56 @@ settle (RtMetric *m)
       RtMetricPoint *p = &g_array_index (m->points, RtMetricPoint, i);
       if (out > 0 && g_array_index (m->points, RtMetricPoint, out - 1).step == p->step)
         out--;   /* the later value replaces the earlier */
-      g_array_index (m->points, RtMetricPoint, out++) = *p;
+      g_array_index (m->points, RtMetricPoint, out) = *p;
+      /* numbered again from 0, so that the points recorded next, numbered from the
+       * new length, come after every point kept */
+      g_array_index (m->points, RtMetricPoint, out).seq = out;
+      out++;
     }
   g_array_set_size (m->points, out);
   m->settled = TRUE;
+}
+
+/* A log that repeats steps without end (a restart loop, or a hostile log of one line
+ * again and again) must not grow memory with its length: once the points read since the
+ * last settling outnumber those kept, the repeats are folded (the later value wins). */
+#define FOLD_SLACK 1024
+
+static void
+record (RtTrainLog *log, gint32 step, const char *name, gsize name_len, double v)
+{
+  char buf[256];
+  g_autofree char *heap = NULL;
+  const char *key = buf;
+  if (name_len < sizeof buf)
+    {
+      memcpy (buf, name, name_len);
+      buf[name_len] = '\0';
+    }
+  else
+    key = heap = g_strndup (name, name_len);
+  RtMetric *m = g_hash_table_lookup (log->metrics, key);
+  if (m == NULL)
+    {
+      if (g_hash_table_size (log->metrics) >= RT_TRAIN_MAX_METRICS)
+        {
+          log->dropped_values++;
+          return;
+        }
+      m = g_new0 (RtMetric, 1);
+      m->name = g_strdup (key);
+      m->points = g_array_new (FALSE, FALSE, sizeof (RtMetricPoint));
+      g_hash_table_insert (log->metrics, m->name, m);
+    }
+  /* kept in reading order; a restart's repeated steps are resolved in settle () */
+  RtMetricPoint pt = { step, m->points->len, v };
+  g_array_append_val (m->points, pt);
+  m->settled = FALSE;
+  if (m->points->len >= 2 * m->settled_len + FOLD_SLACK)
+    {
+      settle (m);
+      m->settled_len = m->points->len;
+    }
 }
 
 /* Copies `line` without ANSI escape sequences ("\x1b[1;32m") into `out`. */
@@ -147,6 +166,26 @@ strip_ansi (const char *line, gsize len, GString *out)
         }
       g_string_append_c (out, line[i]);
     }
+}
+
+static int
+compare_steps (gconstpointer a, gconstpointer b)
+{
+  gint32 x = *(const gint32 *) a, y = *(const gint32 *) b;
+  return x < y ? -1 : x > y;
+}
+
+/* The steps, each once, in order. */
+static void
+settle_steps (RtTrainLog *log)
+{
+  g_array_sort (log->steps, compare_steps);
+  guint out = 0;
+  for (guint i = 0; i < log->steps->len; i++)
+    if (out == 0 || g_array_index (log->steps, gint32, i) != g_array_index (log->steps, gint32, out - 1))
+      g_array_index (log->steps, gint32, out++) = g_array_index (log->steps, gint32, i);
+  g_array_set_size (log->steps, out);
+  log->steps_settled = out;
 }
 
 /* One piece of a line (between carriage returns): "step:N - a:1 - b:2" after an
@@ -200,6 +239,8 @@ feed_piece (RtTrainLog *log, const char *p, const char *end)
     return FALSE;
   gint32 s = (gint32) step;
   g_array_append_val (log->steps, s);
+  if (log->steps->len >= 2 * log->steps_settled + FOLD_SLACK)
+    settle_steps (log);
   log->metric_lines++;
   return TRUE;
 }
@@ -226,12 +267,6 @@ rt_train_log_feed_line (RtTrainLog *log, const char *line, gsize len)
   return any;
 }
 
-static int
-compare_steps (gconstpointer a, gconstpointer b)
-{
-  gint32 x = *(const gint32 *) a, y = *(const gint32 *) b;
-  return x < y ? -1 : x > y;
-}
 
 /* One line is done: a line longer than the limit was skipped, the others are parsed. */
 static void
@@ -320,13 +355,7 @@ rt_train_log_read_with_limit (const char *path, gsize line_max, GError **error)
   if (skipping || have > 0)
     end_line (log, buf, have, skipping);
 
-  /* the steps, each once, in order */
-  g_array_sort (log->steps, compare_steps);
-  guint out = 0;
-  for (guint i = 0; i < log->steps->len; i++)
-    if (out == 0 || g_array_index (log->steps, gint32, i) != g_array_index (log->steps, gint32, out - 1))
-      g_array_index (log->steps, gint32, out++) = g_array_index (log->steps, gint32, i);
-  g_array_set_size (log->steps, out);
+  settle_steps (log);
   return g_steal_pointer (&log);
 }
 

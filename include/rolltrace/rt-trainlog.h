@@ -18,7 +18,13 @@ typedef struct {
   char *name;
   GArray *points;             /* RtMetricPoint; one per step, by step, once `settled` */
   gboolean settled;
+  guint settled_len;          /* points when last settled: repeats are folded as they double */
 } RtMetric;
+
+/* The distinct metric names a log may have: a real one has a few hundred, and each name
+ * costs memory, so a line of millions of names (64 MiB of "a1:1 - a2:1 - ...") is cut
+ * here; the values of the names past it are counted in dropped_values. */
+#define RT_TRAIN_MAX_METRICS 65536
 
 typedef struct {
   GHashTable *metrics;        /* name -> RtMetric* */
@@ -27,6 +33,8 @@ typedef struct {
   guint64 metric_lines;       /* lines (or \r-separated pieces) that held step:N */
   guint64 long_lines;         /* lines longer than the limit, skipped without being held whole */
   guint64 first_long_line;    /* the line number of the first of them (from 1), 0 when none */
+  guint64 dropped_values;     /* values of names past the first RT_TRAIN_MAX_METRICS, not kept */
+  guint steps_settled;        /* steps->len when last sorted: repeats are folded as it doubles */
 } RtTrainLog;
 
 /* Reads the log in chunks: memory grows with the longest line, never with the file, and

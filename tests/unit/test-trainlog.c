@@ -195,6 +195,46 @@ test_nul_bytes_past_the_real_limit (void)
   g_assert_cmpfloat (rt_metric_at (rt_train_log_metric (log, "a"), 7), ==, 1.5);
 }
 
+/* A log of one metric line repeated without end keeps a point per step, not per line:
+ * memory follows the steps, never the length of the log. */
+static void
+test_repeated_steps_are_folded (void)
+{
+  g_autoptr (RtTrainLog) log = rt_train_log_new ();
+  for (guint i = 0; i < 100000; i++)
+    {
+      g_autofree char *line = g_strdup_printf ("step:%u - a:%u", 1 + i % 3, i);
+      feed (log, line);
+    }
+  const RtMetric *a = rt_train_log_metric (log, "a");
+  g_assert_cmpuint (a->points->len, <=, 2 * 3 + 1024);
+  g_assert_cmpuint (log->steps->len, <=, 2 * 3 + 1024);
+  /* the last value of each step wins, folded or not */
+  g_assert_cmpfloat (rt_metric_at (a, 1), ==, 99999);
+  g_assert_cmpfloat (rt_metric_at (a, 2), ==, 99997);
+  g_assert_cmpfloat (rt_metric_at (a, 3), ==, 99998);
+  g_assert_cmpuint (a->points->len, ==, 3);
+}
+
+/* Past RT_TRAIN_MAX_METRICS distinct names, a new name's values are counted, not kept;
+ * the names already known go on being read. */
+static void
+test_names_past_the_limit_are_counted (void)
+{
+  g_autoptr (RtTrainLog) log = rt_train_log_new ();
+  g_autoptr (GString) line = g_string_new ("step:1");
+  for (guint i = 0; i < RT_TRAIN_MAX_METRICS + 5; i++)
+    g_string_append_printf (line, " - m%u:%u", i, i);
+  g_assert_true (feed (log, line->str));
+  g_assert_true (feed (log, "step:2 - m0:7 - other:1"));
+  g_assert_cmpuint (g_hash_table_size (log->metrics), ==, RT_TRAIN_MAX_METRICS);
+  g_assert_cmpuint (log->dropped_values, ==, 6);
+  g_assert_cmpfloat (rt_metric_at (rt_train_log_metric (log, "m0"), 2), ==, 7);
+  g_autofree char *last = g_strdup_printf ("m%u", RT_TRAIN_MAX_METRICS - 1);
+  g_assert_nonnull (rt_train_log_metric (log, last));
+  g_assert_null (rt_train_log_metric (log, "other"));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -213,5 +253,7 @@ main (int argc, char **argv)
   g_test_add_func ("/trainlog/a-long-last-line-without-newline", test_a_long_last_line_without_newline);
   g_test_add_func ("/trainlog/every-line-long", test_every_line_long);
   g_test_add_func ("/trainlog/nul-bytes-past-the-real-limit", test_nul_bytes_past_the_real_limit);
+  g_test_add_func ("/trainlog/repeated-steps-are-folded", test_repeated_steps_are_folded);
+  g_test_add_func ("/trainlog/names-past-the-limit-are-counted", test_names_past_the_limit_are_counted);
   return g_test_run ();
 }

@@ -111,7 +111,7 @@ settle (RtMetric *m)
 /* A log that repeats steps without end (a restart loop, or a hostile log of one line
  * again and again) must not grow memory with its length: once the points read since the
  * last settling outnumber those kept, the repeats are folded (the later value wins). */
-#define FOLD_SLACK 1024
+#define FOLD_SLACK 64   /* small: 65536 metrics may each hold this many repeats */
 
 static void
 record (RtTrainLog *log, gint32 step, const char *name, gsize name_len, double v)

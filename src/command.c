@@ -225,10 +225,15 @@ render_scripts (RtSession *s, GError **error)
           GSubprocess *p = g_ptr_array_index (procs, i);
           const char *script = g_ptr_array_index (s->scripts, start + i);
           char *tmp = g_ptr_array_index (temps, i);
-          g_autofree char *err_text = NULL;
+          g_autoptr (GBytes) err_bytes = NULL;
           g_autoptr (GError) local = NULL;
-          gboolean drawn = g_subprocess_communicate_utf8 (p, NULL, NULL, NULL, &err_text, &local)
+          /* gnuplot's messages quote the script, whose text need not be UTF-8: raw bytes */
+          gboolean drawn = g_subprocess_communicate (p, NULL, NULL, NULL, &err_bytes, &local)
                            && g_subprocess_get_successful (p);
+          g_autoptr (GString) err_string = g_string_new (NULL);
+          if (err_bytes != NULL)
+            rt_utf8_append (err_string, g_bytes_get_data (err_bytes, NULL), (gssize) g_bytes_get_size (err_bytes));
+          char *err_text = err_string->str;
           const char *id = g_subprocess_get_identifier (p);
           if (id != NULL)
             rt_child_forget ((GPid) g_ascii_strtoll (id, NULL, 10));

@@ -47,6 +47,187 @@ expect_answer () {
   expect_json "$expected" "$TMP/answer.json" "rt-$analyzer $* on $exp"
 }
 
+# PYTHON: the interpreter itself, not a version manager's shim (which costs ~0.2 s a start)
+PYTHON=$(python3 -c 'import sys; print(sys.executable)' 2>/dev/null) || PYTHON=python3
+
+# is_asan: is $BUILD built with AddressSanitizer? It reserves terabytes of virtual memory, so
+# `ulimit -v` cannot bound it, and it runs about three times slower.
+is_asan () {
+  grep -q __asan_init "$BUILD/rt-check" 2>/dev/null && return 0
+  case ${BUILD##*/} in *asan*) return 0 ;; esac
+  return 1
+}
+
+# expect_safe CODES CMD...: runs CMD under `timeout 60` (stdout to $TMP/out, stderr to $TMP/err,
+# status in $STATUS) and checks what every run on hostile input owes: no hang, no death by a
+# signal, no sanitizer report, a status among CODES ("0", "0 1"...), and when the status is 1
+# or 2 a stderr line starting with the command's name ("rt-cdf: ...").
+STATUS=0
+expect_safe () {
+  local codes=$1; shift
+  local name="" a bad=""
+  for a in "$@"; do case ${a##*/} in rt-*) name=${a##*/}; break ;; esac; done
+  timeout -k 5 60 "$@" >"$TMP/out" 2>"$TMP/err"
+  STATUS=$?
+  case $STATUS in
+    124 | 137) bad="hung (stopped after 60 s) or killed" ;;
+    *) [ "$STATUS" -gt 128 ] && bad="killed by signal $((STATUS - 128))" ;;
+  esac
+  if grep -q -a -e AddressSanitizer -e 'runtime error:' -e LeakSanitizer "$TMP/err"; then
+    bad="${bad:+$bad, }sanitizer report"; fi
+  case " $codes " in *" $STATUS "*) ;; *) bad="${bad:+$bad, }exit $STATUS, expected ${codes// / or }" ;; esac
+  if [ "$STATUS" = 1 ] || [ "$STATUS" = 2 ]; then
+    grep -q -a "^$name: " "$TMP/err" || bad="${bad:+$bad, }no '$name: ' line on stderr"; fi
+  if [ -z "$bad" ]; then ok; else
+    local shown="$*"; fail "$bad: ${shown//$'\n'/\\n}"; grep -a -m 8 . "$TMP/err" | cut -c 1-300 | sed 's/^/    stderr: /' >&2; fi
+}
+
+# expect_bounded CODES CMD...: expect_safe within 2 GiB of memory: under `ulimit -v 2097152` in
+# a plain build; in an ASan build, whose shadow memory alone reserves terabytes of address space,
+# by a peak RSS (/usr/bin/time) under 2 GiB instead.
+expect_bounded () {
+  local codes=$1; shift
+  if is_asan; then
+    expect_safe "$codes" /usr/bin/time -f '%M' -o "$TMP/rss" "$@"
+    local kib; kib=$(tail -n 1 "$TMP/rss" 2>/dev/null)
+    if [ "${kib:-0}" -gt 0 ] && [ "$kib" -lt 2097152 ]; then ok; else
+      local shown="$*"; fail "peak RSS ${kib:-unknown} KiB, not under 2 GiB: ${shown//$'\n'/\\n}"; fi
+  else
+    expect_safe "$codes" bash -c 'ulimit -v 2097152 && exec "$@"' bash "$@"
+  fi
+}
+
+# tree_state DIR: one line per entry under DIR (path, type, size, sha1; a link's target), to
+# compare before and after a run. Files over 256 MiB (sparse hostile files) are hashed by
+# their first and last MiB and their mtime, so that a listing stays quick.
+tree_state () {
+  "$PYTHON" - "$1" <<'PY'
+import hashlib, os, sys
+root = os.fsencode(sys.argv[1])
+for dirpath, dirs, files in os.walk(root):
+    for name in sorted(dirs + files):
+        path = os.path.join(dirpath, name)
+        rel = os.path.relpath(path, root)
+        st = os.lstat(path)
+        if os.path.islink(path):
+            print(rel, "link", os.readlink(path))
+        elif os.path.isdir(path):
+            print(rel, "dir")
+        else:
+            h = hashlib.sha1()
+            with open(path, "rb") as f:
+                if st.st_size <= 256 << 20:
+                    for block in iter(lambda: f.read(1 << 20), b""):
+                        h.update(block)
+                else:
+                    h.update(f.read(1 << 20)); f.seek(-(1 << 20), 2); h.update(f.read())
+                    h.update(str(st.st_mtime_ns).encode())
+            print(rel, "file", st.st_size, h.hexdigest())
+PY
+}
+
+# expect_tree_unchanged STATE DIR LABEL: DIR still matches the tree_state listing in file STATE
+expect_tree_unchanged () {
+  tree_state "$2" >"$TMP/tree-now"
+  if cmp -s "$1" "$TMP/tree-now"; then ok; else
+    fail "$3: the tree changed:"; diff "$1" "$TMP/tree-now" | head -8 | sed 's/^/    /' >&2; fi
+}
+
+# expect_no_temps DIR LABEL: after a run an output or cache folder holds only final files: no
+# hidden temporary (.NAME), no *.tmp*, no empty file. A missing DIR holds nothing.
+expect_no_temps () {
+  local left
+  left=$(find "$1" -mindepth 1 \( -name '.*' -o -name '*.tmp*' -o \( -type f -empty \) \) 2>/dev/null | head -5)
+  if [ -z "$left" ]; then ok; else fail "$2: left in $1: $(echo "$left" | tr '\n' ' ')"; fi
+}
+
+# expect_only_rtc DIR LABEL: a cache folder holds nothing but *.rtc files
+expect_only_rtc () {
+  local left
+  left=$(find "$1" -mindepth 1 ! -name '*.rtc' 2>/dev/null | head -5)
+  if [ -z "$left" ]; then ok; else fail "$2: not a cache file, in $1: $(echo "$left" | tr '\n' ' ')"; fi
+}
+
+# expect_json_doc FILE LABEL: FILE holds exactly one JSON document in valid UTF-8 (strict
+# decoding), and none of its strings holds a lone surrogate (an escaped invalid byte)
+expect_json_doc () {
+  if "$PYTHON" - "$1" >"$TMP/diff" 2>&1 <<'PY'
+import json, sys
+raw = open(sys.argv[1], "rb").read()
+try:
+    doc = json.loads(raw.decode("utf-8"))
+except (UnicodeDecodeError, json.JSONDecodeError) as e:
+    sys.exit(f"not one UTF-8 JSON document ({e}): {raw[:120]!r}")
+def walk(v):
+    if isinstance(v, dict):
+        for k, x in v.items():
+            walk(k); walk(x)
+    elif isinstance(v, list):
+        for x in v:
+            walk(x)
+    elif isinstance(v, str):
+        v.encode("utf-8")          # fails on a lone surrogate
+try:
+    walk(doc)
+except UnicodeEncodeError as e:
+    sys.exit(f"a string with a lone surrogate: {e}")
+PY
+  then ok; else fail "$2: $(head -c 300 "$TMP/diff")"; fi
+}
+
+# expect_whole DIR OLD NEW LABEL: every file in DIR is whole: byte for byte its version in OLD
+# (a folder from an earlier complete run, may be missing) or in NEW (the complete run of the
+# same command), and DIR holds no temporary
+expect_whole () {
+  "$PYTHON" - "$@" <<'PY' && ok || fail "$4: a file in $1 is neither the earlier one nor a complete new one"
+import filecmp, os, sys
+folder, old, new = sys.argv[1:4]
+bad = []
+for name in sorted(os.listdir(folder)) if os.path.isdir(folder) else []:
+    path = os.path.join(folder, name)
+    if not any(os.path.isfile(os.path.join(d, name)) and filecmp.cmp(path, os.path.join(d, name), shallow=False)
+               for d in (old, new)):
+        bad.append(f"{name} ({os.path.getsize(path)} bytes)")
+if bad:
+    print("    not whole:", ", ".join(bad[:6]), file=sys.stderr)
+    sys.exit(1)
+PY
+  expect_no_temps "$1" "$4"
+}
+
+# expect_same_answer A.json B.json LABEL: two --json answers are the same, but for their "cache"
+# key (numbers to 1e-9 relative: two trees of the same data may sum in another order)
+expect_same_answer () {
+  if "$PYTHON" - "$1" "$2" >"$TMP/diff" 2>&1 <<'PY'
+import json, math, sys
+def load(path):
+    with open(path, "rb") as f:
+        doc = json.loads(f.read().decode("utf-8"))
+    if isinstance(doc, dict):
+        doc.pop("cache", None)
+    return doc
+def same(a, b):
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
+    if isinstance(a, float) or isinstance(b, float):
+        return (isinstance(a, (int, float)) and isinstance(b, (int, float)) and not isinstance(a, bool)
+                and not isinstance(b, bool) and math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12))
+    return a == b and type(a) is type(b)
+a, b = load(sys.argv[1]), load(sys.argv[2])
+if not same(a, b):
+    keys = sorted(set(a) | set(b)) if isinstance(a, dict) and isinstance(b, dict) else None
+    for key in keys or []:
+        if not same(a.get(key), b.get(key)):
+            print(f"{key}: {json.dumps(a.get(key))[:150]} != {json.dumps(b.get(key))[:150]}")
+    if keys is None:
+        print(f"{json.dumps(a)[:150]} != {json.dumps(b)[:150]}")
+    sys.exit(1)
+PY
+  then ok; else fail "$3:"; sed 's/^/    /' "$TMP/diff" | head -6 >&2; fi
+}
+
 finish () {
   echo "$PASSED passed, $FAILED failed"
   [ "$FAILED" -eq 0 ]

@@ -3,6 +3,9 @@
 
 BUILD     ?= build
 ASAN      ?= build-asan
+FUZZ      ?= $(BUILD)-fuzz
+FUZZ_SECONDS ?= 60
+FUZZ_SHORT_SECONDS ?= 15
 JOBS      ?= $(shell nproc 2>/dev/null || echo 2)
 EXP       ?=
 OUT       ?= rt-out/$(notdir $(abspath $(EXP)))
@@ -12,12 +15,13 @@ FORMAT    ?= png
 DEMO_DIR  ?= demo
 
 # Debian packages the build, the plots and the tests need.
-DEB_PACKAGES = build-essential cmake pkg-config libglib2.0-dev libsimdjson-dev gnuplot-nox python3 time
+DEB_PACKAGES = build-essential cmake pkg-config libglib2.0-dev libsimdjson-dev gnuplot-nox python3 time \
+               clang libclang-rt-14-dev
 
 ANALYZERS = rt-check rt-cdf rt-overview rt-workers rt-requests rt-turns rt-turn-dist rt-events
 BIN = $(abspath $(BUILD))
 
-.PHONY: all build deps demo test test-asan plots bench clean help
+.PHONY: all build deps demo test test-asan fuzz fuzz-build fuzz-short plots bench clean help
 
 all: build
 
@@ -28,6 +32,7 @@ help:
 	@echo "make plots EXP=logs/exp [OUT=dir] [STEP=N] [FORMAT=png|svg|pdf] [TRAIN=trainer.log]"
 	@echo "                run every analyzer on EXP and render all plots"
 	@echo "make bench      the speed and memory benchmark (see bench/run.sh, bench/RESULTS.md)"
+	@echo "make fuzz [FUZZ_SECONDS=60]  run each fuzz target that long (see tests/fuzz/README.md)"
 
 # Installs only the packages that are missing, so a machine that has them needs no root.
 deps:
@@ -57,12 +62,32 @@ demo: deps build
 
 test: deps build test-asan
 	cd $(BUILD) && ctest --output-on-failure -j$(JOBS)
+	@$(MAKE) --no-print-directory fuzz-short
 
 # The same tests against a build with AddressSanitizer and UndefinedBehaviorSanitizer.
 test-asan: deps
 	cmake -S . -B $(ASAN) -DCMAKE_BUILD_TYPE=Debug -DRT_SANITIZE=ON >/dev/null
 	@$(MAKE) --no-print-directory -C $(ASAN) -j$(JOBS)
 	cd $(ASAN) && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --output-on-failure -j$(JOBS)
+
+# The fuzz targets of tests/fuzz: a clang build with libFuzzer, ASan and UBSan in $(FUZZ)/.
+FUZZ_CHECK = echo 'int LLVMFuzzerTestOneInput (const char *d, unsigned long n) { return d && n; }' \
+	| clang -x c - -fsanitize=fuzzer,address,undefined -o /dev/null >/dev/null 2>&1
+
+fuzz-build: deps
+	@$(FUZZ_CHECK) || { echo "make fuzz: clang with libFuzzer is missing (make deps installs clang libclang-rt-14-dev)" >&2; exit 1; }
+	CC=clang CXX=clang++ cmake -S . -B $(FUZZ) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRT_FUZZ=ON >/dev/null
+	@$(MAKE) --no-print-directory -C $(FUZZ) -j$(JOBS) fuzz-line fuzz-cache fuzz-trainlog \
+	  replay-line replay-cache replay-trainlog
+
+fuzz: fuzz-build
+	tests/fuzz/run.sh $(FUZZ) $(FUZZ_SECONDS)
+
+# The short run of `make test`: $(FUZZ_SHORT_SECONDS) s a target, skipped with a note
+# where the compiler cannot build a fuzzer.
+fuzz-short: deps
+	@if $(FUZZ_CHECK); then $(MAKE) --no-print-directory fuzz FUZZ_SECONDS=$(FUZZ_SHORT_SECONDS); \
+	else echo "make test: fuzzing skipped: clang with libFuzzer not found (make deps installs clang libclang-rt-14-dev)"; fi
 
 # Every analyzer writes its data and scripts (unchanged files keep their time stamps),
 # then make renders, in parallel, only the plots whose script or data changed.
@@ -85,4 +110,4 @@ bench: deps build
 	bench/run.sh
 
 clean:
-	rm -rf $(BUILD) $(ASAN) $(DEMO_DIR) rt-out
+	rm -rf $(BUILD) $(ASAN) $(FUZZ) $(DEMO_DIR) rt-out

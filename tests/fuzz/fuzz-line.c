@@ -1,0 +1,116 @@
+/* fuzz-line.c: libFuzzer target for the trace line parser: the input is a worker file, read by
+ * the real loader, and each of its lines also goes straight to the JSON and timestamp parsers. */
+#include <glib/gstdio.h>
+#include <math.h>
+#include <string.h>
+
+#include "fuzz-util.h"
+#include "rolltrace/rt-json.h"
+#include "rolltrace/rt-trace.h"
+
+static char *exp_dir;
+static char *worker_path;
+static RtJsonParser *parser;
+
+int
+LLVMFuzzerInitialize (int *argc, char ***argv)
+{
+  (void) argc;
+  (void) argv;
+  rt_fuzz_init ();
+  g_autofree char *tmpl = g_build_filename (g_get_tmp_dir (), "rt-fuzz-line-XXXXXX", NULL);
+  exp_dir = rt_fuzz_scratch_dir (tmpl);
+  g_autofree char *step = g_build_filename (exp_dir, "step_1", NULL);
+  g_mkdir (step, 0755);
+  worker_path = g_build_filename (step, "worker_0.jsonl", NULL);
+  parser = rt_json_parser_new ();
+  return 0;
+}
+
+/* The two timestamp parsers must agree bit for bit (rt-trace.h promises it). The
+ * text gets exactly `len` bytes of memory, so a read past its end is reported. */
+static void
+check_timestamp (const char *s, gsize len, RtTimestampMemo *memo)
+{
+  g_autofree char *exact = rt_fuzz_exact_copy (s, len);
+  double plain = 0, memoized = 0;
+  gboolean ok_plain = rt_parse_timestamp (exact, len, &plain);
+  gboolean ok_memo = rt_parse_timestamp_memo (exact, len, memo, &memoized);
+  if (ok_plain != ok_memo || (ok_plain && memcmp (&plain, &memoized, sizeof plain) != 0))
+    rt_fuzz_fail ("rt_parse_timestamp and its memo disagree on \"%.*s\": %d %.17g / %d %.17g",
+                  (int) len, s, ok_plain, plain, ok_memo, memoized);
+}
+
+static void
+touch_view (RtStrView v)
+{
+  volatile char sink = 0;
+  for (gsize i = 0; i < v.len; i++)
+    sink ^= v.str[i];
+  (void) sink;
+}
+
+/* One line, with exactly RT_JSON_PADDING bytes after it (what the parser may read;
+ * their content is ignored, so they hold what follows, as in the loader's buffer). */
+static void
+parse_line_directly (const char *line, gsize len, const char *after, gsize after_len,
+                     RtTimestampMemo *memo)
+{
+  g_autofree char *buf = g_malloc (len + RT_JSON_PADDING);
+  memcpy (buf, line, len);
+  memset (buf + len, ' ', RT_JSON_PADDING);
+  memcpy (buf + len, after, MIN (after_len, RT_JSON_PADDING));
+  RtLineFields fields;
+  const char *reason = NULL;
+  RtLineStatus status = rt_json_parse_line (parser, buf, len, &fields, &reason);
+  if (status != RT_LINE_OK)
+    {
+      if (reason == NULL)
+        rt_fuzz_fail ("a line that is not an event (status %d) comes without a reason", status);
+      rt_fuzz_touch_string (reason);
+      return;
+    }
+  touch_view (fields.event);
+  touch_view (fields.timestamp);
+  touch_view (fields.request_id);
+  touch_view (fields.finish_reason);
+  if (fields.type_problem != NULL)
+    rt_fuzz_touch_string (fields.type_problem);
+  if (fields.has_turn_timings && fields.turn_timings == NULL)
+    rt_fuzz_fail ("turn_timings announced but not given");
+  if (fields.timestamp.len > 0)
+    check_timestamp (fields.timestamp.str, fields.timestamp.len, memo);
+}
+
+int
+LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
+{
+  const char *text = (const char *) data;
+
+  /* 1. the whole input as step_1/worker_0.jsonl, through the loader (no cache) */
+  rt_fuzz_write (worker_path, data, size);
+  RtLoadOptions opts = { .n_threads = 1, .max_problems_per_file = 8 };
+  g_autoptr (GError) error = NULL;
+  g_autoptr (RtTrace) trace = rt_trace_load (exp_dir, &opts, &error);
+  if (trace == NULL)
+    rt_fuzz_fail ("a readable experiment failed to load: %s", error->message);
+  rt_fuzz_check_trace (trace, TRUE);
+
+  /* 2. each line straight to the parsers, as the loader cuts them */
+  RtTimestampMemo memo = { .valid = FALSE };
+  const char *p = text, *end = text + size;
+  while (p < end)
+    {
+      const char *nl = memchr (p, '\n', (gsize) (end - p));
+      const char *line_end = nl ? nl : end;
+      gsize len = (gsize) (line_end - p);
+      if (len > 0 && p[len - 1] == '\r')
+        len--;
+      parse_line_directly (p, len, line_end, (gsize) (end - line_end), &memo);
+      check_timestamp (p, len, &memo);
+      if (nl == NULL)
+        break;
+      p = nl + 1;
+    }
+  return 0;
+}

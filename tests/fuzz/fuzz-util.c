@@ -1,0 +1,183 @@
+/* fuzz-util.c: scratch folders and file helpers for the fuzz targets (see fuzz-util.h).
+ * Kept apart from the targets so that each target reads as what it feeds and checks. */
+#include "fuzz-util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <glib/gstdio.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static GPtrArray *scratch_dirs;
+
+static void
+trap_to_abort (int sig)
+{
+  (void) sig;
+  abort ();
+}
+
+void
+rt_fuzz_init (void)
+{
+  signal (SIGTRAP, trap_to_abort);
+}
+
+static void
+remove_scratch_dirs (void)
+{
+  for (guint i = 0; scratch_dirs && i < scratch_dirs->len; i++)
+    rt_fuzz_remove_tree (g_ptr_array_index (scratch_dirs, i));
+  g_clear_pointer (&scratch_dirs, g_ptr_array_unref);
+}
+
+char *
+rt_fuzz_scratch_dir (const char *template_path)
+{
+  char *dir = g_strdup (template_path);
+  if (g_mkdtemp (dir) == NULL)
+    rt_fuzz_fail ("cannot make a scratch folder %s: %s", template_path, g_strerror (errno));
+  if (scratch_dirs == NULL)
+    {
+      scratch_dirs = g_ptr_array_new_with_free_func (g_free);
+      atexit (remove_scratch_dirs);
+    }
+  g_ptr_array_add (scratch_dirs, g_strdup (dir));
+  return dir;
+}
+
+void
+rt_fuzz_write (const char *path, const void *data, gsize len)
+{
+  int fd = open (path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0)
+    rt_fuzz_fail ("cannot write %s: %s", path, g_strerror (errno));
+  const char *p = data;
+  while (len > 0)
+    {
+      ssize_t n = write (fd, p, len);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        rt_fuzz_fail ("cannot write %s: %s", path, g_strerror (errno));
+      p += n;
+      len -= (gsize) n;
+    }
+  close (fd);
+}
+
+void
+rt_fuzz_remove_tree (const char *path)
+{
+  GDir *dir = g_dir_open (path, 0, NULL);
+  if (dir != NULL)
+    {
+      const char *name;
+      while ((name = g_dir_read_name (dir)) != NULL)
+        {
+          g_autofree char *child = g_build_filename (path, name, NULL);
+          if (g_file_test (child, G_FILE_TEST_IS_DIR) && !g_file_test (child, G_FILE_TEST_IS_SYMLINK))
+            rt_fuzz_remove_tree (child);
+          else
+            g_unlink (child);
+        }
+      g_dir_close (dir);
+      g_rmdir (path);
+    }
+  else
+    g_unlink (path);
+}
+
+char *
+rt_fuzz_exact_copy (const void *data, gsize len)
+{
+  /* malloc, not g_malloc: g_malloc (0) is NULL, and malloc (0) under ASan is a
+   * valid block with no byte to read (GLib's g_free is free) */
+  char *copy = malloc (len);
+  if (copy == NULL)
+    rt_fuzz_fail ("out of memory");
+  if (len > 0)
+    memcpy (copy, data, len);
+  return copy;
+}
+
+gsize
+rt_fuzz_touch_string (const char *s)
+{
+  /* strlen alone may be vectorised past what ASan checks byte by byte; this is not */
+  volatile gsize n = 0;
+  while (s[n] != '\0')
+    n++;
+  return n;
+}
+
+void
+rt_fuzz_fail (const char *format, ...)
+{
+  va_list ap;
+  va_start (ap, format);
+  fputs ("rt-fuzz: invariant broken: ", stderr);
+  vfprintf (stderr, format, ap);
+  fputc ('\n', stderr);
+  va_end (ap);
+  abort ();
+}
+
+guint
+rt_fuzz_check_trace (const RtTrace *t, gboolean rows_checked)
+{
+  guint n_names = rt_event_registry_size (t->registry);
+  guint bad_rows = 0;
+  for (guint i = 0; i < t->steps->len; i++)
+    {
+      const RtStep *st = rt_trace_step (t, i);
+      if ((guint64) st->first_file + st->n_files > t->files->len)
+        rt_fuzz_fail ("step %u: files [%u, +%u) past the table's %u", i, st->first_file,
+                      st->n_files, t->files->len);
+    }
+  for (guint i = 0; i < t->files->len; i++)
+    {
+      const RtFile *f = rt_trace_file (t, i);
+      rt_fuzz_touch_string (f->path);
+      if ((guint64) f->first_request + f->n_requests > t->requests->len)
+        rt_fuzz_fail ("file %u: requests [%u, +%u) past the table's %u", i, f->first_request,
+                      f->n_requests, t->requests->len);
+      const RtEvent *rows = rt_trace_file_events (t, i);
+      for (guint e = 0; e < f->n_events; e++)
+        {
+          gboolean bad_event = rows[e].event >= n_names;
+          gboolean bad_request = rows[e].request != RT_NONE && rows[e].request >= f->n_requests;
+          if ((bad_event || bad_request) && rows_checked)
+            rt_fuzz_fail ("%s row %u: event id %u of %u names, request %u of the file's %u",
+                          f->path, e, rows[e].event, n_names, rows[e].request, f->n_requests);
+          bad_rows += bad_event || bad_request;
+        }
+    }
+  for (guint i = 0; i < t->requests->len; i++)
+    {
+      const RtRequest *q = rt_trace_request (t, i);
+      rt_fuzz_touch_string (q->id);
+      if (q->finish_reason != NULL)
+        rt_fuzz_touch_string (rt_finish_reason_short (q->finish_reason));
+      if (q->file >= t->files->len)
+        rt_fuzz_fail ("request %u: file %u of %u", i, q->file, t->files->len);
+      if ((guint64) q->first_turn + q->n_turns > t->turns->len)
+        rt_fuzz_fail ("request %u: turns [%u, +%u) past the table's %u", i, q->first_turn,
+                      q->n_turns, t->turns->len);
+    }
+  for (guint i = 0; i < t->problems->len; i++)
+    {
+      const RtProblem *p = &g_array_index (t->problems, RtProblem, i);
+      rt_fuzz_touch_string (p->where);
+      rt_fuzz_touch_string (p->reason);
+    }
+  for (guint i = 0; i < t->strays->len; i++)
+    rt_fuzz_touch_string (g_ptr_array_index (t->strays, i));
+  for (guint i = 0; i < n_names; i++)
+    rt_fuzz_touch_string (rt_event_registry_name (t->registry, (guint16) i));
+  return bad_rows;
+}

@@ -178,8 +178,10 @@ read_extra (ondemand::value value, GArray *timings, LineState &st)
   ondemand::object obj;
   if (value.get_object ().get (obj) != SUCCESS)
     {
-      // `"extra": null` is harmless; anything else is a wrong type.
-      if (!value.is_null ())
+      // `"extra": null` is harmless; anything else is a wrong type. is_null () fails
+      // on a broken token (`"extra": n` of a cut line): read as a bool, it would throw.
+      bool is_null = false;
+      if (value.is_null ().get (is_null) != SUCCESS || !is_null)
         st.out->type_problem = "wrong type: extra";
       return SUCCESS;
     }

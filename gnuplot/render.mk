@@ -11,9 +11,15 @@ all: $(PLOTS)
 data_of = $(subst ',,$(filter '%.tsv',$(file <$(1))))
 
 # gnuplot draws into a temporary name (the script's `set output` honours rt_output),
-# renamed only when it succeeded and wrote something: a failed or interrupted plot
-# leaves the previous picture, or none, and no partial file.
+# renamed only when it succeeded and the picture ends as its format ends (gnuplot exits
+# 0 even when a full disk cut the picture short): a failed or interrupted plot leaves
+# the previous picture, or none, and no partial file.
+picture_end_png = IEND
+picture_end_svg = </svg>
+picture_end_pdf = %%EOF
+
 .SECONDEXPANSION:
 %.$(FORMAT): %.gp $$(call data_of,$$*.gp) rolltrace-style.gp
 	@tmp=".$@.$$$$"; trap 'rm -f "$$tmp"' EXIT INT TERM; \
-	gnuplot -e "rt_output='$$tmp'" $< && test -s "$$tmp" && mv -f "$$tmp" $@
+	gnuplot -e "rt_output='$$tmp'" $< && tail -c 64 "$$tmp" | grep -aqF '$(picture_end_$(FORMAT))' \
+	  && mv -f "$$tmp" $@

@@ -6,6 +6,7 @@
 #include "rolltrace/rt-views.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <gio/gio.h>
 #include <glib/gstdio.h>
 #include <stdlib.h>
@@ -168,6 +169,27 @@ gnuplot_found_no_data (const char *err_text)
                               || strstr (err_text, "undefined") != NULL);
 }
 
+/* gnuplot exits 0 even when it could not write the whole picture (a full disk, a
+ * file size limit): only a picture that ends as its format ends is kept. */
+static gboolean
+picture_complete (const char *path, const char *format)
+{
+  static const guint8 png_end[] = { 0, 0, 0, 0, 'I', 'E', 'N', 'D', 0xAE, 0x42, 0x60, 0x82 };
+  int fd = open (path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return FALSE;
+  char tail[64];
+  off_t size = lseek (fd, 0, SEEK_END);
+  gssize n = size > 0 ? pread (fd, tail, MIN ((off_t) sizeof tail, size), size - MIN ((off_t) sizeof tail, size)) : 0;
+  close (fd);
+  if (n <= 0)
+    return FALSE;
+  if (strcmp (format, "png") == 0)
+    return n >= (gssize) sizeof png_end && memcmp (tail + n - sizeof png_end, png_end, sizeof png_end) == 0;
+  const char *end_mark = strcmp (format, "svg") == 0 ? "</svg>" : "%%EOF";
+  return g_strstr_len (tail, n, end_mark) != NULL;
+}
+
 /* Runs gnuplot on every script written, a few at a time, inside the output folder.
  * Each draws into a temporary name (the script's `set output` honours rt_output),
  * renamed over NAME.FORMAT only when gnuplot succeeded and wrote something: a failed
@@ -237,8 +259,7 @@ render_scripts (RtSession *s, GError **error)
           const char *id = g_subprocess_get_identifier (p);
           if (id != NULL)
             rt_child_forget ((GPid) g_ascii_strtoll (id, NULL, 10));
-          GStatBuf st;
-          drawn = drawn && g_stat (tmp, &st) == 0 && st.st_size > 0;
+          drawn = drawn && picture_complete (tmp, s->format);
           if (!rt_temp_finish (tmp, g_ptr_array_index (finals, i), drawn, &local) && drawn)
             {
               g_printerr ("%s: %s\n", s->command->name, local->message);
@@ -253,7 +274,8 @@ render_scripts (RtSession *s, GError **error)
           else if (!drawn)
             {
               g_printerr ("%s: gnuplot failed on %s/%s: %s\n", s->command->name, s->out_dir,
-                          script, local ? local->message : (err_text && *err_text ? err_text : "no picture written"));
+                          script, local ? local->message
+                                  : (err_text && *err_text ? err_text : "no complete picture written (is the disk full?)"));
               ok = FALSE;
             }
         }

@@ -95,14 +95,14 @@ plots: build
 	@test -n "$(EXP)" || { echo "usage: make plots EXP=path/to/experiment [OUT=dir] [STEP=N]" >&2; exit 2; }
 	@test -d "$(EXP)" || { echo "make plots: $(EXP) is not a folder" >&2; exit 1; }
 	@set -e; for a in rt-cdf rt-events rt-turn-dist; do \
-	  $(BIN)/$$a "$(EXP)" --out "$(OUT)" --no-render --quiet; done; \
-	$(BIN)/rt-overview "$(EXP)" $(if $(TRAIN),--train "$(TRAIN)") --out "$(OUT)" --no-render --quiet; \
-	$(if $(TRAIN),$(BIN)/rt-train "$(TRAIN)" --out "$(OUT)" --no-render --quiet;) \
-	$(BIN)/rt-turns "$(EXP)" --out "$(OUT)" --no-render --quiet || \
+	  $(BIN)/$$a "$(EXP)" --out "$(OUT)" --format $(FORMAT) --no-render --quiet; done; \
+	$(BIN)/rt-overview "$(EXP)" $(if $(TRAIN),--train "$(TRAIN)") --out "$(OUT)" --format $(FORMAT) --no-render --quiet; \
+	$(if $(TRAIN),$(BIN)/rt-train "$(TRAIN)" --out "$(OUT)" --format $(FORMAT) --no-render --quiet;) \
+	$(BIN)/rt-turns "$(EXP)" --out "$(OUT)" --format $(FORMAT) --no-render --quiet || \
 	  echo "make plots: no turn timings in $(EXP) (older logger): turns plot skipped"; \
-	$(BIN)/rt-workers "$(EXP)" --out "$(OUT)" --no-render --quiet; \
-	$(BIN)/rt-workers "$(EXP)" --step $(STEP) --out "$(OUT)" --no-render --quiet; \
-	$(BIN)/rt-requests "$(EXP)" --step $(STEP) --out "$(OUT)" --no-render --quiet
+	$(BIN)/rt-workers "$(EXP)" --out "$(OUT)" --format $(FORMAT) --no-render --quiet; \
+	$(BIN)/rt-workers "$(EXP)" --step $(STEP) --out "$(OUT)" --format $(FORMAT) --no-render --quiet; \
+	$(BIN)/rt-requests "$(EXP)" --step $(STEP) --out "$(OUT)" --format $(FORMAT) --no-render --quiet
 	@$(MAKE) -s --no-print-directory -C "$(OUT)" -f $(abspath gnuplot/render.mk) -j$(JOBS) FORMAT=$(FORMAT)
 	@echo "plots: $(OUT)/ ($$(ls "$(OUT)"/*.$(FORMAT) | wc -l) $(FORMAT) files)"
 

@@ -114,6 +114,33 @@ set_fixed_mtime (const char *path)
     rt_fuzz_fail ("cannot set the time of %s", path);
 }
 
+/* Every file gets the fixed mtime, and a change time of its own: files copied in
+ * the same clock tick would share one, and then an input that gives one file the
+ * change time of another would match or not by chance, and replay differently. */
+static void
+set_fixed_times (void)
+{
+  gint64 previous = -1;
+  for (guint i = 0; i < files->len; i++)
+    {
+      const char *path = g_ptr_array_index (files, i);
+      for (;;)
+        {
+          set_fixed_mtime (path);
+          struct stat st;
+          if (stat (path, &st) != 0)
+            rt_fuzz_fail ("cannot stat %s", path);
+          gint64 ctime_ns = (gint64) st.st_ctim.tv_sec * 1000000000 + st.st_ctim.tv_nsec;
+          if (ctime_ns / 1000 > previous / 1000)   /* distinct in microseconds too */
+            {
+              previous = ctime_ns;
+              break;
+            }
+          g_usleep (1000);
+        }
+    }
+}
+
 static void
 replace_all (guint8 *buf, gsize len, const void *from, const void *to, gsize n)
 {
@@ -242,8 +269,7 @@ LLVMFuzzerInitialize (int *argc, char ***argv)
       copy_tree (fixture, e->exp);
     }
   g_ptr_array_sort (files, compare_paths);
-  for (guint i = 0; i < files->len; i++)
-    set_fixed_mtime (g_ptr_array_index (files, i));
+  set_fixed_times ();
   record_identities ();
 
   /* where each experiment's cache is looked for: found by letting the loader write one */

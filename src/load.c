@@ -743,8 +743,8 @@ rt_trace_file_events (const RtTrace *t, guint file)
 {
   RtFileState *fs = &t->priv->files[file];
   const RtFile *f = rt_trace_file (t, file);
-  if (fs->mapped == NULL)
-    return &g_array_index (t->events, RtEvent, fs->first_event);
+  if (fs->mapped == NULL)   /* no row at all: the table has no storage to point into */
+    return t->events->len > 0 ? &g_array_index (t->events, RtEvent, fs->first_event) : NULL;
   if (fs->own_events == NULL && !fs->verified)
     {
       /* checked when first used, not when loaded: a command that never reads rows

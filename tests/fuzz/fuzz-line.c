@@ -94,7 +94,7 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
   g_autoptr (RtTrace) trace = rt_trace_load (exp_dir, &opts, &error);
   if (trace == NULL)
     rt_fuzz_fail ("a readable experiment failed to load: %s", error->message);
-  rt_fuzz_check_trace (trace, TRUE);
+  rt_fuzz_check_trace (trace);
 
   /* 2. each line straight to the parsers, as the loader cuts them */
   RtTimestampMemo memo = { .valid = FALSE };

@@ -127,11 +127,10 @@ rt_fuzz_fail (const char *format, ...)
   abort ();
 }
 
-guint
-rt_fuzz_check_trace (const RtTrace *t, gboolean rows_checked)
+void
+rt_fuzz_check_trace (const RtTrace *t)
 {
   guint n_names = rt_event_registry_size (t->registry);
-  guint bad_rows = 0;
   for (guint i = 0; i < t->steps->len; i++)
     {
       const RtStep *st = rt_trace_step (t, i);
@@ -149,12 +148,10 @@ rt_fuzz_check_trace (const RtTrace *t, gboolean rows_checked)
       const RtEvent *rows = rt_trace_file_events (t, i);
       for (guint e = 0; e < f->n_events; e++)
         {
-          gboolean bad_event = rows[e].event >= n_names;
-          gboolean bad_request = rows[e].request != RT_NONE && rows[e].request >= f->n_requests;
-          if ((bad_event || bad_request) && rows_checked)
+          if (rows[e].event >= n_names
+              || (rows[e].request != RT_NONE && rows[e].request >= f->n_requests))
             rt_fuzz_fail ("%s row %u: event id %u of %u names, request %u of the file's %u",
                           f->path, e, rows[e].event, n_names, rows[e].request, f->n_requests);
-          bad_rows += bad_event || bad_request;
         }
     }
   for (guint i = 0; i < t->requests->len; i++)
@@ -179,5 +176,4 @@ rt_fuzz_check_trace (const RtTrace *t, gboolean rows_checked)
     rt_fuzz_touch_string (g_ptr_array_index (t->strays, i));
   for (guint i = 0; i < n_names; i++)
     rt_fuzz_touch_string (rt_event_registry_name (t->registry, (guint16) i));
-  return bad_rows;
 }

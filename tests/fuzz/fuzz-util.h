@@ -16,7 +16,8 @@ int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size);
 
 /* What every target does first: a GLib error (g_error, a failed g_assert) stops the
  * process with SIGTRAP, which libFuzzer does not catch, so that no input would be
- * kept; it is turned into an abort, which libFuzzer reports and saves. */
+ * kept; it is turned into an abort, which libFuzzer reports and saves. And idle
+ * loader threads are kept to the end (see fuzz-util.c). */
 void rt_fuzz_init (void);
 
 /* A fresh folder `template` (ending in XXXXXX) for this process, removed with

@@ -749,16 +749,13 @@ rt_cache_draft_new (const char *cache_path, GError **error)
       g_set_error (error, RT_ERROR, RT_ERROR_IO, "cannot create %s: %s", dir, g_strerror (e));
       return NULL;
     }
-  char *tmp = g_build_filename (dir, ".rolltrace-XXXXXX", NULL);
-  int fd = g_mkstemp (tmp);
+  /* registered as it is made: a signal while loading removes it */
+  g_autofree char *template = g_build_filename (dir, ".rolltrace-XXXXXX", NULL);
+  char *tmp;
+  int fd = rt_temp_create_from (template, &tmp, error);
   if (fd < 0)
-    {
-      int e = errno;
-      g_set_error (error, RT_ERROR, RT_ERROR_IO, "cannot create a file in %s: %s", dir, g_strerror (e));
-      g_free (tmp);
-      return NULL;
-    }
-  rt_temp_register (tmp);   /* a signal while loading removes it */
+    return NULL;
+  fchmod (fd, 0600);   /* as the folder: the cache is the user's own */
   RtCacheDraft *d = g_new0 (RtCacheDraft, 1);
   d->tmp_path = tmp;
   d->fd = fd;

@@ -55,38 +55,59 @@ temp_template (const char *final_path)
   return g_build_filename (dir, name, NULL);
 }
 
-int
-rt_temp_create (const char *final_path, char **tmp_path, GError **error)
+/* `template` with its trailing XXXXXX made random, registered. */
+static char *
+temp_name_from (const char *template)
 {
-  g_autofree char *tmp = temp_template (final_path);
-  int fd = g_mkstemp_full (tmp, O_RDWR | O_CLOEXEC, 0666);
-  if (fd < 0)
-    {
-      int e = errno;
-      g_set_error (error, RT_ERROR, RT_ERROR_IO, "cannot create a file beside %s: %s", final_path,
-                   g_strerror (e));
-      return -1;
-    }
-  /* g_mkstemp makes it 0600; an output file is as readable as any other the user writes */
-  mode_t mask = umask (0);
-  umask (mask);
-  fchmod (fd, 0666 & ~mask);
-  rt_temp_register (tmp);
-  *tmp_path = g_steal_pointer (&tmp);
-  return fd;
-}
-
-char *
-rt_temp_name (const char *final_path)
-{
-  /* a name no other run picks: the template's X's from a random number */
-  char *tmp = temp_template (final_path);
+  char *tmp = g_strdup (template);
   char *x = tmp + strlen (tmp) - 6;
   static const char digits[] = "abcdefghijklmnopqrstuvwxyz0123456789";
   for (guint i = 0; i < 6; i++)
     x[i] = digits[g_random_int_range (0, (gint32) sizeof digits - 1)];
   rt_temp_register (tmp);
   return tmp;
+}
+
+char *
+rt_temp_name (const char *final_path)
+{
+  g_autofree char *template = temp_template (final_path);
+  return temp_name_from (template);
+}
+
+int
+rt_temp_create_from (const char *template, char **tmp_path, GError **error)
+{
+  /* registered before it exists: a signal at any moment finds it (mkstemp would
+   * leave a window between creating the file and learning its name) */
+  for (guint attempt = 0; attempt < 100; attempt++)
+    {
+      char *tmp = temp_name_from (template);
+      int fd = open (tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+      if (fd >= 0)
+        {
+          *tmp_path = tmp;
+          return fd;
+        }
+      int e = errno;
+      rt_temp_forget (tmp);
+      g_free (tmp);
+      if (e != EEXIST)
+        {
+          g_autofree char *dir = g_path_get_dirname (template);
+          g_set_error (error, RT_ERROR, RT_ERROR_IO, "cannot create a file in %s: %s", dir, g_strerror (e));
+          return -1;
+        }
+    }
+  g_set_error (error, RT_ERROR, RT_ERROR_IO, "cannot create a file like %s: no free name", template);
+  return -1;
+}
+
+int
+rt_temp_create (const char *final_path, char **tmp_path, GError **error)
+{
+  g_autofree char *template = temp_template (final_path);
+  return rt_temp_create_from (template, tmp_path, error);
 }
 
 gboolean

@@ -10,6 +10,8 @@ G_BEGIN_DECLS
  * and registered, so that a signal that ends the process removes it. Returns the open
  * descriptor (or -1 with `error` set) and the name in `tmp_path`. */
 int rt_temp_create (const char *final_path, char **tmp_path, GError **error);
+/* The same with a name of the caller's: `template` ends in XXXXXX. */
+int rt_temp_create_from (const char *template, char **tmp_path, GError **error);
 
 /* A temporary name that another program (gnuplot) will create: registered, not created. */
 char *rt_temp_name (const char *final_path);

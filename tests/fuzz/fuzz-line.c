@@ -19,9 +19,10 @@ LLVMFuzzerInitialize (int *argc, char ***argv)
   (void) argv;
   rt_fuzz_init ();
   g_autofree char *tmpl = g_build_filename (g_get_tmp_dir (), "rt-fuzz-line-XXXXXX", NULL);
-  exp_dir = rt_fuzz_scratch_dir (tmpl);
+  g_autofree char *scratch = rt_fuzz_scratch_dir (tmpl);
+  exp_dir = g_build_filename (scratch, "exp", NULL);
   g_autofree char *step = g_build_filename (exp_dir, "step_1", NULL);
-  g_mkdir (step, 0755);
+  g_mkdir_with_parents (step, 0755);
   worker_path = g_build_filename (step, "worker_0.jsonl", NULL);
   parser = rt_json_parser_new ();
   return 0;

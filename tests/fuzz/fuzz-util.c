@@ -41,12 +41,44 @@ remove_scratch_dirs (void)
   g_clear_pointer (&scratch_dirs, g_ptr_array_unref);
 }
 
+#define OWNER_FILE ".rt-fuzz-owner"
+
+/* A process that crashes (which is what fuzzing is for) never removes its scratch
+ * folder: the next one removes the folders, made from the same template, whose
+ * owner is no longer running. A folder without an owner file is left alone. */
+static void
+remove_stale_dirs (const char *template_path)
+{
+  g_autofree char *parent = g_path_get_dirname (template_path);
+  g_autofree char *base = g_path_get_basename (template_path);
+  gsize prefix_len = strlen (base) - strlen ("XXXXXX");
+  g_autoptr (GDir) dir = g_dir_open (parent, 0, NULL);
+  const char *name;
+  while (dir && (name = g_dir_read_name (dir)) != NULL)
+    {
+      if (strlen (name) != strlen (base) || strncmp (name, base, prefix_len) != 0)
+        continue;
+      g_autofree char *path = g_build_filename (parent, name, NULL);
+      g_autofree char *owner_file = g_build_filename (path, OWNER_FILE, NULL);
+      g_autofree char *owner = NULL;
+      if (!g_file_get_contents (owner_file, &owner, NULL, NULL))
+        continue;
+      pid_t pid = (pid_t) g_ascii_strtoll (owner, NULL, 10);
+      if (pid > 0 && kill (pid, 0) != 0 && errno == ESRCH)
+        rt_fuzz_remove_tree (path);
+    }
+}
+
 char *
 rt_fuzz_scratch_dir (const char *template_path)
 {
+  remove_stale_dirs (template_path);
   char *dir = g_strdup (template_path);
   if (g_mkdtemp (dir) == NULL)
     rt_fuzz_fail ("cannot make a scratch folder %s: %s", template_path, g_strerror (errno));
+  g_autofree char *owner_file = g_build_filename (dir, OWNER_FILE, NULL);
+  g_autofree char *pid = g_strdup_printf ("%d\n", (int) getpid ());
+  rt_fuzz_write (owner_file, pid, strlen (pid));
   if (scratch_dirs == NULL)
     {
       scratch_dirs = g_ptr_array_new_with_free_func (g_free);

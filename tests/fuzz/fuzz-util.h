@@ -21,7 +21,8 @@ int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size);
 void rt_fuzz_init (void);
 
 /* A fresh folder `template` (ending in XXXXXX) for this process, removed with
- * everything in it when the process exits normally. Aborts when none can be made. */
+ * everything in it when the process exits normally, or by a later call with the
+ * same template once this process is gone. Aborts when none can be made. */
 char *rt_fuzz_scratch_dir (const char *template_path);
 
 /* Writes `len` bytes to `path` (created or truncated in place, so it keeps its

@@ -20,16 +20,23 @@ whole=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.3f", b - a }'
 # process group (as a terminal's Ctrl-C does) at WHEN: a fraction of a whole run's time, or
 # "cache" / "out" / "render": as soon as the cache folder, the --out folder, or the plot's
 # script has something in it. Then checks the exit and what is left.
-interrupt () {
-  local sig=$1 when=$2 o="$TMP/o-$1-$2" c="$TMP/c-$1-$2" pid status waited=0
+# has_entries DIR: DIR exists and holds something (a glob, not a process per poll)
+has_entries () { local e; e=$(shopt -s nullglob dotglob; echo "$1"/*); [ -n "$e" ]; }
+
+# run_and_signal SIG WHEN O C: one run of rt-cdf, signalled at WHEN; sets status, and
+# waited=1 when the run had ended before the signal could be sent
+run_and_signal () {
+  local sig=$1 when=$2 o=$3 c=$4 pid
+  waited=0
+  rm -rf "$o" "$c"
   set -m                                     # its own process group, SIGINT not ignored
   "$BUILD/rt-cdf" "$TMP/big" --out "$o" --cache-dir "$c" --quiet >"$TMP/out" 2>"$TMP/err" &
   pid=$!
   set +m
   case $when in
-    cache) until [ -n "$(ls -A "$c" 2>/dev/null)" ] || ! kill -0 "$pid" 2>/dev/null; do sleep 0.005; done ;;
-    out) until [ -n "$(ls -A "$o" 2>/dev/null)" ] || ! kill -0 "$pid" 2>/dev/null; do sleep 0.005; done ;;
-    render) until [ -e "$o/cdf.gp" ] || ! kill -0 "$pid" 2>/dev/null; do sleep 0.005; done; sleep 0.02 ;;
+    cache) until has_entries "$c" || ! kill -0 "$pid" 2>/dev/null; do sleep 0.002; done ;;
+    out) until has_entries "$o" || ! kill -0 "$pid" 2>/dev/null; do sleep 0.002; done ;;
+    render) until [ -e "$o/cdf.gp" ] || ! kill -0 "$pid" 2>/dev/null; do sleep 0.002; done; sleep 0.02 ;;
     *) sleep "$(awk -v a="$whole" -v f="$when" 'BEGIN { printf "%.3f", a * f }')" ;;
   esac
   kill -0 "$pid" 2>/dev/null || waited=1      # done before the signal could be sent
@@ -42,6 +49,19 @@ interrupt () {
   wait "$pid"
   status=$?
   sleep 0.2                                  # a child left behind would still be writing
+}
+
+# interrupt SIG WHEN: runs rt-cdf with a fresh --out and cache folder and sends SIG to its
+# process group (as a terminal's Ctrl-C does) at WHEN: a fraction of a whole run's time, or
+# "cache" / "out" / "render": as soon as the cache folder, the --out folder, or the plot's
+# script has something in it. Then checks the exit and what is left. On a busy machine a
+# run can end before the signal goes out: it is tried again, three times at most.
+interrupt () {
+  local sig=$1 when=$2 o="$TMP/o-$1-$2" c="$TMP/c-$1-$2" status waited attempt
+  for attempt in 1 2 3; do
+    run_and_signal "$sig" "$when" "$o" "$c"
+    [ "$waited" = 0 ] && break
+  done
   local label="rt-cdf, SIG$sig at $when (a whole run: ${whole}s)"
   if [ "$waited" = 1 ]; then
     fail "$label: the run ended (status $status) before the signal; the test needs a larger experiment"

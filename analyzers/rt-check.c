@@ -26,6 +26,7 @@ take_inventory (RtSession *s, Inventory *inv)
 {
   const RtTrace *t = s->trace;
   memset (inv, 0, sizeof *inv);
+  guint16 other = rt_event_registry_other_id (t->registry);   /* NONE: no name overflowed */
   for (guint i = 0; i < t->files->len; i++)
     {
       if (!file_selected (s, i))
@@ -40,7 +41,6 @@ take_inventory (RtSession *s, Inventory *inv)
       inv->problems_total += f->problems_total;
       inv->glued_lines += f->glued_lines;
       inv->schema |= f->schema;
-      guint16 other = rt_event_registry_other_id (t->registry);
       if (other == RT_EVENT_NONE)
         continue;
       const RtEvent *rows = rt_trace_file_events (t, i);

@@ -1,0 +1,116 @@
+#!/usr/bin/env bash
+# t-golden.sh: every analyzer, on every fixture and both shared samples, still gives the answer
+# it gave before the core was reshaped (issue 11): its --json document, its text summary, its
+# exit status, and every TSV file and gnuplot script it writes, byte for byte.
+#
+# The answers are kept in fixtures/expected/golden/EXP/CASE/ (json, summary.txt, exit, and the
+# files of --out). To record them anew after a change that is meant to change an answer:
+#   bash tests/e2e/t-golden.sh BUILD SRC --update
+# and say in the commit why every changed file changed.
+. "$(dirname "$0")/lib.sh"
+
+update=0
+[ "${3:-}" = --update ] && update=1
+GOLDEN="$SRC/fixtures/expected/golden"
+
+# The experiments, named as their folders: run from SRC with relative paths, so that the
+# paths the summaries print are the same on every machine.
+experiments=(fixtures/hand-v1 fixtures/hand-v2 fixtures/damaged ../shared/samples/exp-v1
+             ../shared/samples/exp-v2-damaged)
+[ -d "$SRC/../shared/samples/exp-v1" ] || { echo "FAIL: $SRC/../shared/samples not found"; exit 1; }
+
+# CASE|COMMAND ARGS (EXP is the experiment, and --out, --no-render, --no-cache are added)
+cases=(
+  "check|rt-check EXP"
+  "check-steps|rt-check EXP --steps 2-"
+  "cdf|rt-cdf EXP"
+  "cdf-events|rt-cdf EXP --event turn_engine_call --event tool_execution --event total_step_duration"
+  "cdf-steps|rt-cdf EXP --steps 2-3"
+  "overview|rt-overview EXP"
+  "overview-train|rt-overview EXP --train fixtures/train/console.log"
+  "workers|rt-workers EXP"
+  "workers-slowest|rt-workers EXP --step slowest"
+  "requests|rt-requests EXP --step slowest"
+  "requests-worker|rt-requests EXP --step slowest --worker 0 --top 2"
+  "turns|rt-turns EXP"
+  "turn-dist|rt-turn-dist EXP"
+  "events|rt-events EXP"
+  "events-steps|rt-events EXP --steps 1,3"
+)
+# rt-train reads a trainer log, not an experiment
+train_cases=(
+  "train-console|rt-train fixtures/train/console.log --metric critic/* --window 2"
+  "train-grpo|rt-train fixtures/train/grpo.log"
+  "train-odd|rt-train fixtures/train/odd-values.log --metric *"
+  "train-none|rt-train fixtures/train/no-metrics.log"
+)
+
+# run_case DIR COMMAND ARGS...: the command's answers into DIR
+run_case () {
+  local dir=$1 cmd=$2; shift 2
+  local extra=(--out "$dir/out" --no-render)
+  [ "$cmd" = rt-check ] && extra=()
+  [ "$cmd" = rt-train ] || extra+=(--no-cache)
+  mkdir -p "$dir"
+  (cd "$SRC" && "$BUILD/$cmd" "$@" "${extra[@]}" --json >"$dir/json" 2>/dev/null; echo $? >"$dir/exit")
+  rm -rf "$dir/out"
+  (cd "$SRC" && "$BUILD/$cmd" "$@" "${extra[@]}" >"$dir/summary.txt" 2>/dev/null)
+  # the summary names the output folder, which is a temporary one
+  local text
+  text=$(cat "$dir/summary.txt"; echo x)
+  text=${text%x}
+  printf '%s' "${text//"$dir"/DIR}" >"$dir/summary.txt"
+}
+
+# check_case NAME COMMAND ARGS...
+check_case () {
+  local name=$1; shift
+  run_case "$TMP/golden/$name" "$@"
+  check_case_dir "$name" "$@"
+}
+
+# check_case_dir NAME [COMMAND...]: $TMP/golden/NAME against the recorded answers
+check_case_dir () {
+  local name=$1; shift
+  local got="$TMP/golden/$name" want="$GOLDEN/$name"
+  if [ $update = 1 ]; then
+    rm -rf "$want"; mkdir -p "$(dirname "$want")"; cp -r "$got" "$want"; ok; return
+  fi
+  if [ ! -d "$want" ]; then fail "$name: no recorded answer in $want (record with --update)"; return; fi
+  if diff -r "$want" "$got" >"$TMP/diff" 2>&1; then ok; else
+    fail "$name ($*) differs from $want:"; head -12 "$TMP/diff" | cut -c 1-200 | sed 's/^/    /' >&2; fi
+}
+
+for exp in "${experiments[@]}"; do
+  for c in "${cases[@]}"; do
+    name=${c%%|*} line=${c#*|}
+    read -r -a words <<<"$line"
+    for i in "${!words[@]}"; do [ "${words[$i]}" = EXP ] && words[$i]=$exp; done
+    check_case "$(basename "$exp")/$name" "${words[@]}"
+  done
+done
+for c in "${train_cases[@]}"; do
+  name=${c%%|*} line=${c#*|}
+  set -f; read -r -a words <<<"$line"; set +f
+  check_case "train/$name" "${words[@]}"
+done
+
+# rt-synth writes the same bytes as before: every file it writes (and its summary), hashed
+synth_cases=(
+  "v2-faults|--steps 3 --workers 4 --requests 12 --seed 7 --faults"
+  "v1-faults|--schema v1 --steps 2 --workers 3 --requests 9 --seed 3 --faults --first-step 5"
+  "v2-big|--steps 2 --workers 8 --requests 80 --seed 5 --threads 1"
+)
+for c in "${synth_cases[@]}"; do
+  name=${c%%|*}
+  read -r -a words <<<"${c#*|}"
+  got="$TMP/golden/synth/$name"
+  mkdir -p "$got"
+  "$BUILD/rt-synth" "$TMP/synth-$name" "${words[@]}" --console-log "$TMP/synth-$name.log" \
+    2>"$got/summary.txt" >/dev/null
+  echo $? >"$got/exit"
+  sed -i -e "s|$TMP/synth-$name|EXP|g" -e 's/ in [0-9.]* s ([0-9]* lines\/s)//' "$got/summary.txt"
+  (cd "$TMP" && find "synth-$name" "synth-$name.log" -type f | LC_ALL=C sort | xargs sha256sum) >"$got/files.sha256"
+  check_case_dir "synth/$name"
+done
+finish

@@ -1,5 +1,6 @@
 /* rt-cdf: the distribution of request durations (or of any event) per step and over all steps.
  * The tail is the question: P50 to P99.9 are marked on the plot and printed. */
+#include "rolltrace/rt-analyses.h"
 #include "rolltrace/rt-command.h"
 #include "rolltrace/rt-error.h"
 #include "rolltrace/rt-views.h"
@@ -10,76 +11,17 @@
 
 static char **opt_events;
 
-typedef struct {
-  const char *name;         /* canonical */
-  guint16 id;
-  GArray *step_index;       /* guint: steps with values */
-  GPtrArray *step_values;   /* RtSamples*, sorted */
-  GArray *step_summary;     /* RtSummary, one per step */
-  RtSamples *all;           /* sorted */
-  RtSummary all_summary;
-} EventCdf;
-
 static void
-event_cdf_free (EventCdf *c)
+write_event_json (RtJsonWriter *w, const RtCdfEvent *c)
 {
-  g_array_unref (c->step_index);
-  g_ptr_array_unref (c->step_values);
-  g_array_unref (c->step_summary);
-  g_array_unref (c->all);
-  g_free (c);
-}
-
-static EventCdf *
-event_cdf_collect (RtSession *s, const char *name, guint16 id, GArray *selected)
-{
-  EventCdf *c = g_new0 (EventCdf, 1);
-  c->name = name;
-  c->id = id;
-  c->step_index = g_array_new (FALSE, FALSE, sizeof (guint));
-  c->step_values = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
-  c->step_summary = g_array_new (FALSE, FALSE, sizeof (RtSummary));
-  c->all = rt_samples_new ();
-  for (guint i = 0; id != RT_EVENT_NONE && i < selected->len; i++)
-    {
-      guint si = g_array_index (selected, guint, i);
-      RtSamples *v = rt_view_event_values (s->trace, si, id);
-      if (v->len == 0)
-        {
-          g_array_unref (v);
-          continue;   /* steps without data are left out */
-        }
-      g_array_append_vals (c->all, v->data, v->len);
-      RtSummary sum;
-      rt_summary_compute (rt_samples_data (v), v->len, &sum);   /* sorts v */
-      g_array_append_val (c->step_summary, sum);
-      g_array_append_val (c->step_index, si);
-      g_ptr_array_add (c->step_values, v);
-    }
-  rt_summary_compute (rt_samples_data (c->all), c->all->len, &c->all_summary);
-  return c;
-}
-
-static void
-write_event_json (RtSession *s, RtJsonWriter *w, const EventCdf *c)
-{
+  g_autoptr (RtTable) steps = rt_cdf_steps_table (c);
+  g_autoptr (RtTable) all = rt_cdf_all_table (c);
   rt_jw_begin_object (w);
-  rt_jw_member_string (w, "event", c->name);
+  rt_jw_member_string (w, "event", c->event);
   rt_jw_key (w, "steps");
-  rt_jw_begin_array (w);
-  for (guint i = 0; i < c->step_index->len; i++)
-    {
-      const RtSummary *sum = &g_array_index (c->step_summary, RtSummary, i);
-      rt_jw_begin_object (w);
-      rt_jw_member_int (w, "step", rt_trace_step (s->trace, g_array_index (c->step_index, guint, i))->step);
-      rt_view_write_summary (w, sum, RT_SUMMARY_P80 | RT_SUMMARY_P999);
-      rt_jw_end_object (w);
-    }
-  rt_jw_end_array (w);
+  rt_table_write_json (steps, w);
   rt_jw_key (w, "all");
-  rt_jw_begin_object (w);
-  rt_view_write_summary (w, &c->all_summary, RT_SUMMARY_P80 | RT_SUMMARY_P999);
-  rt_jw_end_object (w);
+  rt_table_write_json_row (all, 0, w);
   rt_jw_end_object (w);
 }
 
@@ -94,13 +36,14 @@ write_plot (RtSession *s, GPtrArray *cdfs, GError **error)
 
   for (guint e = 0; e < cdfs->len; e++)
     {
-      const EventCdf *c = g_ptr_array_index (cdfs, e);
-      guint n_steps = c->step_index->len;
+      const RtCdfEvent *c = g_ptr_array_index (cdfs, e);
+      guint n_steps = c->steps->len;
       /* one event: a line per step and the whole; several events: the whole of each */
       for (guint i = 0; !overlay && n_steps > 1 && i < n_steps; i++)
         {
-          RtSamples *v = g_ptr_array_index (c->step_values, i);
-          gint32 step = rt_trace_step (s->trace, g_array_index (c->step_index, guint, i))->step;
+          const RtCdfStep *st = &g_array_index (c->steps, RtCdfStep, i);
+          RtSamples *v = st->sorted;
+          gint32 step = st->step;
           g_autofree char *label = g_strdup_printf ("step %d", step);
           rt_view_tsv_cdf_block (tsv, label, rt_samples_data (v), v->len, 2000);
           if (n_steps <= MAX_STEP_SERIES)
@@ -112,7 +55,7 @@ write_plot (RtSession *s, GPtrArray *cdfs, GError **error)
                                     i == 0 ? "title 'one step each'" : "notitle");
           block++;
         }
-      g_autofree char *label = overlay ? g_strdup (c->name) : g_strdup ("all selected steps");
+      g_autofree char *label = overlay ? g_strdup (c->event) : g_strdup ("all selected steps");
       rt_view_tsv_cdf_block (tsv, label, rt_samples_data (c->all), c->all->len, 4000);
       g_autofree char *title = rt_gnuplot_quote (label);
       g_string_append_printf (plot, "%sdata index %u using 1:2 with steps lw 3 %s title %s",
@@ -121,15 +64,15 @@ write_plot (RtSession *s, GPtrArray *cdfs, GError **error)
       block++;
       if (e == 0)
         {
-          rt_plot_cdf_markers (markers, &c->all_summary, overlay ? c->name : "all selected steps");
+          rt_plot_cdf_markers (markers, &c->all_summary, overlay ? c->event : "all selected steps");
         }
     }
   g_string_append_c (plot, '\n');
 
   g_autoptr (GArray) selected = rt_session_selected_steps (s);
   g_autofree char *steps_text = rt_session_describe_step_indices (s, selected);
-  const EventCdf *first = g_ptr_array_index (cdfs, 0);
-  g_autofree char *what = g_strdup_printf ("CDF of %s, %s", overlay ? "events" : first->name, steps_text);
+  const RtCdfEvent *first = g_ptr_array_index (cdfs, 0);
+  g_autofree char *what = g_strdup_printf ("CDF of %s, %s", overlay ? "events" : first->event, steps_text);
   g_autofree char *xlabel = g_strdup_printf ("'%s (s, log scale)'",
                                              first->id == RT_EV_REQUEST_COMPLETE && !overlay
                                                ? "request duration" : "duration");
@@ -143,29 +86,19 @@ write_plot (RtSession *s, GPtrArray *cdfs, GError **error)
 static int
 run (RtSession *s, GError **error)
 {
-  g_autoptr (GArray) selected = rt_session_selected_steps (s);
-  g_autoptr (GPtrArray) cdfs = g_ptr_array_new_with_free_func ((GDestroyNotify) event_cdf_free);
-  const char *default_events[] = { "async_rollout_request_complete", NULL };
-  const char *const *names = opt_events ? (const char *const *) opt_events : default_events;
-
-  for (guint i = 0; names[i] != NULL; i++)
-    {
-      guint16 id = rt_event_registry_lookup (s->trace->registry, names[i]);
-      const char *canonical = id != RT_EVENT_NONE ? rt_event_registry_name (s->trace->registry, id)
-                                                  : names[i];
-      g_ptr_array_add (cdfs, event_cdf_collect (s, canonical, id, selected));
-    }
+  g_autoptr (RtCdf) cdf = rt_cdf_analyse (s->trace, s->steps, (const char *const *) opt_events);
+  GPtrArray *cdfs = cdf->events;
 
   RtJsonWriter *w = rt_session_json (s);
   if (cdfs->len == 1)
-    write_event_json (s, w, g_ptr_array_index (cdfs, 0));
+    write_event_json (w, g_ptr_array_index (cdfs, 0));
   else
     {
       rt_jw_begin_object (w);
       rt_jw_key (w, "events");
       rt_jw_begin_array (w);
       for (guint i = 0; i < cdfs->len; i++)
-        write_event_json (s, w, g_ptr_array_index (cdfs, i));
+        write_event_json (w, g_ptr_array_index (cdfs, i));
       rt_jw_end_array (w);
       rt_jw_end_object (w);
     }
@@ -173,15 +106,15 @@ run (RtSession *s, GError **error)
   gboolean any = FALSE;
   for (guint i = 0; i < cdfs->len; i++)
     {
-      EventCdf *c = g_ptr_array_index (cdfs, i);
+      const RtCdfEvent *c = g_ptr_array_index (cdfs, i);
       if (c->all->len == 0)
         {
-          rt_session_no_data (s, "no %s values with a duration in the selected steps", c->name);
+          rt_session_no_data (s, "no %s values with a duration in the selected steps", c->event);
           continue;
         }
       any = TRUE;
       const RtSummary sum = c->all_summary;
-      rt_session_print (s, "%s over %u steps: %u values\n", c->name, c->step_index->len, sum.count);
+      rt_session_print (s, "%s over %u steps: %u values\n", c->event, c->steps->len, sum.count);
       rt_session_print (s, "  mean %.3f s  std %.3f s  min %.3f s  max %.3f s\n", sum.mean, sum.std,
                         sum.min, sum.max);
       rt_session_print (s, "  P50 %.3f  P80 %.3f  P90 %.3f  P95 %.3f  P99 %.3f  P99.9 %.3f s\n",

@@ -6,6 +6,7 @@
 
 #include "rolltrace/rt-jsonw.h"
 #include "rolltrace/rt-steps.h"
+#include "rolltrace/rt-table.h"
 #include "rolltrace/rt-text.h"
 #include "rolltrace/rt-trace.h"
 
@@ -89,6 +90,9 @@ gboolean rt_parse_int_option (const char *name, const char *value, gint64 min, g
 
 /* Writes `content` to OUT/name, creating OUT on first use. */
 gboolean rt_session_write (RtSession *s, const char *name, const GString *content, GError **error);
+
+/* Writes `table` as OUT/<stem>.tsv. */
+gboolean rt_session_write_table (RtSession *s, const RtTable *table, const char *stem, GError **error);
 
 /* Path of OUT/name (OUT as given or defaulted). */
 char *rt_session_out_path (RtSession *s, const char *name);

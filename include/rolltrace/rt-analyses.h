@@ -1,0 +1,176 @@
+/* rt-analyses.h: every analysis of rolltrace as a function of a loaded trace, the steps chosen and
+ * its options, returning plain results (freed with one call, no I/O), and the tables made of them. */
+#pragma once
+
+#include <glib.h>
+
+#include "rolltrace/rt-stats.h"
+#include "rolltrace/rt-steps.h"
+#include "rolltrace/rt-table.h"
+#include "rolltrace/rt-trace.h"
+
+G_BEGIN_DECLS
+
+/* Conventions. An analysis takes the trace and the steps to look at (an RtStepSet, NULL
+ * for all) and returns its result even when there is nothing to say: a trace without the
+ * data gives an empty result, never an error. Each result has its _free function and
+ * g_autoptr cleanup. A result refers to the trace (step indices, interned texts): it
+ * lives no longer than the trace. Step indices index trace->steps. */
+
+/* Indices into t->steps of the steps of `set` (NULL: all), ascending. */
+GArray *rt_trace_select_steps (const RtTrace *t, const RtStepSet *set);
+
+/* The columns of an RtSummary in a table, and its cells. `extra` as in rt-views.h:
+ * RT_SUMMARY_P80 and RT_SUMMARY_P999 add those two. */
+#define RT_SUMMARY_COLUMNS_HEAD(unit) \
+  { RT_COL ("count", RT_COLUMN_INT, NULL, "how many values") }, \
+  { RT_COL ("mean", RT_COLUMN_NUMBER, unit, "mean") }, \
+  { RT_COL ("std", RT_COLUMN_NUMBER, unit, "standard deviation (population)") }, \
+  { RT_COL ("min", RT_COLUMN_NUMBER, unit, "smallest") }, \
+  { RT_COL ("max", RT_COLUMN_NUMBER, unit, "largest") }, \
+  { RT_COL ("p50", RT_COLUMN_NUMBER, unit, "median (percentiles interpolate between closest ranks)") }
+#define RT_SUMMARY_COLUMN_P80(unit) { RT_COL ("p80", RT_COLUMN_NUMBER, unit, "80th percentile") }
+#define RT_SUMMARY_COLUMNS_TAIL(unit) \
+  { RT_COL ("p90", RT_COLUMN_NUMBER, unit, "90th percentile") }, \
+  { RT_COL ("p95", RT_COLUMN_NUMBER, unit, "95th percentile") }, \
+  { RT_COL ("p99", RT_COLUMN_NUMBER, unit, "99th percentile") }
+#define RT_SUMMARY_COLUMN_P999(unit) { RT_COL ("p999", RT_COLUMN_NUMBER, unit, "99.9th percentile") }
+void rt_table_summary (RtTable *table, const RtSummary *sum, guint extra);
+
+/* A table whose RT_COLUMN_EACH column `pattern` becomes one column per step-level
+ * section, the first `n` of them in RtEventId order. */
+RtTable *rt_table_new_with_sections (const RtTableSpec *spec, const char *pattern, int n);
+
+/* ---- cdf: the distribution of request durations, or of any event's ---------------- */
+
+typedef struct {
+  guint step_index;
+  gint32 step;
+  RtSamples *sorted;          /* the step's values, ascending */
+  RtSummary summary;
+} RtCdfStep;
+
+typedef struct {
+  const char *event;          /* the canonical name; as asked when the trace lacks it */
+  guint16 id;                 /* RT_EVENT_NONE when the trace lacks it */
+  GArray *steps;              /* RtCdfStep: the selected steps that have values */
+  RtSamples *all;             /* every value of those steps, ascending */
+  RtSummary all_summary;
+} RtCdfEvent;
+
+typedef struct {
+  GPtrArray *events;          /* RtCdfEvent*, one per name asked, in that order */
+} RtCdf;
+
+/* The values of each event of `events` (NULL: async_rollout_request_complete, the request
+ * durations): one per worker file (its sum) for a step-level event, one per line with a
+ * duration for any other. */
+RtCdf *rt_cdf_analyse (const RtTrace *t, const RtStepSet *steps, const char *const *events);
+void rt_cdf_free (RtCdf *cdf);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (RtCdf, rt_cdf_free)
+
+/* step and the summary of each step: cdf "steps" */
+extern const RtTableSpec rt_cdf_steps_spec;
+RtTable *rt_cdf_steps_table (const RtCdfEvent *e);
+/* the summary of all selected steps, one row: cdf "all" */
+extern const RtTableSpec rt_cdf_all_spec;
+RtTable *rt_cdf_all_table (const RtCdfEvent *e);
+
+
+
+
+/* ---- overview: rollout and step interval per step -------------------------------- */
+
+
+
+
+/* ---- workers: the ranks of a step, and the one everybody waits for ----------------- */
+
+/* The slowest worker file of a step (ties to the lower worker), its total, the median
+ * total and their ratio. */
+typedef struct {
+  guint step_index;
+  gint32 step;
+  int slowest_file;           /* index into t->files; -1 when no worker has a total */
+  gint32 slowest_worker;      /* -1 likewise */
+  double total_max, total_median, imbalance;
+  /* The barrier evens out total_step_duration, so the straggler shows better in
+   * generation time: slowest async_generate_duration / median. */
+  double generation_imbalance;
+} RtStepBalance;
+
+void rt_step_balance (const RtTrace *t, guint step_index, RtStepBalance *out);
+
+typedef struct {
+  GArray *steps;              /* RtStepBalance of the selected steps with a total */
+  gint32 worst_step;          /* the step with the largest imbalance, -1 when none */
+  double worst_imbalance;
+} RtWorkers;
+
+RtWorkers *rt_workers_analyse (const RtTrace *t, const RtStepSet *steps);
+void rt_workers_free (RtWorkers *w);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (RtWorkers, rt_workers_free)
+
+extern const RtTableSpec rt_workers_steps_spec;
+RtTable *rt_workers_steps_table (const RtWorkers *w);
+
+typedef struct {
+  guint file;                 /* index into t->files */
+  gint32 worker;
+  double sections_s[RT_N_STEP_EVENTS];  /* its sum of each step-level section; NAN: none */
+  guint requests;             /* complete requests */
+  double request_p50, request_max;      /* of their durations; NAN when none */
+} RtWorkerRow;
+
+typedef struct {
+  RtStepBalance balance;
+  GArray *workers;            /* RtWorkerRow, by worker */
+  double barrier_slowest_s;   /* barrier wait of the slowest worker */
+  double barrier_mean_s;      /* mean over the workers that logged one */
+} RtWorkersStep;
+
+RtWorkersStep *rt_workers_step_analyse (const RtTrace *t, guint step_index);
+void rt_workers_step_free (RtWorkersStep *w);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (RtWorkersStep, rt_workers_step_free)
+
+/* worker, total, every section, requests: workers_step_N.tsv and --step's "workers" */
+extern const RtTableSpec rt_workers_step_spec;
+RtTable *rt_workers_step_table (const RtWorkersStep *w);
+/* one worker's sections with a positive time: worker_M_step_N.tsv */
+extern const RtTableSpec rt_worker_sections_spec;
+RtTable *rt_worker_sections_table (const RtWorkerRow *row);
+
+
+
+
+/* ---- requests: one step's requests, and the slowest broken down by phase ----------- */
+
+
+
+
+/* ---- turns: time per turn index ---------------------------------------------------- */
+
+
+
+
+/* ---- turn-dist: requests by number of turns ---------------------------------------- */
+
+
+
+
+/* ---- events: each step-level section's share of the step ---------------------------- */
+
+
+
+
+/* ---- check: the inventory of an experiment and what is wrong with it --------------- */
+
+
+
+
+/* ---- train: the trainer's console log ---------------------------------------------- */
+
+
+
+
+G_END_DECLS

@@ -1,0 +1,90 @@
+/* rt-table.h: a table of results, its columns declared once (name, type, unit, meaning).
+ * From one table come its TSV file, its JSON array of objects and the --help list of its keys. */
+#pragma once
+
+#include <glib.h>
+
+#include "rolltrace/rt-jsonw.h"
+
+G_BEGIN_DECLS
+
+typedef enum {
+  RT_COLUMN_INT,             /* a whole number; TSV NaN and JSON null when unknown */
+  RT_COLUMN_NUMBER,          /* a double; NAN is NaN in the TSV (gnuplot's missing value), null in JSON */
+  RT_COLUMN_TEXT,            /* text, from the input or ours; escaped by each format */
+  RT_COLUMN_BOOL,            /* 0/1 in the TSV, false/true in JSON */
+  RT_COLUMN_TABLE,           /* a table of its own: JSON only, an array of objects */
+} RtColumnType;
+
+typedef enum {
+  RT_COLUMN_JSON_ONLY = 1 << 0,  /* left out of the TSV file */
+  RT_COLUMN_TSV_ONLY = 1 << 1,   /* left out of the JSON objects */
+  RT_COLUMN_EACH = 1 << 2,       /* a pattern: one column per name given to rt_table_expand,
+                                  * named after it, with this column's type, unit and group */
+} RtColumnFlags;
+
+typedef struct {
+  const char *name;          /* the JSON key; the TSV header too, unless `tsv_name` */
+  RtColumnType type;
+  const char *unit;          /* "s", "%", "tokens"... or NULL */
+  const char *meaning;       /* one line, for --help */
+  const char *tsv_name;      /* the TSV header where it differs from the key, or NULL */
+  const char *group;         /* in JSON, consecutive columns of one group form an object
+                              * under this key ({"pct": {...}}); NULL: none */
+  RtColumnFlags flags;
+} RtColumn;
+
+/* A column in a declaration: { RT_COL ("total_max", RT_COLUMN_NUMBER, "s", "the longest"),
+ * .tsv_name = "total_max_s" }, and RT_COLUMNS_END after the last. */
+#define RT_COL(name_, type_, unit_, meaning_) .name = (name_), .type = (type_), .unit = (unit_), .meaning = (meaning_)
+#define RT_COLUMNS_END { .name = NULL }
+
+/* A table's declaration: written once, as a static array, beside the analysis. */
+typedef struct {
+  const char *name;          /* the file stem: NAME.tsv */
+  const char *row;           /* what one row is, for --help ("one per selected step") */
+  const RtColumn *columns;   /* ending with RT_COLUMNS_END */
+} RtTableSpec;
+
+typedef struct _RtTable RtTable;
+
+RtTable *rt_table_new (const RtTableSpec *spec);
+void rt_table_free (RtTable *table);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (RtTable, rt_table_free)
+
+/* Replaces the RT_COLUMN_EACH column `pattern` by one column per name (copied), before
+ * the first row: the sections of a step, the numbers of turns that occur, the metrics. */
+void rt_table_expand (RtTable *table, const char *pattern, const char *const *names, guint n);
+
+/* Rows are appended a cell at a time, in column order; a row ends with its last cell. */
+void rt_table_int (RtTable *table, gint64 v);
+void rt_table_number (RtTable *table, double v);
+void rt_table_text (RtTable *table, const char *s);      /* copied; NULL is null */
+void rt_table_bool (RtTable *table, gboolean v);
+void rt_table_null (RtTable *table);                     /* an unknown value of any type */
+void rt_table_table (RtTable *table, RtTable *cell);    /* takes `cell` */
+
+const char *rt_table_name (const RtTable *table);
+guint rt_table_n_rows (const RtTable *table);
+guint rt_table_n_columns (const RtTable *table);
+const RtColumn *rt_table_column (const RtTable *table, guint column);
+/* The column named `name` (the JSON key), or -1. */
+int rt_table_find (const RtTable *table, const char *name);
+/* A cell as a double (INT, NUMBER, BOOL; NAN when null) or as text (TEXT; NULL when null). */
+double rt_table_get_number (const RtTable *table, guint row, guint column);
+const char *rt_table_get_text (const RtTable *table, guint row, guint column);
+const RtTable *rt_table_get_table (const RtTable *table, guint row, guint column);
+
+/* The TSV file: a header line of the column names, then a line per row. */
+GString *rt_table_tsv (const RtTable *table);
+
+/* The rows as a JSON array of objects, as the value of the writer's current position. */
+void rt_table_write_json (const RtTable *table, RtJsonWriter *w);
+/* One row as a JSON object (a table of one row that stands for one thing). */
+void rt_table_write_json_row (const RtTable *table, guint row, RtJsonWriter *w);
+
+/* The --help text of a declaration: what a row is, then a line per column
+ * ("  step            the step number"), indented by `indent` spaces. */
+void rt_table_spec_describe (const RtTableSpec *spec, GString *out, guint indent);
+
+G_END_DECLS

@@ -1,0 +1,100 @@
+/* cdf.c: the distribution of request durations (or of any event's durations) per step and over all.
+ * The tail is the question, so every summary carries P50 to P99.9. */
+#include "rolltrace/rt-analyses.h"
+#include "rolltrace/rt-views.h"
+
+static void
+cdf_event_free (RtCdfEvent *c)
+{
+  for (guint i = 0; i < c->steps->len; i++)
+    g_array_unref (g_array_index (c->steps, RtCdfStep, i).sorted);
+  g_array_unref (c->steps);
+  g_array_unref (c->all);
+  g_free (c);
+}
+
+static RtCdfEvent *
+cdf_event_collect (const RtTrace *t, const char *name, GArray *selected)
+{
+  RtCdfEvent *c = g_new0 (RtCdfEvent, 1);
+  c->id = rt_event_registry_lookup (t->registry, name);
+  c->event = c->id != RT_EVENT_NONE ? rt_event_registry_name (t->registry, c->id) : name;
+  c->steps = g_array_new (FALSE, FALSE, sizeof (RtCdfStep));
+  c->all = rt_samples_new ();
+  for (guint i = 0; c->id != RT_EVENT_NONE && i < selected->len; i++)
+    {
+      RtCdfStep st = { .step_index = g_array_index (selected, guint, i) };
+      st.step = rt_trace_step (t, st.step_index)->step;
+      st.sorted = rt_view_event_values (t, st.step_index, c->id);
+      if (st.sorted->len == 0)
+        {
+          g_array_unref (st.sorted);
+          continue;   /* steps without data are left out */
+        }
+      g_array_append_vals (c->all, st.sorted->data, st.sorted->len);
+      rt_summary_compute (rt_samples_data (st.sorted), st.sorted->len, &st.summary);   /* sorts */
+      g_array_append_val (c->steps, st);
+    }
+  rt_summary_compute (rt_samples_data (c->all), c->all->len, &c->all_summary);
+  return c;
+}
+
+RtCdf *
+rt_cdf_analyse (const RtTrace *t, const RtStepSet *steps, const char *const *events)
+{
+  static const char *const default_events[] = { "async_rollout_request_complete", NULL };
+  g_autoptr (GArray) selected = rt_trace_select_steps (t, steps);
+  RtCdf *cdf = g_new0 (RtCdf, 1);
+  cdf->events = g_ptr_array_new_with_free_func ((GDestroyNotify) cdf_event_free);
+  for (const char *const *name = events ? events : default_events; *name != NULL; name++)
+    g_ptr_array_add (cdf->events, cdf_event_collect (t, *name, selected));
+  return cdf;
+}
+
+void
+rt_cdf_free (RtCdf *cdf)
+{
+  if (cdf == NULL)
+    return;
+  g_ptr_array_unref (cdf->events);
+  g_free (cdf);
+}
+
+#define CDF_SUMMARY_COLUMNS \
+  RT_SUMMARY_COLUMNS_HEAD ("s"), RT_SUMMARY_COLUMN_P80 ("s"), RT_SUMMARY_COLUMNS_TAIL ("s"), \
+  RT_SUMMARY_COLUMN_P999 ("s")
+
+const RtTableSpec rt_cdf_steps_spec = {
+  "cdf_steps", "one per selected step with values",
+  (const RtColumn[]) {
+    { RT_COL ("step", RT_COLUMN_INT, NULL, "the step number") },
+    CDF_SUMMARY_COLUMNS,
+    RT_COLUMNS_END,
+  },
+};
+
+const RtTableSpec rt_cdf_all_spec = {
+  "cdf_all", "the values of all selected steps together",
+  (const RtColumn[]) { CDF_SUMMARY_COLUMNS, RT_COLUMNS_END },
+};
+
+RtTable *
+rt_cdf_steps_table (const RtCdfEvent *e)
+{
+  RtTable *table = rt_table_new (&rt_cdf_steps_spec);
+  for (guint i = 0; i < e->steps->len; i++)
+    {
+      const RtCdfStep *st = &g_array_index (e->steps, RtCdfStep, i);
+      rt_table_int (table, st->step);
+      rt_table_summary (table, &st->summary, RT_SUMMARY_P80 | RT_SUMMARY_P999);
+    }
+  return table;
+}
+
+RtTable *
+rt_cdf_all_table (const RtCdfEvent *e)
+{
+  RtTable *table = rt_table_new (&rt_cdf_all_spec);
+  rt_table_summary (table, &e->all_summary, RT_SUMMARY_P80 | RT_SUMMARY_P999);
+  return table;
+}

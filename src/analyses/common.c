@@ -1,0 +1,43 @@
+/* common.c: what every analysis shares: the steps a selection names, and summaries as table cells.
+ * Kept apart so that each analysis file holds its own arithmetic only. */
+#include "rolltrace/rt-analyses.h"
+#include "rolltrace/rt-views.h"
+
+GArray *
+rt_trace_select_steps (const RtTrace *t, const RtStepSet *set)
+{
+  GArray *idx = g_array_new (FALSE, FALSE, sizeof (guint));
+  for (guint i = 0; i < t->steps->len; i++)
+    if (set == NULL || rt_step_set_contains (set, rt_trace_step (t, i)->step))
+      g_array_append_val (idx, i);
+  return idx;
+}
+
+void
+rt_table_summary (RtTable *table, const RtSummary *sum, guint extra)
+{
+  rt_table_int (table, sum->count);
+  rt_table_number (table, sum->mean);
+  rt_table_number (table, sum->std);
+  rt_table_number (table, sum->min);
+  rt_table_number (table, sum->max);
+  rt_table_number (table, sum->p50);
+  if (extra & RT_SUMMARY_P80)
+    rt_table_number (table, sum->p80);
+  rt_table_number (table, sum->p90);
+  rt_table_number (table, sum->p95);
+  rt_table_number (table, sum->p99);
+  if (extra & RT_SUMMARY_P999)
+    rt_table_number (table, sum->p999);
+}
+
+RtTable *
+rt_table_new_with_sections (const RtTableSpec *spec, const char *pattern, int n)
+{
+  RtTable *table = rt_table_new (spec);
+  const char *names[RT_N_STEP_EVENTS];
+  for (int e = 0; e < n; e++)
+    names[e] = rt_step_event_name (e);
+  rt_table_expand (table, pattern, names, (guint) n);
+  return table;
+}

@@ -1,0 +1,356 @@
+/* table.c: result tables, their columns declared once, written as TSV and as JSON from the same rows.
+ * Each format owns its escaping (rt_tsv_append_text, the JSON writer), so no caller spells a row twice. */
+#include "rolltrace/rt-table.h"
+#include "rolltrace/rt-text.h"
+
+#include <math.h>
+#include <string.h>
+
+typedef struct {
+  gboolean null;
+  union {
+    gint64 i;
+    double d;
+    char *s;
+    RtTable *t;
+  };
+} Cell;
+
+struct _RtTable {
+  const RtTableSpec *spec;
+  GArray *columns;           /* RtColumn; names of expanded columns live in `names` */
+  GPtrArray *names;          /* char*: the names rt_table_expand copied */
+  GArray *cells;             /* Cell, row after row */
+};
+
+static void
+cell_clear (const RtColumn *c, Cell *cell)
+{
+  if (cell->null)
+    return;
+  if (c->type == RT_COLUMN_TEXT)
+    g_free (cell->s);
+  else if (c->type == RT_COLUMN_TABLE)
+    rt_table_free (cell->t);
+}
+
+RtTable *
+rt_table_new (const RtTableSpec *spec)
+{
+  RtTable *t = g_new0 (RtTable, 1);
+  t->spec = spec;
+  t->columns = g_array_new (FALSE, FALSE, sizeof (RtColumn));
+  for (const RtColumn *c = spec->columns; c->name != NULL; c++)
+    g_array_append_val (t->columns, *c);
+  t->names = g_ptr_array_new_with_free_func (g_free);
+  t->cells = g_array_new (FALSE, FALSE, sizeof (Cell));
+  return t;
+}
+
+void
+rt_table_free (RtTable *t)
+{
+  if (t == NULL)
+    return;
+  for (guint i = 0; i < t->cells->len; i++)
+    cell_clear (&g_array_index (t->columns, RtColumn, i % t->columns->len),
+                &g_array_index (t->cells, Cell, i));
+  g_array_unref (t->cells);
+  g_array_unref (t->columns);
+  g_ptr_array_unref (t->names);
+  g_free (t);
+}
+
+void
+rt_table_expand (RtTable *t, const char *pattern, const char *const *names, guint n)
+{
+  g_return_if_fail (t->cells->len == 0);
+  int at = rt_table_find (t, pattern);
+  g_return_if_fail (at >= 0 && (g_array_index (t->columns, RtColumn, at).flags & RT_COLUMN_EACH));
+  RtColumn each = g_array_index (t->columns, RtColumn, at);
+  each.flags &= ~RT_COLUMN_EACH;
+  each.tsv_name = NULL;
+  g_array_remove_index (t->columns, at);
+  for (guint k = 0; k < n; k++)
+    {
+      char *name = g_strdup (names[k]);
+      g_ptr_array_add (t->names, name);
+      each.name = name;
+      g_array_insert_val (t->columns, at + k, each);
+    }
+}
+
+/* The column the next cell belongs to. */
+static const RtColumn *
+next_column (RtTable *t)
+{
+  return &g_array_index (t->columns, RtColumn, t->cells->len % t->columns->len);
+}
+
+static void
+append (RtTable *t, Cell cell, RtColumnType type)
+{
+  const RtColumn *c = next_column (t);
+  g_return_if_fail (!(c->flags & RT_COLUMN_EACH));
+  if (!cell.null && c->type != type && !(c->type == RT_COLUMN_NUMBER && type == RT_COLUMN_INT))
+    g_critical ("table %s: column %s is not of the type given", t->spec->name, c->name);
+  if (!cell.null && c->type == RT_COLUMN_NUMBER && type == RT_COLUMN_INT)
+    cell.d = (double) cell.i;
+  g_array_append_val (t->cells, cell);
+}
+
+void
+rt_table_int (RtTable *t, gint64 v)
+{
+  append (t, (Cell) { .i = v }, RT_COLUMN_INT);
+}
+
+void
+rt_table_number (RtTable *t, double v)
+{
+  append (t, (Cell) { .d = v }, RT_COLUMN_NUMBER);
+}
+
+void
+rt_table_text (RtTable *t, const char *s)
+{
+  append (t, (Cell) { .null = s == NULL, .s = g_strdup (s) }, RT_COLUMN_TEXT);
+}
+
+void
+rt_table_bool (RtTable *t, gboolean v)
+{
+  append (t, (Cell) { .i = v != 0 }, RT_COLUMN_BOOL);
+}
+
+void
+rt_table_null (RtTable *t)
+{
+  append (t, (Cell) { .null = TRUE }, next_column (t)->type);
+}
+
+void
+rt_table_table (RtTable *t, RtTable *cell)
+{
+  append (t, (Cell) { .null = cell == NULL, .t = cell }, RT_COLUMN_TABLE);
+}
+
+const char *
+rt_table_name (const RtTable *t)
+{
+  return t->spec->name;
+}
+
+guint
+rt_table_n_rows (const RtTable *t)
+{
+  return t->cells->len / t->columns->len;
+}
+
+guint
+rt_table_n_columns (const RtTable *t)
+{
+  return t->columns->len;
+}
+
+const RtColumn *
+rt_table_column (const RtTable *t, guint column)
+{
+  return &g_array_index (t->columns, RtColumn, column);
+}
+
+int
+rt_table_find (const RtTable *t, const char *name)
+{
+  for (guint i = 0; i < t->columns->len; i++)
+    if (strcmp (g_array_index (t->columns, RtColumn, i).name, name) == 0)
+      return (int) i;
+  return -1;
+}
+
+static const Cell *
+cell_at (const RtTable *t, guint row, guint column)
+{
+  g_return_val_if_fail (row < rt_table_n_rows (t) && column < t->columns->len, NULL);
+  return &g_array_index (t->cells, Cell, row * t->columns->len + column);
+}
+
+double
+rt_table_get_number (const RtTable *t, guint row, guint column)
+{
+  const Cell *c = cell_at (t, row, column);
+  if (c == NULL || c->null)
+    return NAN;
+  switch (rt_table_column (t, column)->type)
+    {
+    case RT_COLUMN_NUMBER:
+      return c->d;
+    case RT_COLUMN_INT:
+    case RT_COLUMN_BOOL:
+      return (double) c->i;
+    default:
+      return NAN;
+    }
+}
+
+const char *
+rt_table_get_text (const RtTable *t, guint row, guint column)
+{
+  const Cell *c = cell_at (t, row, column);
+  return c != NULL && !c->null && rt_table_column (t, column)->type == RT_COLUMN_TEXT ? c->s : NULL;
+}
+
+const RtTable *
+rt_table_get_table (const RtTable *t, guint row, guint column)
+{
+  const Cell *c = cell_at (t, row, column);
+  return c != NULL && !c->null && rt_table_column (t, column)->type == RT_COLUMN_TABLE ? c->t : NULL;
+}
+
+/* ---- formats ---- */
+
+static gboolean
+in_tsv (const RtColumn *c)
+{
+  return !(c->flags & RT_COLUMN_JSON_ONLY) && c->type != RT_COLUMN_TABLE;
+}
+
+static void
+tsv_cell (GString *out, const RtColumn *c, const Cell *cell)
+{
+  if (cell->null)
+    {
+      g_string_append (out, "NaN");
+      return;
+    }
+  switch (c->type)
+    {
+    case RT_COLUMN_INT:
+    case RT_COLUMN_BOOL:
+      g_string_append_printf (out, "%" G_GINT64_FORMAT, cell->i);
+      break;
+    case RT_COLUMN_NUMBER:
+      if (isfinite (cell->d))
+        rt_format_double (out, cell->d);
+      else
+        g_string_append (out, "NaN");
+      break;
+    case RT_COLUMN_TEXT:
+      rt_tsv_append_text (out, cell->s);
+      break;
+    case RT_COLUMN_TABLE:
+      break;
+    }
+}
+
+GString *
+rt_table_tsv (const RtTable *t)
+{
+  GString *out = g_string_new (NULL);
+  gboolean first = TRUE;
+  for (guint k = 0; k < t->columns->len; k++)
+    {
+      const RtColumn *c = rt_table_column (t, k);
+      if (!in_tsv (c))
+        continue;
+      if (!first)
+        g_string_append_c (out, '\t');
+      rt_tsv_append_text (out, c->tsv_name ? c->tsv_name : c->name);
+      first = FALSE;
+    }
+  g_string_append_c (out, '\n');
+  for (guint r = 0; r < rt_table_n_rows (t); r++)
+    {
+      first = TRUE;
+      for (guint k = 0; k < t->columns->len; k++)
+        {
+          const RtColumn *c = rt_table_column (t, k);
+          if (!in_tsv (c))
+            continue;
+          if (!first)
+            g_string_append_c (out, '\t');
+          tsv_cell (out, c, cell_at (t, r, k));
+          first = FALSE;
+        }
+      g_string_append_c (out, '\n');
+    }
+  return out;
+}
+
+static void
+json_cell (RtJsonWriter *w, const RtColumn *c, const Cell *cell)
+{
+  if (cell->null)
+    {
+      rt_jw_null (w);
+      return;
+    }
+  switch (c->type)
+    {
+    case RT_COLUMN_INT:
+      rt_jw_int (w, cell->i);
+      break;
+    case RT_COLUMN_NUMBER:
+      rt_jw_number (w, cell->d);
+      break;
+    case RT_COLUMN_TEXT:
+      rt_jw_string (w, cell->s);
+      break;
+    case RT_COLUMN_BOOL:
+      rt_jw_bool (w, cell->i != 0);
+      break;
+    case RT_COLUMN_TABLE:
+      rt_table_write_json (cell->t, w);
+      break;
+    }
+}
+
+void
+rt_table_write_json_row (const RtTable *t, guint r, RtJsonWriter *w)
+{
+  rt_jw_begin_object (w);
+  const char *group = NULL;   /* the nested object open, if any */
+  for (guint k = 0; k < t->columns->len; k++)
+    {
+      const RtColumn *c = rt_table_column (t, k);
+      if (c->flags & RT_COLUMN_TSV_ONLY)
+        continue;
+      if (group != NULL && g_strcmp0 (group, c->group) != 0)
+        rt_jw_end_object (w);
+      if (c->group != NULL && g_strcmp0 (group, c->group) != 0)
+        {
+          rt_jw_key (w, c->group);
+          rt_jw_begin_object (w);
+        }
+      group = c->group;
+      rt_jw_key (w, c->name);
+      json_cell (w, c, cell_at (t, r, k));
+    }
+  if (group != NULL)
+    rt_jw_end_object (w);
+  rt_jw_end_object (w);
+}
+
+void
+rt_table_write_json (const RtTable *t, RtJsonWriter *w)
+{
+  rt_jw_begin_array (w);
+  for (guint r = 0; r < rt_table_n_rows (t); r++)
+    rt_table_write_json_row (t, r, w);
+  rt_jw_end_array (w);
+}
+
+void
+rt_table_spec_describe (const RtTableSpec *spec, GString *out, guint indent)
+{
+  g_string_append_printf (out, "%*s%s: %s\n", indent, "", spec->name, spec->row);
+  for (const RtColumn *c = spec->columns; c->name != NULL; c++)
+    {
+      g_autofree char *key = c->group ? g_strdup_printf ("%s.%s", c->group, c->name) : g_strdup (c->name);
+      g_autofree char *unit = c->unit ? g_strdup_printf (" (%s)", c->unit) : g_strdup ("");
+      const char *where = (c->flags & RT_COLUMN_JSON_ONLY) || c->type == RT_COLUMN_TABLE ? " [JSON only]"
+                          : (c->flags & RT_COLUMN_TSV_ONLY) ? " [TSV only]" : "";
+      g_string_append_printf (out, "%*s  %-22s %s%s%s%s%s\n", indent, "", key, c->meaning, unit, where,
+                              c->tsv_name ? "; TSV column " : "", c->tsv_name ? c->tsv_name : "");
+    }
+}

@@ -127,7 +127,7 @@ damage_plan (Synth *sy, char **notes_path, char **notes_text)
   insert_lines (&r, sy, "42\n", "non-object line 42");
 
   /* Only the newer logger writes the statistics line that can hold NaN and Infinity. */
-  if (sy->schema == SCHEMA_V2)
+  if (sy->gen->emit_length_stats != NULL)
     {
       const struct {
         StatsDamage kind;

@@ -42,17 +42,16 @@ static void
 trace_text_build (TraceText *tt, const Synth *sy, const RankStep *rs, StatsDamage stats_damage)
 {
   int n = sy->n_requests;
-  /* ~30 lines of ~330 bytes a request in v2; fewer and shorter in v1. */
-  gsize guess = (gsize) n * (sy->schema == SCHEMA_V2 ? 30 * 340 : 6 * 170);
+  const Generation *gen = sy->gen;
   tt->head = g_string_sized_new (256);
-  tt->body = g_string_sized_new (guess);
+  tt->body = g_string_sized_new ((gsize) n * gen->bytes_per_request);
   tt->tail = g_string_sized_new (4096 + (gsize) n * 12);
   tt->refs = g_array_sized_new (FALSE, FALSE, sizeof (LineRef),
-                                (guint) (n * (sy->schema == SCHEMA_V2 ? 32 : 8)));
+                                (guint) (n * gen->lines_per_request));
 
   g_autofree char *suffix = g_strdup_printf (", \"workid\": %d, \"step\": %d}\n", rs->worker, rs->step);
-  LineSink k = { tt->head, NULL, suffix, strlen (suffix), 0, 0 };
-  emit_section (&k, rs, sy->schema, SEC_PREPROCESSING);
+  LineSink k = { .s = tt->head, .suffix = suffix, .suffix_len = strlen (suffix) };
+  emit_section (&k, rs, gen, SEC_PREPROCESSING);
 
   /* All requests run at once: write each one's lines in its own order, then sort them all by
    * time, which interleaves them the way a shared log file does. */
@@ -65,10 +64,7 @@ trace_text_build (TraceText *tt, const Synth *sy, const RankStep *rs, StatsDamag
     {
       request_plan (&plan, sy->seed, rs->step, rs->worker, i, rs->slow);
       gint64 base = rs->end[SEC_PREPROCESSING] + plan.offset;
-      if (sy->schema == SCHEMA_V2)
-        emit_request_v2 (&k, &plan, base);
-      else
-        emit_request_v1 (&k, &plan, base);
+      gen->emit_request (&k, &plan, base);
       lengths[i] = plan.response_length;
       actual[i] = plan.actual_tokens;
     }
@@ -77,11 +73,11 @@ trace_text_build (TraceText *tt, const Synth *sy, const RankStep *rs, StatsDamag
   k.s = tt->tail;
   k.refs = NULL;
   for (Section sec = SEC_ASYNC_GENERATE; sec <= SEC_FINAL_CONSTRUCTION; sec++)
-    emit_section (&k, rs, sy->schema, sec);
-  if (sy->schema == SCHEMA_V2)
-    emit_length_stats (&k, rs->stats_time, lengths, actual, n, stats_damage);
+    emit_section (&k, rs, gen, sec);
+  if (gen->emit_length_stats != NULL)
+    gen->emit_length_stats (&k, rs->stats_time, lengths, actual, n, stats_damage);
   tt->tail_last_line = tt->tail->len;
-  emit_section (&k, rs, sy->schema, SEC_TOTAL);
+  emit_section (&k, rs, gen, SEC_TOTAL);
 }
 
 static gboolean
@@ -145,21 +141,14 @@ write_file_atomically (const Synth *sy, const char *path, const TraceText *tt,
 
   int fd = g_mkstemp_full (tmp_path, O_WRONLY, 0644);
   if (fd < 0)
-    {
-      int saved = errno;
-      g_set_error (error, RT_SYNTH_ERROR, RT_SYNTH_ERROR_IO, "cannot create a file in %s: %s", dir,
-                   g_strerror (saved));
-      return FALSE;
-    }
+    return synth_io_error (error, errno, "cannot create a file in", dir);
   FILE *f = fdopen (fd, "wb");
   if (f == NULL)
     {
       int saved = errno;
       close (fd);
       g_unlink (tmp_path);
-      g_set_error (error, RT_SYNTH_ERROR, RT_SYNTH_ERROR_IO, "cannot write %s: %s", final_path,
-                   g_strerror (saved));
-      return FALSE;
+      return synth_io_error (error, saved, "cannot write", final_path);
     }
   /* Few, large writes: the text is already in memory, stdio only batches the pieces. */
   setvbuf (f, NULL, _IOFBF, 1 << 20);
@@ -178,10 +167,9 @@ write_file_atomically (const Synth *sy, const char *path, const TraceText *tt,
   if (!ok)
     {
       g_unlink (tmp_path);
-      g_set_error (error, RT_SYNTH_ERROR, RT_SYNTH_ERROR_IO, "cannot write %s: %s", final_path,
-                   g_strerror (saved));
+      return synth_io_error (error, saved, "cannot write", final_path);
     }
-  return ok;
+  return TRUE;
 }
 
 /* GThreadPool task: generate one (step, worker) file and its copies. */

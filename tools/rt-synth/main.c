@@ -19,6 +19,15 @@ typedef struct {
   gchar **rest;
 } SynthOptions;
 
+/* "cannot <do> <path>: <reason>", the one form of rt-synth's I/O errors; always FALSE. */
+gboolean
+synth_io_error (GError **error, int saved_errno, const char *what, const char *path)
+{
+  g_set_error (error, RT_SYNTH_ERROR, RT_SYNTH_ERROR_IO, "%s %s: %s", what, path,
+               g_strerror (saved_errno));
+  return FALSE;
+}
+
 /* Called from the writing threads: the first error wins, the rest of the work is skipped. */
 void
 synth_fail (Synth *sy, GError *error)
@@ -61,12 +70,7 @@ output_dir_prepare (const char *out, GError **error)
       return TRUE;
     }
   if (g_mkdir_with_parents (out, 0755) != 0)
-    {
-      int saved = errno;
-      g_set_error (error, RT_SYNTH_ERROR, RT_SYNTH_ERROR_IO, "cannot create %s: %s", out,
-                   g_strerror (saved));
-      return FALSE;
-    }
+    return synth_io_error (error, errno, "cannot create", out);
   return TRUE;
 }
 
@@ -75,12 +79,7 @@ make_subdir (const char *out, const char *name, GError **error)
 {
   g_autofree char *path = g_build_filename (out, name, NULL);
   if (g_mkdir (path, 0755) != 0 && errno != EEXIST)
-    {
-      int saved = errno;
-      g_set_error (error, RT_SYNTH_ERROR, RT_SYNTH_ERROR_IO, "cannot create %s: %s", path,
-                   g_strerror (saved));
-      return FALSE;
-    }
+    return synth_io_error (error, errno, "cannot create", path);
   return TRUE;
 }
 
@@ -101,7 +100,7 @@ parse_start (const char *text, gint64 *us, GError **error)
 }
 
 static gboolean
-options_check (const SynthOptions *o, Schema *schema, GError **error)
+options_check (const SynthOptions *o, const Generation **gen, GError **error)
 {
   const struct {
     const char *name;
@@ -120,10 +119,10 @@ options_check (const SynthOptions *o, Schema *schema, GError **error)
                      ranges[i].name, ranges[i].lo, ranges[i].hi);
         return FALSE;
       }
-  if (g_strcmp0 (o->schema_name, "v1") == 0)
-    *schema = SCHEMA_V1;
-  else if (g_strcmp0 (o->schema_name, "v2") == 0)
-    *schema = SCHEMA_V2;
+  if (g_strcmp0 (o->schema_name, generation_v1.name) == 0)
+    *gen = &generation_v1;
+  else if (g_strcmp0 (o->schema_name, generation_v2.name) == 0)
+    *gen = &generation_v2;
   else
     {
       g_set_error (error, RT_SYNTH_ERROR, RT_SYNTH_ERROR_USAGE, "--schema must be v1 or v2, not '%s'",
@@ -244,9 +243,9 @@ main (int argc, char **argv)
   o.schema_name = schema_name;
   o.start = start_text;
 
-  Schema schema;
+  const Generation *gen;
   gint64 start_us;
-  if (!options_check (&o, &schema, &error) || !parse_start (o.start, &start_us, &error))
+  if (!options_check (&o, &gen, &error) || !parse_start (o.start, &start_us, &error))
     return fail (error);
   const char *out = rest[0];
   if (!output_dir_prepare (out, &error))
@@ -255,7 +254,7 @@ main (int argc, char **argv)
   gint64 t0 = g_get_monotonic_time ();
   Synth sy = {
     .out_dir = out,
-    .schema = schema,
+    .gen = gen,
     .seed = (guint64) o.seed,
     .n_steps = o.steps,
     .n_workers = o.workers,

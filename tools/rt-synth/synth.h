@@ -19,16 +19,12 @@
 
 #define RT_SYNTH_ERROR (rt_synth_error_quark ())
 GQuark rt_synth_error_quark (void);
+gboolean synth_io_error (GError **error, int saved_errno, const char *what, const char *path);
 
 typedef enum {
   RT_SYNTH_ERROR_USAGE, /* exit status 2 */
   RT_SYNTH_ERROR_IO,    /* exit status 1 */
 } RtSynthError;
-
-typedef enum {
-  SCHEMA_V1, /* older logger: preprocessing, engine_call, running_state... */
-  SCHEMA_V2, /* newer logger: canonical names, request ids everywhere */
-} Schema;
 
 /* ------------------------------------------------------------------------------------------ */
 /* Random numbers (rng.c)                                                                      */
@@ -180,11 +176,105 @@ typedef struct {
 } FileDamage;
 
 /* ------------------------------------------------------------------------------------------ */
+/* Lines (lines.c, write-v1.c, write-v2.c)                                                     */
+
+/* A line of the request phase: where its text sits and when it was written. `seq` keeps the
+ * generation order among lines with the same timestamp, which makes the sort stable. */
+typedef struct {
+  gint64 end_us;
+  gsize offset;
+  guint32 length, seq;
+} LineRef;
+
+typedef struct {
+  GString *s;
+  GArray *refs;      /* LineRef per line, or NULL when the order is already right */
+  const char *suffix; /* , "workid": W, "step": S}\n */
+  gsize suffix_len;
+  gsize line_offset;
+  gint64 line_end;
+  gboolean in_extra; /* the line's extra object is open */
+} LineSink;
+
+/* A value a turn's line carries in its extra (lines.c has each one's key and source). */
+typedef enum {
+  TV_END,        /* ends a list of values */
+  TV_REQUEST_ID, /* the request's id */
+  TV_TURN,       /* the turn's index from 0 */
+  TV_TURN_FROM_1, /* ... from 1, as some lines of the older logger count */
+  TV_SEQUENCE_LENGTH,
+  TV_PROMPT_LENGTH,
+  TV_GENERATED_TOKENS,
+  TV_TEXT_LENGTH,
+  TV_RAW_TOOL_CALLS,
+  TV_PARSED_TOOL_CALLS,
+  TV_HAS_TOOL_CALLS,
+  TV_FINISH,
+  TV_TOTAL_DURATION,
+  TV_PRE_DURATION,
+  TV_ENGINE_DURATION,
+  TV_POST_DURATION,
+  TV_PARSING_DURATION,
+  TV_ENGINE_PCT,
+  TV_POST_PCT,
+} TurnValue;
+
+#define MAX_TURN_VALUES 10
+
+typedef enum {
+  TURN_LINE_ALWAYS,
+  TURN_LINE_IF_TOOL_CALLS, /* the model called a tool in this turn */
+  TURN_LINE_IF_TOOLS_RUN,  /* ... and the tools ran, because another turn follows */
+} TurnLineWhen;
+
+#define TURN_FIELD(field) G_STRUCT_OFFSET (TurnPlan, field)
+#define TURN_SPAN(from, to) TURN_FIELD (from), TURN_FIELD (to)
+#define TURN_INSTANT (-1) /* a TurnLine's end: the line marks a moment and has no duration */
+
+/* One line a logger writes for every turn (or every turn that `when` selects): its event, the
+ * TurnPlan times it spans (G_STRUCT_OFFSET), and the values of its extra in order. */
+typedef struct {
+  const char *event;
+  TurnLineWhen when;
+  glong start, end;
+  TurnValue values[MAX_TURN_VALUES]; /* up to the first TV_END, or all of them */
+} TurnLine;
+
+/* What differs between the two logger generations; the rest of the writing is shared. */
+typedef struct {
+  const char *name; /* as --schema gives it */
+  const char *section_names[N_SECTIONS];
+  void (*emit_request) (LineSink *k, const RequestPlan *p, gint64 base);
+  /* The step_response_length_stats line, NULL for a generation without it. */
+  void (*emit_length_stats) (LineSink *k, gint64 when, const int *lengths, const int *actual,
+                             int n, StatsDamage damage);
+  int lines_per_request, bytes_per_request; /* rough, to size the buffers */
+} Generation;
+
+extern const Generation generation_v1, generation_v2;
+
+void append_key (GString *s, const char *key);
+double percent (gint64 part, gint64 whole);
+void append_turn_values (GString *s, const RequestPlan *p, int turn, const TurnValue *values);
+
+void line_open (LineSink *k, gint64 end_us, const char *event);
+void line_open_timed (LineSink *k, gint64 start_us, gint64 end_us, const char *event);
+void line_key (LineSink *k, const char *key);
+void line_request_id (LineSink *k, const RequestPlan *p);
+void line_close (LineSink *k);
+void emit_request_section (LineSink *k, const RequestPlan *p, gint64 base, gint64 start, gint64 end,
+                           const char *event);
+void emit_turn_lines (LineSink *k, const RequestPlan *p, gint64 base, int turn,
+                      const TurnLine *lines, gsize n_lines);
+void request_complete_open (LineSink *k, const RequestPlan *p, gint64 base);
+void emit_section (LineSink *k, const RankStep *rs, const Generation *gen, Section sec);
+
+/* ------------------------------------------------------------------------------------------ */
 /* The whole run                                                                               */
 
 typedef struct {
   const char *out_dir;
-  Schema schema;
+  const Generation *gen;
   guint64 seed;
   int n_steps, n_workers, n_requests;
   StepPlan *steps;    /* [n_steps] */
@@ -214,46 +304,6 @@ void steps_anchor (Synth *sy, gint64 start_us);
 
 void damage_plan (Synth *sy, char **notes_path, char **notes_text);
 void damage_free (Synth *sy);
-
-/* ------------------------------------------------------------------------------------------ */
-/* Lines (lines.c, write-v1.c, write-v2.c)                                                     */
-
-/* A line of the request phase: where its text sits and when it was written. `seq` keeps the
- * generation order among lines with the same timestamp, which makes the sort stable. */
-typedef struct {
-  gint64 end_us;
-  gsize offset;
-  guint32 length, seq;
-} LineRef;
-
-typedef struct {
-  GString *s;
-  GArray *refs;      /* LineRef per line, or NULL when the order is already right */
-  const char *suffix; /* , "workid": W, "step": S}\n */
-  gsize suffix_len;
-  gsize line_offset;
-  gint64 line_end;
-} LineSink;
-
-extern const char *const turn_finish_names[];
-extern const char *const request_finish_names[];
-extern const char *const section_names[2][N_SECTIONS];
-
-void line_open (LineSink *k, gint64 end_us, const char *event);
-void line_open_timed (LineSink *k, gint64 start_us, gint64 end_us, const char *event);
-void extra_open_request (LineSink *k, const char *request_id);
-void line_close (LineSink *k, gboolean had_extra);
-void emit_request_section (LineSink *k, const RequestPlan *p, gint64 base, gint64 start, gint64 end,
-                           const char *event);
-void emit_turn_section (LineSink *k, const RequestPlan *p, gint64 base, gint64 start, gint64 end,
-                        const char *event, int turn);
-double percent (gint64 part, gint64 whole);
-void emit_section (LineSink *k, const RankStep *rs, Schema schema, Section sec);
-
-void emit_request_v1 (LineSink *k, const RequestPlan *p, gint64 base);
-void emit_request_v2 (LineSink *k, const RequestPlan *p, gint64 base);
-void emit_length_stats (LineSink *k, gint64 when, const int *lengths, const int *actual, int n,
-                        StatsDamage damage);
 
 /* ------------------------------------------------------------------------------------------ */
 /* Files (files.c) and the console log (console.c)                                             */

@@ -5,111 +5,43 @@
 #include <math.h>
 #include <stdlib.h>
 
-static void
-emit_turn_v2 (LineSink *k, const RequestPlan *p, gint64 base, int turn)
-{
-  const TurnPlan *tp = &p->turns[turn];
-  GString *s = k->s;
-  gint64 pre = tp->pre_end - tp->start;
-  gint64 engine = tp->engine_end - tp->engine_start;
-  gint64 post = tp->post_end - tp->post_start;
-  gint64 parsing = tp->has_tool_calls ? tp->parse_end - tp->parse_start : 0;
-  gint64 total = tp->end - tp->start;
-  const char *finish = turn_finish_names[tp->finish];
+/* Every turn line carries the request id and the turn; the two engine lines carry the id alone. */
+static const TurnLine turn_lines[] = {
+  { "turn_start", TURN_LINE_ALWAYS, TURN_FIELD (start), TURN_INSTANT,
+    { TV_REQUEST_ID, TV_TURN, TV_SEQUENCE_LENGTH } },
+  { "turn_pre_process", TURN_LINE_ALWAYS, TURN_SPAN (start, pre_end),
+    { TV_REQUEST_ID, TV_TURN, TV_PROMPT_LENGTH } },
+  { "engine_generate_setup", TURN_LINE_ALWAYS, TURN_SPAN (setup_start, setup_end),
+    { TV_REQUEST_ID } },
+  { "engine_async_generate_actual", TURN_LINE_ALWAYS, TURN_SPAN (actual_start, actual_end),
+    { TV_REQUEST_ID } },
+  { "turn_engine_call", TURN_LINE_ALWAYS, TURN_SPAN (engine_start, engine_end),
+    { TV_REQUEST_ID, TV_TURN, TV_GENERATED_TOKENS, TV_TEXT_LENGTH } },
+  { "turn_tool_parsing", TURN_LINE_IF_TOOL_CALLS, TURN_SPAN (parse_start, parse_end),
+    { TV_REQUEST_ID, TV_TURN, TV_RAW_TOOL_CALLS, TV_PARSED_TOOL_CALLS } },
+  { "turn_post_process", TURN_LINE_ALWAYS, TURN_SPAN (post_start, post_end),
+    { TV_REQUEST_ID, TV_TURN, TV_HAS_TOOL_CALLS, TV_PARSED_TOOL_CALLS, TV_FINISH,
+      TV_PARSING_DURATION } },
+  { "turn_end", TURN_LINE_ALWAYS, TURN_SPAN (start, end),
+    { TV_REQUEST_ID, TV_TURN, TV_PRE_DURATION, TV_ENGINE_DURATION, TV_POST_DURATION,
+      TV_PARSING_DURATION, TV_HAS_TOOL_CALLS, TV_FINISH, TV_ENGINE_PCT, TV_POST_PCT } },
+  { "tool_execution", TURN_LINE_IF_TOOLS_RUN, TURN_SPAN (exec_start, exec_end),
+    { TV_REQUEST_ID, TV_TURN } },
+  { "tool_response_processing", TURN_LINE_IF_TOOLS_RUN, TURN_SPAN (resp_start, resp_end),
+    { TV_REQUEST_ID, TV_TURN } },
+  { "tool_calling_state", TURN_LINE_IF_TOOLS_RUN, TURN_SPAN (exec_start, tool_state_end),
+    { TV_REQUEST_ID, TV_TURN } },
+};
 
-  line_open (k, base + tp->start, "turn_start");
-  extra_open_request (k, p->id);
-  put_key (s, "turn");
-  append_int (s, turn);
-  put_key (s, "current_sequence_length");
-  append_int (s, tp->sequence_length);
-  line_close (k, TRUE);
-
-  line_open_timed (k, base + tp->start, base + tp->pre_end, "turn_pre_process");
-  extra_open_request (k, p->id);
-  put_key (s, "turn");
-  append_int (s, turn);
-  put_key (s, "generation_prompt_length");
-  append_int (s, tp->generation_prompt_length);
-  line_close (k, TRUE);
-
-  emit_request_section (k, p, base, tp->setup_start, tp->setup_end, "engine_generate_setup");
-  emit_request_section (k, p, base, tp->actual_start, tp->actual_end, "engine_async_generate_actual");
-
-  line_open_timed (k, base + tp->engine_start, base + tp->engine_end, "turn_engine_call");
-  extra_open_request (k, p->id);
-  put_key (s, "turn");
-  append_int (s, turn);
-  put_key (s, "generated_tokens");
-  append_int (s, tp->generated_tokens);
-  put_key (s, "output_text_length");
-  append_int (s, tp->text_length);
-  line_close (k, TRUE);
-
-  if (tp->has_tool_calls)
-    {
-      line_open_timed (k, base + tp->parse_start, base + tp->parse_end, "turn_tool_parsing");
-      extra_open_request (k, p->id);
-      put_key (s, "turn");
-      append_int (s, turn);
-      put_key (s, "raw_tool_calls");
-      append_int (s, tp->raw_tool_calls);
-      put_key (s, "parsed_tool_calls");
-      append_int (s, tp->parsed_tool_calls);
-      line_close (k, TRUE);
-    }
-
-  line_open_timed (k, base + tp->post_start, base + tp->post_end, "turn_post_process");
-  extra_open_request (k, p->id);
-  put_key (s, "turn");
-  append_int (s, turn);
-  put_key (s, "has_tool_calls");
-  append_bool (s, tp->has_tool_calls);
-  put_key (s, "parsed_tool_calls");
-  append_int (s, tp->parsed_tool_calls);
-  put_key (s, "finish_reason");
-  g_string_append_c (s, '"');
-  g_string_append (s, finish);
-  g_string_append_c (s, '"');
-  put_key (s, "tool_parsing_duration");
-  append_seconds (s, parsing);
-  line_close (k, TRUE);
-
-  line_open_timed (k, base + tp->start, base + tp->end, "turn_end");
-  extra_open_request (k, p->id);
-  put_key (s, "turn");
-  append_int (s, turn);
-  put_key (s, "pre_process_duration");
-  append_seconds (s, pre);
-  put_key (s, "engine_call_duration");
-  append_seconds (s, engine);
-  put_key (s, "post_process_duration");
-  append_seconds (s, post);
-  put_key (s, "tool_parsing_duration");
-  append_seconds (s, parsing);
-  put_key (s, "has_tool_calls");
-  append_bool (s, tp->has_tool_calls);
-  put_key (s, "finish_reason");
-  g_string_append_c (s, '"');
-  g_string_append (s, finish);
-  g_string_append_c (s, '"');
-  put_key (s, "engine_call_pct");
-  append_float (s, percent (engine, total));
-  put_key (s, "post_process_pct");
-  append_float (s, percent (post, total));
-  line_close (k, TRUE);
-
-  if (tp->executes_tools)
-    {
-      emit_turn_section (k, p, base, tp->exec_start, tp->exec_end, "tool_execution", turn);
-      emit_turn_section (k, p, base, tp->resp_start, tp->resp_end, "tool_response_processing", turn);
-      emit_turn_section (k, p, base, tp->exec_start, tp->tool_state_end, "tool_calling_state", turn);
-    }
-}
+/* What the summary's turn_timings tell of each turn, after its "turn". */
+static const TurnValue turn_timing_values[] = {
+  TV_TOTAL_DURATION, TV_PRE_DURATION, TV_ENGINE_DURATION, TV_POST_DURATION, TV_PARSING_DURATION,
+  TV_HAS_TOOL_CALLS, TV_FINISH, TV_END,
+};
 
 /* The request's summary: its own numbers agree with the turn_end lines it follows. */
 static void
-emit_request_complete_v2 (LineSink *k, const RequestPlan *p, gint64 base)
+emit_request_complete (LineSink *k, const RequestPlan *p, gint64 base)
 {
   GString *s = k->s;
   gint64 turn_sum = 0, engine_sum = 0, post_sum = 0;
@@ -122,16 +54,7 @@ emit_request_complete_v2 (LineSink *k, const RequestPlan *p, gint64 base)
     }
   gint64 duration = p->end;
 
-  line_open_timed (k, base, base + p->end, "async_rollout_request_complete");
-  extra_open_request (k, p->id);
-  put_key (s, "batch_data_id");
-  append_int (s, p->batch_data_id);
-  put_key (s, "finish_reason");
-  g_string_append_c (s, '"');
-  g_string_append (s, request_finish_names[p->finish]);
-  g_string_append_c (s, '"');
-  put_key (s, "turns");
-  append_int (s, p->n_turns);
+  request_complete_open (k, p, base);
   put_key (s, "user_turns");
   append_int (s, p->user_turns);
   put_key (s, "turns_with_tools");
@@ -159,40 +82,25 @@ emit_request_complete_v2 (LineSink *k, const RequestPlan *p, gint64 base)
   append_lit (s, ", \"turn_timings\": [");
   for (int t = 0; t < p->n_turns; t++)
     {
-      const TurnPlan *tp = &p->turns[t];
       if (t > 0)
         append_lit (s, ", ");
       append_lit (s, "{\"turn\": ");
       append_int (s, t);
-      put_key (s, "total_duration");
-      append_seconds (s, tp->end - tp->start);
-      put_key (s, "pre_process_duration");
-      append_seconds (s, tp->pre_end - tp->start);
-      put_key (s, "engine_call_duration");
-      append_seconds (s, tp->engine_end - tp->engine_start);
-      put_key (s, "post_process_duration");
-      append_seconds (s, tp->post_end - tp->post_start);
-      put_key (s, "tool_parsing_duration");
-      append_seconds (s, tp->has_tool_calls ? tp->parse_end - tp->parse_start : 0);
-      put_key (s, "has_tool_calls");
-      append_bool (s, tp->has_tool_calls);
-      put_key (s, "finish_reason");
-      g_string_append_c (s, '"');
-      g_string_append (s, turn_finish_names[tp->finish]);
-      append_lit (s, "\"}");
+      append_turn_values (s, p, t, turn_timing_values);
+      g_string_append_c (s, '}');
     }
   g_string_append_c (s, ']');
-  line_close (k, TRUE);
+  line_close (k);
 }
 
-void
-emit_request_v2 (LineSink *k, const RequestPlan *p, gint64 base)
+static void
+emit_request (LineSink *k, const RequestPlan *p, gint64 base)
 {
   line_open (k, base, "request_start");
-  extra_open_request (k, p->id);
+  line_request_id (k, p);
   put_key (k->s, "initial_prompt_length");
   append_int (k->s, p->prompt_length);
-  line_close (k, TRUE);
+  line_close (k);
 
   emit_request_section (k, p, base, p->pending_start, p->pending_end, "pending_state_handling");
   emit_request_section (k, p, base, p->tool_create_start, p->tool_create_end,
@@ -201,12 +109,13 @@ emit_request_v2 (LineSink *k, const RequestPlan *p, gint64 base)
     emit_request_section (k, p, base, p->interaction_start, p->interaction_end,
                           "interaction_start_pending_state");
   for (int t = 0; t < p->n_turns; t++)
-    emit_turn_v2 (k, p, base, t);
+    emit_turn_lines (k, p, base, t, turn_lines, G_N_ELEMENTS (turn_lines));
   emit_request_section (k, p, base, p->loop_start, p->loop_end, "main_loop");
   emit_request_section (k, p, base, p->reward_start, p->reward_end, "reward_calculation");
   emit_request_section (k, p, base, p->final_start, p->final_end, "finalization");
-  emit_request_complete_v2 (k, p, base);
+  emit_request_complete (k, p, base);
 }
+
 static int
 compare_int (gconstpointer a, gconstpointer b)
 {
@@ -237,7 +146,7 @@ append_int_list (GString *s, const int *v, int n)
   g_string_append_c (s, ']');
 }
 
-void
+static void
 emit_length_stats (LineSink *k, gint64 when, const int *lengths, const int *actual, int n,
                    StatsDamage damage)
 {
@@ -261,7 +170,7 @@ emit_length_stats (LineSink *k, gint64 when, const int *lengths, const int *actu
     mean = INFINITY;
 
   line_open (k, when, "step_response_length_stats");
-  append_lit (s, ", \"extra\": {\"response_lengths\": ");
+  line_key (k, "response_lengths");
   append_int_list (s, lengths, n);
   put_key (s, "actual_response_tokens");
   append_int_list (s, actual, n);
@@ -286,5 +195,17 @@ emit_length_stats (LineSink *k, gint64 when, const int *lengths, const int *actu
   append_int (s, over_1000);
   put_key (s, "batch_size");
   append_int (s, n);
-  line_close (k, TRUE);
+  line_close (k);
 }
+
+const Generation generation_v2 = {
+  .name = "v2",
+  .section_names = { "preprocessing_duration", "async_generate_duration", "sorting_duration",
+                     "barrier_wait_duration", "broadcast_duration", "data_extraction_duration",
+                     "padding_duration", "concatenation_duration", "batch_construction_duration",
+                     "cache_flush_duration", "final_construction_duration", "total_step_duration" },
+  .emit_request = emit_request,
+  .emit_length_stats = emit_length_stats,
+  .lines_per_request = 32,
+  .bytes_per_request = 30 * 340,
+};

@@ -8,6 +8,7 @@
 #include "rolltrace/rt-steps.h"
 #include "rolltrace/rt-table.h"
 #include "rolltrace/rt-trace.h"
+#include "rolltrace/rt-trainlog.h"
 
 G_BEGIN_DECLS
 
@@ -80,6 +81,42 @@ RtTable *rt_cdf_all_table (const RtCdfEvent *e);
 
 
 /* ---- overview: rollout and step interval per step -------------------------------- */
+
+typedef struct {
+  guint step_index;
+  gint32 step;
+  double rollout_s;           /* max over workers of total_step_duration */
+  double interval_s;          /* this step's start to the start of the next step of the whole
+                               * trace; NAN for the last step or a step without a start */
+  double outside_s;           /* interval_s - rollout_s: training, weight sync */
+  gboolean rollout_outlier;   /* further than 2 population std from the mean */
+  gboolean interval_outlier;
+  double train_step_s;        /* the trainer's timing_s/step for the step; NAN without it */
+  double train_gen_s;         /* its timing_s/gen */
+} RtOverviewStep;
+
+typedef struct {
+  GArray *steps;              /* RtOverviewStep of the selected steps with a rollout time */
+  gboolean with_train;        /* a trainer's log was given: its columns mean something */
+  double rollout_mean;        /* over those steps; NAN when none */
+  double interval_mean;       /* over those with an interval */
+  double outside_mean;        /* interval_mean - rollout_mean */
+  double outside_pct;         /* outside_mean / interval_mean x 100: the share of a step */
+  double rollout_pct;         /* rollout_mean / interval_mean x 100 */
+  gboolean any_outlier;       /* some step is a rollout or interval outlier */
+} RtOverview;
+
+/* `train` (NULL: none) adds the trainer's timing_s/step and timing_s/gen of each step. */
+RtOverview *rt_overview_analyse (const RtTrace *t, const RtStepSet *steps, const RtTrainLog *train);
+void rt_overview_free (RtOverview *o);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (RtOverview, rt_overview_free)
+
+/* overview.tsv and the JSON "steps". The TSV always has the trainer's columns (NaN without
+ * a log, so that the plot script reads the same columns); the JSON only with a log. So two
+ * declarations: without a log those columns are TSV-only. rt_overview_table picks. */
+extern const RtTableSpec rt_overview_spec;
+extern const RtTableSpec rt_overview_train_spec;
+RtTable *rt_overview_table (const RtOverview *o);
 
 
 
@@ -159,6 +196,32 @@ RtTable *rt_worker_sections_table (const RtWorkerRow *row);
 
 
 /* ---- events: each step-level section's share of the step ---------------------------- */
+
+typedef struct {
+  guint step_index;
+  gint32 step;
+  double total_mean_s;        /* mean over the step's workers of total_step_duration */
+  double pct[RT_N_STEP_EVENTS];   /* each section's mean over the workers that logged it
+                                   * / total_mean_s x 100; NAN when none did. The slot of
+                                   * total_step_duration itself is NAN. */
+} RtEventsStep;
+
+typedef struct {
+  GArray *steps;              /* RtEventsStep of the selected steps with a positive total */
+  double mean_pct[RT_N_STEP_EVENTS];  /* each share averaged over the steps that have it;
+                                       * NAN when none has (and for total_step_duration) */
+  double barrier_pct;         /* mean_pct[RT_EV_BARRIER_WAIT]: what waiting at the barrier
+                               * for the slowest rank costs every step */
+} RtEvents;
+
+RtEvents *rt_events_analyse (const RtTrace *t, const RtStepSet *steps);
+void rt_events_free (RtEvents *ev);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (RtEvents, rt_events_free)
+
+/* step, total_mean_s and a column per section before total_step_duration (in JSON
+ * under "pct"): events.tsv and the JSON "steps" */
+extern const RtTableSpec rt_events_spec;
+RtTable *rt_events_table (const RtEvents *ev);
 
 
 

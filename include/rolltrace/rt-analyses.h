@@ -187,10 +187,92 @@ RtTable *rt_worker_sections_table (const RtWorkerRow *row);
 
 /* ---- turns: time per turn index ---------------------------------------------------- */
 
+/* The requests of one step, worker file after worker file (turns and turn-dist walk them):
+ *   RtStepRequests it;
+ *   rt_step_requests_init (&it, t, si);
+ *   for (const RtRequest *q; (q = rt_step_requests_next (&it)) != NULL;) ... */
+typedef struct {
+  const RtTrace *t;
+  guint file, end_file;
+  guint request, end_request;
+} RtStepRequests;
+void rt_step_requests_init (RtStepRequests *it, const RtTrace *t, guint step_index);
+const RtRequest *rt_step_requests_next (RtStepRequests *it);
+
+typedef enum {
+  RT_TURN_PRE_PROCESS,
+  RT_TURN_ENGINE_CALL,
+  RT_TURN_POST_PROCESS,
+  RT_TURN_TOOL_PARSING,
+  RT_TURN_TOTAL,
+  RT_N_TURN_PARTS
+} RtTurnPart;
+
+typedef struct {
+  gint32 turn;                /* the turn index, from 0 */
+  guint count;                /* turn records of that index */
+  double mean_s[RT_N_TURN_PARTS];   /* mean over the records that have the part; NAN: none */
+} RtTurnsRow;
+
+typedef struct {
+  GArray *turns;              /* RtTurnsRow of each turn index with a record, ascending;
+                               * empty when the logger wrote no turn timings */
+} RtTurns;
+
+/* Every turn record (turn_timings, or turn_end lines) of the selected steps' requests. */
+RtTurns *rt_turns_analyse (const RtTrace *t, const RtStepSet *steps);
+void rt_turns_free (RtTurns *turns);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (RtTurns, rt_turns_free)
+
+/* turns.tsv and the JSON "turns" */
+extern const RtTableSpec rt_turns_spec;
+RtTable *rt_turns_table (const RtTurns *turns);
+
 
 
 
 /* ---- turn-dist: requests by number of turns ---------------------------------------- */
+
+typedef struct {
+  gint32 turns;               /* the number of turns */
+  guint count;                /* complete requests with that many */
+  guint n_timed;              /* those of them with a duration */
+  double sum_s;               /* their total duration */
+  double mean_s;              /* sum_s / n_timed; NAN when none is timed */
+} RtTurnBin;
+
+typedef struct {
+  guint step_index;
+  gint32 step;
+  guint requests;             /* complete requests, with a number of turns or not */
+  GArray *bins;               /* RtTurnBin, one per number of turns that occurs, ascending:
+                               * sized by what the trace holds, never by one absurd value */
+} RtTurnDistStep;
+
+typedef struct {
+  GArray *steps;              /* RtTurnDistStep of the selected steps with a complete request */
+  GArray *all;                /* RtTurnBin over all of them */
+} RtTurnDist;
+
+RtTurnDist *rt_turn_dist_analyse (const RtTrace *t, const RtStepSet *steps);
+void rt_turn_dist_free (RtTurnDist *d);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (RtTurnDist, rt_turn_dist_free)
+
+/* The bin of `turns` in `bins` (an RtTurnBin array, ascending), or NULL. */
+const RtTurnBin *rt_turn_bins_find (const GArray *bins, gint32 turns);
+
+/* turns, count, mean_s of each bin: the JSON "all" and each step's "by_turns" */
+extern const RtTableSpec rt_turn_dist_bins_spec;
+RtTable *rt_turn_dist_bins_table (const GArray *bins);
+/* step, requests, by_turns: the JSON "steps" */
+extern const RtTableSpec rt_turn_dist_steps_spec;
+RtTable *rt_turn_dist_steps_table (const RtTurnDist *d);
+/* Pivots, a column per number of turns in `all`: turn_dist_counts.tsv (requests; 0 when
+ * none) and turn_dist_mean.tsv (mean duration; NaN when none) */
+extern const RtTableSpec rt_turn_dist_counts_spec;
+RtTable *rt_turn_dist_counts_table (const RtTurnDist *d);
+extern const RtTableSpec rt_turn_dist_mean_spec;
+RtTable *rt_turn_dist_mean_table (const RtTurnDist *d);
 
 
 

@@ -8,6 +8,7 @@
 #include "rolltrace/rt-steps.h"
 #include "rolltrace/rt-table.h"
 #include "rolltrace/rt-trace.h"
+#include "rolltrace/rt-trainlog.h"
 
 G_BEGIN_DECLS
 
@@ -81,6 +82,42 @@ RtTable *rt_cdf_all_table (const RtCdfEvent *e);
 
 /* ---- overview: rollout and step interval per step -------------------------------- */
 
+typedef struct {
+  guint step_index;
+  gint32 step;
+  double rollout_s;           /* max over workers of total_step_duration */
+  double interval_s;          /* this step's start to the start of the next step of the whole
+                               * trace; NAN for the last step or a step without a start */
+  double outside_s;           /* interval_s - rollout_s: training, weight sync */
+  gboolean rollout_outlier;   /* further than 2 population std from the mean */
+  gboolean interval_outlier;
+  double train_step_s;        /* the trainer's timing_s/step for the step; NAN without it */
+  double train_gen_s;         /* its timing_s/gen */
+} RtOverviewStep;
+
+typedef struct {
+  GArray *steps;              /* RtOverviewStep of the selected steps with a rollout time */
+  gboolean with_train;        /* a trainer's log was given: its columns mean something */
+  double rollout_mean;        /* over those steps; NAN when none */
+  double interval_mean;       /* over those with an interval */
+  double outside_mean;        /* interval_mean - rollout_mean */
+  double outside_pct;         /* outside_mean / interval_mean x 100: the share of a step */
+  double rollout_pct;         /* rollout_mean / interval_mean x 100 */
+  gboolean any_outlier;       /* some step is a rollout or interval outlier */
+} RtOverview;
+
+/* `train` (NULL: none) adds the trainer's timing_s/step and timing_s/gen of each step. */
+RtOverview *rt_overview_analyse (const RtTrace *t, const RtStepSet *steps, const RtTrainLog *train);
+void rt_overview_free (RtOverview *o);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (RtOverview, rt_overview_free)
+
+/* overview.tsv and the JSON "steps". The TSV always has the trainer's columns (NaN without
+ * a log, so that the plot script reads the same columns); the JSON only with a log. So two
+ * declarations: without a log those columns are TSV-only. rt_overview_table picks. */
+extern const RtTableSpec rt_overview_spec;
+extern const RtTableSpec rt_overview_train_spec;
+RtTable *rt_overview_table (const RtOverview *o);
+
 
 
 
@@ -150,15 +187,123 @@ RtTable *rt_worker_sections_table (const RtWorkerRow *row);
 
 /* ---- turns: time per turn index ---------------------------------------------------- */
 
+/* The requests of one step, worker file after worker file (turns and turn-dist walk them):
+ *   RtStepRequests it;
+ *   rt_step_requests_init (&it, t, si);
+ *   for (const RtRequest *q; (q = rt_step_requests_next (&it)) != NULL;) ... */
+typedef struct {
+  const RtTrace *t;
+  guint file, end_file;
+  guint request, end_request;
+} RtStepRequests;
+void rt_step_requests_init (RtStepRequests *it, const RtTrace *t, guint step_index);
+const RtRequest *rt_step_requests_next (RtStepRequests *it);
+
+typedef enum {
+  RT_TURN_PRE_PROCESS,
+  RT_TURN_ENGINE_CALL,
+  RT_TURN_POST_PROCESS,
+  RT_TURN_TOOL_PARSING,
+  RT_TURN_TOTAL,
+  RT_N_TURN_PARTS
+} RtTurnPart;
+
+typedef struct {
+  gint32 turn;                /* the turn index, from 0 */
+  guint count;                /* turn records of that index */
+  double mean_s[RT_N_TURN_PARTS];   /* mean over the records that have the part; NAN: none */
+} RtTurnsRow;
+
+typedef struct {
+  GArray *turns;              /* RtTurnsRow of each turn index with a record, ascending;
+                               * empty when the logger wrote no turn timings */
+} RtTurns;
+
+/* Every turn record (turn_timings, or turn_end lines) of the selected steps' requests. */
+RtTurns *rt_turns_analyse (const RtTrace *t, const RtStepSet *steps);
+void rt_turns_free (RtTurns *turns);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (RtTurns, rt_turns_free)
+
+/* turns.tsv and the JSON "turns" */
+extern const RtTableSpec rt_turns_spec;
+RtTable *rt_turns_table (const RtTurns *turns);
+
 
 
 
 /* ---- turn-dist: requests by number of turns ---------------------------------------- */
 
+typedef struct {
+  gint32 turns;               /* the number of turns */
+  guint count;                /* complete requests with that many */
+  guint n_timed;              /* those of them with a duration */
+  double sum_s;               /* their total duration */
+  double mean_s;              /* sum_s / n_timed; NAN when none is timed */
+} RtTurnBin;
+
+typedef struct {
+  guint step_index;
+  gint32 step;
+  guint requests;             /* complete requests, with a number of turns or not */
+  GArray *bins;               /* RtTurnBin, one per number of turns that occurs, ascending:
+                               * sized by what the trace holds, never by one absurd value */
+} RtTurnDistStep;
+
+typedef struct {
+  GArray *steps;              /* RtTurnDistStep of the selected steps with a complete request */
+  GArray *all;                /* RtTurnBin over all of them */
+} RtTurnDist;
+
+RtTurnDist *rt_turn_dist_analyse (const RtTrace *t, const RtStepSet *steps);
+void rt_turn_dist_free (RtTurnDist *d);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (RtTurnDist, rt_turn_dist_free)
+
+/* The bin of `turns` in `bins` (an RtTurnBin array, ascending), or NULL. */
+const RtTurnBin *rt_turn_bins_find (const GArray *bins, gint32 turns);
+
+/* turns, count, mean_s of each bin: the JSON "all" and each step's "by_turns" */
+extern const RtTableSpec rt_turn_dist_bins_spec;
+RtTable *rt_turn_dist_bins_table (const GArray *bins);
+/* step, requests, by_turns: the JSON "steps" */
+extern const RtTableSpec rt_turn_dist_steps_spec;
+RtTable *rt_turn_dist_steps_table (const RtTurnDist *d);
+/* Pivots, a column per number of turns in `all`: turn_dist_counts.tsv (requests; 0 when
+ * none) and turn_dist_mean.tsv (mean duration; NaN when none) */
+extern const RtTableSpec rt_turn_dist_counts_spec;
+RtTable *rt_turn_dist_counts_table (const RtTurnDist *d);
+extern const RtTableSpec rt_turn_dist_mean_spec;
+RtTable *rt_turn_dist_mean_table (const RtTurnDist *d);
+
 
 
 
 /* ---- events: each step-level section's share of the step ---------------------------- */
+
+typedef struct {
+  guint step_index;
+  gint32 step;
+  double total_mean_s;        /* mean over the step's workers of total_step_duration */
+  double pct[RT_N_STEP_EVENTS];   /* each section's mean over the workers that logged it
+                                   * / total_mean_s x 100; NAN when none did. The slot of
+                                   * total_step_duration itself is NAN. */
+} RtEventsStep;
+
+typedef struct {
+  GArray *steps;              /* RtEventsStep of the selected steps with a positive total */
+  double mean_pct[RT_N_STEP_EVENTS];  /* each share averaged over the steps that have it;
+                                       * NAN when none has (and for total_step_duration) */
+  double barrier_pct;         /* mean_pct[RT_EV_BARRIER_WAIT]: what waiting at the barrier
+                               * for the slowest rank costs every step */
+} RtEvents;
+
+RtEvents *rt_events_analyse (const RtTrace *t, const RtStepSet *steps);
+void rt_events_free (RtEvents *ev);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (RtEvents, rt_events_free)
+
+/* step, total_mean_s and a column per section before total_step_duration (in JSON
+ * under "pct"): events.tsv and the JSON "steps" */
+extern const RtTableSpec rt_events_spec;
+RtTable *rt_events_table (const RtEvents *ev);
 
 
 

@@ -41,3 +41,28 @@ rt_table_new_with_sections (const RtTableSpec *spec, const char *pattern, int n)
   rt_table_expand (table, pattern, names, (guint) n);
   return table;
 }
+
+void
+rt_step_requests_init (RtStepRequests *it, const RtTrace *t, guint step_index)
+{
+  const RtStep *st = rt_trace_step (t, step_index);
+  it->t = t;
+  it->file = st->first_file;
+  it->end_file = st->first_file + st->n_files;
+  it->request = it->end_request = 0;
+}
+
+const RtRequest *
+rt_step_requests_next (RtStepRequests *it)
+{
+  /* requests are grouped by file, but the files of a step need not hold adjacent ranges */
+  while (it->request == it->end_request)
+    {
+      if (it->file == it->end_file)
+        return NULL;
+      const RtFile *f = rt_trace_file (it->t, it->file++);
+      it->request = f->first_request;
+      it->end_request = f->first_request + f->n_requests;
+    }
+  return rt_trace_request (it->t, it->request++);
+}

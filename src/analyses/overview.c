@@ -1,0 +1,127 @@
+/* overview.c: how long each step's rollout took, and how long until the next step began.
+ * The difference is the time spent outside rollout (training, weight sync); outliers are marked. */
+#include "rolltrace/rt-analyses.h"
+#include "rolltrace/rt-views.h"
+
+#include <math.h>
+
+/* Start of the first step after `si` (in the whole trace, selected or not) that has one. */
+static double
+next_start (const RtTrace *t, guint si)
+{
+  for (guint j = si + 1; j < t->steps->len; j++)
+    if (!isnan (rt_trace_step (t, j)->start_s))
+      return rt_trace_step (t, j)->start_s;
+  return NAN;
+}
+
+/* Marks values further than 2 population std from the mean; returns the mean. */
+static double
+mark_outliers (GArray *steps, gboolean interval)
+{
+  g_autoptr (GArray) v = rt_samples_new ();
+  for (guint i = 0; i < steps->len; i++)
+    {
+      RtOverviewStep *r = &g_array_index (steps, RtOverviewStep, i);
+      rt_samples_add (v, interval ? r->interval_s : r->rollout_s);
+    }
+  double mean = rt_mean (rt_samples_data (v), v->len);
+  double std = rt_std_population (rt_samples_data (v), v->len);
+  for (guint i = 0; i < steps->len; i++)
+    {
+      RtOverviewStep *r = &g_array_index (steps, RtOverviewStep, i);
+      double x = interval ? r->interval_s : r->rollout_s;
+      gboolean out = !isnan (x) && std > 0 && fabs (x - mean) > 2 * std;
+      *(interval ? &r->interval_outlier : &r->rollout_outlier) = out;
+    }
+  return mean;
+}
+
+RtOverview *
+rt_overview_analyse (const RtTrace *t, const RtStepSet *steps, const RtTrainLog *train)
+{
+  g_autoptr (GArray) selected = rt_trace_select_steps (t, steps);
+  const RtMetric *train_step = train ? rt_train_log_metric (train, "timing_s/step") : NULL;
+  const RtMetric *train_gen = train ? rt_train_log_metric (train, "timing_s/gen") : NULL;
+  RtOverview *o = g_new0 (RtOverview, 1);
+  o->steps = g_array_new (FALSE, FALSE, sizeof (RtOverviewStep));
+  o->with_train = train != NULL;
+  for (guint i = 0; i < selected->len; i++)
+    {
+      guint si = g_array_index (selected, guint, i);
+      const RtStep *st = rt_trace_step (t, si);
+      RtOverviewStep r = { .step_index = si, .step = st->step, .rollout_s = rt_view_step_rollout (t, si),
+                           .interval_s = NAN };
+      if (isnan (r.rollout_s))
+        continue;   /* no total_step_duration anywhere: the step is left out */
+      if (!isnan (st->start_s))
+        r.interval_s = next_start (t, si) - st->start_s;
+      r.outside_s = r.interval_s - r.rollout_s;
+      r.train_step_s = rt_metric_at (train_step, st->step);
+      r.train_gen_s = rt_metric_at (train_gen, st->step);
+      g_array_append_val (o->steps, r);
+    }
+  o->rollout_mean = mark_outliers (o->steps, FALSE);
+  o->interval_mean = mark_outliers (o->steps, TRUE);
+  o->outside_mean = o->interval_mean - o->rollout_mean;
+  o->outside_pct = 100 * (o->interval_mean - o->rollout_mean) / o->interval_mean;
+  o->rollout_pct = 100 * o->rollout_mean / o->interval_mean;
+  for (guint i = 0; i < o->steps->len; i++)
+    {
+      const RtOverviewStep *r = &g_array_index (o->steps, RtOverviewStep, i);
+      o->any_outlier = o->any_outlier || r->rollout_outlier || r->interval_outlier;
+    }
+  return o;
+}
+
+void
+rt_overview_free (RtOverview *o)
+{
+  if (o == NULL)
+    return;
+  g_array_unref (o->steps);
+  g_free (o);
+}
+
+/* The two declarations differ only in whether the trainer's columns reach the JSON. */
+#define OVERVIEW_COLUMNS(train_flags) \
+  { RT_COL ("step", RT_COLUMN_INT, NULL, "the step number") }, \
+  { RT_COL ("rollout_s", RT_COLUMN_NUMBER, "s", "max over workers of total_step_duration") }, \
+  { RT_COL ("interval_s", RT_COLUMN_NUMBER, "s", "from this step's start to the next step's (null for the last)") }, \
+  { RT_COL ("outside_s", RT_COLUMN_NUMBER, "s", "interval_s - rollout_s: training, weight sync") }, \
+  { RT_COL ("rollout_outlier", RT_COLUMN_BOOL, NULL, "rollout_s further than 2 std from the mean") }, \
+  { RT_COL ("interval_outlier", RT_COLUMN_BOOL, NULL, "interval_s further than 2 std from the mean") }, \
+  { RT_COL ("train_step_s", RT_COLUMN_NUMBER, "s", "the trainer's timing_s/step (--train)"), \
+    .tsv_name = "timing_s/step", .flags = (train_flags) }, \
+  { RT_COL ("train_gen_s", RT_COLUMN_NUMBER, "s", "the trainer's timing_s/gen (--train)"), \
+    .tsv_name = "timing_s/gen", .flags = (train_flags) }, \
+  RT_COLUMNS_END
+
+const RtTableSpec rt_overview_spec = {
+  "overview", "one per selected step with a total_step_duration line",
+  (const RtColumn[]) { OVERVIEW_COLUMNS (RT_COLUMN_TSV_ONLY) },
+};
+
+const RtTableSpec rt_overview_train_spec = {
+  "overview", "one per selected step with a total_step_duration line",
+  (const RtColumn[]) { OVERVIEW_COLUMNS (0) },
+};
+
+RtTable *
+rt_overview_table (const RtOverview *o)
+{
+  RtTable *table = rt_table_new (o->with_train ? &rt_overview_train_spec : &rt_overview_spec);
+  for (guint i = 0; i < o->steps->len; i++)
+    {
+      const RtOverviewStep *r = &g_array_index (o->steps, RtOverviewStep, i);
+      rt_table_int (table, r->step);
+      rt_table_number (table, r->rollout_s);
+      rt_table_number (table, r->interval_s);
+      rt_table_number (table, r->outside_s);
+      rt_table_bool (table, r->rollout_outlier);
+      rt_table_bool (table, r->interval_outlier);
+      rt_table_number (table, r->train_step_s);
+      rt_table_number (table, r->train_gen_s);
+    }
+  return table;
+}

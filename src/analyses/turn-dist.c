@@ -1,0 +1,215 @@
+/* turn-dist.c: how many turns requests take, step by step, and what each extra turn costs.
+ * A shift towards longer conversations explains a slower rollout before any profiler does. */
+#include "rolltrace/rt-analyses.h"
+
+#include <math.h>
+
+/* The bin of `turns`, or where it would go. */
+static guint
+bin_position (const GArray *bins, gint32 turns)
+{
+  guint lo = 0, hi = bins->len;
+  while (lo < hi)
+    {
+      guint mid = lo + (hi - lo) / 2;
+      if (g_array_index (bins, RtTurnBin, mid).turns < turns)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  return lo;
+}
+
+const RtTurnBin *
+rt_turn_bins_find (const GArray *bins, gint32 turns)
+{
+  guint at = bin_position (bins, turns);
+  return at < bins->len && g_array_index (bins, RtTurnBin, at).turns == turns
+           ? &g_array_index (bins, RtTurnBin, at) : NULL;
+}
+
+static void
+bin_add (GArray *bins, gint32 turns, double total_s)
+{
+  guint at = bin_position (bins, turns);
+  if (at == bins->len || g_array_index (bins, RtTurnBin, at).turns != turns)
+    {
+      RtTurnBin fresh = { .turns = turns };
+      g_array_insert_val (bins, at, fresh);
+    }
+  RtTurnBin *b = &g_array_index (bins, RtTurnBin, at);
+  b->count++;
+  if (!isnan (total_s))
+    {
+      b->sum_s += total_s;
+      b->n_timed++;
+    }
+}
+
+static void
+bins_finish (GArray *bins)
+{
+  for (guint n = 0; n < bins->len; n++)
+    {
+      RtTurnBin *b = &g_array_index (bins, RtTurnBin, n);
+      b->mean_s = b->n_timed ? b->sum_s / b->n_timed : NAN;
+    }
+}
+
+static GArray *
+bins_new (void)
+{
+  return g_array_new (FALSE, TRUE, sizeof (RtTurnBin));
+}
+
+RtTurnDist *
+rt_turn_dist_analyse (const RtTrace *t, const RtStepSet *steps)
+{
+  g_autoptr (GArray) selected = rt_trace_select_steps (t, steps);
+  RtTurnDist *d = g_new0 (RtTurnDist, 1);
+  d->steps = g_array_new (FALSE, FALSE, sizeof (RtTurnDistStep));
+  d->all = bins_new ();
+  for (guint i = 0; i < selected->len; i++)
+    {
+      RtTurnDistStep ds = { .step_index = g_array_index (selected, guint, i), .bins = bins_new () };
+      ds.step = rt_trace_step (t, ds.step_index)->step;
+      RtStepRequests it;
+      rt_step_requests_init (&it, t, ds.step_index);
+      for (const RtRequest *q; (q = rt_step_requests_next (&it)) != NULL;)
+        {
+          if (!q->complete)
+            continue;
+          ds.requests++;
+          if (q->turns < 0)
+            continue;
+          bin_add (ds.bins, q->turns, q->total_s);
+          bin_add (d->all, q->turns, q->total_s);
+        }
+      if (ds.requests == 0)
+        {
+          g_array_unref (ds.bins);   /* no requests: the step is left out */
+          continue;
+        }
+      bins_finish (ds.bins);
+      g_array_append_val (d->steps, ds);
+    }
+  bins_finish (d->all);
+  return d;
+}
+
+void
+rt_turn_dist_free (RtTurnDist *d)
+{
+  if (d == NULL)
+    return;
+  for (guint i = 0; i < d->steps->len; i++)
+    g_array_unref (g_array_index (d->steps, RtTurnDistStep, i).bins);
+  g_array_unref (d->steps);
+  g_array_unref (d->all);
+  g_free (d);
+}
+
+const RtTableSpec rt_turn_dist_bins_spec = {
+  "turn_dist_bins", "one per number of turns that occurs, ascending",
+  (const RtColumn[]) {
+    { RT_COL ("turns", RT_COLUMN_INT, NULL, "the number of turns") },
+    { RT_COL ("count", RT_COLUMN_INT, NULL, "complete requests with that many") },
+    { RT_COL ("mean_s", RT_COLUMN_NUMBER, "s", "their mean duration (null: none has one)") },
+    RT_COLUMNS_END,
+  },
+};
+
+RtTable *
+rt_turn_dist_bins_table (const GArray *bins)
+{
+  RtTable *table = rt_table_new (&rt_turn_dist_bins_spec);
+  for (guint n = 0; n < bins->len; n++)
+    {
+      const RtTurnBin *b = &g_array_index (bins, RtTurnBin, n);
+      rt_table_int (table, b->turns);
+      rt_table_int (table, b->count);
+      rt_table_number (table, b->mean_s);
+    }
+  return table;
+}
+
+const RtTableSpec rt_turn_dist_steps_spec = {
+  "turn_dist_steps", "one per selected step with a complete request",
+  (const RtColumn[]) {
+    { RT_COL ("step", RT_COLUMN_INT, NULL, "the step number") },
+    { RT_COL ("requests", RT_COLUMN_INT, NULL, "complete requests, with a number of turns or not") },
+    { RT_COL ("by_turns", RT_COLUMN_TABLE, NULL, "the step's turn_dist_bins") },
+    RT_COLUMNS_END,
+  },
+};
+
+RtTable *
+rt_turn_dist_steps_table (const RtTurnDist *d)
+{
+  RtTable *table = rt_table_new (&rt_turn_dist_steps_spec);
+  for (guint i = 0; i < d->steps->len; i++)
+    {
+      const RtTurnDistStep *ds = &g_array_index (d->steps, RtTurnDistStep, i);
+      rt_table_int (table, ds->step);
+      rt_table_int (table, ds->requests);
+      rt_table_table (table, rt_turn_dist_bins_table (ds->bins));
+    }
+  return table;
+}
+
+const RtTableSpec rt_turn_dist_counts_spec = {
+  "turn_dist_counts", "one per selected step with a complete request",
+  (const RtColumn[]) {
+    { RT_COL ("step", RT_COLUMN_INT, NULL, "the step number") },
+    { RT_COL ("TURNS", RT_COLUMN_INT, NULL, "its requests with that many turns, a column per "
+              "number of turns that occurs, named after it"), .flags = RT_COLUMN_EACH },
+    RT_COLUMNS_END,
+  },
+};
+
+const RtTableSpec rt_turn_dist_mean_spec = {
+  "turn_dist_mean", "one per selected step with a complete request",
+  (const RtColumn[]) {
+    { RT_COL ("step", RT_COLUMN_INT, NULL, "the step number") },
+    { RT_COL ("TURNS", RT_COLUMN_NUMBER, "s", "their mean duration, a column per number of turns "
+              "that occurs, named after it (NaN: none)"), .flags = RT_COLUMN_EACH },
+    RT_COLUMNS_END,
+  },
+};
+
+/* A row per step, a column per number of turns of d->all: the step's count or mean. */
+static RtTable *
+pivot_table (const RtTurnDist *d, const RtTableSpec *spec, gboolean mean)
+{
+  RtTable *table = rt_table_new (spec);
+  g_autoptr (GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
+  for (guint n = 0; n < d->all->len; n++)
+    g_ptr_array_add (names, g_strdup_printf ("%d", g_array_index (d->all, RtTurnBin, n).turns));
+  rt_table_expand (table, "TURNS", (const char *const *) names->pdata, names->len);
+  for (guint i = 0; i < d->steps->len; i++)
+    {
+      const RtTurnDistStep *ds = &g_array_index (d->steps, RtTurnDistStep, i);
+      rt_table_int (table, ds->step);
+      for (guint n = 0; n < d->all->len; n++)
+        {
+          const RtTurnBin *b = rt_turn_bins_find (ds->bins, g_array_index (d->all, RtTurnBin, n).turns);
+          if (mean)
+            rt_table_number (table, b != NULL ? b->mean_s : NAN);
+          else
+            rt_table_int (table, b != NULL ? b->count : 0);
+        }
+    }
+  return table;
+}
+
+RtTable *
+rt_turn_dist_counts_table (const RtTurnDist *d)
+{
+  return pivot_table (d, &rt_turn_dist_counts_spec, FALSE);
+}
+
+RtTable *
+rt_turn_dist_mean_table (const RtTurnDist *d)
+{
+  return pivot_table (d, &rt_turn_dist_mean_spec, TRUE);
+}

@@ -1,0 +1,102 @@
+/* turns.c: how long each turn of a conversation takes, by turn index.
+ * The turn that explodes (usually a late engine call on a long context) shows up here. */
+#include "rolltrace/rt-analyses.h"
+
+#include <math.h>
+
+/* A turn index's sums while the records are read. */
+typedef struct {
+  guint count;
+  double sum[RT_N_TURN_PARTS];
+  guint n[RT_N_TURN_PARTS];   /* records with that part present */
+} TurnSums;
+
+static void
+add_part (TurnSums *sums, RtTurnPart part, double v)
+{
+  if (isnan (v))
+    return;
+  sums->sum[part] += v;
+  sums->n[part]++;
+}
+
+RtTurns *
+rt_turns_analyse (const RtTrace *t, const RtStepSet *steps)
+{
+  g_autoptr (GArray) selected = rt_trace_select_steps (t, steps);
+  g_autoptr (GArray) sums = g_array_new (FALSE, TRUE, sizeof (TurnSums));   /* by turn index */
+  for (guint i = 0; i < selected->len; i++)
+    {
+      RtStepRequests it;
+      rt_step_requests_init (&it, t, g_array_index (selected, guint, i));
+      for (const RtRequest *q; (q = rt_step_requests_next (&it)) != NULL;)
+        for (guint j = 0; j < q->n_turns; j++)
+          {
+            const RtTurnFigures *tf = &g_array_index (t->turns, RtTurnFigures, q->first_turn + j);
+            if (tf->turn < 0)
+              continue;
+            if ((guint) tf->turn >= sums->len)
+              g_array_set_size (sums, tf->turn + 1);
+            TurnSums *s = &g_array_index (sums, TurnSums, tf->turn);
+            s->count++;
+            add_part (s, RT_TURN_PRE_PROCESS, tf->pre_process_s);
+            add_part (s, RT_TURN_ENGINE_CALL, tf->engine_call_s);
+            add_part (s, RT_TURN_POST_PROCESS, tf->post_process_s);
+            add_part (s, RT_TURN_TOOL_PARSING, tf->tool_parsing_s);
+            add_part (s, RT_TURN_TOTAL, tf->total_s);
+          }
+    }
+
+  RtTurns *turns = g_new0 (RtTurns, 1);
+  turns->turns = g_array_new (FALSE, FALSE, sizeof (RtTurnsRow));
+  for (guint i = 0; i < sums->len; i++)
+    {
+      const TurnSums *s = &g_array_index (sums, TurnSums, i);
+      if (s->count == 0)
+        continue;   /* an index no record has (a gap below a higher one) */
+      RtTurnsRow row = { .turn = (gint32) i, .count = s->count };
+      for (int p = 0; p < RT_N_TURN_PARTS; p++)
+        row.mean_s[p] = s->n[p] ? s->sum[p] / s->n[p] : NAN;
+      g_array_append_val (turns->turns, row);
+    }
+  return turns;
+}
+
+void
+rt_turns_free (RtTurns *turns)
+{
+  if (turns == NULL)
+    return;
+  g_array_unref (turns->turns);
+  g_free (turns);
+}
+
+const RtTableSpec rt_turns_spec = {
+  "turns", "one per turn index (from 0) with a turn record",
+  (const RtColumn[]) {
+    { RT_COL ("turn", RT_COLUMN_INT, NULL, "the turn index, from 0") },
+    { RT_COL ("count", RT_COLUMN_INT, NULL, "turn records of that index") },
+    /* in RtTurnPart order */
+    { RT_COL ("pre_process", RT_COLUMN_NUMBER, "s", "mean pre-processing time") },
+    { RT_COL ("engine_call", RT_COLUMN_NUMBER, "s", "mean engine call time") },
+    { RT_COL ("post_process", RT_COLUMN_NUMBER, "s", "mean post-processing time") },
+    { RT_COL ("tool_parsing", RT_COLUMN_NUMBER, "s", "mean tool parsing time") },
+    { RT_COL ("total", RT_COLUMN_NUMBER, "s", "mean time of the whole turn") },
+    RT_COLUMNS_END,
+  },
+};
+
+RtTable *
+rt_turns_table (const RtTurns *turns)
+{
+  RtTable *table = rt_table_new (&rt_turns_spec);
+  for (guint i = 0; i < turns->turns->len; i++)
+    {
+      const RtTurnsRow *row = &g_array_index (turns->turns, RtTurnsRow, i);
+      rt_table_int (table, row->turn);
+      rt_table_int (table, row->count);
+      for (int p = 0; p < RT_N_TURN_PARTS; p++)
+        rt_table_number (table, row->mean_s[p]);
+    }
+  return table;
+}

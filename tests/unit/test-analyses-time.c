@@ -1,0 +1,362 @@
+/* test-analyses-time.c: where a step's time goes (overview, events, turns, turn-dist) as library
+ * calls on the hand-checked fixtures, with the answers worked out in fixtures/README.md. */
+#include <glib/gstdio.h>
+#include <math.h>
+#include <string.h>
+
+#include "rolltrace/rt-analyses.h"
+#include "rolltrace/rt-error.h"
+
+#define EPS 1e-9
+
+static RtTrace *
+load_path (const char *path)
+{
+  RtLoadOptions opts = { .n_threads = 1, .max_problems_per_file = 100 };
+  g_autoptr (GError) error = NULL;
+  RtTrace *t = rt_trace_load (path, &opts, &error);
+  g_assert_no_error (error);
+  return t;
+}
+
+static RtTrace *
+load (const char *fixture)
+{
+  g_autofree char *path = g_build_filename (RT_FIXTURES_DIR, fixture, NULL);
+  return load_path (path);
+}
+
+static RtStepSet *
+steps (const char *spec)
+{
+  g_autoptr (GError) error = NULL;
+  RtStepSet *set = rt_step_set_parse (spec, &error);
+  g_assert_no_error (error);
+  return set;
+}
+
+static GString *
+json_of (const RtTable *table)
+{
+  GString *out = g_string_new (NULL);
+  RtJsonWriter w;
+  rt_jw_init (&w, out);
+  rt_table_write_json (table, &w);
+  return out;
+}
+
+static char *
+tsv_header (const RtTable *table)
+{
+  g_autoptr (GString) tsv = rt_table_tsv (table);
+  return g_strndup (tsv->str, strcspn (tsv->str, "\n"));
+}
+
+/* ---- the request iterator ---- */
+
+static void
+test_step_requests_walks_every_file (void)
+{
+  g_autoptr (RtTrace) t = load ("hand-v2");
+  const char *want[2][4] = { { "a", "b", "c", NULL }, { "d", NULL } };
+  for (guint si = 0; si < 2; si++)
+    {
+      RtStepRequests it;
+      rt_step_requests_init (&it, t, si);
+      guint n = 0;
+      for (const RtRequest *q; (q = rt_step_requests_next (&it)) != NULL; n++)
+        g_assert_cmpstr (q->id, ==, want[si][n]);
+      g_assert_null (want[si][n]);
+      g_assert_null (rt_step_requests_next (&it));   /* stays at the end */
+    }
+}
+
+/* ---- overview ---- */
+
+static void
+test_overview_hand_v2 (void)
+{
+  g_autoptr (RtTrace) t = load ("hand-v2");
+  g_autoptr (RtOverview) o = rt_overview_analyse (t, NULL, NULL);
+  g_assert_cmpuint (o->steps->len, ==, 2);
+  const RtOverviewStep *s1 = &g_array_index (o->steps, RtOverviewStep, 0);
+  const RtOverviewStep *s2 = &g_array_index (o->steps, RtOverviewStep, 1);
+  /* rollout = the longest total: 17 s and 12 s; step 2 starts 60 s after step 1 */
+  g_assert_cmpfloat_with_epsilon (s1->rollout_s, 17, EPS);
+  g_assert_cmpfloat_with_epsilon (s2->rollout_s, 12, EPS);
+  g_assert_cmpfloat_with_epsilon (s1->interval_s, 60, EPS);
+  g_assert_cmpfloat_with_epsilon (s1->outside_s, 43, EPS);
+  g_assert_true (isnan (s2->interval_s));   /* the last step has no next start */
+  g_assert_true (isnan (s2->outside_s));
+  g_assert_cmpfloat_with_epsilon (o->rollout_mean, 14.5, EPS);
+  g_assert_cmpfloat_with_epsilon (o->interval_mean, 60, EPS);
+  g_assert_cmpfloat_with_epsilon (o->outside_mean, 45.5, EPS);
+  g_assert_cmpfloat_with_epsilon (o->outside_pct, 45.5 / 60 * 100, EPS);
+  g_assert_cmpfloat_with_epsilon (o->rollout_pct, 14.5 / 60 * 100, EPS);
+  /* two values lie exactly one std from their mean: no outlier */
+  g_assert_false (o->any_outlier);
+  g_assert_false (o->with_train);
+  g_assert_true (isnan (s1->train_step_s));
+}
+
+static void
+test_overview_interval_reaches_unselected_step (void)
+{
+  g_autoptr (RtTrace) t = load ("hand-v2");
+  g_autoptr (RtStepSet) only1 = steps ("1");
+  g_autoptr (RtOverview) o = rt_overview_analyse (t, only1, NULL);
+  g_assert_cmpuint (o->steps->len, ==, 1);
+  /* the next step's start counts even though step 2 is not selected */
+  g_assert_cmpfloat_with_epsilon (g_array_index (o->steps, RtOverviewStep, 0).interval_s, 60, EPS);
+  g_assert_cmpfloat_with_epsilon (o->rollout_mean, 17, EPS);
+}
+
+static void
+test_overview_train_columns (void)
+{
+  g_autoptr (RtTrace) t = load ("hand-v2");
+  g_autofree char *log_path = g_build_filename (RT_FIXTURES_DIR, "train", "console.log", NULL);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (RtTrainLog) train = rt_train_log_read (log_path, &error);
+  g_assert_no_error (error);
+
+  g_autoptr (RtOverview) with = rt_overview_analyse (t, NULL, train);
+  g_assert_true (with->with_train);
+  /* timing_s/step 90, 110; timing_s/gen 50, then 70 (the restart's value wins) */
+  const RtOverviewStep *s1 = &g_array_index (with->steps, RtOverviewStep, 0);
+  const RtOverviewStep *s2 = &g_array_index (with->steps, RtOverviewStep, 1);
+  g_assert_cmpfloat (s1->train_step_s, ==, 90);
+  g_assert_cmpfloat (s1->train_gen_s, ==, 50);
+  g_assert_cmpfloat (s2->train_step_s, ==, 110);
+  g_assert_cmpfloat (s2->train_gen_s, ==, 70);
+
+  /* the TSV has the trainer's columns either way, the JSON only with a log */
+  g_autoptr (RtOverview) without = rt_overview_analyse (t, NULL, NULL);
+  g_autoptr (RtTable) tw = rt_overview_table (with);
+  g_autoptr (RtTable) tn = rt_overview_table (without);
+  const char *header = "step\trollout_s\tinterval_s\toutside_s\trollout_outlier\tinterval_outlier\t"
+                       "timing_s/step\ttiming_s/gen";
+  g_autofree char *hw = tsv_header (tw);
+  g_autofree char *hn = tsv_header (tn);
+  g_assert_cmpstr (hw, ==, header);
+  g_assert_cmpstr (hn, ==, header);
+  g_autoptr (GString) jw = json_of (tw);
+  g_autoptr (GString) jn = json_of (tn);
+  g_assert_nonnull (strstr (jw->str, "\"rollout_outlier\": false, \"interval_outlier\": false, "
+                                     "\"train_step_s\": 90.0, \"train_gen_s\": 50.0}"));
+  g_assert_null (strstr (jn->str, "train_"));
+  g_assert_nonnull (strstr (jn->str, "\"interval_outlier\": false}"));
+  /* booleans are 0/1 in the TSV */
+  g_autoptr (GString) tsv = rt_table_tsv (tn);
+  g_assert_cmpstr (strchr (tsv->str, '\n') + 1, ==, "1\t17.0\t60.0\t43.0\t0\t0\tNaN\tNaN\n2\t12.0\tNaN\tNaN\t0\t0\tNaN\tNaN\n");
+}
+
+static void
+test_overview_empty_without_totals (void)
+{
+  g_autoptr (RtTrace) t = load ("hand-v2");
+  g_autoptr (RtStepSet) none = steps ("5-");
+  g_autoptr (RtOverview) o = rt_overview_analyse (t, none, NULL);
+  g_assert_cmpuint (o->steps->len, ==, 0);
+  g_assert_true (isnan (o->rollout_mean));
+  g_assert_false (o->any_outlier);
+}
+
+/* ---- events ---- */
+
+static void
+test_events_shares_hand_v2 (void)
+{
+  g_autoptr (RtTrace) t = load ("hand-v2");
+  g_autoptr (RtEvents) ev = rt_events_analyse (t, NULL);
+  g_assert_cmpuint (ev->steps->len, ==, 2);
+  const RtEventsStep *s1 = &g_array_index (ev->steps, RtEventsStep, 0);
+  const RtEventsStep *s2 = &g_array_index (ev->steps, RtEventsStep, 1);
+  g_assert_cmpfloat_with_epsilon (s1->total_mean_s, 16, EPS);
+  g_assert_cmpfloat_with_epsilon (s1->pct[RT_EV_PREPROCESSING], 12.5, EPS);
+  g_assert_cmpfloat_with_epsilon (s1->pct[RT_EV_ASYNC_GENERATE], 65.625, EPS);
+  g_assert_cmpfloat_with_epsilon (s1->pct[RT_EV_BARRIER_WAIT], 15.625, EPS);
+  g_assert_true (isnan (s1->pct[RT_EV_PADDING]));
+  g_assert_true (isnan (s1->pct[RT_EV_TOTAL_STEP]));
+  g_assert_cmpfloat_with_epsilon (s2->pct[RT_EV_PADDING], 6.25, EPS);
+  g_assert_cmpfloat_with_epsilon (s2->pct[RT_EV_PREPROCESSING], 100.0 / 12, EPS);
+  /* a share averages over the steps that have the section: the barrier only step 1 */
+  g_assert_cmpfloat_with_epsilon (ev->mean_pct[RT_EV_PREPROCESSING], (12.5 + 100.0 / 12) / 2, EPS);
+  g_assert_cmpfloat_with_epsilon (ev->mean_pct[RT_EV_PADDING], 6.25, EPS);
+  g_assert_cmpfloat_with_epsilon (ev->barrier_pct, 15.625, EPS);
+  g_assert_true (isnan (ev->mean_pct[RT_EV_SORTING]));
+}
+
+static void
+test_events_table_pct_group (void)
+{
+  g_autoptr (RtTrace) t = load ("hand-v2");
+  g_autoptr (RtStepSet) only2 = steps ("2");
+  g_autoptr (RtEvents) ev = rt_events_analyse (t, only2);
+  g_assert_true (isnan (ev->barrier_pct));   /* step 2 has no barrier line */
+  g_autoptr (RtTable) table = rt_events_table (ev);
+  /* a column per section before total_step_duration, in RtEventId order */
+  g_assert_cmpuint (rt_table_n_columns (table), ==, 2 + RT_EV_TOTAL_STEP);
+  g_assert_cmpint (rt_table_find (table, rt_step_event_name (RT_EV_TOTAL_STEP)), ==, -1);
+  g_autofree char *header = tsv_header (table);
+  g_assert_true (g_str_has_prefix (header, "step\ttotal_mean_s\tpreprocessing_duration\t"));
+  g_autoptr (GString) json = json_of (table);
+  g_assert_true (g_str_has_prefix (json->str, "[{\"step\": 2, \"total_mean_s\": 12.0, \"pct\": {\"preprocessing_duration\": 8.33"));
+  g_assert_nonnull (strstr (json->str, "\"padding_duration\": 6.25"));
+  g_assert_true (g_str_has_suffix (json->str, "}}]"));
+}
+
+/* ---- turns ---- */
+
+static const RtTurnsRow *
+turn_row (const RtTurns *turns, guint i)
+{
+  return &g_array_index (turns->turns, RtTurnsRow, i);
+}
+
+static void
+test_turns_hand_v2 (void)
+{
+  g_autoptr (RtTrace) t = load ("hand-v2");
+  g_autoptr (RtTurns) turns = rt_turns_analyse (t, NULL);
+  g_assert_cmpuint (turns->turns->len, ==, 3);
+  /* turn 0 = {a 3.5 (from its turn_end lines), b 4, c 2, d 10} */
+  const RtTurnsRow *t0 = turn_row (turns, 0);
+  g_assert_cmpint (t0->turn, ==, 0);
+  g_assert_cmpuint (t0->count, ==, 4);
+  g_assert_cmpfloat_with_epsilon (t0->mean_s[RT_TURN_TOTAL], 4.875, EPS);
+  g_assert_cmpfloat_with_epsilon (t0->mean_s[RT_TURN_ENGINE_CALL], 4.25, EPS);
+  g_assert_cmpfloat_with_epsilon (t0->mean_s[RT_TURN_PRE_PROCESS], 0.375, EPS);
+  g_assert_cmpfloat_with_epsilon (t0->mean_s[RT_TURN_POST_PROCESS], 0.25, EPS);
+  const RtTurnsRow *t1 = turn_row (turns, 1);
+  g_assert_cmpuint (t1->count, ==, 2);
+  g_assert_cmpfloat_with_epsilon (t1->mean_s[RT_TURN_PRE_PROCESS], 0.5, EPS);
+  g_assert_cmpfloat_with_epsilon (t1->mean_s[RT_TURN_ENGINE_CALL], 3.5, EPS);
+  const RtTurnsRow *t2 = turn_row (turns, 2);
+  g_assert_cmpint (t2->turn, ==, 2);
+  g_assert_cmpuint (t2->count, ==, 1);
+  g_assert_cmpfloat_with_epsilon (t2->mean_s[RT_TURN_ENGINE_CALL], 5, EPS);
+  g_assert_cmpfloat_with_epsilon (t2->mean_s[RT_TURN_POST_PROCESS], 1, EPS);
+  g_assert_cmpfloat_with_epsilon (t2->mean_s[RT_TURN_TOOL_PARSING], 0.5, EPS);
+
+  g_autoptr (RtTable) table = rt_turns_table (turns);
+  g_autofree char *header = tsv_header (table);
+  g_assert_cmpstr (header, ==, "turn\tcount\tpre_process\tengine_call\tpost_process\ttool_parsing\ttotal");
+  g_assert_cmpfloat (rt_table_get_number (table, 2, rt_table_find (table, "tool_parsing")), ==, 0.5);
+}
+
+static void
+test_turns_selected_and_absent (void)
+{
+  g_autoptr (RtTrace) t = load ("hand-v2");
+  g_autoptr (RtStepSet) only2 = steps ("2");
+  g_autoptr (RtTurns) turns = rt_turns_analyse (t, only2);
+  g_assert_cmpuint (turns->turns->len, ==, 1);
+  g_assert_cmpuint (turn_row (turns, 0)->count, ==, 1);
+  g_assert_cmpfloat_with_epsilon (turn_row (turns, 0)->mean_s[RT_TURN_ENGINE_CALL], 10, EPS);
+
+  /* the older logger writes no turn timings: an empty result, not an error */
+  g_autoptr (RtTrace) v1 = load ("hand-v1");
+  g_autoptr (RtTurns) none = rt_turns_analyse (v1, NULL);
+  g_assert_cmpuint (none->turns->len, ==, 0);
+}
+
+/* ---- turn-dist ---- */
+
+static void
+assert_bin (const GArray *bins, gint32 turns, guint count, double mean_s)
+{
+  const RtTurnBin *b = rt_turn_bins_find (bins, turns);
+  g_assert_nonnull (b);
+  g_assert_cmpuint (b->count, ==, count);
+  g_assert_cmpfloat_with_epsilon (b->mean_s, mean_s, EPS);
+}
+
+static void
+test_turn_dist_hand_v2 (void)
+{
+  g_autoptr (RtTrace) t = load ("hand-v2");
+  g_autoptr (RtTurnDist) d = rt_turn_dist_analyse (t, NULL);
+  g_assert_cmpuint (d->steps->len, ==, 2);
+  const RtTurnDistStep *s1 = &g_array_index (d->steps, RtTurnDistStep, 0);
+  g_assert_cmpuint (s1->requests, ==, 3);
+  assert_bin (s1->bins, 1, 1, 4);
+  assert_bin (s1->bins, 2, 1, 8);
+  assert_bin (s1->bins, 3, 1, 12);
+  g_assert_null (rt_turn_bins_find (s1->bins, 4));
+  g_assert_null (rt_turn_bins_find (s1->bins, 0));
+  /* all: 1 turn x 2 (b 4 s, d 10 s) */
+  g_assert_cmpuint (d->all->len, ==, 3);
+  assert_bin (d->all, 1, 2, 7);
+
+  /* the pivots: a column per number of turns; a step without one has 0 and NaN */
+  g_autoptr (RtTable) counts = rt_turn_dist_counts_table (d);
+  g_autoptr (RtTable) means = rt_turn_dist_mean_table (d);
+  g_autoptr (GString) ct = rt_table_tsv (counts);
+  g_autoptr (GString) mt = rt_table_tsv (means);
+  g_assert_cmpstr (ct->str, ==, "step\t1\t2\t3\n1\t1\t1\t1\n2\t1\t0\t0\n");
+  g_assert_cmpstr (mt->str, ==, "step\t1\t2\t3\n1\t4.0\t8.0\t12.0\n2\t10.0\tNaN\tNaN\n");
+
+  /* the JSON nests each step's bins */
+  g_autoptr (RtTable) st = rt_turn_dist_steps_table (d);
+  const RtTable *by = rt_table_get_table (st, 1, rt_table_find (st, "by_turns"));
+  g_assert_nonnull (by);
+  g_assert_cmpuint (rt_table_n_rows (by), ==, 1);
+  g_autoptr (GString) json = json_of (st);
+  g_assert_cmpstr (json->str, ==,
+                   "[{\"step\": 1, \"requests\": 3, \"by_turns\": [{\"turns\": 1, \"count\": 1, \"mean_s\": 4.0}, "
+                   "{\"turns\": 2, \"count\": 1, \"mean_s\": 8.0}, {\"turns\": 3, \"count\": 1, \"mean_s\": 12.0}]}, "
+                   "{\"step\": 2, \"requests\": 1, \"by_turns\": [{\"turns\": 1, \"count\": 1, \"mean_s\": 10.0}]}]");
+}
+
+/* A step whose complete requests all lack `turns` still has its rows, whole: the TSV
+ * writer once left such a row as "1<TAB>" with no newline. */
+static void
+test_turn_dist_requests_without_turns (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("rt-turn-dist-XXXXXX", &error);
+  g_assert_no_error (error);
+  g_autofree char *step = g_build_filename (dir, "step_1", NULL);
+  g_autofree char *file = g_build_filename (step, "worker_0.jsonl", NULL);
+  g_assert_cmpint (g_mkdir (step, 0700), ==, 0);
+  const char *lines =
+    "{\"event\": \"async_rollout_request_complete\", \"timestamp\": \"2025-01-01T10:00:10\", "
+    "\"duration_sec\": 8, \"extra\": {\"request_id\": \"a\"}}\n";
+  g_assert_true (g_file_set_contents (file, lines, -1, &error));
+  g_assert_no_error (error);
+  {
+    g_autoptr (RtTrace) t = load_path (dir);
+    g_autoptr (RtTurnDist) d = rt_turn_dist_analyse (t, NULL);
+    g_assert_cmpuint (d->steps->len, ==, 1);
+    g_assert_cmpuint (g_array_index (d->steps, RtTurnDistStep, 0).requests, ==, 1);
+    g_assert_cmpuint (d->all->len, ==, 0);
+    g_autoptr (RtTable) counts = rt_turn_dist_counts_table (d);
+    g_autoptr (RtTable) means = rt_turn_dist_mean_table (d);
+    g_autoptr (GString) ct = rt_table_tsv (counts);
+    g_autoptr (GString) mt = rt_table_tsv (means);
+    g_assert_cmpstr (ct->str, ==, "step\n1\n");
+    g_assert_cmpstr (mt->str, ==, "step\n1\n");
+  }
+  g_assert_cmpint (g_remove (file), ==, 0);
+  g_assert_cmpint (g_rmdir (step), ==, 0);
+  g_assert_cmpint (g_rmdir (dir), ==, 0);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/analyses/step-requests/walks-every-file", test_step_requests_walks_every_file);
+  g_test_add_func ("/analyses/overview/hand-v2", test_overview_hand_v2);
+  g_test_add_func ("/analyses/overview/interval-reaches-unselected-step", test_overview_interval_reaches_unselected_step);
+  g_test_add_func ("/analyses/overview/train-columns", test_overview_train_columns);
+  g_test_add_func ("/analyses/overview/empty-without-totals", test_overview_empty_without_totals);
+  g_test_add_func ("/analyses/events/shares-hand-v2", test_events_shares_hand_v2);
+  g_test_add_func ("/analyses/events/table-pct-group", test_events_table_pct_group);
+  g_test_add_func ("/analyses/turns/hand-v2", test_turns_hand_v2);
+  g_test_add_func ("/analyses/turns/selected-and-absent", test_turns_selected_and_absent);
+  g_test_add_func ("/analyses/turn-dist/hand-v2", test_turn_dist_hand_v2);
+  g_test_add_func ("/analyses/turn-dist/requests-without-turns", test_turn_dist_requests_without_turns);
+  return g_test_run ();
+}

@@ -182,6 +182,45 @@ RtTable *rt_worker_sections_table (const RtWorkerRow *row);
 
 /* ---- requests: one step's requests, and the slowest broken down by phase ----------- */
 
+/* One of the slowest requests and where its time went. */
+typedef struct {
+  guint request;              /* index into t->requests */
+  GArray *phase_ids;          /* guint16 event ids of its lines with a duration, in order of
+                               * first appearance */
+  double *phase_s;            /* seconds by event id: the sum of those lines' durations */
+} RtSlowRequest;
+
+typedef struct {
+  guint step_index;
+  gint32 step;
+  gint32 worker;              /* the worker asked; -1: all */
+  RtSamples *durations;       /* of its complete requests with a duration, ascending */
+  RtSummary summary;          /* of `durations` */
+  GArray *slowest;            /* RtSlowRequest, the `top` slowest first (ties: the lower
+                               * worker, then the lower request id) */
+  GArray *leaves;             /* guint16 event ids of the leaf phases (that contain no other
+                               * phase) some slow request spent time in, in stacking order */
+} RtRequests;
+
+/* The requests of step `step_index` of `worker` (-1: all), and the `top` slowest. */
+RtRequests *rt_requests_analyse (const RtTrace *t, guint step_index, gint32 worker, guint top);
+void rt_requests_free (RtRequests *r);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (RtRequests, rt_requests_free)
+
+/* the summary of the durations, one row: requests "cdf" */
+extern const RtTableSpec rt_requests_cdf_spec;
+RtTable *rt_requests_cdf_table (const RtRequests *r);
+/* one slow request, one row, its phases ({event: seconds}, different for each) as a group:
+ * an element of requests "slowest" */
+extern const RtTableSpec rt_requests_slow_spec;
+RtTable *rt_requests_slow_table (const RtTrace *t, const RtSlowRequest *slow);
+/* a slow request's phases with a positive time: request_K_step_N.tsv */
+extern const RtTableSpec rt_request_phases_spec;
+RtTable *rt_request_phases_table (const RtTrace *t, const RtSlowRequest *slow);
+/* the slowest by leaf phase, and the rest: requests_top_step_N.tsv */
+extern const RtTableSpec rt_requests_top_spec;
+RtTable *rt_requests_top_table (const RtTrace *t, const RtRequests *r);
+
 
 
 
@@ -310,10 +349,106 @@ RtTable *rt_events_table (const RtEvents *ev);
 
 /* ---- check: the inventory of an experiment and what is wrong with it --------------- */
 
+typedef struct {
+  gint32 step, worker;
+} RtMissingFile;
+
+/* The inventory of the selected steps; the strays, duplicates and how the trace was
+ * loaded (t->strays, t->duplicates, t->stats) belong to the folder, not to steps. */
+typedef struct {
+  guint n_steps;
+  gint32 step_min, step_max;  /* 0 when no step is selected */
+  guint max_workers;          /* worker files of the step with the most */
+  guint64 files, lines, events, bad_lines, field_problems, glued_lines;
+  guint64 requests;           /* complete ones */
+  guint64 problems_total;     /* bad lines and field problems, listed or not */
+  guint64 other_name_events;  /* events past RT_EVENT_NAMES_MAX distinct names */
+  RtSchemaFlags schema;       /* the logger generations whose names occur */
+  GArray *missing;            /* RtMissingFile: a worker's file absent from a selected step
+                               * while it has one in another step; by step, then worker */
+  GArray *problems;           /* guint: indices into t->problems of the selected files' */
+} RtCheck;
+
+RtCheck *rt_check_analyse (const RtTrace *t, const RtStepSet *steps);
+void rt_check_free (RtCheck *c);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (RtCheck, rt_check_free)
+
+/* "v1", "v2" or "mixed" (v2 too for RT_SCHEMA_NEITHER: no event at all). */
+const char *rt_schema_name (RtSchemaFlags schema);
+
+/* check "missing" */
+extern const RtTableSpec rt_check_missing_spec;
+RtTable *rt_check_missing_table (const RtCheck *c);
+/* check "problems": the listed bad lines of the selected steps' files */
+extern const RtTableSpec rt_check_problems_spec;
+RtTable *rt_check_problems_table (const RtTrace *t, const RtCheck *c);
+/* check "duplicates": t->duplicates */
+extern const RtTableSpec rt_check_duplicates_spec;
+RtTable *rt_check_duplicates_table (const RtTrace *t);
+/* check "cache", one row: t->stats */
+extern const RtTableSpec rt_check_cache_spec;
+RtTable *rt_check_cache_table (const RtTrace *t);
+
 
 
 
 /* ---- train: the trainer's console log ---------------------------------------------- */
+
+typedef struct {
+  const char *metric;         /* its name in the log (owned by the log) */
+  char *file;                 /* metric_NAME, its plot's files: unique among the log's metrics */
+  char *wanted_file;          /* metric_NAME of its name alone, `file` unless another metric has it */
+  char *key;                  /* its --json key (valid UTF-8), unique among the log's metrics */
+  RtSummary summary;          /* of its finite values */
+  double window_mean;         /* of its last `window` finite values */
+  gboolean plottable;         /* it has a value a plot can draw (finite, at most 1e300 in size) */
+  gboolean chosen;            /* a --metric glob matches it */
+} RtTrainMetric;
+
+/* The plots every log gets when it has their metrics, in the order they are drawn. */
+typedef enum {
+  RT_TRAIN_BREAKDOWN,         /* step_timing_breakdown: time per step by section */
+  RT_TRAIN_PER_TOKEN,         /* per_token_timing */
+  RT_TRAIN_THROUGHPUT,        /* throughput, and the time per step below it */
+  RT_TRAIN_COMPONENTS,        /* component_comparison: generation against the updates */
+  RT_TRAIN_GENERATION,        /* generation_timing */
+  RT_TRAIN_N_PLOTS
+} RtTrainPlotId;
+
+typedef struct {
+  const char *name;           /* its files, "step_timing_breakdown" */
+  const char *const *metrics; /* the metrics it draws, NULL-terminated */
+  const char *trailer;        /* a column after them, drawn apart (timing_s/step), or NULL */
+  GPtrArray *found;           /* const char*: the metrics the log has a value to plot of, in
+                               * the order of `metrics`; empty: the plot is skipped */
+  GArray *means;              /* double: the mean of each found one's values a plot can draw */
+  GPtrArray *known;           /* const char*: the metrics the log has at all, plottable or not
+                               * (NULL-terminated) */
+} RtTrainPlot;
+
+typedef struct {
+  guint window;
+  GArray *metrics;            /* RtTrainMetric: every metric of the log, in name order */
+  GPtrArray *unmatched;       /* const char*: the globs asked that match no metric */
+  RtTrainPlot plots[RT_TRAIN_N_PLOTS];
+  gboolean step_plottable;    /* timing_s/step has a value to plot */
+} RtTrain;
+
+/* `window`: values in window_mean and moving means; `metric_globs` (NULL-terminated, or
+ * NULL): the metrics to plot one by one. The result refers to the log and the globs. */
+RtTrain *rt_train_analyse (const RtTrainLog *log, guint window, const char *const *metric_globs);
+void rt_train_free (RtTrain *tr);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (RtTrain, rt_train_free)
+
+/* the statistics of every metric: train "metrics" (an object keyed by RtTrainMetric.key) */
+extern const RtTableSpec rt_train_metrics_spec;
+RtTable *rt_train_metrics_table (const RtTrain *tr);
+/* step and the found metrics of a plot, then its trailer: NAME.tsv of each RtTrainPlot */
+extern const RtTableSpec rt_train_series_spec;
+RtTable *rt_train_plot_table (const RtTrainLog *log, const RtTrainPlot *p);
+/* one metric and its moving mean over `window` values: metric_NAME.tsv */
+extern const RtTableSpec rt_train_metric_spec;
+RtTable *rt_train_metric_table (const RtTrainLog *log, const char *metric, guint window);
 
 
 

@@ -243,10 +243,10 @@ tsv_cell (GString *out, const RtColumn *c, const Cell *cell)
     }
 }
 
-GString *
-rt_table_tsv (const RtTable *t)
+/* One TSV line: the header (row < 0) or a row. */
+static void
+tsv_line (GString *out, const RtTable *t, int row)
 {
-  GString *out = g_string_new (NULL);
   gboolean first = TRUE;
   for (guint k = 0; k < t->columns->len; k++)
     {
@@ -255,25 +255,21 @@ rt_table_tsv (const RtTable *t)
         continue;
       if (!first)
         g_string_append_c (out, '\t');
-      rt_tsv_append_text (out, c->tsv_name ? c->tsv_name : c->name);
+      if (row < 0)
+        rt_tsv_append_text (out, c->tsv_name ? c->tsv_name : c->name);
+      else
+        tsv_cell (out, c, cell_at (t, (guint) row, k));
       first = FALSE;
     }
   g_string_append_c (out, '\n');
-  for (guint r = 0; r < rt_table_n_rows (t); r++)
-    {
-      first = TRUE;
-      for (guint k = 0; k < t->columns->len; k++)
-        {
-          const RtColumn *c = rt_table_column (t, k);
-          if (!in_tsv (c))
-            continue;
-          if (!first)
-            g_string_append_c (out, '\t');
-          tsv_cell (out, c, cell_at (t, r, k));
-          first = FALSE;
-        }
-      g_string_append_c (out, '\n');
-    }
+}
+
+GString *
+rt_table_tsv (const RtTable *t)
+{
+  GString *out = g_string_new (NULL);
+  for (int r = -1; r < (int) rt_table_n_rows (t); r++)
+    tsv_line (out, t, r);
   return out;
 }
 

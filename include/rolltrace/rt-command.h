@@ -66,7 +66,8 @@ struct _RtSession {
   gboolean out_ready;
   GString *json_doc;         /* the --json document, printed once the command is done */
   RtJsonWriter json_writer;
-  GPtrArray *experiments;    /* RtExperiment*, in the order given; `trace` is the first's */
+  GPtrArray *experiments;    /* RtExperiment*, in the order given, `trace` being the first's;
+                              * NULL for a command that loads no experiment */
 };
 
 int rt_command_main (const RtCommand *cmd, int argc, char **argv);

@@ -18,7 +18,6 @@ DEMO_DIR  ?= demo
 DEB_PACKAGES = build-essential cmake pkg-config libglib2.0-dev libsimdjson-dev gnuplot-nox python3 time \
                clang libclang-rt-14-dev
 
-ANALYZERS = rt-check rt-cdf rt-overview rt-workers rt-requests rt-turns rt-turn-dist rt-events
 BIN = $(abspath $(BUILD))
 
 .PHONY: all build deps demo test test-asan fuzz fuzz-build fuzz-short plots bench clean help
@@ -89,20 +88,13 @@ fuzz-short: deps
 	@if $(FUZZ_CHECK); then $(MAKE) --no-print-directory fuzz FUZZ_SECONDS=$(FUZZ_SHORT_SECONDS); \
 	else echo "make test: fuzzing skipped: clang with libFuzzer not found (make deps installs clang libclang-rt-14-dev)"; fi
 
-# Every analyzer writes its data and scripts (unchanged files keep their time stamps),
-# then make renders, in parallel, only the plots whose script or data changed.
+# Every analyzer the build lists with plot runs ($(BUILD)/rt-commands.tsv, from CMakeLists.txt)
+# writes its data and scripts (unchanged files keep their time stamps), then make renders, in
+# parallel, only the plots whose script or data changed.
 plots: build
 	@test -n "$(EXP)" || { echo "usage: make plots EXP=path/to/experiment [OUT=dir] [STEP=N]" >&2; exit 2; }
 	@test -d "$(EXP)" || { echo "make plots: $(EXP) is not a folder" >&2; exit 1; }
-	@set -e; for a in rt-cdf rt-events rt-turn-dist; do \
-	  $(BIN)/$$a "$(EXP)" --out "$(OUT)" --format $(FORMAT) --no-render --quiet; done; \
-	$(BIN)/rt-overview "$(EXP)" $(if $(TRAIN),--train "$(TRAIN)") --out "$(OUT)" --format $(FORMAT) --no-render --quiet; \
-	$(if $(TRAIN),$(BIN)/rt-train "$(TRAIN)" --out "$(OUT)" --format $(FORMAT) --no-render --quiet;) \
-	$(BIN)/rt-turns "$(EXP)" --out "$(OUT)" --format $(FORMAT) --no-render --quiet || \
-	  echo "make plots: no turn timings in $(EXP) (older logger): turns plot skipped"; \
-	$(BIN)/rt-workers "$(EXP)" --out "$(OUT)" --format $(FORMAT) --no-render --quiet; \
-	$(BIN)/rt-workers "$(EXP)" --step $(STEP) --out "$(OUT)" --format $(FORMAT) --no-render --quiet; \
-	$(BIN)/rt-requests "$(EXP)" --step $(STEP) --out "$(OUT)" --format $(FORMAT) --no-render --quiet
+	@gnuplot/write-plots.sh "$(BIN)" "$(EXP)" "$(OUT)" "$(FORMAT)" "$(STEP)" "$(TRAIN)"
 	@$(MAKE) -s --no-print-directory -C "$(OUT)" -f $(abspath gnuplot/render.mk) -j$(JOBS) FORMAT=$(FORMAT)
 	@echo "plots: $(OUT)/ ($$(ls "$(OUT)"/*.$(FORMAT) | wc -l) $(FORMAT) files)"
 

@@ -129,7 +129,7 @@ main (int argc, char **argv)
                    "\"cache\", \"problems\": [{\"where\", \"reason\"}]}\n\n"
                    "Example: rt-check logs/exp --json",
     .run = run,
-    .flags = RT_COMMAND_LOADS_TRACE,
+    .flags = RT_COMMAND_LOADS_TRACE | RT_COMMAND_LISTS_PROBLEMS,
     .min_args = 1,
     .max_args = 1,
   };

@@ -25,7 +25,13 @@ mkdir -p "$BENCH_DIR"
 for tool in /usr/bin/time python3; do
   command -v "$tool" >/dev/null || { echo "bench: $tool is needed (apt-get install time python3)" >&2; exit 1; }
 done
-[ -x "$BUILD/rt-check" ] || { echo "bench: build first (make)" >&2; exit 1; }
+[ -x "$BUILD/rt-check" ] && [ -r "$BUILD/rt-commands.tsv" ] || { echo "bench: build first (make)" >&2; exit 1; }
+
+# analyzers_with_plots: the analyzers of experiments that write plots, as the build lists them
+# (rt-check, which writes none, is timed above as the load itself)
+analyzers_with_plots () {
+  awk -F'\t' '!/^#/ && $2 == "EXP" && $3 != "-" { print $1 }' "$BUILD/rt-commands.tsv"
+}
 
 # measure LABEL RUNS CMD...: prints "LABEL<TAB>median wall s<TAB>median peak RSS MiB"
 measure () {
@@ -72,7 +78,7 @@ for size in $SIZES; do
     measure "first load (rt-check --no-cache)" "$RUNS" "$BUILD/rt-check" "$exp" --quiet --no-cache
     measure "first load + cache write (rt-check)" "$RUNS" sh -c "rm -rf '$cache' && exec '$BUILD/rt-check' '$exp' --quiet --cache-dir '$cache'"
     measure "cached load (rt-check)" "$RUNS" "$BUILD/rt-check" "$exp" --quiet --cache-dir "$cache"
-    for a in rt-cdf rt-overview rt-events rt-turns rt-turn-dist rt-workers rt-requests; do
+    for a in $(analyzers_with_plots); do
       measure "$a (cached)" "$RUNS" "$BUILD/$a" "$exp" --quiet --cache-dir "$cache" --no-render --out "$out"
     done
     measure "rt-cdf (no cache)" "$RUNS" "$BUILD/rt-cdf" "$exp" --quiet --no-cache --no-render --out "$out"

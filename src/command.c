@@ -1,25 +1,15 @@
-/* command.c: option parsing, loading, output files and plot rendering for every command.
- * Analyzers hand over a table (RtCommand) and get --help, errors, exit codes and plots for free. */
-#include "rolltrace/rt-command.h"
+/* command.c: the run of every command: its options and --help, the order of the steps
+ * (load, run, JSON, plots) and the exit status. Analyzers hand over a table (RtCommand). */
+#include "command-private.h"
 #include "rolltrace/rt-error.h"
 #include "rolltrace/rt-outfile.h"
-#include "rolltrace/rt-views.h"
 
-#include <errno.h>
-#include <fcntl.h>
-#include <gio/gio.h>
-#include <glib/gstdio.h>
-#include <stdlib.h>
-#include <math.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
 #ifndef RT_VERSION
 #define RT_VERSION "0.0"
 #endif
-
-#define STYLE_FILE "rolltrace-style.gp"
 
 static gboolean show_version;
 
@@ -35,7 +25,11 @@ session_clear (RtSession *s)
   g_free (s->cache_dir);
   g_free (s->subject);
   g_clear_pointer (&s->steps, rt_step_set_free);
+  /* the experiments own their traces; `trace` is the first one's */
+  if (s->experiments != NULL)
+    s->trace = NULL;
   g_clear_pointer (&s->trace, rt_trace_free);
+  g_clear_pointer (&s->experiments, g_ptr_array_unref);
   g_clear_pointer (&s->scripts, g_ptr_array_unref);
   if (s->json_doc)
     g_string_free (s->json_doc, TRUE);
@@ -57,7 +51,9 @@ build_entries (RtSession *s, const RtCommand *cmd)
   };
   const GOptionEntry trace_entries[] = {
     { "steps", 's', 0, G_OPTION_ARG_STRING, &s->steps_spec,
-      "Only these steps: N, A-B, A- and commas (e.g. 1,4,10-20)", "SPEC" },
+      (cmd->flags & RT_COMMAND_LOADS_TRACES)
+      ? "Only these steps of each EXP: N, A-B, A- and commas (e.g. 1,4,10-20); an EXP with none of them is an error"
+      : "Only these steps: N, A-B, A- and commas (e.g. 1,4,10-20)", "SPEC" },
     { "cache-dir", 0, 0, G_OPTION_ARG_FILENAME, &s->cache_dir,
       "Keep the binary cache of the tables in DIR (default $XDG_CACHE_HOME/rolltrace)", "DIR" },
     { "no-cache", 0, 0, G_OPTION_ARG_NONE, &s->no_cache,
@@ -72,7 +68,7 @@ build_entries (RtSession *s, const RtCommand *cmd)
       "Write data and gnuplot scripts but do not run gnuplot", NULL },
   };
   g_array_append_vals (entries, common, G_N_ELEMENTS (common));
-  if (cmd->flags & RT_COMMAND_LOADS_TRACE)
+  if (cmd->flags & (RT_COMMAND_LOADS_TRACE | RT_COMMAND_LOADS_TRACES))
     g_array_append_vals (entries, trace_entries, G_N_ELEMENTS (trace_entries));
   if (cmd->flags & RT_COMMAND_WRITES_PLOTS)
     g_array_append_vals (entries, plot_entries, G_N_ELEMENTS (plot_entries));
@@ -136,179 +132,6 @@ parse_command_line (RtSession *s, const RtCommand *cmd, int argc, char **argv, G
   return TRUE;
 }
 
-static void
-report_problems (RtSession *s)
-{
-  const RtTrace *t = s->trace;
-  guint64 bad = 0;
-  for (guint i = 0; i < t->files->len; i++)
-    bad += rt_trace_file (t, i)->bad_lines;
-  if (bad == 0 || s->quiet || strcmp (s->command->name, "rt-check") == 0)
-    return;
-  g_printerr ("%s: note: %" G_GUINT64_FORMAT " bad line%s skipped in %s",
-              s->command->name, bad, bad == 1 ? "" : "s", t->path);
-  if (!s->verbose)
-    {
-      g_printerr (" (rt-check %s lists them)\n", t->path);
-      return;
-    }
-  g_printerr (":\n");
-  for (guint i = 0; i < t->problems->len; i++)
-    {
-      const RtProblem *p = &g_array_index (t->problems, RtProblem, i);
-      g_printerr ("  %s: %s\n", p->where, p->reason);
-    }
-}
-
-/* gnuplot says so when a plot has no point to draw (every value undefined, NaN or
- * off a log axis): that plot is skipped with a note, not a failure of the command. */
-static gboolean
-gnuplot_found_no_data (const char *err_text)
-{
-  return err_text != NULL && (strstr (err_text, "all points") != NULL || strstr (err_text, "no valid points") != NULL
-                              || strstr (err_text, "undefined") != NULL);
-}
-
-/* gnuplot exits 0 even when it could not write the whole picture (a full disk, a
- * file size limit): only a picture that ends as its format ends is kept. */
-static gboolean
-picture_complete (const char *path, const char *format)
-{
-  static const guint8 png_end[] = { 0, 0, 0, 0, 'I', 'E', 'N', 'D', 0xAE, 0x42, 0x60, 0x82 };
-  int fd = open (path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0)
-    return FALSE;
-  char tail[64];
-  off_t size = lseek (fd, 0, SEEK_END);
-  gssize n = size > 0 ? pread (fd, tail, MIN ((off_t) sizeof tail, size), size - MIN ((off_t) sizeof tail, size)) : 0;
-  close (fd);
-  if (n <= 0)
-    return FALSE;
-  if (strcmp (format, "png") == 0)
-    return n >= (gssize) sizeof png_end && memcmp (tail + n - sizeof png_end, png_end, sizeof png_end) == 0;
-  const char *end_mark = strcmp (format, "svg") == 0 ? "</svg>" : "%%EOF";
-  return g_strstr_len (tail, n, end_mark) != NULL;
-}
-
-/* Runs gnuplot on every script written, a few at a time, inside the output folder.
- * Each draws into a temporary name (the script's `set output` honours rt_output),
- * renamed over NAME.FORMAT only when gnuplot succeeded and wrote something: a failed
- * or interrupted plot leaves the previous picture, or none. */
-static gboolean
-render_scripts (RtSession *s, GError **error)
-{
-  if (s->scripts == NULL || s->scripts->len == 0 || s->no_render)
-    return TRUE;
-  g_autofree char *gnuplot = g_find_program_in_path ("gnuplot");
-  if (gnuplot == NULL)
-    {
-      if (!s->quiet)
-        g_printerr ("%s: gnuplot is not installed: scripts are in %s, render them with "
-                    "'gnuplot NAME.gp' there\n", s->command->name, s->out_dir);
-      return TRUE;
-    }
-
-  g_autoptr (GSubprocessLauncher) launcher =
-      g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_SILENCE | G_SUBPROCESS_FLAGS_STDERR_PIPE);
-  g_subprocess_launcher_set_cwd (launcher, s->out_dir);
-  guint batch = MAX (2u, g_get_num_processors ());
-  gboolean ok = TRUE;
-
-  for (guint start = 0; start < s->scripts->len; start += batch)
-    {
-      g_autoptr (GPtrArray) procs = g_ptr_array_new_with_free_func (g_object_unref);
-      g_autoptr (GPtrArray) temps = g_ptr_array_new_with_free_func (g_free);
-      g_autoptr (GPtrArray) finals = g_ptr_array_new_with_free_func (g_free);
-      guint end = MIN (start + batch, s->scripts->len);
-      for (guint i = start; i < end; i++)
-        {
-          const char *script = g_ptr_array_index (s->scripts, i);
-          g_autofree char *stem = g_strndup (script, strlen (script) - strlen (".gp"));
-          g_autofree char *plot_name = g_strdup_printf ("%s.%s", stem, s->format);
-          char *final = rt_session_out_path (s, plot_name);
-          char *tmp = rt_temp_name (final);
-          g_autofree char *tmp_base = g_path_get_basename (tmp);
-          g_autofree char *tmp_literal = rt_gnuplot_quote (tmp_base);
-          g_autofree char *define = g_strdup_printf ("rt_output = %s", tmp_literal);
-          g_ptr_array_add (finals, final);
-          g_ptr_array_add (temps, tmp);
-          GSubprocess *p = g_subprocess_launcher_spawn (launcher, error, gnuplot, "-e", define, script, NULL);
-          if (p == NULL)
-            {
-              for (guint k = 0; k < temps->len; k++)
-                rt_temp_finish (g_ptr_array_index (temps, k), NULL, FALSE, NULL);
-              return FALSE;
-            }
-          rt_child_register ((GPid) g_ascii_strtoll (g_subprocess_get_identifier (p), NULL, 10));
-          g_ptr_array_add (procs, p);
-        }
-      for (guint i = 0; i < procs->len; i++)
-        {
-          GSubprocess *p = g_ptr_array_index (procs, i);
-          const char *script = g_ptr_array_index (s->scripts, start + i);
-          char *tmp = g_ptr_array_index (temps, i);
-          g_autoptr (GBytes) err_bytes = NULL;
-          g_autoptr (GError) local = NULL;
-          /* gnuplot's messages quote the script, whose text need not be UTF-8: raw bytes */
-          gboolean drawn = g_subprocess_communicate (p, NULL, NULL, NULL, &err_bytes, &local)
-                           && g_subprocess_get_successful (p);
-          g_autoptr (GString) err_string = g_string_new (NULL);
-          if (err_bytes != NULL)
-            rt_utf8_append (err_string, g_bytes_get_data (err_bytes, NULL), (gssize) g_bytes_get_size (err_bytes));
-          char *err_text = err_string->str;
-          const char *id = g_subprocess_get_identifier (p);
-          if (id != NULL)
-            rt_child_forget ((GPid) g_ascii_strtoll (id, NULL, 10));
-          drawn = drawn && picture_complete (tmp, s->format);
-          if (!rt_temp_finish (tmp, g_ptr_array_index (finals, i), drawn, &local) && drawn)
-            {
-              g_printerr ("%s: %s\n", s->command->name, local->message);
-              ok = FALSE;
-            }
-          else if (!drawn && gnuplot_found_no_data (err_text))
-            {
-              if (!s->quiet)
-                g_printerr ("%s: note: %s/%s skipped: nothing to draw (%s)\n", s->command->name,
-                            s->out_dir, script, g_strstrip (err_text));
-            }
-          else if (!drawn)
-            {
-              g_printerr ("%s: gnuplot failed on %s/%s: %s\n", s->command->name, s->out_dir,
-                          script, local ? local->message
-                                  : (err_text && *err_text ? err_text : "no complete picture written (is the disk full?)"));
-              ok = FALSE;
-            }
-        }
-    }
-  if (!ok)
-    g_set_error (error, RT_ERROR, RT_ERROR_IO, "some plots could not be rendered");
-  return ok;
-}
-
-/* With --json, one document on stdout whatever happened: the command's own, or,
- * when it failed before writing one, {"error": ...} with the message. */
-static void
-print_json (RtSession *s, const GError *error)
-{
-  if (!s->json)
-    return;
-  if ((s->json_doc == NULL || s->json_doc->len == 0) && error != NULL)
-    {
-      RtJsonWriter *w = rt_session_json (s);
-      rt_jw_begin_object (w);
-      rt_jw_member_string (w, "error", error->message);
-      rt_jw_end_object (w);
-    }
-  if (s->json_doc == NULL || s->json_doc->len == 0)
-    return;
-  fwrite (s->json_doc->str, 1, s->json_doc->len, stdout);
-  fputc ('\n', stdout);
-  guint replaced = s->json_writer.replaced_texts;
-  if (replaced > 0 && !s->quiet)
-    g_printerr ("%s: note: %u text%s from the input %s not valid UTF-8: invalid bytes are U+FFFD in the JSON\n",
-                s->command->name, replaced, replaced == 1 ? "" : "s", replaced == 1 ? "was" : "were");
-}
-
 int
 rt_command_main (const RtCommand *cmd, int argc, char **argv)
 {
@@ -323,7 +146,7 @@ rt_command_main (const RtCommand *cmd, int argc, char **argv)
     {
       g_printerr ("%s: %s\nTry '%s --help' for more information.\n", cmd->name, error->message,
                   cmd->name);
-      print_json (&s, error);
+      rt_session_print_json (&s, error);
       session_clear (&s);
       return 2;
     }
@@ -334,12 +157,9 @@ rt_command_main (const RtCommand *cmd, int argc, char **argv)
       return 0;
     }
 
-  if (cmd->flags & RT_COMMAND_LOADS_TRACE)
-    {
-      /* the name the trace will have (rt_trace_load names it the same way) */
-      g_autofree char *canonical = g_canonicalize_filename (s.args[0], NULL);
-      s.subject = g_path_get_basename (canonical);
-    }
+  gboolean loads = (cmd->flags & (RT_COMMAND_LOADS_TRACE | RT_COMMAND_LOADS_TRACES)) != 0;
+  if (loads)
+    rt_session_name_experiments (&s);
   else if (s.n_args > 0)
     {
       /* "logs/run-12.log" -> "run-12" */
@@ -353,33 +173,12 @@ rt_command_main (const RtCommand *cmd, int argc, char **argv)
   if (s.out_dir == NULL && (cmd->flags & RT_COMMAND_WRITES_PLOTS))
     s.out_dir = g_build_filename ("rt-out", s.subject, NULL);
 
-  if (cmd->flags & RT_COMMAND_LOADS_TRACE)
-    {
-      g_autofree char *cache_dir = s.no_cache ? NULL
-                                   : s.cache_dir ? g_strdup (s.cache_dir) : rt_cache_default_dir ();
-      RtLoadOptions opts = {
-        .max_problems_per_file = 1000,
-        .progress = !s.quiet && isatty (STDERR_FILENO),
-        .cache_dir = cache_dir,
-      };
-      /* refused before anything is read or written */
-      if (rt_check_outside_experiment (s.args[0], "--cache-dir", cache_dir, &error)
-          && ((cmd->flags & RT_COMMAND_WRITES_PLOTS) == 0
-              || rt_check_outside_experiment (s.args[0], "--out", s.out_dir, &error)))
-        s.trace = rt_trace_load (s.args[0], &opts, &error);
-      if (s.trace != NULL)
-        report_problems (&s);
-      g_autoptr (GArray) selected = s.trace ? rt_session_selected_steps (&s) : NULL;
-      if (selected != NULL && selected->len == 0)
-        g_set_error (&error, RT_ERROR, RT_ERROR_NO_DATA, "--steps %s selects none of the steps of %s (%d to %d)",
-                     s.steps_spec, s.trace->path, rt_trace_step (s.trace, 0)->step,
-                     rt_trace_step (s.trace, s.trace->steps->len - 1)->step);
-    }
-
+  if (loads)
+    rt_session_load_experiments (&s, &error);
   if (error == NULL)
     status = cmd->run (&s, &error);
-  print_json (&s, error);
-  if (error == NULL && !render_scripts (&s, &error))
+  rt_session_print_json (&s, error);
+  if (error == NULL && !rt_session_render_plots (&s, &error))
     status = 1;
   if (error == NULL && s.out_ready && !s.quiet && !s.json)
     g_print ("output: %s\n", s.out_dir);
@@ -406,17 +205,6 @@ rt_session_print (RtSession *s, const char *fmt, ...)
   fputs (text, stdout);
 }
 
-RtJsonWriter *
-rt_session_json (RtSession *s)
-{
-  if (s->json_doc == NULL)
-    {
-      s->json_doc = g_string_new (NULL);
-      rt_jw_init (&s->json_writer, s->json_doc);
-    }
-  return &s->json_writer;
-}
-
 int
 rt_session_no_data (RtSession *s, const char *fmt, ...)
 {
@@ -426,53 +214,6 @@ rt_session_no_data (RtSession *s, const char *fmt, ...)
   va_end (ap);
   g_printerr ("%s: %s\n", s->command->name, text);
   return 1;
-}
-
-gboolean
-rt_session_step_selected (RtSession *s, gint32 step)
-{
-  return rt_step_set_contains (s->steps, step);
-}
-
-GArray *
-rt_session_selected_steps (RtSession *s)
-{
-  GArray *idx = g_array_new (FALSE, FALSE, sizeof (guint));
-  for (guint i = 0; i < s->trace->steps->len; i++)
-    if (rt_session_step_selected (s, rt_trace_step (s->trace, i)->step))
-      g_array_append_val (idx, i);
-  return idx;
-}
-
-gboolean
-rt_session_resolve_step (RtSession *s, const char *value, guint *step_index, GError **error)
-{
-  if (value == NULL || strcmp (value, "slowest") == 0)
-    {
-      int slowest = rt_view_slowest_step (s->trace);
-      if (slowest < 0)
-        {
-          g_set_error (error, RT_ERROR, RT_ERROR_NO_DATA,
-                       "no step has a total_step_duration line; choose one with --step N");
-          return FALSE;
-        }
-      *step_index = (guint) slowest;
-      return TRUE;
-    }
-  gint64 step;
-  if (!rt_parse_int_option ("--step", value, 0, G_MAXINT32, &step, error))
-    return FALSE;
-  int i = rt_trace_find_step (s->trace, (gint32) step);
-  if (i < 0)
-    {
-      const RtTrace *t = s->trace;
-      g_set_error (error, RT_ERROR, RT_ERROR_USAGE, "--step %s: %s has no step_%s (steps %d to %d)",
-                   value, t->path, value, rt_trace_step (t, 0)->step,
-                   rt_trace_step (t, t->steps->len - 1)->step);
-      return FALSE;
-    }
-  *step_index = (guint) i;
-  return TRUE;
 }
 
 gboolean
@@ -486,306 +227,5 @@ rt_parse_int_option (const char *name, const char *value, gint64 min, gint64 max
                    G_GINT64_FORMAT " to %" G_GINT64_FORMAT, name, value, min, max);
       return FALSE;
     }
-  return TRUE;
-}
-
-/* ---- output files ---- */
-
-char *
-rt_session_out_path (RtSession *s, const char *name)
-{
-  return g_build_filename (s->out_dir, name, NULL);
-}
-
-/* The real path `path` names, after every link, even when its last components do
- * not exist yet: the longest existing prefix is resolved, the rest (which cannot
- * hold links) is normalised onto it. */
-static char *
-real_path_of (const char *path)
-{
-  char *real = realpath (path, NULL);
-  if (real != NULL)
-    {
-      char *copy = g_strdup (real);
-      free (real);
-      return copy;
-    }
-  g_autofree char *parent = g_path_get_dirname (path);
-  g_autofree char *base = g_path_get_basename (path);
-  if (strcmp (parent, path) == 0)
-    return g_canonicalize_filename (path, NULL);
-  g_autofree char *real_parent = real_path_of (parent);
-  return g_canonicalize_filename (base, real_parent);
-}
-
-/* Refuses a folder a command would write into that lies inside the experiment,
- * comparing real paths, so that no link (to the folder or to the experiment) hides it. */
-gboolean
-rt_check_outside_experiment (const char *exp_path, const char *option, const char *dir, GError **error)
-{
-  if (dir == NULL)
-    return TRUE;
-  g_autofree char *out = real_path_of (dir);
-  g_autofree char *exp = real_path_of (exp_path);
-  gsize n = strlen (exp);
-  if (strncmp (out, exp, n) == 0 && (out[n] == '\0' || out[n] == G_DIR_SEPARATOR || n == 1))
-    {
-      g_set_error (error, RT_ERROR, RT_ERROR_USAGE,
-                   "%s %s is inside the experiment folder %s (%s); rolltrace never writes there",
-                   option, dir, exp_path, out);
-      return FALSE;
-    }
-  return TRUE;
-}
-
-static gboolean
-ensure_out_dir (RtSession *s, GError **error)
-{
-  if (s->out_ready)
-    return TRUE;
-  if (g_mkdir_with_parents (s->out_dir, 0777) != 0)
-    {
-      int e = errno;
-      g_set_error (error, RT_ERROR, RT_ERROR_IO, "cannot create output folder %s: %s",
-                   s->out_dir, g_strerror (e));
-      return FALSE;
-    }
-  s->out_ready = TRUE;
-  return TRUE;
-}
-
-gboolean
-rt_session_write (RtSession *s, const char *name, const GString *content, GError **error)
-{
-  if (!ensure_out_dir (s, error))
-    return FALSE;
-  g_autofree char *path = rt_session_out_path (s, name);
-  /* An unchanged file keeps its time stamp, so that `make plots` re-renders only
-   * the plots whose data or script changed. */
-  g_autofree char *old = NULL;
-  gsize old_len;
-  if (g_file_get_contents (path, &old, &old_len, NULL) && old_len == content->len
-      && memcmp (old, content->str, old_len) == 0)
-    return TRUE;
-  return rt_file_write_atomic (path, content->str, content->len, error);
-}
-
-GString *
-rt_tsv_new (const char *const *columns)
-{
-  GString *tsv = g_string_new (NULL);
-  for (guint i = 0; columns[i] != NULL; i++)
-    {
-      if (i > 0)
-        g_string_append_c (tsv, '\t');
-      g_string_append (tsv, columns[i]);
-    }
-  g_string_append_c (tsv, '\n');
-  return tsv;
-}
-
-static void
-tsv_end (GString *tsv, gboolean last)
-{
-  g_string_append_c (tsv, last ? '\n' : '\t');
-}
-
-void
-rt_tsv_num (GString *tsv, double v, gboolean last)
-{
-  if (isfinite (v))
-    rt_format_double (tsv, v);
-  else
-    g_string_append (tsv, "NaN");
-  tsv_end (tsv, last);
-}
-
-void
-rt_tsv_int (GString *tsv, gint64 v, gboolean last)
-{
-  g_string_append_printf (tsv, "%" G_GINT64_FORMAT, v);
-  tsv_end (tsv, last);
-}
-
-void
-rt_tsv_str (GString *tsv, const char *s, gboolean last)
-{
-  rt_tsv_append_text (tsv, s);
-  tsv_end (tsv, last);
-}
-
-/* ---- plots ---- */
-
-char *
-rt_gnuplot_int_tics (const char *axis, gint32 first, gint32 last, int max_ticks)
-{
-  gint64 span = (gint64) last - first, inc = 1;
-  for (gint64 base = 1;; base *= 10)
-    {
-      if (span / base < max_ticks) { inc = base; break; }
-      if (span / (2 * base) < max_ticks) { inc = 2 * base; break; }
-      if (span / (5 * base) < max_ticks) { inc = 5 * base; break; }
-    }
-  gint64 start = first - (first % inc + inc) % inc;   /* a round first tick */
-  return g_strdup_printf ("set %s %" G_GINT64_FORMAT ", %" G_GINT64_FORMAT "\nset m%s %s",
-                          axis, start, inc, axis, inc >= 5 ? "5" : "1");
-}
-
-char *
-rt_describe_steps (const gint32 *steps, guint n)
-{
-  if (n == 0)
-    return g_strdup ("no steps");
-  if (n == 1)
-    return g_strdup_printf ("step %d", steps[0]);
-  gboolean contiguous = TRUE;
-  for (guint i = 1; i < n; i++)
-    contiguous = contiguous && steps[i] == steps[i - 1] + 1;
-  if (contiguous)
-    return g_strdup_printf ("steps %d-%d", steps[0], steps[n - 1]);
-  if (n <= 6)
-    {
-      GString *s = g_string_new ("steps ");
-      for (guint i = 0; i < n; i++)
-        g_string_append_printf (s, "%s%d", i ? ", " : "", steps[i]);
-      return g_string_free (s, FALSE);
-    }
-  return g_strdup_printf ("%u steps in %d-%d", n, steps[0], steps[n - 1]);
-}
-
-char *
-rt_session_describe_step_indices (RtSession *s, GArray *step_indices)
-{
-  g_autoptr (GArray) steps = g_array_new (FALSE, FALSE, sizeof (gint32));
-  for (guint i = 0; i < step_indices->len; i++)
-    g_array_append_val (steps, rt_trace_step (s->trace, g_array_index (step_indices, guint, i))->step);
-  return rt_describe_steps ((const gint32 *) steps->data, steps->len);
-}
-
-char *
-rt_session_step_xtics (RtSession *s, GArray *step_indices)
-{
-  g_return_val_if_fail (step_indices->len > 0, NULL);
-  gint32 first = rt_trace_step (s->trace, g_array_index (step_indices, guint, 0))->step;
-  gint32 last = rt_trace_step (s->trace, g_array_index (step_indices, guint, step_indices->len - 1))->step;
-  return rt_gnuplot_int_tics ("xtics", first, last, 20);
-}
-
-static GBytes *
-load_template (const char *name, GError **error)
-{
-  g_autofree char *path = g_strdup_printf ("/org/rolltrace/gnuplot/%s", name);
-  return g_resources_lookup_data (path, G_RESOURCE_LOOKUP_FLAGS_NONE, error);
-}
-
-static const char *
-lookup_var (const char *const *vars, const char *key, gsize len)
-{
-  for (guint i = 0; vars[i] != NULL && vars[i + 1] != NULL; i += 2)
-    if (strlen (vars[i]) == len && strncmp (vars[i], key, len) == 0)
-      return vars[i + 1];
-  return NULL;
-}
-
-/* Replaces every {{KEY}}; a key nobody supplied is a bug in the analyzer. */
-static GString *
-fill_template (const char *text, const char *const *vars, const char *name, GError **error)
-{
-  GString *out = g_string_new (NULL);
-  const char *p = text, *open;
-  while ((open = strstr (p, "{{")) != NULL)
-    {
-      const char *close = strstr (open, "}}");
-      if (close == NULL)
-        break;
-      g_string_append_len (out, p, open - p);
-      const char *value = lookup_var (vars, open + 2, (gsize) (close - open - 2));
-      if (value == NULL)
-        {
-          g_set_error (error, RT_ERROR, RT_ERROR_IO, "template %s: nothing to put in %.*s", name,
-                       (int) (close - open + 2), open);
-          g_string_free (out, TRUE);
-          return NULL;
-        }
-      g_string_append (out, value);
-      p = close + 2;
-    }
-  g_string_append (out, p);
-  return out;
-}
-
-static char *
-terminal_for (const char *format, const char *size)
-{
-  int w = 1280, h = 720;
-  if (size != NULL)
-    sscanf (size, "%d,%d", &w, &h);
-  if (strcmp (format, "svg") == 0)
-    return g_strdup_printf ("svg size %d,%d dynamic font 'DejaVu Sans,12' noenhanced background rgb 'white'", w, h);
-  if (strcmp (format, "pdf") == 0)
-    return g_strdup_printf ("pdfcairo size %.2fin,%.2fin font 'DejaVu Sans,9' noenhanced", w / 100.0, h / 100.0);
-  return g_strdup_printf ("pngcairo size %d,%d font 'DejaVu Sans,11' noenhanced", w, h);
-}
-
-gboolean
-rt_session_plot (RtSession *s, const char *template_name, const char *name,
-                 const char *what, const char *const *vars, GError **error)
-{
-  return rt_session_plot_data (s, template_name, name, name, what, vars, error);
-}
-
-gboolean
-rt_session_plot_data (RtSession *s, const char *template_name, const char *name, const char *data_stem,
-                      const char *what, const char *const *vars, GError **error)
-{
-  if (!ensure_out_dir (s, error))
-    return FALSE;
-  if (s->scripts == NULL)
-    {
-      g_autoptr (GBytes) style = load_template ("style.gp", error);
-      if (style == NULL)
-        return FALSE;
-      g_autoptr (GString) text = g_string_new_len (g_bytes_get_data (style, NULL),
-                                                   (gssize) g_bytes_get_size (style));
-      if (!rt_session_write (s, STYLE_FILE, text, error))
-        return FALSE;
-      s->scripts = g_ptr_array_new_with_free_func (g_free);
-    }
-
-  g_autofree char *template_file = g_strdup_printf ("%s.gp", template_name);
-  g_autoptr (GBytes) tmpl = load_template (template_file, error);
-  if (tmpl == NULL)
-    return FALSE;
-  g_autofree char *text = g_strndup (g_bytes_get_data (tmpl, NULL), g_bytes_get_size (tmpl));
-
-  g_autofree char *title_text = g_strdup_printf ("%s: %s", s->subject, what);
-  g_autofree char *title = rt_gnuplot_quote (title_text);
-  g_autofree char *output_name = g_strdup_printf ("%s.%s", name, s->format);
-  g_autofree char *output = rt_gnuplot_quote (output_name);
-  g_autofree char *terminal = terminal_for (s->format, vars ? lookup_var (vars, "SIZE", 4) : NULL);
-  g_autofree char *data_name = g_strdup_printf ("%s.tsv", data_stem);
-  g_autofree char *data = rt_gnuplot_quote (data_name);
-
-  /* What every script needs comes first, so templates hold only the plot itself;
-   * the `data` variable names the script's TSV for the template's plot commands
-   * (and gnuplot/render.mk reads that line to know what the plot depends on). */
-  g_autoptr (GString) script = g_string_new (NULL);
-  g_string_append_printf (script,
-                          "# %s.gp: written by %s from the template %s; run 'gnuplot %s.gp' here.\n"
-                          "load '" STYLE_FILE "'\n"
-                          "set terminal %s\n"
-                          "set output (exists('rt_output') ? rt_output : %s)\n"
-                          "data = %s\n"
-                          "set title %s\n",
-                          name, s->command->name, template_file, name, terminal, output, data, title);
-  g_autoptr (GString) body = fill_template (text, vars ? vars : (const char *const[]) { NULL },
-                                            template_file, error);
-  if (body == NULL)
-    return FALSE;
-  g_string_append (script, body->str);
-  g_autofree char *script_name = g_strdup_printf ("%s.gp", name);
-  if (!rt_session_write (s, script_name, script, error))
-    return FALSE;
-  g_ptr_array_add (s->scripts, g_steal_pointer (&script_name));
   return TRUE;
 }

@@ -21,6 +21,10 @@ typedef int (*RtRunFunc) (RtSession *s, GError **error);
 typedef enum {
   RT_COMMAND_LOADS_TRACE = 1 << 0,   /* first argument is EXP, loaded before run */
   RT_COMMAND_WRITES_PLOTS = 1 << 1,  /* takes --out, --format, --no-render */
+  RT_COMMAND_LOADS_TRACES = 1 << 2,  /* every argument is an EXP (min_args to max_args of
+                                      * them), each loaded before run: EXP... */
+  RT_COMMAND_LISTS_PROBLEMS = 1 << 3,/* the command lists the bad lines itself, so no note
+                                      * about them is printed on stderr */
 } RtCommandFlags;
 
 typedef struct {
@@ -33,6 +37,15 @@ typedef struct {
   RtCommandFlags flags;
   int min_args, max_args;    /* positional arguments, EXP included */
 } RtCommand;
+
+/* One experiment of the command line, loaded (RT_COMMAND_LOADS_TRACE or _TRACES). */
+typedef struct {
+  RtTrace *trace;
+  char *label;               /* its folder's name; a name already given to an earlier
+                              * experiment gets "#2", "#3"...: "exp", "exp#2" */
+  GArray *steps;             /* guint: indices into trace->steps that --steps selects,
+                              * ascending, never empty */
+} RtExperiment;
 
 struct _RtSession {
   const RtCommand *command;
@@ -53,6 +66,8 @@ struct _RtSession {
   gboolean out_ready;
   GString *json_doc;         /* the --json document, printed once the command is done */
   RtJsonWriter json_writer;
+  GPtrArray *experiments;    /* RtExperiment*, in the order given, `trace` being the first's;
+                              * NULL for a command that loads no experiment */
 };
 
 int rt_command_main (const RtCommand *cmd, int argc, char **argv);
@@ -74,9 +89,20 @@ gboolean rt_session_step_selected (RtSession *s, gint32 step);
 /* Indices into trace->steps of the selected steps, ascending. */
 GArray *rt_session_selected_steps (RtSession *s);
 
+/* The i-th experiment of the command line (i < s->experiments->len). */
+static inline const RtExperiment *
+rt_session_experiment (const RtSession *s, guint i)
+{
+  return (const RtExperiment *) g_ptr_array_index (s->experiments, i);
+}
+
 /* The index into trace->steps of `--step N` (given as text), or, when `value` is
  * NULL or "slowest", of the step with the longest rollout. Usage error for a step not in the trace. */
 gboolean rt_session_resolve_step (RtSession *s, const char *value, guint *step_index, GError **error);
+
+/* Labels for experiments named `names` (their folders' names), in order: a name
+ * already used is followed by "#2", "#3"..., the first that is still free. */
+GStrv rt_experiment_labels (const char *const *names, guint n);
 
 /* Fails (a usage error) when `dir`, given as `option`, lies inside the experiment
  * folder `exp_path`, links resolved on both sides. NULL `dir`: nothing to check. */

@@ -11,6 +11,15 @@ trap 'rm -rf "$TMP"' EXIT
 PASSED=0
 FAILED=0
 
+# The analyzers, as the build lists them ($BUILD/rt-commands.tsv, written from CMakeLists.txt):
+# EXP_ANALYZERS read an experiment folder, ALL_ANALYZERS are every one (rt-train too).
+COMMANDS_TSV="$BUILD/rt-commands.tsv"
+listed () { awk -F'\t' -v takes="$1" '!/^#/ && $1 != "name" && (takes == "" || $2 == takes) { print $1 }' "$COMMANDS_TSV" | tr '\n' ' '; }
+[ -s "$COMMANDS_TSV" ] || { echo "FAIL: $COMMANDS_TSV is missing: the build writes it from CMakeLists.txt"; exit 1; }
+EXP_ANALYZERS=$(listed EXP)
+ALL_ANALYZERS=$(listed "")
+[ -n "$EXP_ANALYZERS" ] || { echo "FAIL: $COMMANDS_TSV lists no analyzer of experiments"; exit 1; }
+
 ok () { PASSED=$((PASSED + 1)); }
 fail () { echo "FAIL: $*" >&2; FAILED=$((FAILED + 1)); }
 
@@ -226,6 +235,35 @@ if not same(a, b):
     sys.exit(1)
 PY
   then ok; else fail "$3:"; sed 's/^/    /' "$TMP/diff" | head -6 >&2; fi
+}
+
+# analyzer_queries [NAME=ARGS]...: sets QUERIES to one query ("NAME ARGS") per analyzer of
+# experiments the build lists, in its order: NAME alone, or, for a NAME given here, one query
+# per NAME=ARGS ("rt-workers=" is rt-workers alone). A NAME the build does not list fails.
+analyzer_queries () {
+  local a spec given extra
+  QUERIES=()
+  for spec in "$@"; do
+    case " $EXP_ANALYZERS " in *" ${spec%%=*} "*) ;; *) fail "no analyzer ${spec%%=*} in $COMMANDS_TSV" ;; esac
+  done
+  for a in $EXP_ANALYZERS; do
+    given=0
+    for spec in "$@"; do
+      [ "${spec%%=*}" = "$a" ] || continue
+      given=1 extra=${spec#*=}
+      QUERIES+=("$a${extra:+ $extra}")
+    done
+    [ "$given" = 1 ] || QUERIES+=("$a")
+  done
+}
+
+# expect_covered WHAT NAME...: every analyzer the build lists is among NAME... (for the tests
+# whose checks are written per analyzer: a new analyzer needs its own there)
+expect_covered () {
+  local what=$1 a; shift
+  for a in $ALL_ANALYZERS; do
+    case " $* " in *" $a "*) ok ;; *) fail "$what: nothing here for $a, which the build lists" ;; esac
+  done
 }
 
 finish () {

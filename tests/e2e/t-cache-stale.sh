@@ -21,13 +21,10 @@ make_cache () {
 # answers_match LABEL: every analyzer, each starting from the cache kept by make_cache (the first
 # run would otherwise mend it for the others), exits 0 and answers as a fresh load does
 answers_match () {
-  local a args bin status
-  for a in check cdf overview events turns turn-dist workers requests; do
-    case $a in
-      check) args=() ;;
-      *) args=(--out "$TMP/o" --no-render) ;;
-    esac
-    bin=rt-$a
+  local args bin status
+  for bin in $EXP_ANALYZERS; do
+    args=()
+    [ "$bin" = rt-check ] || args=(--out "$TMP/o" --no-render)
     "$BUILD/$bin" "$E" "${args[@]}" --json --no-cache >"$TMP/plain.json" 2>/dev/null
     rm -rf "$C" && cp -a "$SAVED" "$C"
     "$BUILD/$bin" "$E" "${args[@]}" --json --cache-dir "$C" >"$TMP/cached.json" 2>"$TMP/cached.err"

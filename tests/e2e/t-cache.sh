@@ -16,14 +16,11 @@ expect_field () {
 
 # answers_match LABEL: every analyzer answers the same from the cache as without it
 answers_match () {
-  local a args
-  for a in check cdf overview events turns turn-dist workers workers-step requests; do
-    case $a in
-      check) args=() ;;
-      workers-step) args=(--step 2 --out "$TMP/o" --no-render) ;;
-      *) args=(--out "$TMP/o" --no-render) ;;
-    esac
-    local bin=rt-${a%-step}
+  local q bin args
+  analyzer_queries "rt-workers=" "rt-workers=--step 2"
+  for q in "${QUERIES[@]}"; do
+    bin=${q%% *}; read -r -a args <<<"${q#"$bin"}"
+    [ "$bin" = rt-check ] || args+=(--out "$TMP/o" --no-render)
     "$BUILD/$bin" "$TMP/exp" "${args[@]}" --json --no-cache >"$TMP/plain.json" 2>/dev/null
     "$BUILD/$bin" "$TMP/exp" "${args[@]}" --json --cache-dir "$C" >"$TMP/cached.json" 2>"$TMP/cached.err"
     if python3 - "$TMP/plain.json" "$TMP/cached.json" <<'PY'

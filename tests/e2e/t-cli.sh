@@ -3,10 +3,10 @@
 # exit 2, a bad experiment folder exits 1 with one clear message, nothing is written into EXP.
 . "$(dirname "$0")/lib.sh"
 
-ALL="rt-check rt-cdf rt-overview rt-workers rt-requests rt-turns rt-turn-dist rt-events"
+ALL=$EXP_ANALYZERS                   # the analyzers of experiments, as the build lists them
 fx="$SRC/fixtures/hand-v2"
 
-for cmd in $ALL rt-synth rt-train; do
+for cmd in $ALL_ANALYZERS rt-synth; do
   expect_exit 0 "$BUILD/$cmd" --help
   expect_grep "Usage:" "$TMP/out" "$cmd --help"
 done
@@ -31,7 +31,7 @@ for cmd in $ALL; do
 done
 
 # --json prints exactly one JSON document; --quiet prints nothing on stdout
-for cmd in rt-check rt-cdf rt-overview rt-turns rt-turn-dist rt-events rt-workers; do
+for cmd in $ALL; do
   if [ "$cmd" = rt-check ]; then expect_exit 0 "$BUILD/$cmd" "$fx" --json
   else expect_exit 0 "$BUILD/$cmd" "$fx" --json --out "$TMP/o" --no-render; fi
   python3 -c "import json,sys; json.loads(sys.stdin.read())" <"$TMP/out" && ok || fail "$cmd --json is not one document"

@@ -45,6 +45,9 @@ train_cases=(
   "train-none|rt-train fixtures/train/no-metrics.log"
 )
 
+# every analyzer the build lists has its cases here
+expect_covered "t-golden's cases" $(for c in "${cases[@]}" "${train_cases[@]}"; do c=${c#*|}; echo "${c%% *}"; done)
+
 # run_case DIR COMMAND ARGS...: the command's answers into DIR
 run_case () {
   local dir=$1 cmd=$2; shift 2

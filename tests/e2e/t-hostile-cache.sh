@@ -4,8 +4,7 @@
 . "$(dirname "$0")/lib.sh"
 
 # every analyzer once (rt-workers and rt-events read the step sums, the others the rows)
-QUERIES=("rt-check" "rt-cdf" "rt-overview" "rt-workers --step 1" "rt-requests --step 1 --top 20"
-         "rt-turns" "rt-turn-dist" "rt-events")
+analyzer_queries "rt-workers=--step 1" "rt-requests=--step 1 --top 20"
 C="$TMP/cache-dir"
 
 # warm EXP: every analyzer runs once with the cache in $C, which is then kept in $C.warm

@@ -59,12 +59,14 @@ expect_no_pwned () {   # expect_no_pwned LABEL: no PWNED anywhere under the temp
   if [ -z "$found" ]; then ok; else fail "$1 ran a command from the input: ${found//$'\n'/\\n}"; fi
   find "$TMP" -name 'PWNED*' -delete
 }
-# run_all LABEL EXP: every analyzer renders EXP with its hostile texts
+# run_all LABEL EXP: every analyzer renders EXP with its hostile texts (RAN: those run)
+RAN="rt-check"
 run_all () {
   local label=$1 exp=$2 state
   state=$(tree_state "$exp")
   run () {   # run ANALYZER PLOTS [ARGS...]: renders into $TMP/LABEL-ANALYZER
     local a=$1 plots=$2 out="$TMP/$label-$1"; shift 2
+    RAN="$RAN rt-$a"
     expect_safe 0 "$BUILD/rt-$a" "$exp" --out "$out" --cache-dir "$TMP/c" "$@"
     # shellcheck disable=SC2086
     expect_plots "$out" $plots
@@ -116,6 +118,7 @@ expect_no_temps "$TMP/events-cdf" "rt-cdf --event with hostile names"
   done
 } >"$TMP/train.log"
 expect_safe 0 "$BUILD/rt-train" "$TMP/train.log" --metric '*' --out "$TMP/o-train" --json
+RAN="$RAN rt-train"
 metrics=$("$PYTHON" -c "import json,sys; print(len(json.load(sys.stdin)['metrics']))" <"$TMP/out" 2>/dev/null || echo 0)
 [ "$metrics" -ge 7 ] && ok || fail "rt-train --json lists $metrics metrics, expected the 7 of the log"
 drawn=$(find "$TMP/o-train" -name 'metric_*.png' -size +0 | wc -l)
@@ -123,4 +126,5 @@ drawn=$(find "$TMP/o-train" -name 'metric_*.png' -size +0 | wc -l)
 expect_plots "$TMP/o-train" step_timing_breakdown throughput
 expect_no_pwned "rt-train with hostile metric names"
 expect_no_temps "$TMP/o-train" "rt-train with hostile metric names"
+expect_covered "t-hostile-gnuplot" $RAN
 cd "$TMP" && finish

@@ -4,7 +4,7 @@
 . "$(dirname "$0")/lib.sh"
 
 "$BUILD/rt-synth" "$TMP/base" --steps 2 --workers 2 --requests 4 --seed 9 --quiet || fail "rt-synth"
-ALL="rt-check rt-cdf rt-overview rt-workers rt-requests rt-turns rt-turn-dist rt-events"
+ALL=$EXP_ANALYZERS
 args () { case $1 in rt-check) ;; *) echo "--out $TMP/o --no-render" ;; esac; }
 
 # --- class 7: {...}{...} on one line ---------------------------------------------------------
@@ -135,8 +135,8 @@ out[-1:] = [b'{' + ts + b'"event": "sect\xe9\x80ion", "duration_sec": 0.5, "work
             b'{' + ts + b'"event": "sect\\udfffion", "duration_sec": 0.5, "workid": 1, "step": 1}', out[-1]]
 open(path, "wb").write(b"\n".join(out))
 PY
-for q in "rt-check" "rt-check --verbose" "rt-cdf" "rt-overview" "rt-workers" "rt-workers --step 1" \
-         "rt-requests --step 1 --top 50" "rt-turns" "rt-turn-dist" "rt-events"; do
+analyzer_queries "rt-check=" "rt-check=--verbose" "rt-workers=" "rt-workers=--step 1" "rt-requests=--step 1 --top 50"
+for q in "${QUERIES[@]}"; do
   cmd=${q%% *}; read -r -a extra <<<"${q#"$cmd"}"
   for run in --no-cache first-cache second-cache; do
     case $run in --no-cache) cache=(--no-cache) ;; *) cache=(--cache-dir "$TMP/c-bytes") ;; esac
@@ -161,13 +161,10 @@ PY
 
 # an experiment whose step folders are all empty: exit 1, and still one JSON document
 mkdir -p "$TMP/empty/step_1" "$TMP/empty/step_2"
-for cmd in rt-requests rt-cdf rt-workers; do
-  expect_safe 1 "$BUILD/$cmd" "$TMP/empty" --json --no-cache --out "$TMP/o" --no-render
-  expect_json_doc "$TMP/out" "$cmd --json on empty step folders (exit $STATUS)"
-done
-for cmd in rt-check rt-overview rt-turns rt-turn-dist rt-events; do
+for cmd in $ALL; do
+  case $cmd in rt-requests | rt-cdf | rt-workers) codes=1 ;; *) codes="0 1" ;; esac
   # shellcheck disable=SC2046
-  expect_safe "0 1" "$BUILD/$cmd" "$TMP/empty" $(args "$cmd") --json --no-cache
+  expect_safe "$codes" "$BUILD/$cmd" "$TMP/empty" $(args "$cmd") --json --no-cache
   expect_json_doc "$TMP/out" "$cmd --json on empty step folders (exit $STATUS)"
 done
 finish

@@ -24,9 +24,8 @@ extra = [json.dumps({"timestamp": last["timestamp"], "event": f"custom_section_{
 open(path, "w").writelines(lines[:-1] + extra + lines[-1:])
 PY
 state=$(tree_state "$TMP/names")
-QUERIES=("rt-check" "rt-cdf" "rt-cdf --event turn_engine_call --event total_step_duration" "rt-overview"
-         "rt-workers" "rt-workers --step 1" "rt-requests" "rt-requests --step 1 --top 50" "rt-turns"
-         "rt-turn-dist" "rt-events")
+analyzer_queries "rt-cdf=" "rt-cdf=--event turn_engine_call --event total_step_duration" "rt-workers=" \
+  "rt-workers=--step 1" "rt-requests=" "rt-requests=--step 1 --top 50"
 for q in "${QUERIES[@]}"; do
   cmd=${q%% *}; read -r -a extra <<<"${q#"$cmd"}"
   # shellcheck disable=SC2046

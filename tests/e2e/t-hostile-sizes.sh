@@ -3,7 +3,7 @@
 # an allocation: absurd turn counts, gigabytes without a newline. (Class 3: t-hostile-names.sh.)
 . "$(dirname "$0")/lib.sh"
 
-ALL="rt-check rt-cdf rt-overview rt-workers rt-requests rt-turns rt-turn-dist rt-events"
+ALL=$EXP_ANALYZERS
 "$BUILD/rt-synth" "$TMP/base" --steps 2 --workers 2 --requests 4 --seed 3 --quiet || fail "rt-synth"
 
 # args CMD: the options a command runs with here (no rendering, --out outside the experiment)

@@ -14,6 +14,10 @@ for name in cdf overview events_pct events_stacked turn_dist_counts turn_dist_me
   [ -s "$TMP/plots/$data" ] && ok || fail "make plots wrote no $data for $name"
   head -c 8 "$TMP/plots/$name.png" | od -An -c | grep -q 'P   N   G' && ok || fail "$name.png is not a PNG"
 done
+# every analyzer that the build lists with plot runs of an experiment wrote its scripts
+for a in $(awk -F'\t' '!/^#/ && $2 == "EXP" && $3 != "-" { print $1 }' "$COMMANDS_TSV"); do
+  grep -l "written by $a from the template" "$TMP/plots"/*.gp >/dev/null && ok || fail "make plots wrote no script of $a"
+done
 # the two events plots share one table, written once
 [ -s "$TMP/plots/events.tsv" ] && [ ! -e "$TMP/plots/events_pct.tsv" ] && [ ! -e "$TMP/plots/events_stacked.tsv" ] \
   && ok || fail "rt-events should write events.tsv alone"

@@ -26,11 +26,12 @@ python3 "$SRC/tests/oracle.py" cdf "$TMP/a" >"$TMP/oracle-cdf.json" && ok || fai
 expect_json "$TMP/oracle-cdf.json" "$TMP/cdf.json" "rt-cdf on a --faults experiment"
 
 # every analyzer runs on it
-for a in rt-overview rt-events rt-turns rt-turn-dist rt-workers; do
-  expect_exit 0 "$BUILD/$a" "$TMP/a" --out "$TMP/o" --no-render --quiet
+analyzer_queries "rt-workers=" "rt-workers=--step 2"
+for q in "${QUERIES[@]}"; do
+  a=${q%% *}; read -r -a extra <<<"${q#"$a"}"
+  [ "$a" = rt-check ] || extra+=(--out "$TMP/o" --no-render)
+  expect_exit 0 "$BUILD/$a" "$TMP/a" "${extra[@]}" --quiet
 done
-expect_exit 0 "$BUILD/rt-workers" "$TMP/a" --step 2 --out "$TMP/o" --no-render --quiet
-expect_exit 0 "$BUILD/rt-requests" "$TMP/a" --out "$TMP/o" --no-render --quiet
 
 # the trainer's console log of the same run: deterministic, one metric line per step, and its
 # timings agree with the trace (timing_s/step spans a step's rollout and the training after it)

@@ -1,0 +1,277 @@
+/* command-load.c: the experiments a command reads, loaded before it runs: each named after its
+ * folder, checked against the folders the command writes, loaded through the cache, given its steps. */
+#include "command-private.h"
+#include "rolltrace/rt-error.h"
+#include "rolltrace/rt-views.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+void
+rt_experiment_free (RtExperiment *e)
+{
+  g_clear_pointer (&e->trace, rt_trace_free);
+  g_clear_pointer (&e->steps, g_array_unref);
+  g_free (e->label);
+  g_free (e);
+}
+
+GStrv
+rt_experiment_labels (const char *const *names, guint n)
+{
+  g_autoptr (GHashTable) used = g_hash_table_new (g_str_hash, g_str_equal);
+  GStrv labels = g_new0 (char *, n + 1);
+  for (guint i = 0; i < n; i++)
+    {
+      char *label = g_strdup (names[i]);
+      for (guint k = 2; g_hash_table_contains (used, label); k++)
+        {
+          g_free (label);
+          label = g_strdup_printf ("%s#%u", names[i], k);
+        }
+      g_hash_table_add (used, label);   /* owned by `labels` */
+      labels[i] = label;
+    }
+  return labels;
+}
+
+/* The experiments are the first argument (RT_COMMAND_LOADS_TRACE) or every one
+ * (RT_COMMAND_LOADS_TRACES); each is named as rt_trace_load names it, so that the
+ * labels, the plot titles and the default --out are known before anything is read. */
+void
+rt_session_name_experiments (RtSession *s)
+{
+  guint n = (s->command->flags & RT_COMMAND_LOADS_TRACES) ? (guint) s->n_args : 1;
+  g_autoptr (GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
+  for (guint i = 0; i < n; i++)
+    {
+      g_autofree char *canonical = g_canonicalize_filename (s->args[i], NULL);
+      g_ptr_array_add (names, g_path_get_basename (canonical));
+    }
+  g_auto (GStrv) labels = rt_experiment_labels ((const char *const *) names->pdata, n);
+  s->experiments = g_ptr_array_new_with_free_func ((GDestroyNotify) rt_experiment_free);
+  for (guint i = 0; i < n; i++)
+    {
+      RtExperiment *e = g_new0 (RtExperiment, 1);
+      e->label = g_strdup (labels[i]);
+      g_ptr_array_add (s->experiments, e);
+    }
+  /* "exp" for one experiment; "a+b" (plot titles, rt-out/a+b) for several */
+  s->subject = g_strjoinv ("+", labels);
+}
+
+/* Says on stderr how many bad lines were skipped (rt-check lists them). */
+static void
+report_problems (RtSession *s, const RtTrace *t)
+{
+  guint64 bad = 0;
+  for (guint i = 0; i < t->files->len; i++)
+    bad += rt_trace_file (t, i)->bad_lines;
+  if (bad == 0 || s->quiet || (s->command->flags & RT_COMMAND_LISTS_PROBLEMS))
+    return;
+  g_printerr ("%s: note: %" G_GUINT64_FORMAT " bad line%s skipped in %s",
+              s->command->name, bad, bad == 1 ? "" : "s", t->path);
+  if (!s->verbose)
+    {
+      g_printerr (" (rt-check %s lists them)\n", t->path);
+      return;
+    }
+  g_printerr (":\n");
+  for (guint i = 0; i < t->problems->len; i++)
+    {
+      const RtProblem *p = &g_array_index (t->problems, RtProblem, i);
+      g_printerr ("  %s: %s\n", p->where, p->reason);
+    }
+}
+
+/* Indices into t->steps of the steps `steps` selects, ascending. */
+static GArray *
+steps_selected (const RtTrace *t, const RtStepSet *steps)
+{
+  GArray *idx = g_array_new (FALSE, FALSE, sizeof (guint));
+  for (guint i = 0; i < t->steps->len; i++)
+    if (rt_step_set_contains (steps, rt_trace_step (t, i)->step))
+      g_array_append_val (idx, i);
+  return idx;
+}
+
+/* One experiment being loaded, on its own thread when there are several. */
+typedef struct {
+  const char *path;
+  RtLoadOptions opts;
+  RtTrace *trace;
+  GError *error;
+} LoadTask;
+
+static gpointer
+load_task_run (gpointer data)
+{
+  LoadTask *task = data;
+  task->trace = rt_trace_load (task->path, &task->opts, &task->error);
+  return NULL;
+}
+
+/* Several experiments load at once, one thread each, the loader's own threads for
+ * the files shared out between them: a cached load, the cache writing and the
+ * reading of small experiments keep one core busy, so two of them overlap. The
+ * progress lines of several loads would overwrite each other: none then. */
+static void
+load_all (LoadTask *tasks, guint n)
+{
+  guint cores = g_get_num_processors ();
+  g_autoptr (GPtrArray) threads = g_ptr_array_new ();
+  for (guint i = 0; i < n; i++)
+    if (n > 1)
+      {
+        tasks[i].opts.n_threads = MAX (1u, cores / n);
+        tasks[i].opts.progress = FALSE;
+      }
+  for (guint i = 1; i < n; i++)
+    g_ptr_array_add (threads, g_thread_new ("rt-load", load_task_run, &tasks[i]));
+  load_task_run (&tasks[0]);
+  for (guint i = 0; i < threads->len; i++)
+    g_thread_join (g_ptr_array_index (threads, i));
+}
+
+gboolean
+rt_session_load_experiments (RtSession *s, GError **error)
+{
+  guint n = s->experiments->len;
+  g_autofree char *cache_dir = s->no_cache ? NULL
+                               : s->cache_dir ? g_strdup (s->cache_dir) : rt_cache_default_dir ();
+  /* refused before anything is read or written */
+  for (guint i = 0; i < n; i++)
+    if (!rt_check_outside_experiment (s->args[i], "--cache-dir", cache_dir, error)
+        || ((s->command->flags & RT_COMMAND_WRITES_PLOTS)
+            && !rt_check_outside_experiment (s->args[i], "--out", s->out_dir, error)))
+      return FALSE;
+
+  g_autofree LoadTask *tasks = g_new0 (LoadTask, n);
+  for (guint i = 0; i < n; i++)
+    {
+      tasks[i].path = s->args[i];
+      tasks[i].opts = (RtLoadOptions) {
+        .max_problems_per_file = 1000,
+        .progress = !s->quiet && isatty (STDERR_FILENO),
+        .cache_dir = cache_dir,
+      };
+    }
+  load_all (tasks, n);
+  for (guint i = 0; i < n; i++)
+    ((RtExperiment *) g_ptr_array_index (s->experiments, i))->trace = g_steal_pointer (&tasks[i].trace);
+  s->trace = rt_session_experiment (s, 0)->trace;
+
+  /* the first failure in the order given is the one told */
+  gboolean ok = TRUE;
+  for (guint i = 0; i < n; i++)
+    {
+      if (ok && tasks[i].error != NULL)
+        {
+          g_propagate_error (error, g_steal_pointer (&tasks[i].error));
+          ok = FALSE;
+        }
+      g_clear_error (&tasks[i].error);
+    }
+  for (guint i = 0; ok && i < n; i++)
+    {
+      RtExperiment *e = g_ptr_array_index (s->experiments, i);
+      const RtTrace *t = e->trace;
+      report_problems (s, t);
+      e->steps = steps_selected (t, s->steps);
+      if (e->steps->len == 0)
+        {
+          g_set_error (error, RT_ERROR, RT_ERROR_NO_DATA, "--steps %s selects none of the steps of %s (%d to %d)",
+                       s->steps_spec, t->path, rt_trace_step (t, 0)->step,
+                       rt_trace_step (t, t->steps->len - 1)->step);
+          ok = FALSE;
+        }
+    }
+  return ok;
+}
+
+gboolean
+rt_session_step_selected (RtSession *s, gint32 step)
+{
+  return rt_step_set_contains (s->steps, step);
+}
+
+GArray *
+rt_session_selected_steps (RtSession *s)
+{
+  return steps_selected (s->trace, s->steps);
+}
+
+gboolean
+rt_session_resolve_step (RtSession *s, const char *value, guint *step_index, GError **error)
+{
+  if (value == NULL || strcmp (value, "slowest") == 0)
+    {
+      int slowest = rt_view_slowest_step (s->trace);
+      if (slowest < 0)
+        {
+          g_set_error (error, RT_ERROR, RT_ERROR_NO_DATA,
+                       "no step has a total_step_duration line; choose one with --step N");
+          return FALSE;
+        }
+      *step_index = (guint) slowest;
+      return TRUE;
+    }
+  gint64 step;
+  if (!rt_parse_int_option ("--step", value, 0, G_MAXINT32, &step, error))
+    return FALSE;
+  int i = rt_trace_find_step (s->trace, (gint32) step);
+  if (i < 0)
+    {
+      const RtTrace *t = s->trace;
+      g_set_error (error, RT_ERROR, RT_ERROR_USAGE, "--step %s: %s has no step_%s (steps %d to %d)",
+                   value, t->path, value, rt_trace_step (t, 0)->step,
+                   rt_trace_step (t, t->steps->len - 1)->step);
+      return FALSE;
+    }
+  *step_index = (guint) i;
+  return TRUE;
+}
+
+
+
+/* The real path `path` names, after every link, even when its last components do
+ * not exist yet: the longest existing prefix is resolved, the rest (which cannot
+ * hold links) is normalised onto it. */
+static char *
+real_path_of (const char *path)
+{
+  char *real = realpath (path, NULL);
+  if (real != NULL)
+    {
+      char *copy = g_strdup (real);
+      free (real);
+      return copy;
+    }
+  g_autofree char *parent = g_path_get_dirname (path);
+  g_autofree char *base = g_path_get_basename (path);
+  if (strcmp (parent, path) == 0)
+    return g_canonicalize_filename (path, NULL);
+  g_autofree char *real_parent = real_path_of (parent);
+  return g_canonicalize_filename (base, real_parent);
+}
+
+/* Refuses a folder a command would write into that lies inside the experiment,
+ * comparing real paths, so that no link (to the folder or to the experiment) hides it. */
+gboolean
+rt_check_outside_experiment (const char *exp_path, const char *option, const char *dir, GError **error)
+{
+  if (dir == NULL)
+    return TRUE;
+  g_autofree char *out = real_path_of (dir);
+  g_autofree char *exp = real_path_of (exp_path);
+  gsize n = strlen (exp);
+  if (strncmp (out, exp, n) == 0 && (out[n] == '\0' || out[n] == G_DIR_SEPARATOR || n == 1))
+    {
+      g_set_error (error, RT_ERROR, RT_ERROR_USAGE,
+                   "%s %s is inside the experiment folder %s (%s); rolltrace never writes there",
+                   option, dir, exp_path, out);
+      return FALSE;
+    }
+  return TRUE;
+}

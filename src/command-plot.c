@@ -1,0 +1,310 @@
+/* command-plot.c: gnuplot scripts filled from the templates of gnuplot/ (compiled in), written
+ * into the output folder, then rendered a few at a time, each picture kept only when complete. */
+#include "command-private.h"
+#include "rolltrace/rt-error.h"
+#include "rolltrace/rt-outfile.h"
+
+#include <fcntl.h>
+#include <gio/gio.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#define STYLE_FILE "rolltrace-style.gp"
+
+static gboolean
+gnuplot_found_no_data (const char *err_text)
+{
+  return err_text != NULL && (strstr (err_text, "all points") != NULL || strstr (err_text, "no valid points") != NULL
+                              || strstr (err_text, "undefined") != NULL);
+}
+
+/* gnuplot exits 0 even when it could not write the whole picture (a full disk, a
+ * file size limit): only a picture that ends as its format ends is kept. */
+static gboolean
+picture_complete (const char *path, const char *format)
+{
+  static const guint8 png_end[] = { 0, 0, 0, 0, 'I', 'E', 'N', 'D', 0xAE, 0x42, 0x60, 0x82 };
+  int fd = open (path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return FALSE;
+  char tail[64];
+  off_t size = lseek (fd, 0, SEEK_END);
+  gssize n = size > 0 ? pread (fd, tail, MIN ((off_t) sizeof tail, size), size - MIN ((off_t) sizeof tail, size)) : 0;
+  close (fd);
+  if (n <= 0)
+    return FALSE;
+  if (strcmp (format, "png") == 0)
+    return n >= (gssize) sizeof png_end && memcmp (tail + n - sizeof png_end, png_end, sizeof png_end) == 0;
+  const char *end_mark = strcmp (format, "svg") == 0 ? "</svg>" : "%%EOF";
+  return g_strstr_len (tail, n, end_mark) != NULL;
+}
+
+/* Runs gnuplot on every script written, a few at a time, inside the output folder.
+ * Each draws into a temporary name (the script's `set output` honours rt_output),
+ * renamed over NAME.FORMAT only when gnuplot succeeded and wrote something: a failed
+ * or interrupted plot leaves the previous picture, or none. */
+gboolean
+rt_session_render_plots (RtSession *s, GError **error)
+{
+  if (s->scripts == NULL || s->scripts->len == 0 || s->no_render)
+    return TRUE;
+  g_autofree char *gnuplot = g_find_program_in_path ("gnuplot");
+  if (gnuplot == NULL)
+    {
+      if (!s->quiet)
+        g_printerr ("%s: gnuplot is not installed: scripts are in %s, render them with "
+                    "'gnuplot NAME.gp' there\n", s->command->name, s->out_dir);
+      return TRUE;
+    }
+
+  g_autoptr (GSubprocessLauncher) launcher =
+      g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_SILENCE | G_SUBPROCESS_FLAGS_STDERR_PIPE);
+  g_subprocess_launcher_set_cwd (launcher, s->out_dir);
+  guint batch = MAX (2u, g_get_num_processors ());
+  gboolean ok = TRUE;
+
+  for (guint start = 0; start < s->scripts->len; start += batch)
+    {
+      g_autoptr (GPtrArray) procs = g_ptr_array_new_with_free_func (g_object_unref);
+      g_autoptr (GPtrArray) temps = g_ptr_array_new_with_free_func (g_free);
+      g_autoptr (GPtrArray) finals = g_ptr_array_new_with_free_func (g_free);
+      guint end = MIN (start + batch, s->scripts->len);
+      for (guint i = start; i < end; i++)
+        {
+          const char *script = g_ptr_array_index (s->scripts, i);
+          g_autofree char *stem = g_strndup (script, strlen (script) - strlen (".gp"));
+          g_autofree char *plot_name = g_strdup_printf ("%s.%s", stem, s->format);
+          char *final = rt_session_out_path (s, plot_name);
+          char *tmp = rt_temp_name (final);
+          g_autofree char *tmp_base = g_path_get_basename (tmp);
+          g_autofree char *tmp_literal = rt_gnuplot_quote (tmp_base);
+          g_autofree char *define = g_strdup_printf ("rt_output = %s", tmp_literal);
+          g_ptr_array_add (finals, final);
+          g_ptr_array_add (temps, tmp);
+          GSubprocess *p = g_subprocess_launcher_spawn (launcher, error, gnuplot, "-e", define, script, NULL);
+          if (p == NULL)
+            {
+              for (guint k = 0; k < temps->len; k++)
+                rt_temp_finish (g_ptr_array_index (temps, k), NULL, FALSE, NULL);
+              return FALSE;
+            }
+          rt_child_register ((GPid) g_ascii_strtoll (g_subprocess_get_identifier (p), NULL, 10));
+          g_ptr_array_add (procs, p);
+        }
+      for (guint i = 0; i < procs->len; i++)
+        {
+          GSubprocess *p = g_ptr_array_index (procs, i);
+          const char *script = g_ptr_array_index (s->scripts, start + i);
+          char *tmp = g_ptr_array_index (temps, i);
+          g_autoptr (GBytes) err_bytes = NULL;
+          g_autoptr (GError) local = NULL;
+          /* gnuplot's messages quote the script, whose text need not be UTF-8: raw bytes */
+          gboolean drawn = g_subprocess_communicate (p, NULL, NULL, NULL, &err_bytes, &local)
+                           && g_subprocess_get_successful (p);
+          g_autoptr (GString) err_string = g_string_new (NULL);
+          if (err_bytes != NULL)
+            rt_utf8_append (err_string, g_bytes_get_data (err_bytes, NULL), (gssize) g_bytes_get_size (err_bytes));
+          char *err_text = err_string->str;
+          const char *id = g_subprocess_get_identifier (p);
+          if (id != NULL)
+            rt_child_forget ((GPid) g_ascii_strtoll (id, NULL, 10));
+          drawn = drawn && picture_complete (tmp, s->format);
+          if (!rt_temp_finish (tmp, g_ptr_array_index (finals, i), drawn, &local) && drawn)
+            {
+              g_printerr ("%s: %s\n", s->command->name, local->message);
+              ok = FALSE;
+            }
+          else if (!drawn && gnuplot_found_no_data (err_text))
+            {
+              if (!s->quiet)
+                g_printerr ("%s: note: %s/%s skipped: nothing to draw (%s)\n", s->command->name,
+                            s->out_dir, script, g_strstrip (err_text));
+            }
+          else if (!drawn)
+            {
+              g_printerr ("%s: gnuplot failed on %s/%s: %s\n", s->command->name, s->out_dir,
+                          script, local ? local->message
+                                  : (err_text && *err_text ? err_text : "no complete picture written (is the disk full?)"));
+              ok = FALSE;
+            }
+        }
+    }
+  if (!ok)
+    g_set_error (error, RT_ERROR, RT_ERROR_IO, "some plots could not be rendered");
+  return ok;
+}
+
+char *
+rt_gnuplot_int_tics (const char *axis, gint32 first, gint32 last, int max_ticks)
+{
+  gint64 span = (gint64) last - first, inc = 1;
+  for (gint64 base = 1;; base *= 10)
+    {
+      if (span / base < max_ticks) { inc = base; break; }
+      if (span / (2 * base) < max_ticks) { inc = 2 * base; break; }
+      if (span / (5 * base) < max_ticks) { inc = 5 * base; break; }
+    }
+  gint64 start = first - (first % inc + inc) % inc;   /* a round first tick */
+  return g_strdup_printf ("set %s %" G_GINT64_FORMAT ", %" G_GINT64_FORMAT "\nset m%s %s",
+                          axis, start, inc, axis, inc >= 5 ? "5" : "1");
+}
+
+char *
+rt_describe_steps (const gint32 *steps, guint n)
+{
+  if (n == 0)
+    return g_strdup ("no steps");
+  if (n == 1)
+    return g_strdup_printf ("step %d", steps[0]);
+  gboolean contiguous = TRUE;
+  for (guint i = 1; i < n; i++)
+    contiguous = contiguous && steps[i] == steps[i - 1] + 1;
+  if (contiguous)
+    return g_strdup_printf ("steps %d-%d", steps[0], steps[n - 1]);
+  if (n <= 6)
+    {
+      GString *s = g_string_new ("steps ");
+      for (guint i = 0; i < n; i++)
+        g_string_append_printf (s, "%s%d", i ? ", " : "", steps[i]);
+      return g_string_free (s, FALSE);
+    }
+  return g_strdup_printf ("%u steps in %d-%d", n, steps[0], steps[n - 1]);
+}
+
+char *
+rt_session_describe_step_indices (RtSession *s, GArray *step_indices)
+{
+  g_autoptr (GArray) steps = g_array_new (FALSE, FALSE, sizeof (gint32));
+  for (guint i = 0; i < step_indices->len; i++)
+    g_array_append_val (steps, rt_trace_step (s->trace, g_array_index (step_indices, guint, i))->step);
+  return rt_describe_steps ((const gint32 *) steps->data, steps->len);
+}
+
+char *
+rt_session_step_xtics (RtSession *s, GArray *step_indices)
+{
+  g_return_val_if_fail (step_indices->len > 0, NULL);
+  gint32 first = rt_trace_step (s->trace, g_array_index (step_indices, guint, 0))->step;
+  gint32 last = rt_trace_step (s->trace, g_array_index (step_indices, guint, step_indices->len - 1))->step;
+  return rt_gnuplot_int_tics ("xtics", first, last, 20);
+}
+
+static GBytes *
+load_template (const char *name, GError **error)
+{
+  g_autofree char *path = g_strdup_printf ("/org/rolltrace/gnuplot/%s", name);
+  return g_resources_lookup_data (path, G_RESOURCE_LOOKUP_FLAGS_NONE, error);
+}
+
+static const char *
+lookup_var (const char *const *vars, const char *key, gsize len)
+{
+  for (guint i = 0; vars[i] != NULL && vars[i + 1] != NULL; i += 2)
+    if (strlen (vars[i]) == len && strncmp (vars[i], key, len) == 0)
+      return vars[i + 1];
+  return NULL;
+}
+
+/* Replaces every {{KEY}}; a key nobody supplied is a bug in the analyzer. */
+static GString *
+fill_template (const char *text, const char *const *vars, const char *name, GError **error)
+{
+  GString *out = g_string_new (NULL);
+  const char *p = text, *open;
+  while ((open = strstr (p, "{{")) != NULL)
+    {
+      const char *close = strstr (open, "}}");
+      if (close == NULL)
+        break;
+      g_string_append_len (out, p, open - p);
+      const char *value = lookup_var (vars, open + 2, (gsize) (close - open - 2));
+      if (value == NULL)
+        {
+          g_set_error (error, RT_ERROR, RT_ERROR_IO, "template %s: nothing to put in %.*s", name,
+                       (int) (close - open + 2), open);
+          g_string_free (out, TRUE);
+          return NULL;
+        }
+      g_string_append (out, value);
+      p = close + 2;
+    }
+  g_string_append (out, p);
+  return out;
+}
+
+static char *
+terminal_for (const char *format, const char *size)
+{
+  int w = 1280, h = 720;
+  if (size != NULL)
+    sscanf (size, "%d,%d", &w, &h);
+  if (strcmp (format, "svg") == 0)
+    return g_strdup_printf ("svg size %d,%d dynamic font 'DejaVu Sans,12' noenhanced background rgb 'white'", w, h);
+  if (strcmp (format, "pdf") == 0)
+    return g_strdup_printf ("pdfcairo size %.2fin,%.2fin font 'DejaVu Sans,9' noenhanced", w / 100.0, h / 100.0);
+  return g_strdup_printf ("pngcairo size %d,%d font 'DejaVu Sans,11' noenhanced", w, h);
+}
+
+gboolean
+rt_session_plot (RtSession *s, const char *template_name, const char *name,
+                 const char *what, const char *const *vars, GError **error)
+{
+  return rt_session_plot_data (s, template_name, name, name, what, vars, error);
+}
+
+gboolean
+rt_session_plot_data (RtSession *s, const char *template_name, const char *name, const char *data_stem,
+                      const char *what, const char *const *vars, GError **error)
+{
+  if (!rt_session_ensure_out_dir (s, error))
+    return FALSE;
+  if (s->scripts == NULL)
+    {
+      g_autoptr (GBytes) style = load_template ("style.gp", error);
+      if (style == NULL)
+        return FALSE;
+      g_autoptr (GString) text = g_string_new_len (g_bytes_get_data (style, NULL),
+                                                   (gssize) g_bytes_get_size (style));
+      if (!rt_session_write (s, STYLE_FILE, text, error))
+        return FALSE;
+      s->scripts = g_ptr_array_new_with_free_func (g_free);
+    }
+
+  g_autofree char *template_file = g_strdup_printf ("%s.gp", template_name);
+  g_autoptr (GBytes) tmpl = load_template (template_file, error);
+  if (tmpl == NULL)
+    return FALSE;
+  g_autofree char *text = g_strndup (g_bytes_get_data (tmpl, NULL), g_bytes_get_size (tmpl));
+
+  g_autofree char *title_text = g_strdup_printf ("%s: %s", s->subject, what);
+  g_autofree char *title = rt_gnuplot_quote (title_text);
+  g_autofree char *output_name = g_strdup_printf ("%s.%s", name, s->format);
+  g_autofree char *output = rt_gnuplot_quote (output_name);
+  g_autofree char *terminal = terminal_for (s->format, vars ? lookup_var (vars, "SIZE", 4) : NULL);
+  g_autofree char *data_name = g_strdup_printf ("%s.tsv", data_stem);
+  g_autofree char *data = rt_gnuplot_quote (data_name);
+
+  /* What every script needs comes first, so templates hold only the plot itself;
+   * the `data` variable names the script's TSV for the template's plot commands
+   * (and gnuplot/render.mk reads that line to know what the plot depends on). */
+  g_autoptr (GString) script = g_string_new (NULL);
+  g_string_append_printf (script,
+                          "# %s.gp: written by %s from the template %s; run 'gnuplot %s.gp' here.\n"
+                          "load '" STYLE_FILE "'\n"
+                          "set terminal %s\n"
+                          "set output (exists('rt_output') ? rt_output : %s)\n"
+                          "data = %s\n"
+                          "set title %s\n",
+                          name, s->command->name, template_file, name, terminal, output, data, title);
+  g_autoptr (GString) body = fill_template (text, vars ? vars : (const char *const[]) { NULL },
+                                            template_file, error);
+  if (body == NULL)
+    return FALSE;
+  g_string_append (script, body->str);
+  g_autofree char *script_name = g_strdup_printf ("%s.gp", name);
+  if (!rt_session_write (s, script_name, script, error))
+    return FALSE;
+  g_ptr_array_add (s->scripts, g_steal_pointer (&script_name));
+  return TRUE;
+}

@@ -134,6 +134,7 @@ main (int argc, char **argv)
       "default async_rollout_request_complete)", "NAME" },
     G_OPTION_ENTRY_NULL
   };
+  static const RtTableSpec *const tables[] = { &rt_cdf_steps_spec, &rt_cdf_all_spec, NULL };
   static const RtCommand cmd = {
     .name = "rt-cdf",
     .parameters = "EXP",
@@ -141,16 +142,14 @@ main (int argc, char **argv)
                "per selected step and over all selected steps, with P50/P80/P90/P95/P99/P99.9\n"
                "marked. With --event, the durations of other events: a step-level event gives\n"
                "one value per worker file (its sum), any other one value per line.",
-    .description = "Writes cdf.tsv, cdf.gp and the rendered plot into --out.\n"
-                   "JSON (--json): {\"event\", \"steps\": [{\"step\", \"count\", \"mean\", \"std\",\n"
-                   "\"min\", \"max\", \"p50\", \"p80\", \"p90\", \"p95\", \"p99\", \"p999\"}], \"all\": {...}};\n"
+    .description = "Writes cdf.tsv (the CDF points), cdf.gp and the rendered plot into --out.\n"
+                   "JSON (--json): {\"event\", \"steps\": [cdf_steps rows], \"all\": {a cdf_all row}};\n"
                    "with several --event: {\"events\": [that, ...]}.\n\n"
                    "Examples:\n  rt-cdf logs/exp\n  rt-cdf logs/exp --steps 10-20 --event turn_engine_call --event tool_execution",
     .entries = entries,
+    .tables = tables,
     .run = run,
-    .flags = RT_COMMAND_LOADS_TRACE | RT_COMMAND_WRITES_PLOTS,
-    .min_args = 1,
-    .max_args = 1,
+    .flags = RT_COMMAND_ANALYZER,
   };
   return rt_command_main (&cmd, argc, argv);
 }

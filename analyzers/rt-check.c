@@ -115,6 +115,10 @@ run (RtSession *s, GError **error)
 int
 main (int argc, char **argv)
 {
+  static const RtTableSpec *const tables[] = {
+    &rt_check_missing_spec, &rt_check_duplicates_spec, &rt_check_cache_spec,
+    &rt_check_problems_spec, NULL
+  };
   static const RtCommand cmd = {
     .name = "rt-check",
     .parameters = "EXP",
@@ -123,15 +127,14 @@ main (int argc, char **argv)
                "generation, worker files missing from a step, stray entries, first bad lines;\n"
                "of the steps chosen with --steps, or of all of them.",
     .description = "JSON (--json): {\"steps\", \"step_min\", \"step_max\", \"workers\", \"files\",\n"
-                   "\"lines\", \"events\", \"bad_lines\", \"requests\", \"schema\", \"missing\":\n"
-                   "[{\"step\", \"worker\"}], \"field_problems\", \"glued_lines\",\n"
-                   "\"other_name_events\", \"duplicates\": [{\"path\", \"same_as\"}], \"strays\",\n"
-                   "\"cache\", \"problems\": [{\"where\", \"reason\"}]}\n\n"
+                   "\"lines\", \"events\", \"bad_lines\", \"requests\", \"schema\", \"missing\": [check_missing\n"
+                   "rows], \"field_problems\", \"glued_lines\", \"other_name_events\", \"duplicates\":\n"
+                   "[check_duplicates rows], \"strays\": [paths], \"cache\": {a check_cache row},\n"
+                   "\"problems\": [check_problems rows]}\n\n"
                    "Example: rt-check logs/exp --json",
+    .tables = tables,
     .run = run,
     .flags = RT_COMMAND_LOADS_TRACE | RT_COMMAND_LISTS_PROBLEMS,
-    .min_args = 1,
-    .max_args = 1,
   };
   return rt_command_main (&cmd, argc, argv);
 }

@@ -44,11 +44,7 @@ run (RtSession *s, GError **error)
   g_autoptr (RtEvents) ev = rt_events_analyse (s->trace, s->steps);
   g_autoptr (RtTable) table = rt_events_table (ev);
 
-  RtJsonWriter *w = rt_session_json (s);
-  rt_jw_begin_object (w);
-  rt_jw_key (w, "steps");
-  rt_table_write_json (table, w);
-  rt_jw_end_object (w);
+  rt_session_json_rows (s, "steps", table);
 
   if (ev->steps->len == 0)
     return rt_session_no_data (s, "no step has a total_step_duration line");
@@ -65,19 +61,19 @@ run (RtSession *s, GError **error)
 int
 main (int argc, char **argv)
 {
+  static const RtTableSpec *const tables[] = { &rt_events_spec, NULL };
   static const RtCommand cmd = {
     .name = "rt-events",
     .parameters = "EXP",
     .summary = "Per step, each step-level section's share of the step: mean over workers of\n"
                "the section / mean over workers of total_step_duration x 100, as lines and as\n"
                "a stacked area.",
-    .description = "JSON (--json): {\"steps\": [{\"step\", \"total_mean_s\", \"pct\": {event: percent}}]}\n"
-                   "(total_step_duration itself is not in pct; a section no worker logged is null)\n\n"
+    .description = "JSON (--json): {\"steps\": [events rows]} (total_step_duration itself is not\n"
+                   "in pct; a section no worker logged is null); events.tsv has the same rows.\n\n"
                    "Example: rt-events logs/exp --steps 1-100",
+    .tables = tables,
     .run = run,
-    .flags = RT_COMMAND_LOADS_TRACE | RT_COMMAND_WRITES_PLOTS,
-    .min_args = 1,
-    .max_args = 1,
+    .flags = RT_COMMAND_ANALYZER,
   };
   return rt_command_main (&cmd, argc, argv);
 }

@@ -76,6 +76,7 @@ main (int argc, char **argv)
       "The trainer's console log: show its timing_s/step and timing_s/gen per step too", "LOG" },
     G_OPTION_ENTRY_NULL
   };
+  static const RtTableSpec *const tables[] = { &rt_overview_train_spec, NULL };
   static const RtCommand cmd = {
     .name = "rt-overview",
     .parameters = "EXP",
@@ -84,15 +85,13 @@ main (int argc, char **argv)
                "time spent outside rollout (training, syncing). Outliers beyond 2 std are marked.\n"
                "A step starts at the earliest (timestamp - duration_sec) of its lines.",
     .description = "Writes overview.tsv, overview.gp and the rendered plot into --out.\n"
-                   "JSON (--json): {\"steps\": [{\"step\", \"rollout_s\", \"interval_s\" (null for the\n"
-                   "last), \"outside_s\", \"rollout_outlier\", \"interval_outlier\", with --train\n"
-                   "\"train_step_s\", \"train_gen_s\"}], \"rollout_mean\", \"interval_mean\"}\n\n"
+                   "JSON (--json): {\"steps\": [overview rows], \"rollout_mean\", \"interval_mean\"};\n"
+                   "the trainer's columns are in the JSON with --train only.\n\n"
                    "Examples:\n  rt-overview logs/exp --steps 100-\n  rt-overview logs/exp --train logs/train.log",
     .entries = entries,
+    .tables = tables,
     .run = run,
-    .flags = RT_COMMAND_LOADS_TRACE | RT_COMMAND_WRITES_PLOTS,
-    .min_args = 1,
-    .max_args = 1,
+    .flags = RT_COMMAND_ANALYZER,
   };
   return rt_command_main (&cmd, argc, argv);
 }

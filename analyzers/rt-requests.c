@@ -128,23 +128,24 @@ main (int argc, char **argv)
     { "top", 'k', 0, G_OPTION_ARG_STRING, &opt_top, "How many of the slowest to break down (default 10)", "K" },
     G_OPTION_ENTRY_NULL
   };
+  static const RtTableSpec *const tables[] = {
+    &rt_requests_cdf_spec, &rt_requests_slow_spec, &rt_request_phases_spec, &rt_requests_top_spec,
+    NULL
+  };
   static const RtCommand cmd = {
     .name = "rt-requests",
     .parameters = "EXP",
     .summary = "The CDF of the request durations of one step (and worker), and the K slowest\n"
                "requests broken down by phase (the sum of durations per event carrying the\n"
                "request's id), one chart each and one stacking them.",
-    .description = "JSON (--json): {\"step\", \"worker\" (null when all), \"requests\", \"cdf\": {\"count\",\n"
-                   "\"mean\", \"std\", \"min\", \"max\", \"p50\", \"p90\", \"p95\", \"p99\"}, \"slowest\":\n"
-                   "[{\"request_id\", \"worker\", \"total_s\", \"turns\", \"response_length\",\n"
-                   "\"finish_reason\", \"phases\": {event: seconds}}]} slowest first, ties by lower\n"
-                   "worker then request_id.\n\n"
+    .description = "JSON (--json): {\"step\", \"worker\" (null when all), \"requests\", \"cdf\": {a\n"
+                   "requests_cdf row}, \"slowest\": [requests_slow rows, each with \"phases\": {event:\n"
+                   "seconds}]}, slowest first, ties by lower worker then request_id.\n\n"
                    "Examples:\n  rt-requests logs/exp --step 3\n  rt-requests logs/exp --step 3 --worker 5 --top 3",
     .entries = entries,
+    .tables = tables,
     .run = run,
-    .flags = RT_COMMAND_LOADS_TRACE | RT_COMMAND_WRITES_PLOTS,
-    .min_args = 1,
-    .max_args = 1,
+    .flags = RT_COMMAND_ANALYZER,
   };
   return rt_command_main (&cmd, argc, argv);
 }

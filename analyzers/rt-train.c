@@ -218,6 +218,9 @@ main (int argc, char **argv)
       "Steps in the moving mean and in window_mean (default 10)", "N" },
     G_OPTION_ENTRY_NULL
   };
+  static const RtTableSpec *const tables[] = {
+    &rt_train_metrics_spec, &rt_train_series_spec, &rt_train_metric_spec, NULL
+  };
   static const RtCommand cmd = {
     .name = "rt-train",
     .parameters = "LOG",
@@ -236,10 +239,9 @@ main (int argc, char **argv)
                    G_STRINGIFY (RT_TRAIN_MAX_METRICS) " distinct metric names, the values of new names are counted in dropped_values.\n\n"
                    "Examples:\n  rt-train logs/train.log\n  rt-train logs/train.log --metric 'critic/score/*' --window 20",
     .entries = entries,
+    .tables = tables,
     .run = run,
     .flags = RT_COMMAND_WRITES_PLOTS,
-    .min_args = 1,
-    .max_args = 1,
   };
   return rt_command_main (&cmd, argc, argv);
 }

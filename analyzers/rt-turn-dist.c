@@ -53,19 +53,21 @@ run (RtSession *s, GError **error)
 int
 main (int argc, char **argv)
 {
+  static const RtTableSpec *const tables[] = {
+    &rt_turn_dist_steps_spec, &rt_turn_dist_bins_spec, &rt_turn_dist_counts_spec,
+    &rt_turn_dist_mean_spec, NULL
+  };
   static const RtCommand cmd = {
     .name = "rt-turn-dist",
     .parameters = "EXP",
     .summary = "Per step, how many requests took 1, 2, 3... turns (the `turns` of\n"
                "async_rollout_request_complete; stacked bars) and their mean duration (a line\n"
                "per number of turns).",
-    .description = "JSON (--json): {\"steps\": [{\"step\", \"requests\", \"by_turns\": [{\"turns\", \"count\",\n"
-                   "\"mean_s\"}]}], \"all\": [{\"turns\", \"count\", \"mean_s\"}]}\n\n"
+    .description = "JSON (--json): {\"steps\": [turn_dist_steps rows], \"all\": [turn_dist_bins rows]}\n\n"
                    "Example: rt-turn-dist logs/exp",
+    .tables = tables,
     .run = run,
-    .flags = RT_COMMAND_LOADS_TRACE | RT_COMMAND_WRITES_PLOTS,
-    .min_args = 1,
-    .max_args = 1,
+    .flags = RT_COMMAND_ANALYZER,
   };
   return rt_command_main (&cmd, argc, argv);
 }

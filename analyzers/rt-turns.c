@@ -8,11 +8,7 @@ run (RtSession *s, GError **error)
 {
   g_autoptr (RtTurns) turns = rt_turns_analyse (s->trace, s->steps);
   g_autoptr (RtTable) table = rt_turns_table (turns);
-  RtJsonWriter *w = rt_session_json (s);
-  rt_jw_begin_object (w);
-  rt_jw_key (w, "turns");
-  rt_table_write_json (table, w);
-  rt_jw_end_object (w);
+  rt_session_json_rows (s, "turns", table);
 
   guint shown = turns->turns->len;
   if (shown == 0)
@@ -41,6 +37,7 @@ run (RtSession *s, GError **error)
 int
 main (int argc, char **argv)
 {
+  static const RtTableSpec *const tables[] = { &rt_turns_spec, NULL };
   static const RtCommand cmd = {
     .name = "rt-turns",
     .parameters = "EXP",
@@ -48,13 +45,12 @@ main (int argc, char **argv)
                "parsing and total time, and the number of turn records. Source: the turn_timings\n"
                "of each async_rollout_request_complete; for requests without them, their\n"
                "turn_end lines.",
-    .description = "JSON (--json): {\"turns\": [{\"turn\", \"count\", \"pre_process\", \"engine_call\",\n"
-                   "\"post_process\", \"tool_parsing\", \"total\"}]}. Exit status 1 when the trace\n"
-                   "has no turn timings (older logger).\n\nExample: rt-turns logs/exp --steps 1-50",
+    .description = "JSON (--json): {\"turns\": [turns rows]}; turns.tsv has the same rows. Exit\n"
+                   "status 1 when the trace has no turn timings (older logger).\n\n"
+                   "Example: rt-turns logs/exp --steps 1-50",
+    .tables = tables,
     .run = run,
-    .flags = RT_COMMAND_LOADS_TRACE | RT_COMMAND_WRITES_PLOTS,
-    .min_args = 1,
-    .max_args = 1,
+    .flags = RT_COMMAND_ANALYZER,
   };
   return rt_command_main (&cmd, argc, argv);
 }

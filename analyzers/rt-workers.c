@@ -90,11 +90,7 @@ run_all_steps (RtSession *s, GError **error)
   const RtTrace *t = s->trace;
   g_autoptr (RtWorkers) workers = rt_workers_analyse (t, s->steps);
   g_autoptr (RtTable) table = rt_workers_steps_table (workers);
-  RtJsonWriter *w = rt_session_json (s);
-  rt_jw_begin_object (w);
-  rt_jw_key (w, "steps");
-  rt_table_write_json (table, w);
-  rt_jw_end_object (w);
+  rt_session_json_rows (s, "steps", table);
   if (workers->steps->len == 0)
     return rt_session_no_data (s, "no step has a total_step_duration line");
   rt_session_print (s, "%u steps; the largest imbalance is %.3f at step %d (rt-workers %s --step %d)\n",
@@ -131,6 +127,9 @@ main (int argc, char **argv)
     { "step", 0, 0, G_OPTION_ARG_STRING, &opt_step, "Show every worker of step N (or of the slowest step: --step slowest)", "N" },
     G_OPTION_ENTRY_NULL
   };
+  static const RtTableSpec *const tables[] = {
+    &rt_workers_steps_spec, &rt_workers_step_spec, &rt_worker_sections_spec, NULL
+  };
   static const RtCommand cmd = {
     .name = "rt-workers",
     .parameters = "EXP",
@@ -138,16 +137,14 @@ main (int argc, char **argv)
                "one of all side by side), the slowest worker marked as the critical path,\n"
                "imbalance = slowest total / median total, and each worker's request count,\n"
                "request p50 and max. Without --step: slowest worker and imbalance per step.",
-    .description = "JSON with --step: {\"step\", \"workers\": [{\"worker\", \"total_s\", \"events\": {event:\n"
-                   "seconds}, \"requests\", \"request_p50\", \"request_max\"}], \"slowest_worker\",\n"
-                   "\"total_max\", \"total_median\", \"imbalance\"}; without: {\"steps\": [{\"step\",\n"
-                   "\"slowest_worker\", \"total_max\", \"total_median\", \"imbalance\"}]}.\n\n"
+    .description = "JSON with --step: {\"step\", \"workers\": [workers_step rows], \"slowest_worker\",\n"
+                   "\"total_max\", \"total_median\", \"imbalance\", \"generation_imbalance\"}; without:\n"
+                   "{\"steps\": [workers_steps rows]}.\n\n"
                    "Examples:\n  rt-workers logs/exp --step 3\n  rt-workers logs/exp --steps 100-200",
     .entries = entries,
+    .tables = tables,
     .run = run,
-    .flags = RT_COMMAND_LOADS_TRACE | RT_COMMAND_WRITES_PLOTS,
-    .min_args = 1,
-    .max_args = 1,
+    .flags = RT_COMMAND_ANALYZER,
   };
   return rt_command_main (&cmd, argc, argv);
 }

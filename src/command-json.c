@@ -15,6 +15,16 @@ rt_session_json (RtSession *s)
   return &s->json_writer;
 }
 
+void
+rt_session_json_rows (RtSession *s, const char *key, const RtTable *table)
+{
+  RtJsonWriter *w = rt_session_json (s);
+  rt_jw_begin_object (w);
+  rt_jw_key (w, key);
+  rt_table_write_json (table, w);
+  rt_jw_end_object (w);
+}
+
 /* With --json, one document on stdout whatever happened: the command's own, or,
  * when it failed before writing one, {"error": ...} with the message. */
 void

@@ -1,11 +1,10 @@
 /* command-output.c: the files a command writes into its output folder (--out), each written
- * whole under a temporary name, and the TSV helpers of the tables not yet declared as RtTable. */
+ * whole under a temporary name: data, tables (TSV from an RtTable) and scripts. */
 #include "command-private.h"
 #include "rolltrace/rt-error.h"
 #include "rolltrace/rt-outfile.h"
 
 #include <errno.h>
-#include <math.h>
 #include <string.h>
 
 char *
@@ -46,46 +45,10 @@ rt_session_write (RtSession *s, const char *name, const GString *content, GError
   return rt_file_write_atomic (path, content->str, content->len, error);
 }
 
-GString *
-rt_tsv_new (const char *const *columns)
+gboolean
+rt_session_write_table (RtSession *s, const RtTable *table, const char *stem, GError **error)
 {
-  GString *tsv = g_string_new (NULL);
-  for (guint i = 0; columns[i] != NULL; i++)
-    {
-      if (i > 0)
-        g_string_append_c (tsv, '\t');
-      g_string_append (tsv, columns[i]);
-    }
-  g_string_append_c (tsv, '\n');
-  return tsv;
-}
-
-static void
-tsv_end (GString *tsv, gboolean last)
-{
-  g_string_append_c (tsv, last ? '\n' : '\t');
-}
-
-void
-rt_tsv_num (GString *tsv, double v, gboolean last)
-{
-  if (isfinite (v))
-    rt_format_double (tsv, v);
-  else
-    g_string_append (tsv, "NaN");
-  tsv_end (tsv, last);
-}
-
-void
-rt_tsv_int (GString *tsv, gint64 v, gboolean last)
-{
-  g_string_append_printf (tsv, "%" G_GINT64_FORMAT, v);
-  tsv_end (tsv, last);
-}
-
-void
-rt_tsv_str (GString *tsv, const char *s, gboolean last)
-{
-  rt_tsv_append_text (tsv, s);
-  tsv_end (tsv, last);
+  g_autoptr (GString) tsv = rt_table_tsv (table);
+  g_autofree char *name = g_strdup_printf ("%s.tsv", stem);
+  return rt_session_write (s, name, tsv, error);
 }

@@ -77,14 +77,28 @@ build_entries (RtSession *s, const RtCommand *cmd)
   return entries;
 }
 
+/* The tables a command writes, column by column, below its description: the keys of
+ * its JSON and the columns of its TSV files come from the same declarations. */
+static void
+describe_tables (const RtCommand *cmd, GString *out)
+{
+  if (cmd->tables == NULL || cmd->tables[0] == NULL)
+    return;
+  g_string_append (out, "\n\nTables (NAME.tsv files, and the JSON arrays of objects named above), by column:\n");
+  for (guint i = 0; cmd->tables[i] != NULL; i++)
+    rt_table_spec_describe (cmd->tables[i], out, 2);
+}
+
 static gboolean
 parse_command_line (RtSession *s, const RtCommand *cmd, int argc, char **argv, GError **error)
 {
   g_autoptr (GOptionContext) ctx = g_option_context_new (cmd->parameters);
   g_autoptr (GArray) entries = build_entries (s, cmd);
   g_option_context_set_summary (ctx, cmd->summary);
-  g_autofree char *description = g_strdup_printf ("%s\n", cmd->description ? cmd->description : "");
-  g_option_context_set_description (ctx, description);
+  g_autoptr (GString) description = g_string_new (cmd->description);
+  describe_tables (cmd, description);
+  g_string_append_c (description, '\n');
+  g_option_context_set_description (ctx, description->str);
   g_option_context_add_main_entries (ctx, (const GOptionEntry *) entries->data, NULL);
 
   g_auto (GStrv) args = g_new0 (char *, argc + 1);
@@ -105,10 +119,13 @@ parse_command_line (RtSession *s, const RtCommand *cmd, int argc, char **argv, G
         break;
       }
   int n = (int) g_strv_length (args) - 1;
-  if (n < cmd->min_args || n > cmd->max_args)
+  int min_args = cmd->min_args, max_args = cmd->max_args;
+  if (min_args == 0 && max_args == 0)
+    min_args = max_args = 1;
+  if (n < min_args || n > max_args)
     {
       g_set_error (error, RT_ERROR, RT_ERROR_USAGE, "%s: expected %s",
-                   n < cmd->min_args ? "missing argument" : "too many arguments",
+                   n < min_args ? "missing argument" : "too many arguments",
                    cmd->parameters);
       return FALSE;
     }

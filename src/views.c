@@ -58,24 +58,6 @@ rt_view_event_values (const RtTrace *t, guint step_index, guint16 event)
 }
 
 void
-rt_view_write_summary (RtJsonWriter *w, const RtSummary *sum, RtSummaryFields extra)
-{
-  rt_jw_member_int (w, "count", sum->count);
-  rt_jw_member_number (w, "mean", sum->mean);
-  rt_jw_member_number (w, "std", sum->std);
-  rt_jw_member_number (w, "min", sum->min);
-  rt_jw_member_number (w, "max", sum->max);
-  rt_jw_member_number (w, "p50", sum->p50);
-  if (extra & RT_SUMMARY_P80)
-    rt_jw_member_number (w, "p80", sum->p80);
-  rt_jw_member_number (w, "p90", sum->p90);
-  rt_jw_member_number (w, "p95", sum->p95);
-  rt_jw_member_number (w, "p99", sum->p99);
-  if (extra & RT_SUMMARY_P999)
-    rt_jw_member_number (w, "p999", sum->p999);
-}
-
-void
 rt_view_tsv_cdf_block (GString *tsv, const char *label, const double *sorted, guint n,
                        guint max_points)
 {

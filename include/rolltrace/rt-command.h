@@ -25,6 +25,7 @@ typedef enum {
                                       * them), each loaded before run: EXP... */
   RT_COMMAND_LISTS_PROBLEMS = 1 << 3,/* the command lists the bad lines itself, so no note
                                       * about them is printed on stderr */
+  RT_COMMAND_ANALYZER = RT_COMMAND_LOADS_TRACE | RT_COMMAND_WRITES_PLOTS,
 } RtCommandFlags;
 
 typedef struct {
@@ -35,7 +36,9 @@ typedef struct {
   const GOptionEntry *entries;  /* the command's own options, or NULL */
   RtRunFunc run;
   RtCommandFlags flags;
-  int min_args, max_args;    /* positional arguments, EXP included */
+  int min_args, max_args;    /* positional arguments, EXP included; both 0: exactly one */
+  const RtTableSpec *const *tables;  /* the tables it writes (TSV files, JSON arrays), NULL-
+                                      * terminated: --help lists their columns */
 } RtCommand;
 
 /* One experiment of the command line, loaded (RT_COMMAND_LOADS_TRACE or _TRACES). */
@@ -78,6 +81,9 @@ void rt_session_print (RtSession *s, const char *fmt, ...) G_GNUC_PRINTF (2, 3);
 /* The writer of the command's --json document; rt_command_main prints it (with --json)
  * when the command returns, whatever its status. */
 RtJsonWriter *rt_session_json (RtSession *s);
+
+/* The whole --json document as {"key": [the rows of `table`]}. */
+void rt_session_json_rows (RtSession *s, const char *key, const RtTable *table);
 
 /* For a trace without what the analysis needs: says why on stderr and returns the
  * exit status 1. */
@@ -128,13 +134,6 @@ char *rt_session_describe_step_indices (RtSession *s, GArray *step_indices);
 
 /* x tics (see rt_gnuplot_int_tics) for a plot over these step indices (not empty). */
 char *rt_session_step_xtics (RtSession *s, GArray *step_indices);
-
-/* A TSV table being built: a header line, then rows. NAN is written as NaN,
- * which gnuplot reads as a missing value. */
-GString *rt_tsv_new (const char *const *columns);
-void rt_tsv_num (GString *tsv, double v, gboolean last);
-void rt_tsv_int (GString *tsv, gint64 v, gboolean last);
-void rt_tsv_str (GString *tsv, const char *s, gboolean last);
 
 /* ---- plots ---- */
 

@@ -27,15 +27,11 @@ double rt_view_step_rollout (const RtTrace *t, guint step_index);
 /* Index into t->steps of the step with the longest rollout, or -1 when no step has one. */
 int rt_view_slowest_step (const RtTrace *t);
 
-/* Which fields rt_view_write_summary writes. */
+/* Which of the optional percentiles a summary shows (rt_table_summary). */
 typedef enum {
   RT_SUMMARY_P80 = 1 << 0,
   RT_SUMMARY_P999 = 1 << 1,
 } RtSummaryFields;
-
-/* count, mean, std, min, max, p50, [p80], p90, p95, p99, [p999] as members of the
- * current JSON object. */
-void rt_view_write_summary (RtJsonWriter *w, const RtSummary *sum, RtSummaryFields extra);
 
 /* Appends one CDF block (x, fraction) of sorted values to a TSV, thinned to about
  * `max_points` points so that a plot of 300,000 requests stays light; the block ends

@@ -1,7 +1,9 @@
 /* load-private.h: what the loader (load.c), the file parser (parse.c) and the cache (cache.c)
- * share: one file's parse state, and the state the trace keeps per file for the cache. */
+ * share: one file's parse state, and the state the trace keeps per file for the cache.
+ * The memory helpers all three use are in memory-private.h. */
 #pragma once
 
+#include "memory-private.h"
 #include "rolltrace/rt-trace.h"
 
 G_BEGIN_DECLS
@@ -61,20 +63,6 @@ struct _RtTracePrivate {
   gboolean draft_failed;         /* could not begin one: rt_cache_write says why */
   RtLoadOptions opts;
 };
-
-/* ---- memory ------------------------------------------------------------------- */
-
-/* Page faults are costly (very much so on virtual machines): large buffers are
- * asked for on transparent huge pages. rt_advise_huge_pages is a hint only. */
-void rt_advise_huge_pages (void *p, gsize len);
-void *rt_huge_alloc (gsize len);
-/* Room for n more elements of a (it grows once, not step by step), on huge pages
- * where the room is large enough. */
-void rt_array_make_room (GArray *a, gsize n);
-/* Brings in the pages of a range now, in one call, rather than a fault at a time;
- * a hint only (older kernels ignore it). */
-void rt_populate_write (void *p, gsize len);
-void rt_huge_free (void *p);
 
 /* Frees what an RtProblem owns (its where), as a GArray clear function. */
 void rt_problem_clear (gpointer problem);

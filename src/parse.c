@@ -1,5 +1,5 @@
 /* parse.c: reads one worker file into its own rows: events, requests, turn records, problems.
- * The loader runs one per file on a thread pool; the cache restores the same state to resume from. */
+ * The loader runs one per file on a thread pool, and can start it from a snapshot the cache kept. */
 #include "load-private.h"
 
 #include <errno.h>
@@ -546,8 +546,9 @@ rt_file_parse_read (RtFileParse *r, guint64 offset, guint64 line, GError **error
   return TRUE;
 }
 
-guint32
-rt_file_parse_add_request (RtFileParse *r, const RtRequest *q)
+/* Appends a request restored from the cache, as a complete line of its id would. */
+static guint32
+add_restored_request (RtFileParse *r, const RtRequest *q)
 {
   RtStrView id = { q->id ? q->id : "", q->id ? strlen (q->id) : 0 };
   guint32 idx = request_for_line (r, id, TRUE);
@@ -560,6 +561,67 @@ rt_file_parse_add_request (RtFileParse *r, const RtRequest *q)
   dst->worker = r->file->worker;
   dst->finish_reason = q->finish_reason ? g_string_chunk_insert_const (r->strings, q->finish_reason) : NULL;
   return idx;
+}
+
+void
+rt_resume_from_snapshot (RtFile *f, RtResume *rp, const RtCacheSnapshot *snap)
+{
+  /* the row takes the snapshot's counters, and keeps its path, identity and place
+   * in the tables */
+  RtFile row = snap->counters;
+  row.path = f->path;
+  row.step = f->step;
+  row.worker = f->worker;
+  row.size = f->size;
+  row.mtime_us = f->mtime_us;
+  row.inode = f->inode;
+  row.ctime_ns = f->ctime_ns;
+  row.first_request = f->first_request;
+  row.n_requests = f->n_requests;
+  *f = row;
+  rp->offset = snap->offset;
+  rp->line = snap->line;
+  rp->counters = *f;
+  rp->counters.path = NULL;
+  rp->n_events = snap->counters.n_events;
+  rp->n_requests = rp->n_problems = rp->n_timing = rp->n_end = 0;   /* the caller's */
+  rp->requests = NULL;
+}
+
+void
+rt_problems_from_snapshot (GArray *out, const RtCacheSnapshot *snap, const RtFile *f, guint file_index)
+{
+  for (guint k = 0; k < snap->problems->len; k++)
+    {
+      const RtCacheProblem *cp = &g_array_index (snap->problems, RtCacheProblem, k);
+      RtProblem pr = { g_strdup_printf ("%s:%" G_GUINT64_FORMAT, f->path, cp->line),
+                       g_intern_string (cp->reason), file_index, cp->line };
+      g_array_append_val (out, pr);
+    }
+}
+
+void
+rt_file_parse_restore (RtFileParse *r, const RtCacheSnapshot *snap)
+{
+  rt_resume_from_snapshot (r->file, &r->resume, snap);
+  r->resume.n_requests = snap->requests->len;
+  r->resume.n_problems = snap->problems->len;
+
+  /* requests, and their turns back as the turn records they came from */
+  for (guint k = 0; k < snap->requests->len; k++)
+    {
+      const RtRequest *q = &g_array_index (snap->requests, RtRequest, k);
+      guint32 local = add_restored_request (r, q);
+      GArray *records = q->turns_from_timings ? r->timing_turns : r->end_turns;
+      for (guint32 j = 0; j < q->n_turns; j++)
+        {
+          RtTurnRecord tr = { local, g_array_index (snap->turns, RtTurnFigures, q->first_turn + j) };
+          g_array_append_val (records, tr);
+        }
+    }
+  rt_problems_from_snapshot (r->problems, snap, r->file, r->file_index);
+  r->resume.n_timing = r->timing_turns->len;
+  r->resume.n_end = r->end_turns->len;
 }
 
 /* Gives each request its turn records: its turn_timings, or failing those, its

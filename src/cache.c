@@ -707,8 +707,9 @@ rt_cache_draft_add_file (RtCacheDraft *d, const RtFile *f, const RtCacheSnapshot
         .turns_from_timings = (guint32) q->turns_from_timings,
       };
       g_array_append_vals (w->requests, &cq, sizeof cq);
-      g_array_append_vals (w->turns, &g_array_index (snap->turns, RtTurnFigures, q->first_turn),
-                           q->n_turns * (guint) sizeof (RtTurnFigures));
+      if (q->n_turns > 0)   /* else `turns` may have no storage to point into */
+        g_array_append_vals (w->turns, &g_array_index (snap->turns, RtTurnFigures, q->first_turn),
+                             q->n_turns * (guint) sizeof (RtTurnFigures));
       turn_base += q->n_turns;
     }
   cf.first_problem = (guint32) (w->problems->len / sizeof (CacheProblem));

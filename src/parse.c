@@ -119,8 +119,9 @@ rt_file_parse_free (RtFileParse *p)
   g_free (p);
 }
 
-void
-rt_file_parse_add_problem (RtFileParse *p, guint64 line, const char *reason)
+/* Counts a problem of the file, and lists it while fewer than max_problems are. */
+static void
+add_problem (RtFileParse *p, guint64 line, const char *reason)
 {
   p->file->problems_total++;
   if (p->problems->len >= p->max_problems)
@@ -287,12 +288,12 @@ process_line (RtFileParse *r, const RtLineFields *f, guint64 line_no)
   if (f->type_problem != NULL)
     {
       file->field_problems++;
-      rt_file_parse_add_problem (r, line_no, f->type_problem);
+      add_problem (r, line_no, f->type_problem);
     }
   if (f->event.len == 0)
     {
       if (f->type_problem == NULL)
-        rt_file_parse_add_problem (r, line_no, "object without an event name");
+        add_problem (r, line_no, "object without an event name");
       return;
     }
 
@@ -393,17 +394,17 @@ parse_piece (RtFileParse *r, RtJsonParser *parser,
       r->file->bad_lines++;
       if (unterminated)
         reason = "truncated last line (no newline, object cut off)";
-      rt_file_parse_add_problem (r, line_no, reason);
+      add_problem (r, line_no, reason);
       return;
     }
   if (objects == 1 && at == len)
     return;
   r->file->glued_lines++;
   if (at == len)
-    rt_file_parse_add_problem (r, line_no, objects == 2 ? "2 JSON objects on one line (a lost newline?): both read"
-                                                        : "several JSON objects on one line (a lost newline?): all read");
+    add_problem (r, line_no, objects == 2 ? "2 JSON objects on one line (a lost newline?): both read"
+                                          : "several JSON objects on one line (a lost newline?): all read");
   else
-    rt_file_parse_add_problem (r, line_no, "a JSON object followed by unreadable text on one line: the object is read, the rest skipped");
+    add_problem (r, line_no, "a JSON object followed by unreadable text on one line: the object is read, the rest skipped");
 }
 
 /* Notes where the file's tables stood after its last newline (see RtResume). */
@@ -503,7 +504,7 @@ rt_file_parse_read (RtFileParse *r, guint64 offset, guint64 line, GError **error
           skipping = FALSE;
           r->file->lines++;
           r->file->bad_lines++;
-          rt_file_parse_add_problem (r, ++line, "line longer than " RT_LINE_MAX_TEXT " (skipped unread)");
+          add_problem (r, ++line, "line longer than " RT_LINE_MAX_TEXT " (skipped unread)");
           consumed += (guint64) (nl - p) + 1;
           have = 0;
           p = buf = ts->buf;
@@ -532,7 +533,7 @@ rt_file_parse_read (RtFileParse *r, guint64 offset, guint64 line, GError **error
       take_resume_point (r, skip_start, line);
       r->file->lines++;
       r->file->bad_lines++;
-      rt_file_parse_add_problem (r, ++line, "line longer than " RT_LINE_MAX_TEXT " (skipped unread)");
+      add_problem (r, ++line, "line longer than " RT_LINE_MAX_TEXT " (skipped unread)");
       return TRUE;
     }
   take_resume_point (r, consumed, line);

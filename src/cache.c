@@ -1,13 +1,13 @@
 /* cache.c: the binary cache of an experiment's tables, so that later analyzers skip the JSON.
  * Never trusted blindly: version, byte order, size, bounds and checksums are checked first. */
-#include "load-private.h"
+#include "cache-private.h"
+#include "memory-private.h"
 #include "rolltrace/rt-error.h"
 #include "rolltrace/rt-outfile.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <glib/gstdio.h>
-#include <math.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -443,143 +443,59 @@ rt_cache_prefix (RtCacheMap *map, guint record, guint64 *sum)
   return map->t.files[record].prefix_known != 0;
 }
 
-/* The file row and resume point of a cached file. */
-static void
-restore_counters (const CacheFile *cf, RtFile *f, RtResume *rp)
+void
+rt_cache_totals (RtCacheMap *map, guint64 *n_requests, guint64 *n_turns)
 {
-  f->lines = cf->lines;
-  f->events = cf->events;
-  f->bad_lines = cf->bad_lines;
-  f->field_problems = cf->field_problems;
-  f->problems_total = cf->problems_total;
-  f->glued_lines = cf->glued_lines;
-  f->n_complete = cf->n_complete;
-  f->start_min_s = cf->start_min_s;
-  memcpy (f->step_sum_s, cf->step_sum_s, sizeof f->step_sum_s);
-  f->schema = cf->schema;
-  f->n_events = cf->n_rows;
-  rp->offset = cf->resume_offset;
-  rp->line = cf->resume_line;
-  rp->counters = *f;
-  rp->counters.path = NULL;
-  rp->n_events = cf->n_rows;
-  rp->n_requests = cf->n_requests;
-  rp->n_problems = cf->n_problems;
-  rp->n_timing = rp->n_end = 0;
-  rp->requests = NULL;
+  *n_requests = map->h.n_requests;
+  *n_turns = map->h.n_turns;
 }
 
-static RtRequest
-restore_request (const RtCacheMap *m, const CacheRequest *cq, const RtFile *f, guint file_index)
+void
+rt_cache_file_snapshot (RtCacheMap *map, guint record, RtCacheSnapshot *snap)
 {
-  RtRequest q = { 0 };
-  q.id = m->strings + cq->id;
-  q.finish_reason = cq->finish_reason == NO_STRING ? NULL : m->strings + cq->finish_reason;
-  q.file = file_index;
-  q.step = f->step;
-  q.worker = f->worker;
-  q.complete = cq->complete;
-  q.end_s = cq->end_s;
-  q.total_s = cq->total_s;
-  q.turns = cq->turns;
-  q.response_length = cq->response_length;
-  q.first_turn = cq->first_turn;
-  q.n_turns = cq->n_turns;
-  q.turns_from_timings = cq->turns_from_timings;
-  return q;
-}
+  const CacheFile *cf = &map->t.files[record];
+  RtFile *c = &snap->counters;
+  memset (c, 0, sizeof *c);
+  c->lines = cf->lines;
+  c->events = cf->events;
+  c->bad_lines = cf->bad_lines;
+  c->field_problems = cf->field_problems;
+  c->problems_total = cf->problems_total;
+  c->glued_lines = cf->glued_lines;
+  c->n_complete = cf->n_complete;
+  c->start_min_s = cf->start_min_s;
+  memcpy (c->step_sum_s, cf->step_sum_s, sizeof c->step_sum_s);
+  c->schema = cf->schema;
+  c->n_events = cf->n_rows;
+  snap->offset = cf->resume_offset;
+  snap->line = cf->resume_line;
+  snap->prefix_checksum = cf->prefix_checksum;
+  snap->prefix_known = cf->prefix_known != 0;
+  snap->rows = (const RtEvent *) (map->data + cf->rows_at);
+  snap->rows_checksum = cf->rows_checksum;
 
-static GArray *
-restore_problems (const RtCacheMap *m, const CacheFile *cf, const RtFile *f, guint file_index)
-{
-  GArray *out = g_array_sized_new (FALSE, FALSE, sizeof (RtProblem), cf->n_problems);
-  g_array_set_clear_func (out, rt_problem_clear);
+  /* each request's turns follow those of the one before: its range is taken as the
+   * cache says, which need not be so (tables_ok only keeps it in bounds) */
+  for (guint32 k = 0; k < cf->n_requests; k++)
+    {
+      const CacheRequest *cq = &map->t.requests[cf->first_request + k];
+      RtRequest q = {
+        .id = map->strings + cq->id,
+        .finish_reason = cq->finish_reason == NO_STRING ? NULL : map->strings + cq->finish_reason,
+        .complete = cq->complete, .end_s = cq->end_s, .total_s = cq->total_s,
+        .turns = cq->turns, .response_length = cq->response_length,
+        .first_turn = snap->turns->len, .n_turns = cq->n_turns,
+        .turns_from_timings = cq->turns_from_timings,
+      };
+      g_array_append_vals (snap->turns, &map->t.turns[cq->first_turn], cq->n_turns);
+      g_array_append_val (snap->requests, q);
+    }
   for (guint32 k = 0; k < cf->n_problems; k++)
     {
-      const CacheProblem *cp = &m->t.problems[cf->first_problem + k];
-      RtProblem pr = { g_strdup_printf ("%s:%" G_GUINT64_FORMAT, f->path, cp->line),
-                       g_intern_string (m->strings + cp->reason), file_index, cp->line };
-      g_array_append_val (out, pr);
+      const CacheProblem *cp = &map->t.problems[cf->first_problem + k];
+      RtCacheProblem pr = { cp->line, map->strings + cp->reason };
+      g_array_append_val (snap->problems, pr);
     }
-  return out;
-}
-
-/* Room for n more elements, brought in now; the 2 MiB of slack lets huge pages
- * cover the end of the range too. */
-static void
-reserve_rows (GArray *a, gsize n)
-{
-  gsize element = g_array_get_element_size (a);
-  guint len = a->len;
-  rt_array_make_room (a, n + (2u << 20) / element);
-  rt_populate_write (a->data + (gsize) len * element, n * element);
-}
-
-void
-rt_cache_reserve (RtCacheMap *map, RtTrace *t)
-{
-  /* exact sizes: the tables then grow without a copy */
-  reserve_rows (t->requests, map->h.n_requests);
-  reserve_rows (t->turns, map->h.n_turns);
-}
-
-void
-rt_cache_adopt (RtCacheMap *map, guint record, RtTrace *t, guint file_index)
-{
-  const CacheFile *cf = &map->t.files[record];
-  RtFile *f = &g_array_index (t->files, RtFile, file_index);
-  RtFileState *fs = &t->priv->files[file_index];
-  restore_counters (cf, f, &fs->resume);
-
-  f->first_request = t->requests->len;
-  f->n_requests = cf->n_requests;
-  guint32 turn_base = t->turns->len;
-  for (guint32 k = 0; k < cf->n_requests; k++)
-    {
-      const CacheRequest *cq = &map->t.requests[cf->first_request + k];
-      RtRequest q = restore_request (map, cq, f, file_index);
-      g_array_append_vals (t->turns, &map->t.turns[cq->first_turn], cq->n_turns);
-      q.first_turn = turn_base;
-      turn_base += q.n_turns;
-      g_array_append_val (t->requests, q);
-    }
-  fs->problems = restore_problems (map, cf, f, file_index);
-  t->problems_total += f->problems_total;
-  fs->origin = RT_FILE_CACHED;
-  fs->mapped = (const RtEvent *) (map->data + cf->rows_at);
-  fs->mapped_checksum = cf->rows_checksum;
-  fs->prefix_checksum = cf->prefix_checksum;
-  fs->prefix_known = cf->prefix_known != 0;
-}
-
-void
-rt_cache_restore (RtCacheMap *map, guint record, RtFileParse *p, const RtEvent **rows,
-                  guint64 *rows_checksum)
-{
-  const CacheFile *cf = &map->t.files[record];
-  RtFile *f = p->file;
-  restore_counters (cf, f, &p->resume);
-  *rows = (const RtEvent *) (map->data + cf->rows_at);
-  *rows_checksum = cf->rows_checksum;
-
-  /* requests, and their turns back as the turn records they came from */
-  for (guint32 k = 0; k < cf->n_requests; k++)
-    {
-      const CacheRequest *cq = &map->t.requests[cf->first_request + k];
-      RtRequest q = restore_request (map, cq, f, p->file_index);
-      guint32 local = rt_file_parse_add_request (p, &q);
-      GArray *records = cq->turns_from_timings ? p->timing_turns : p->end_turns;
-      for (guint32 j = 0; j < cq->n_turns; j++)
-        {
-          RtTurnRecord tr = { local, map->t.turns[cq->first_turn + j] };
-          g_array_append_val (records, tr);
-        }
-    }
-  g_autoptr (GArray) problems = restore_problems (map, cf, f, p->file_index);
-  g_array_append_vals (p->problems, problems->data, problems->len);
-  g_array_set_clear_func (problems, NULL);   /* the strings moved to p->problems */
-  p->resume.n_timing = p->timing_turns->len;
-  p->resume.n_end = p->end_turns->len;
 }
 
 gboolean
@@ -609,10 +525,12 @@ rt_cache_discard (RtCacheMap *map, const char *path)
 
 /* ---- writing ------------------------------------------------------------------ */
 
+/* The tables of a cache being written, and its strings. */
 typedef struct {
   GArray *files, *requests, *turns, *problems, *names;   /* of bytes */
   GArray *strings;
   GHashTable *shared;       /* strings written once: paths of reasons, names */
+  guint64 experiment;       /* string */
 } Writer;
 
 static guint64
@@ -635,79 +553,13 @@ add_shared_string (Writer *w, const char *s)
   return at;
 }
 
-/* A file's requests and turns as of its last newline: from its turn records when it
- * was read in this run, else (taken from the cache) as the trace holds them. */
 static void
-add_file_requests (Writer *w, const RtTrace *t, guint i, CacheFile *cf)
+writer_clear (Writer *w)
 {
-  const RtFile *f = rt_trace_file (t, i);
-  const RtFileState *fs = &t->priv->files[i];
-  const RtResume *rp = &fs->resume;
-  g_autoptr (GArray) reqs = g_array_sized_new (FALSE, FALSE, sizeof (RtRequest), rp->n_requests);
-  g_autoptr (GArray) turns = g_array_new (FALSE, FALSE, sizeof (RtTurnFigures));
-  const RtRequest *src = rp->requests ? (const RtRequest *) rp->requests->data
-                                      : rt_trace_request (t, f->first_request);
-  g_array_append_vals (reqs, src, rp->n_requests);
-  if (fs->timing_turns != NULL)
-    rt_derive_turns ((RtRequest *) reqs->data, reqs->len,
-                     (const RtTurnRecord *) fs->timing_turns->data, rp->n_timing,
-                     (const RtTurnRecord *) fs->end_turns->data, rp->n_end, turns);
-  else
-    for (guint k = 0; k < reqs->len; k++)
-      {
-        RtRequest *q = &g_array_index (reqs, RtRequest, k);
-        g_array_append_vals (turns, &g_array_index (t->turns, RtTurnFigures, q->first_turn), q->n_turns);
-        q->first_turn = turns->len - q->n_turns;
-      }
-
-  guint32 turn_base = (guint32) (w->turns->len / sizeof (RtTurnFigures));
-  cf->first_request = (guint32) (w->requests->len / sizeof (CacheRequest));
-  cf->n_requests = reqs->len;
-  for (guint k = 0; k < reqs->len; k++)
-    {
-      const RtRequest *q = &g_array_index (reqs, RtRequest, k);
-      CacheRequest cq = {
-        .id = add_string (w, q->id),
-        .finish_reason = q->finish_reason ? add_shared_string (w, q->finish_reason) : NO_STRING,
-        .end_s = q->end_s, .total_s = q->total_s, .turns = q->turns,
-        .response_length = q->response_length, .first_turn = turn_base + q->first_turn,
-        .n_turns = q->n_turns, .complete = (guint32) q->complete,
-        .turns_from_timings = (guint32) q->turns_from_timings,
-      };
-      g_array_append_vals (w->requests, &cq, sizeof cq);
-    }
-  g_array_append_vals (w->turns, turns->data, turns->len * (guint) sizeof (RtTurnFigures));
-}
-
-static void
-add_file (Writer *w, const RtTrace *t, guint i, guint64 rows_at, guint64 rows_checksum)
-{
-  const RtFile *f = rt_trace_file (t, i);
-  const RtFileState *fs = &t->priv->files[i];
-  const RtResume *rp = &fs->resume;
-  const RtFile *c = &rp->counters;
-  CacheFile cf = {
-    .path = add_string (w, f->path), .step = f->step, .worker = f->worker,
-    .size = f->size, .inode = f->inode, .mtime_us = f->mtime_us, .ctime_ns = f->ctime_ns,
-    .resume_offset = rp->offset, .resume_line = rp->line,
-    .prefix_checksum = fs->prefix_checksum, .prefix_known = (guint32) fs->prefix_known,
-    .lines = c->lines, .events = c->events, .bad_lines = c->bad_lines,
-    .field_problems = c->field_problems, .problems_total = c->problems_total,
-    .glued_lines = c->glued_lines,
-    .start_min_s = c->start_min_s, .n_complete = c->n_complete, .schema = c->schema,
-    .rows_at = rows_at, .rows_checksum = rows_checksum, .n_rows = rp->n_events,
-  };
-  memcpy (cf.step_sum_s, c->step_sum_s, sizeof cf.step_sum_s);
-  add_file_requests (w, t, i, &cf);
-  cf.first_problem = (guint32) (w->problems->len / sizeof (CacheProblem));
-  cf.n_problems = rp->n_problems;
-  for (guint32 k = 0; k < rp->n_problems; k++)
-    {
-      const RtProblem *pr = &g_array_index (fs->problems, RtProblem, k);
-      CacheProblem cp = { pr->line, add_shared_string (w, pr->reason) };
-      g_array_append_vals (w->problems, &cp, sizeof cp);
-    }
-  g_array_append_vals (w->files, &cf, sizeof cf);
+  GArray **arrays[] = { &w->files, &w->requests, &w->turns, &w->problems, &w->names, &w->strings };
+  for (guint i = 0; i < G_N_ELEMENTS (arrays); i++)
+    g_clear_pointer (arrays[i], g_array_unref);
+  g_clear_pointer (&w->shared, g_hash_table_unref);
 }
 
 /* Writes all of p at `at`; 0, or the errno of the failure. Thread-safe. */
@@ -737,6 +589,7 @@ struct _RtCacheDraft {
   int fd;
   guint64 end;              /* where the next rows go (the loader serialises this) */
   gint failed;              /* errno of the first failed write, 0: none */
+  Writer w;                 /* the tables, once begun */
 };
 
 RtCacheDraft *
@@ -793,74 +646,101 @@ rt_cache_draft_free (RtCacheDraft *d)
       g_unlink (d->tmp_path);
       rt_temp_forget (d->tmp_path);
     }
+  writer_clear (&d->w);
   g_free (d->tmp_path);
   g_free (d);
 }
 
-static void
-writer_clear (Writer *w)
+void
+rt_cache_draft_begin_tables (RtCacheDraft *d, const char *exp_canonical, RtEventRegistry *reg,
+                             guint n_files, guint n_requests, guint n_turns)
 {
+  Writer *w = &d->w;
   GArray **arrays[] = { &w->files, &w->requests, &w->turns, &w->problems, &w->names, &w->strings };
   for (guint i = 0; i < G_N_ELEMENTS (arrays); i++)
-    g_clear_pointer (arrays[i], g_array_unref);
-  g_clear_pointer (&w->shared, g_hash_table_unref);
+    *arrays[i] = g_array_new (FALSE, FALSE, 1);
+  w->shared = g_hash_table_new (g_str_hash, g_str_equal);
+  /* the tables' sizes are about known: each grows once, on huge pages */
+  rt_array_make_room (w->files, (gsize) n_files * sizeof (CacheFile));
+  rt_array_make_room (w->requests, (gsize) n_requests * sizeof (CacheRequest));
+  rt_array_make_room (w->turns, (gsize) n_turns * sizeof (RtTurnFigures));
+  rt_array_make_room (w->strings, (gsize) n_requests * 40 + 4096);
+  w->experiment = add_string (w, exp_canonical);
+  for (guint i = 0; i < rt_event_registry_size (reg); i++)
+    {
+      guint64 at = add_string (w, rt_event_registry_name (reg, (guint16) i));
+      g_array_append_vals (w->names, &at, sizeof at);
+    }
+}
+
+void
+rt_cache_draft_add_file (RtCacheDraft *d, const RtFile *f, const RtCacheSnapshot *snap, guint64 rows_at)
+{
+  Writer *w = &d->w;
+  const RtFile *c = &snap->counters;
+  CacheFile cf = {
+    .path = add_string (w, f->path), .step = f->step, .worker = f->worker,
+    .size = f->size, .inode = f->inode, .mtime_us = f->mtime_us, .ctime_ns = f->ctime_ns,
+    .resume_offset = snap->offset, .resume_line = snap->line,
+    .prefix_checksum = snap->prefix_checksum, .prefix_known = (guint32) snap->prefix_known,
+    .lines = c->lines, .events = c->events, .bad_lines = c->bad_lines,
+    .field_problems = c->field_problems, .problems_total = c->problems_total,
+    .glued_lines = c->glued_lines,
+    .start_min_s = c->start_min_s, .n_complete = c->n_complete, .schema = c->schema,
+    .rows_at = rows_at, .rows_checksum = snap->rows_checksum, .n_rows = c->n_events,
+  };
+  memcpy (cf.step_sum_s, c->step_sum_s, sizeof cf.step_sum_s);
+
+  /* requests, each followed in the turns table by its own turns */
+  guint32 turn_base = (guint32) (w->turns->len / sizeof (RtTurnFigures));
+  cf.first_request = (guint32) (w->requests->len / sizeof (CacheRequest));
+  cf.n_requests = snap->requests->len;
+  for (guint k = 0; k < snap->requests->len; k++)
+    {
+      const RtRequest *q = &g_array_index (snap->requests, RtRequest, k);
+      CacheRequest cq = {
+        .id = add_string (w, q->id),
+        .finish_reason = q->finish_reason ? add_shared_string (w, q->finish_reason) : NO_STRING,
+        .end_s = q->end_s, .total_s = q->total_s, .turns = q->turns,
+        .response_length = q->response_length, .first_turn = turn_base,
+        .n_turns = q->n_turns, .complete = (guint32) q->complete,
+        .turns_from_timings = (guint32) q->turns_from_timings,
+      };
+      g_array_append_vals (w->requests, &cq, sizeof cq);
+      if (q->n_turns > 0)   /* else `turns` may have no storage to point into */
+        g_array_append_vals (w->turns, &g_array_index (snap->turns, RtTurnFigures, q->first_turn),
+                             q->n_turns * (guint) sizeof (RtTurnFigures));
+      turn_base += q->n_turns;
+    }
+  cf.first_problem = (guint32) (w->problems->len / sizeof (CacheProblem));
+  cf.n_problems = snap->problems->len;
+  for (guint k = 0; k < snap->problems->len; k++)
+    {
+      const RtCacheProblem *pr = &g_array_index (snap->problems, RtCacheProblem, k);
+      CacheProblem cp = { pr->line, add_shared_string (w, pr->reason) };
+      g_array_append_vals (w->problems, &cp, sizeof cp);
+    }
+  g_array_append_vals (w->files, &cf, sizeof cf);
 }
 
 gboolean
-rt_cache_write (const RtTrace *t, RtCacheDraft *draft, const char *path, GError **error)
+rt_cache_write (RtCacheDraft *draft, const char *path, GError **error)
 {
-  g_autoptr (RtCacheDraft) d = draft ? draft : rt_cache_draft_new (path, error);
-  if (d == NULL)
-    return FALSE;
-
-  Writer w = { g_array_new (FALSE, FALSE, 1), g_array_new (FALSE, FALSE, 1), g_array_new (FALSE, FALSE, 1),
-               g_array_new (FALSE, FALSE, 1), g_array_new (FALSE, FALSE, 1), g_array_new (FALSE, FALSE, 1),
-               g_hash_table_new (g_str_hash, g_str_equal) };
-  /* the tables' sizes are about known: each grows once, on huge pages */
-  rt_array_make_room (w.files, t->files->len * sizeof (CacheFile));
-  rt_array_make_room (w.requests, t->requests->len * sizeof (CacheRequest));
-  rt_array_make_room (w.turns, t->turns->len * sizeof (RtTurnFigures));
-  rt_array_make_room (w.strings, t->requests->len * 40 + 4096);
+  g_autoptr (RtCacheDraft) d = draft;
+  Writer *w = &d->w;
   CacheHeader h = { .byte_order = BYTE_ORDER_MARK, .format = CACHE_FORMAT,
                     .event_size = sizeof (RtEvent) };
   memcpy (h.magic, "RTCACHE\n", 8);
   g_strlcpy (h.version, RT_VERSION, sizeof h.version);
-  g_autofree char *exp = g_canonicalize_filename (t->path, NULL);
-  h.experiment = add_string (&w, exp);
-  h.n_names = rt_event_registry_size (t->registry);
-  for (guint i = 0; i < h.n_names; i++)
-    {
-      guint64 at = add_string (&w, rt_event_registry_name (t->registry, (guint16) i));
-      g_array_append_vals (w.names, &at, sizeof at);
-    }
-
-  /* the rows of every file, as of its last newline, after the header: those not
-   * written while loading now */
-  for (guint i = 0; i < t->files->len; i++)
-    {
-      const RtFileState *fs = &t->priv->files[i];
-      if (fs->rows_written)
-        {
-          add_file (&w, t, i, fs->rows_at, fs->rows_checksum);
-          continue;
-        }
-      /* rows taken from the old cache are checked here: their file is read again
-       * when they fail, and left out when it no longer holds what was cached */
-      const RtEvent *rows = rt_trace_file_events (t, i);
-      if (fs->uncacheable)
-        continue;
-      guint64 at = rt_cache_draft_reserve (d, fs->resume.n_events);
-      guint64 sum = rt_cache_draft_put_rows (d, at, rows, fs->resume.n_events);
-      add_file (&w, t, i, at, sum);
-    }
-
-  h.n_files = w.files->len / sizeof (CacheFile);
-  h.n_requests = w.requests->len / sizeof (CacheRequest);
-  h.n_turns = w.turns->len / sizeof (RtTurnFigures);
-  h.n_problems = w.problems->len / sizeof (CacheProblem);
+  h.experiment = w->experiment;
+  h.n_names = w->names->len / sizeof (guint64);
+  h.n_files = w->files->len / sizeof (CacheFile);
+  h.n_requests = w->requests->len / sizeof (CacheRequest);
+  h.n_turns = w->turns->len / sizeof (RtTurnFigures);
+  h.n_problems = w->problems->len / sizeof (CacheProblem);
   h.tables_at = d->end;
   h.tables_size = tables_size_for (&h);
-  GArray *parts[] = { w.files, w.requests, w.turns, w.problems, w.names };
+  GArray *parts[] = { w->files, w->requests, w->turns, w->problems, w->names };
   guint64 part_sums[G_N_ELEMENTS (parts)];
   int failed = g_atomic_int_get (&d->failed);
   guint64 at = h.tables_at;
@@ -873,16 +753,16 @@ rt_cache_write (const RtTrace *t, RtCacheDraft *draft, const char *path, GError 
     }
   h.tables_checksum = rt_hash64 (part_sums, sizeof part_sums, 1);
   h.strings_at = h.tables_at + h.tables_size;
-  h.strings_size = w.strings->len;
-  h.strings_checksum = rt_hash64 (w.strings->data, w.strings->len, 3);
+  h.strings_size = w->strings->len;
+  h.strings_checksum = rt_hash64 (w->strings->data, w->strings->len, 3);
   h.total_size = h.strings_at + h.strings_size;
   h.header_checksum = rt_hash64 (&h, offsetof (CacheHeader, header_checksum), 0);
   if (failed == 0)
-    failed = put_at (d->fd, w.strings->data, w.strings->len, h.strings_at);
+    failed = put_at (d->fd, w->strings->data, w->strings->len, h.strings_at);
   /* the header last: a cache cut short never has a valid one */
   if (failed == 0)
     failed = put_at (d->fd, &h, sizeof h, 0);
-  writer_clear (&w);
+  writer_clear (w);
   int fd = d->fd;
   d->fd = -1;
   if (close (fd) != 0 && failed == 0)

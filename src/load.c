@@ -8,7 +8,6 @@
 #include <math.h>
 #include <string.h>
 #include <glib/gstdio.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -266,6 +265,26 @@ merge_file (LoadJob *job, RtFileParse *p)
   p->resume.requests = NULL;
 }
 
+/* A snapshot with arrays of its own (see RtCacheSnapshot). */
+static RtCacheSnapshot
+snapshot_init (void)
+{
+  RtCacheSnapshot snap = { 0 };
+  snap.requests = g_array_new (FALSE, FALSE, sizeof (RtRequest));
+  snap.turns = g_array_new (FALSE, FALSE, sizeof (RtTurnFigures));
+  snap.problems = g_array_new (FALSE, FALSE, sizeof (RtCacheProblem));
+  return snap;
+}
+
+static void
+snapshot_clear (RtCacheSnapshot *snap)
+{
+  g_clear_pointer (&snap->requests, g_array_unref);
+  g_clear_pointer (&snap->turns, g_array_unref);
+  g_clear_pointer (&snap->problems, g_array_unref);
+}
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (RtCacheSnapshot, snapshot_clear)
+
 /* Reads one file's tables: from the cache where it still describes the file
  * (RT_CACHE_SAME: as it was, but for an unterminated last piece, which the cache
  * never holds; RT_CACHE_GROWN: appended to since), reading on from where the cache
@@ -279,13 +298,13 @@ read_file (LoadJob *job, guint index, RtCacheMatch match, guint record, GError *
                                                   &job->kib_done);
   if (match != RT_CACHE_MISS)
     {
-      const RtEvent *rows;
-      guint64 checksum;
-      rt_cache_restore (job->cache, record, p, &rows, &checksum);
-      if (rt_cache_rows_ok (rows, p->resume.n_events, checksum, rt_event_registry_size (t->registry),
-                            p->requests->len))
+      g_auto (RtCacheSnapshot) snap = snapshot_init ();
+      rt_cache_file_snapshot (job->cache, record, &snap);
+      rt_file_parse_restore (p, &snap);
+      if (rt_cache_rows_ok (snap.rows, p->resume.n_events, snap.rows_checksum,
+                            rt_event_registry_size (t->registry), p->requests->len))
         {
-          g_array_append_vals (p->events, rows, p->resume.n_events);
+          g_array_append_vals (p->events, snap.rows, p->resume.n_events);
           guint64 cached_to = p->resume.offset;
           if (!rt_file_parse_read (p, p->resume.offset, p->resume.line, error))
             return FALSE;
@@ -397,6 +416,52 @@ show_progress (LoadJob *job, guint64 total_bytes, gint64 started_us, gboolean fi
               done / 1e6, (double) total_bytes / 1e6, secs, final ? "\n" : "");
 }
 
+/* Room for n more elements, brought in now; the 2 MiB of slack lets huge pages
+ * cover the end of the range too. */
+static void
+reserve_rows (GArray *a, gsize n)
+{
+  gsize element = g_array_get_element_size (a);
+  guint len = a->len;
+  rt_array_make_room (a, n + (2u << 20) / element);
+  rt_populate_write (a->data + (gsize) len * element, n * element);
+}
+
+/* Takes a file the cache holds as it is now straight into the trace: its requests
+ * and turns are appended to the trace's tables, its rows stay in the mapping.
+ * `problems`: a scratch array. Not thread-safe. */
+static void
+adopt_file (RtTrace *t, RtCacheMap *cache, guint record, guint file_index, GArray *problems)
+{
+  RtFile *f = &g_array_index (t->files, RtFile, file_index);
+  RtFileState *fs = &t->priv->files[file_index];
+  guint32 first = t->requests->len;
+  g_array_set_size (problems, 0);
+  RtCacheSnapshot snap = { .requests = t->requests, .turns = t->turns, .problems = problems };
+  rt_cache_file_snapshot (cache, record, &snap);
+  rt_resume_from_snapshot (f, &fs->resume, &snap);
+
+  f->first_request = first;
+  f->n_requests = fs->resume.n_requests = t->requests->len - first;
+  fs->resume.n_problems = problems->len;
+  for (guint32 k = first; k < t->requests->len; k++)
+    {
+      RtRequest *q = &g_array_index (t->requests, RtRequest, k);
+      q->file = file_index;
+      q->step = f->step;
+      q->worker = f->worker;
+    }
+  fs->problems = g_array_sized_new (FALSE, FALSE, sizeof (RtProblem), problems->len);
+  g_array_set_clear_func (fs->problems, rt_problem_clear);
+  rt_problems_from_snapshot (fs->problems, &snap, f, file_index);
+  t->problems_total += f->problems_total;
+  fs->origin = RT_FILE_CACHED;
+  fs->mapped = snap.rows;
+  fs->mapped_checksum = snap.rows_checksum;
+  fs->prefix_checksum = snap.prefix_checksum;
+  fs->prefix_known = snap.prefix_known;
+}
+
 /* Below this much JSONL to read, the calling thread reads it alone. */
 #define INLINE_READ_BYTES (4u << 20)
 
@@ -427,8 +492,15 @@ load_files (RtTrace *trace, RtCacheMap *cache, GError **error)
   /* Files the cache holds exactly as they are now are taken over here, in bulk,
    * before any thread starts; only the others are read. */
   guint64 to_read = 0;
+  g_autoptr (GArray) problems = g_array_new (FALSE, FALSE, sizeof (RtCacheProblem));
   if (cache != NULL)
-    rt_cache_reserve (cache, trace);
+    {
+      /* exact sizes: the tables then grow without a copy */
+      guint64 n_requests, n_turns;
+      rt_cache_totals (cache, &n_requests, &n_turns);
+      reserve_rows (trace->requests, n_requests);
+      reserve_rows (trace->turns, n_turns);
+    }
   for (guint i = 0; i < trace->files->len; i++)
     {
       const RtFile *f = rt_trace_file (trace, i);
@@ -438,7 +510,7 @@ load_files (RtTrace *trace, RtCacheMap *cache, GError **error)
         to_read += f->size;
       else if (match == RT_CACHE_SAME && rt_cache_complete (cache, record, f))
         {
-          rt_cache_adopt (cache, record, trace, i);
+          adopt_file (trace, cache, record, i, problems);
           job.files_done++;
         }
       else
@@ -543,6 +615,85 @@ cache_path_for (const char *dir, const char *exp_canonical)
   return g_build_filename (dir, name, NULL);
 }
 
+/* What the cache keeps of file i: its tables as of its last newline, from its turn
+ * records when it was read in this run, else (taken from the cache) as the trace
+ * holds them. `snap`'s arrays are filled (the caller's, emptied first). */
+static void
+file_snapshot (const RtTrace *t, guint i, RtCacheSnapshot *snap)
+{
+  const RtFile *f = rt_trace_file (t, i);
+  const RtFileState *fs = &t->priv->files[i];
+  const RtResume *rp = &fs->resume;
+  snap->counters = rp->counters;
+  snap->counters.n_events = rp->n_events;
+  snap->offset = rp->offset;
+  snap->line = rp->line;
+  snap->prefix_checksum = fs->prefix_checksum;
+  snap->prefix_known = fs->prefix_known;
+  snap->rows = NULL;
+
+  const RtRequest *src = rp->requests ? (const RtRequest *) rp->requests->data
+                                      : rt_trace_request (t, f->first_request);
+  g_array_set_size (snap->requests, 0);
+  g_array_append_vals (snap->requests, src, rp->n_requests);
+  g_array_set_size (snap->turns, 0);
+  if (fs->timing_turns != NULL)
+    rt_derive_turns ((RtRequest *) snap->requests->data, snap->requests->len,
+                     (const RtTurnRecord *) fs->timing_turns->data, rp->n_timing,
+                     (const RtTurnRecord *) fs->end_turns->data, rp->n_end, snap->turns);
+  else
+    for (guint k = 0; k < snap->requests->len; k++)
+      {
+        RtRequest *q = &g_array_index (snap->requests, RtRequest, k);
+        g_array_append_vals (snap->turns, &g_array_index (t->turns, RtTurnFigures, q->first_turn), q->n_turns);
+        q->first_turn = snap->turns->len - q->n_turns;
+      }
+  g_array_set_size (snap->problems, 0);
+  for (guint32 k = 0; k < rp->n_problems; k++)
+    {
+      const RtProblem *pr = &g_array_index (fs->problems, RtProblem, k);
+      RtCacheProblem cp = { pr->line, pr->reason };
+      g_array_append_val (snap->problems, cp);
+    }
+}
+
+/* Writes the whole trace as a new cache, completing the draft begun while loading
+ * (or a new one), and renames it into place. */
+static gboolean
+write_cache (RtTrace *t, GError **error)
+{
+  RtTracePrivate *priv = t->priv;
+  g_autoptr (RtCacheDraft) d = priv->draft ? g_steal_pointer (&priv->draft)
+                                           : rt_cache_draft_new (priv->cache_path, error);
+  if (d == NULL)
+    return FALSE;
+  g_autofree char *exp = g_canonicalize_filename (t->path, NULL);
+  rt_cache_draft_begin_tables (d, exp, t->registry, t->files->len, t->requests->len, t->turns->len);
+
+  /* the rows of every file, as of its last newline, after the header: those not
+   * written while loading now */
+  g_auto (RtCacheSnapshot) snap = snapshot_init ();
+  for (guint i = 0; i < t->files->len; i++)
+    {
+      const RtFileState *fs = &priv->files[i];
+      guint64 rows_at = fs->rows_at, rows_checksum = fs->rows_checksum;
+      if (!fs->rows_written)
+        {
+          /* rows taken from the old cache are checked here: their file is read again
+           * when they fail, and left out when it no longer holds what was cached */
+          const RtEvent *rows = rt_trace_file_events (t, i);
+          if (fs->uncacheable)
+            continue;
+          rows_at = rt_cache_draft_reserve (d, fs->resume.n_events);
+          rows_checksum = rt_cache_draft_put_rows (d, rows_at, rows, fs->resume.n_events);
+        }
+      file_snapshot (t, i, &snap);
+      snap.rows_checksum = rows_checksum;
+      rt_cache_draft_add_file (d, rt_trace_file (t, i), &snap, rows_at);
+    }
+  return rt_cache_write (g_steal_pointer (&d), priv->cache_path, error);
+}
+
 /* Tallies where the files came from, and writes a new cache when anything was read. */
 static void
 update_cache (RtTrace *trace, RtCacheMap *cache)
@@ -566,7 +717,7 @@ update_cache (RtTrace *trace, RtCacheMap *cache)
   if (!stale)
     return;
   g_autoptr (GError) error = NULL;
-  if (!rt_cache_write (trace, g_steal_pointer (&trace->priv->draft), trace->priv->cache_path, &error))
+  if (!write_cache (trace, &error))
     {
       /* a cache is a convenience: failing to write one is worth a note, not an error */
       g_printerr ("rolltrace: note: no cache written: %s\n", error->message);

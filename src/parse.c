@@ -1,12 +1,11 @@
 /* parse.c: reads one worker file into its own rows: events, requests, turn records, problems.
- * The loader runs one per file on a thread pool; the cache restores the same state to resume from. */
+ * The loader runs one per file on a thread pool, and can start it from a snapshot the cache kept. */
 #include "load-private.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include "rolltrace/rt-error.h"
@@ -38,65 +37,6 @@ thread_state_free (gpointer data)
 }
 
 static GPrivate thread_state_key = G_PRIVATE_INIT (thread_state_free);
-
-void
-rt_advise_huge_pages (void *p, gsize len)
-{
-#ifdef MADV_HUGEPAGE
-  const guintptr huge = 2u << 20;
-  guintptr start = ((guintptr) p + huge - 1) & ~(huge - 1);
-  guintptr end = ((guintptr) p + len) & ~(huge - 1);
-  if (end > start)
-    madvise ((void *) start, end - start, MADV_HUGEPAGE);
-#else
-  (void) p;
-  (void) len;
-#endif
-}
-
-void
-rt_populate_write (void *p, gsize len)
-{
-#ifdef MADV_POPULATE_WRITE
-  const guintptr page = 4096;
-  guintptr start = ((guintptr) p + page - 1) & ~(page - 1);
-  guintptr end = ((guintptr) p + len) & ~(page - 1);
-  if (end > start)
-    madvise ((void *) start, end - start, MADV_POPULATE_WRITE);
-#else
-  (void) p;
-  (void) len;
-#endif
-}
-
-void
-rt_array_make_room (GArray *a, gsize n)
-{
-  guint len = a->len;
-  gsize want = MIN ((gsize) len + n, (gsize) G_MAXUINT32 / 2);
-  g_array_set_size (g_array_set_size (a, (guint) want), len);
-  rt_advise_huge_pages (a->data, want * g_array_get_element_size (a));
-}
-
-void *
-rt_huge_alloc (gsize len)
-{
-  /* A buffer of a megabyte or more is made of whole, aligned huge pages: one fault
-   * per 2 MiB instead of 512, and on a virtual machine each fault costs about 10 us. */
-  const gsize huge = 2u << 20;
-  if (len < huge / 2)
-    return g_aligned_alloc (MAX (len, 1u), 1, 64);
-  gsize rounded = (len + huge - 1) & ~(huge - 1);
-  void *p = g_aligned_alloc (rounded, 1, huge);
-  rt_advise_huge_pages (p, rounded);
-  return p;
-}
-
-void
-rt_huge_free (void *p)
-{
-  g_aligned_free (p);
-}
 
 static ThreadState *
 thread_state (void)
@@ -179,8 +119,9 @@ rt_file_parse_free (RtFileParse *p)
   g_free (p);
 }
 
-void
-rt_file_parse_add_problem (RtFileParse *p, guint64 line, const char *reason)
+/* Counts a problem of the file, and lists it while fewer than max_problems are. */
+static void
+add_problem (RtFileParse *p, guint64 line, const char *reason)
 {
   p->file->problems_total++;
   if (p->problems->len >= p->max_problems)
@@ -347,12 +288,12 @@ process_line (RtFileParse *r, const RtLineFields *f, guint64 line_no)
   if (f->type_problem != NULL)
     {
       file->field_problems++;
-      rt_file_parse_add_problem (r, line_no, f->type_problem);
+      add_problem (r, line_no, f->type_problem);
     }
   if (f->event.len == 0)
     {
       if (f->type_problem == NULL)
-        rt_file_parse_add_problem (r, line_no, "object without an event name");
+        add_problem (r, line_no, "object without an event name");
       return;
     }
 
@@ -453,17 +394,17 @@ parse_piece (RtFileParse *r, RtJsonParser *parser,
       r->file->bad_lines++;
       if (unterminated)
         reason = "truncated last line (no newline, object cut off)";
-      rt_file_parse_add_problem (r, line_no, reason);
+      add_problem (r, line_no, reason);
       return;
     }
   if (objects == 1 && at == len)
     return;
   r->file->glued_lines++;
   if (at == len)
-    rt_file_parse_add_problem (r, line_no, objects == 2 ? "2 JSON objects on one line (a lost newline?): both read"
-                                                        : "several JSON objects on one line (a lost newline?): all read");
+    add_problem (r, line_no, objects == 2 ? "2 JSON objects on one line (a lost newline?): both read"
+                                          : "several JSON objects on one line (a lost newline?): all read");
   else
-    rt_file_parse_add_problem (r, line_no, "a JSON object followed by unreadable text on one line: the object is read, the rest skipped");
+    add_problem (r, line_no, "a JSON object followed by unreadable text on one line: the object is read, the rest skipped");
 }
 
 /* Notes where the file's tables stood after its last newline (see RtResume). */
@@ -563,7 +504,7 @@ rt_file_parse_read (RtFileParse *r, guint64 offset, guint64 line, GError **error
           skipping = FALSE;
           r->file->lines++;
           r->file->bad_lines++;
-          rt_file_parse_add_problem (r, ++line, "line longer than " RT_LINE_MAX_TEXT " (skipped unread)");
+          add_problem (r, ++line, "line longer than " RT_LINE_MAX_TEXT " (skipped unread)");
           consumed += (guint64) (nl - p) + 1;
           have = 0;
           p = buf = ts->buf;
@@ -592,7 +533,7 @@ rt_file_parse_read (RtFileParse *r, guint64 offset, guint64 line, GError **error
       take_resume_point (r, skip_start, line);
       r->file->lines++;
       r->file->bad_lines++;
-      rt_file_parse_add_problem (r, ++line, "line longer than " RT_LINE_MAX_TEXT " (skipped unread)");
+      add_problem (r, ++line, "line longer than " RT_LINE_MAX_TEXT " (skipped unread)");
       return TRUE;
     }
   take_resume_point (r, consumed, line);
@@ -606,8 +547,9 @@ rt_file_parse_read (RtFileParse *r, guint64 offset, guint64 line, GError **error
   return TRUE;
 }
 
-guint32
-rt_file_parse_add_request (RtFileParse *r, const RtRequest *q)
+/* Appends a request restored from the cache, as a complete line of its id would. */
+static guint32
+add_restored_request (RtFileParse *r, const RtRequest *q)
 {
   RtStrView id = { q->id ? q->id : "", q->id ? strlen (q->id) : 0 };
   guint32 idx = request_for_line (r, id, TRUE);
@@ -620,6 +562,67 @@ rt_file_parse_add_request (RtFileParse *r, const RtRequest *q)
   dst->worker = r->file->worker;
   dst->finish_reason = q->finish_reason ? g_string_chunk_insert_const (r->strings, q->finish_reason) : NULL;
   return idx;
+}
+
+void
+rt_resume_from_snapshot (RtFile *f, RtResume *rp, const RtCacheSnapshot *snap)
+{
+  /* the row takes the snapshot's counters, and keeps its path, identity and place
+   * in the tables */
+  RtFile row = snap->counters;
+  row.path = f->path;
+  row.step = f->step;
+  row.worker = f->worker;
+  row.size = f->size;
+  row.mtime_us = f->mtime_us;
+  row.inode = f->inode;
+  row.ctime_ns = f->ctime_ns;
+  row.first_request = f->first_request;
+  row.n_requests = f->n_requests;
+  *f = row;
+  rp->offset = snap->offset;
+  rp->line = snap->line;
+  rp->counters = *f;
+  rp->counters.path = NULL;
+  rp->n_events = snap->counters.n_events;
+  rp->n_requests = rp->n_problems = rp->n_timing = rp->n_end = 0;   /* the caller's */
+  rp->requests = NULL;
+}
+
+void
+rt_problems_from_snapshot (GArray *out, const RtCacheSnapshot *snap, const RtFile *f, guint file_index)
+{
+  for (guint k = 0; k < snap->problems->len; k++)
+    {
+      const RtCacheProblem *cp = &g_array_index (snap->problems, RtCacheProblem, k);
+      RtProblem pr = { g_strdup_printf ("%s:%" G_GUINT64_FORMAT, f->path, cp->line),
+                       g_intern_string (cp->reason), file_index, cp->line };
+      g_array_append_val (out, pr);
+    }
+}
+
+void
+rt_file_parse_restore (RtFileParse *r, const RtCacheSnapshot *snap)
+{
+  rt_resume_from_snapshot (r->file, &r->resume, snap);
+  r->resume.n_requests = snap->requests->len;
+  r->resume.n_problems = snap->problems->len;
+
+  /* requests, and their turns back as the turn records they came from */
+  for (guint k = 0; k < snap->requests->len; k++)
+    {
+      const RtRequest *q = &g_array_index (snap->requests, RtRequest, k);
+      guint32 local = add_restored_request (r, q);
+      GArray *records = q->turns_from_timings ? r->timing_turns : r->end_turns;
+      for (guint32 j = 0; j < q->n_turns; j++)
+        {
+          RtTurnRecord tr = { local, g_array_index (snap->turns, RtTurnFigures, q->first_turn + j) };
+          g_array_append_val (records, tr);
+        }
+    }
+  rt_problems_from_snapshot (r->problems, snap, r->file, r->file_index);
+  r->resume.n_timing = r->timing_turns->len;
+  r->resume.n_end = r->end_turns->len;
 }
 
 /* Gives each request its turn records: its turn_timings, or failing those, its

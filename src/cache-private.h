@@ -1,0 +1,133 @@
+/* cache-private.h: the cache's narrow interface: it opens and checks a cache, tells what it
+ * knows of a file, and stores and restores one file as a plain snapshot; the loader drives it. */
+#pragma once
+
+#include "rolltrace/rt-trace.h"
+
+G_BEGIN_DECLS
+
+/* ---- one file, as plain tables ----------------------------------------------------- */
+
+/* A problem of a file as the cache keeps it: the loader makes its RtProblem. */
+typedef struct {
+  guint64 line;
+  const char *reason;
+} RtCacheProblem;
+
+/* One file as of its last newline, where reading resumes once it has grown: what
+ * rt_cache_file_snapshot gives back and rt_cache_draft_add_file takes. It knows
+ * nothing of how the loader keeps files; the loader turns it into its own state. */
+typedef struct {
+  RtFile counters;            /* lines ... schema, and n_events: the rows. Not part of
+                               * it: path, step, worker, identity, first_request, n_requests */
+  guint64 offset;             /* bytes up to and including the last newline */
+  guint64 line;               /* lines in those bytes */
+  guint64 prefix_checksum;    /* rt_cache_prefix_checksum up to offset */
+  gboolean prefix_known;      /* FALSE: it may not describe the bytes read */
+  const RtEvent *rows;        /* counters.n_events rows, in the cache's mapping: check
+                               * them (rt_cache_rows_ok) before use. Unused when writing */
+  guint64 rows_checksum;
+  /* Arrays the caller provides: appended to by rt_cache_file_snapshot, read by
+   * rt_cache_draft_add_file. Strings restored point into the cache (valid until
+   * rt_cache_close). */
+  GArray *requests;           /* RtRequest: first_turn indexes `turns` (from its start);
+                               * file, step and worker are not part of it */
+  GArray *turns;              /* RtTurnFigures */
+  GArray *problems;           /* RtCacheProblem */
+} RtCacheSnapshot;
+
+/* ---- reading ---------------------------------------------------------------------- */
+
+typedef struct _RtCacheMap RtCacheMap;
+
+/* Opens and checks the cache at `path` for the experiment `exp_canonical`, and
+ * interns its event names into `reg` (which must be fresh: they keep their ids);
+ * NULL (with `why` set) when there is none or it cannot be trusted. */
+RtCacheMap *rt_cache_open (const char *path, const char *exp_canonical, RtEventRegistry *reg,
+                           const char **why);
+void rt_cache_close (RtCacheMap *map);
+
+/* How many files, requests and turns the cache holds, in all. */
+guint rt_cache_n_files (RtCacheMap *map);
+void rt_cache_totals (RtCacheMap *map, guint64 *n_requests, guint64 *n_turns);
+
+/* What the cache knows of a file, by its path and what stat says of it. */
+typedef enum {
+  RT_CACHE_MISS,    /* nothing, or not the same file: read it from its first byte */
+  RT_CACHE_SAME,    /* the same inode, size, mtime and change time: as it was cached */
+  RT_CACHE_GROWN,   /* longer than cached: appended to, if rt_cache_prefix_same says so */
+} RtCacheMatch;
+RtCacheMatch rt_cache_match (RtCacheMap *map, const RtFile *f, guint *record);
+
+/* Where the cached part of `record` ends. */
+guint64 rt_cache_resume_offset (RtCacheMap *map, guint record);
+
+/* A file that is RT_CACHE_SAME ends with that part: nothing to read at all (else
+ * what follows it is an unterminated last piece, which the cache never holds). */
+gboolean rt_cache_complete (RtCacheMap *map, guint record, const RtFile *f);
+
+/* The blocks read to tell whether the first bytes of a file are still those that
+ * were read: the first, one in the middle and the last before `upto`, of
+ * RT_PREFIX_BLOCK bytes or fewer. `head` receives the first of them (MIN (upto,
+ * RT_PREFIX_BLOCK) bytes). FALSE when they cannot be read (the file is shorter). */
+#define RT_PREFIX_BLOCK 4096
+gboolean rt_cache_prefix_checksum (int fd, guint64 upto, guint8 *head, guint64 *sum);
+
+/* The file open as `fd` still holds the bytes cached for `record`, as far as the
+ * sampled blocks tell: reading on from where the cache stopped is safe. */
+gboolean rt_cache_prefix_same (RtCacheMap *map, guint record, int fd);
+
+/* The prefix checksum kept for `record`, and whether it can be trusted. */
+gboolean rt_cache_prefix (RtCacheMap *map, guint record, guint64 *sum);
+
+/* Fills `snap` with what the cache holds of `record`, appending its requests,
+ * turns and problems to the arrays the caller put in it. */
+void rt_cache_file_snapshot (RtCacheMap *map, guint record, RtCacheSnapshot *snap);
+
+/* Frees what only loading needed (snapshots can no longer be taken); the strings
+ * stay, restored requests point into them. */
+void rt_cache_loaded (RtCacheMap *map);
+
+/* Checks mapped rows against their checksum, and that each names an event and a
+ * request that exist (n_names and n_requests: the sizes of those tables). */
+gboolean rt_cache_rows_ok (const RtEvent *rows, guint32 n, guint64 checksum, guint n_names,
+                           guint32 n_requests);
+
+/* Removes the cache file at `path` if it is still the one `map` was opened from. */
+void rt_cache_discard (RtCacheMap *map, const char *path);
+
+/* ---- writing ---------------------------------------------------------------------- */
+
+/* A new cache being written (a temporary file beside `cache_path`). Rows can be
+ * put in while the files are still being read: rt_cache_draft_reserve (callers
+ * serialise it) gives each file's rows their place, rt_cache_draft_put_rows
+ * (thread-safe) writes them there and returns their checksum. Then the tables:
+ * rt_cache_draft_begin_tables, rt_cache_draft_add_file for each file, and
+ * rt_cache_write. A write that fails is remembered and reported by rt_cache_write.
+ * Freeing a draft that was not written removes its file. */
+typedef struct _RtCacheDraft RtCacheDraft;
+RtCacheDraft *rt_cache_draft_new (const char *cache_path, GError **error);
+guint64 rt_cache_draft_reserve (RtCacheDraft *draft, guint32 n_rows);
+guint64 rt_cache_draft_put_rows (RtCacheDraft *draft, guint64 at, const RtEvent *rows, guint32 n_rows);
+void rt_cache_draft_free (RtCacheDraft *draft);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (RtCacheDraft, rt_cache_draft_free)
+
+/* Begins the tables: the experiment the cache is for, its event names (ids in
+ * order), and about how many files, requests and turns will follow (each table
+ * then grows once). */
+void rt_cache_draft_begin_tables (RtCacheDraft *draft, const char *exp_canonical,
+                                  RtEventRegistry *reg, guint n_files, guint n_requests,
+                                  guint n_turns);
+
+/* Adds file `f` (its path and identity) as `snap` describes it, its rows being
+ * those rt_cache_draft_put_rows wrote at `rows_at` (snap->rows_checksum). */
+void rt_cache_draft_add_file (RtCacheDraft *draft, const RtFile *f, const RtCacheSnapshot *snap,
+                              guint64 rows_at);
+
+/* Completes `draft` (taken) as the cache at `path`, and renames it into place. */
+gboolean rt_cache_write (RtCacheDraft *draft, const char *path, GError **error);
+
+/* The 64-bit checksum used for every section of the cache. */
+guint64 rt_hash64 (const void *data, gsize len, guint64 seed);
+
+G_END_DECLS

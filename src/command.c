@@ -232,17 +232,3 @@ rt_session_no_data (RtSession *s, const char *fmt, ...)
   g_printerr ("%s: %s\n", s->command->name, text);
   return 1;
 }
-
-gboolean
-rt_parse_int_option (const char *name, const char *value, gint64 min, gint64 max,
-                     gint64 *out, GError **error)
-{
-  g_autoptr (GError) local = NULL;
-  if (!g_ascii_string_to_signed (value, 10, min, max, out, &local))
-    {
-      g_set_error (error, RT_ERROR, RT_ERROR_USAGE, "%s: '%s' is not a whole number from %"
-                   G_GINT64_FORMAT " to %" G_GINT64_FORMAT, name, value, min, max);
-      return FALSE;
-    }
-  return TRUE;
-}

@@ -1,4 +1,4 @@
-/* steps.c: parses --steps SPEC into a list of inclusive ranges.
+/* steps.c: parses --steps SPEC into a list of inclusive ranges, and the other numeric option values.
  * Strict on purpose: a typo in a step list should be an error, not a silently empty plot. */
 #include "rolltrace/rt-steps.h"
 #include "rolltrace/rt-error.h"
@@ -111,4 +111,18 @@ rt_step_set_contains (const RtStepSet *set, gint32 step)
         return TRUE;
     }
   return FALSE;
+}
+
+gboolean
+rt_parse_int_option (const char *name, const char *value, gint64 min, gint64 max,
+                     gint64 *out, GError **error)
+{
+  g_autoptr (GError) local = NULL;
+  if (!g_ascii_string_to_signed (value, 10, min, max, out, &local))
+    {
+      g_set_error (error, RT_ERROR, RT_ERROR_USAGE, "%s: '%s' is not a whole number from %"
+                   G_GINT64_FORMAT " to %" G_GINT64_FORMAT, name, value, min, max);
+      return FALSE;
+    }
+  return TRUE;
 }

@@ -114,9 +114,6 @@ GStrv rt_experiment_labels (const char *const *names, guint n);
  * folder `exp_path`, links resolved on both sides. NULL `dir`: nothing to check. */
 gboolean rt_check_outside_experiment (const char *exp_path, const char *option, const char *dir, GError **error);
 
-/* Parses an integer option value given as a string, for clear usage errors. */
-gboolean rt_parse_int_option (const char *name, const char *value, gint64 min, gint64 max,
-                              gint64 *out, GError **error);
 
 /* ---- output files: written whole to a temporary name, then renamed ---- */
 

@@ -1,4 +1,4 @@
-/* rt-steps.h: the --steps SPEC of every command ("3", "1-10", "50-", "1,4,7-9").
+/* rt-steps.h: the --steps SPEC of every command ("3", "1-10", "50-", "1,4,7-9"), and numeric option values.
  * Parsed once into ranges; analyzers ask whether a step is selected. */
 #pragma once
 
@@ -16,5 +16,10 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (RtStepSet, rt_step_set_free)
 gboolean rt_step_set_contains (const RtStepSet *set, gint32 step);
 /* TRUE when the set is "every step". */
 gboolean rt_step_set_is_all (const RtStepSet *set);
+
+/* Parses a whole-number option value (--step, --top...), given as text, with a usage error
+ * naming the option. */
+gboolean rt_parse_int_option (const char *name, const char *value, gint64 min, gint64 max,
+                              gint64 *out, GError **error);
 
 G_END_DECLS

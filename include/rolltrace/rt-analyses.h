@@ -77,9 +77,6 @@ RtTable *rt_cdf_steps_table (const RtCdfEvent *e);
 extern const RtTableSpec rt_cdf_all_spec;
 RtTable *rt_cdf_all_table (const RtCdfEvent *e);
 
-
-
-
 /* ---- overview: rollout and step interval per step -------------------------------- */
 
 typedef struct {
@@ -117,9 +114,6 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (RtOverview, rt_overview_free)
 extern const RtTableSpec rt_overview_spec;
 extern const RtTableSpec rt_overview_train_spec;
 RtTable *rt_overview_table (const RtOverview *o);
-
-
-
 
 /* ---- workers: the ranks of a step, and the one everybody waits for ----------------- */
 
@@ -177,9 +171,6 @@ RtTable *rt_workers_step_table (const RtWorkersStep *w);
 extern const RtTableSpec rt_worker_sections_spec;
 RtTable *rt_worker_sections_table (const RtWorkerRow *row);
 
-
-
-
 /* ---- requests: one step's requests, and the slowest broken down by phase ----------- */
 
 /* One of the slowest requests and where its time went. */
@@ -220,9 +211,6 @@ RtTable *rt_request_phases_table (const RtTrace *t, const RtSlowRequest *slow);
 /* the slowest by leaf phase, and the rest: requests_top_step_N.tsv */
 extern const RtTableSpec rt_requests_top_spec;
 RtTable *rt_requests_top_table (const RtTrace *t, const RtRequests *r);
-
-
-
 
 /* ---- turns: time per turn index ---------------------------------------------------- */
 
@@ -267,9 +255,6 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (RtTurns, rt_turns_free)
 extern const RtTableSpec rt_turns_spec;
 RtTable *rt_turns_table (const RtTurns *turns);
 
-
-
-
 /* ---- turn-dist: requests by number of turns ---------------------------------------- */
 
 typedef struct {
@@ -313,9 +298,6 @@ RtTable *rt_turn_dist_counts_table (const RtTurnDist *d);
 extern const RtTableSpec rt_turn_dist_mean_spec;
 RtTable *rt_turn_dist_mean_table (const RtTurnDist *d);
 
-
-
-
 /* ---- events: each step-level section's share of the step ---------------------------- */
 
 typedef struct {
@@ -343,9 +325,6 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (RtEvents, rt_events_free)
  * under "pct"): events.tsv and the JSON "steps" */
 extern const RtTableSpec rt_events_spec;
 RtTable *rt_events_table (const RtEvents *ev);
-
-
-
 
 /* ---- check: the inventory of an experiment and what is wrong with it --------------- */
 
@@ -388,9 +367,6 @@ RtTable *rt_check_duplicates_table (const RtTrace *t);
 /* check "cache", one row: t->stats */
 extern const RtTableSpec rt_check_cache_spec;
 RtTable *rt_check_cache_table (const RtTrace *t);
-
-
-
 
 /* ---- train: the trainer's console log ---------------------------------------------- */
 
@@ -449,8 +425,5 @@ RtTable *rt_train_plot_table (const RtTrainLog *log, const RtTrainPlot *p);
 /* one metric and its moving mean over `window` values: metric_NAME.tsv */
 extern const RtTableSpec rt_train_metric_spec;
 RtTable *rt_train_metric_table (const RtTrainLog *log, const char *metric, guint window);
-
-
-
 
 G_END_DECLS

@@ -3,25 +3,13 @@
 #include <string.h>
 
 #include "rolltrace/rt-analyses.h"
+#include "test-util.h"
 
 static RtTrace *
 load_fixture (const char *name, guint max_problems_per_file)
 {
   g_autofree char *path = g_build_filename (RT_FIXTURES_DIR, name, NULL);
-  RtLoadOptions opts = { .max_problems_per_file = max_problems_per_file };
-  g_autoptr (GError) error = NULL;
-  RtTrace *t = rt_trace_load (path, &opts, &error);
-  g_assert_no_error (error);
-  return t;
-}
-
-static RtStepSet *
-steps (const char *spec)
-{
-  g_autoptr (GError) error = NULL;
-  RtStepSet *set = rt_step_set_parse (spec, &error);
-  g_assert_no_error (error);
-  return set;
+  return rt_test_load_with (path, max_problems_per_file);
 }
 
 static void
@@ -59,7 +47,7 @@ static void
 test_hand_v2_one_step (void)
 {
   g_autoptr (RtTrace) t = load_fixture ("hand-v2", 100);
-  g_autoptr (RtStepSet) set = steps ("2");
+  g_autoptr (RtStepSet) set = rt_test_steps ("2");
   g_autoptr (RtCheck) c = rt_check_analyse (t, set);
   g_assert_cmpuint (c->n_steps, ==, 1);
   g_assert_cmpint (c->step_min, ==, 2);
@@ -118,7 +106,7 @@ static void
 test_damaged_empty_step (void)
 {
   g_autoptr (RtTrace) t = load_fixture ("damaged", 100);
-  g_autoptr (RtStepSet) set = steps ("2");
+  g_autoptr (RtStepSet) set = rt_test_steps ("2");
   g_autoptr (RtCheck) c = rt_check_analyse (t, set);
   g_assert_cmpuint (c->n_steps, ==, 1);
   g_assert_cmpuint (c->files, ==, 0);

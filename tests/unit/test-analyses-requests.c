@@ -5,22 +5,7 @@
 #include <string.h>
 
 #include "rolltrace/rt-analyses.h"
-
-static RtTrace *
-load (const char *path)
-{
-  g_autoptr (GError) error = NULL;
-  RtTrace *t = rt_trace_load (path, NULL, &error);
-  g_assert_no_error (error);
-  return t;
-}
-
-static RtTrace *
-load_fixture (const char *name)
-{
-  g_autofree char *path = g_build_filename (RT_FIXTURES_DIR, name, NULL);
-  return load (path);
-}
+#include "test-util.h"
 
 static const char *
 slow_id (const RtTrace *t, const RtRequests *r, guint i)
@@ -42,7 +27,7 @@ json_row (const RtTable *table)
 static void
 test_step_durations_and_slowest_order (void)
 {
-  g_autoptr (RtTrace) t = load_fixture ("hand-v2");
+  g_autoptr (RtTrace) t = rt_test_load_fixture ("hand-v2");
   g_autoptr (RtRequests) r = rt_requests_analyse (t, 0, -1, 10);
   g_assert_cmpint (r->step, ==, 1);
   g_assert_cmpuint (r->summary.count, ==, 3);
@@ -61,7 +46,7 @@ test_step_durations_and_slowest_order (void)
 static void
 test_worker_and_top (void)
 {
-  g_autoptr (RtTrace) t = load_fixture ("hand-v2");
+  g_autoptr (RtTrace) t = rt_test_load_fixture ("hand-v2");
   g_autoptr (RtRequests) r = rt_requests_analyse (t, 0, 0, 1);
   g_assert_cmpuint (r->summary.count, ==, 2);
   g_assert_cmpfloat_with_epsilon (r->summary.mean, 6, 1e-12);
@@ -81,7 +66,7 @@ test_worker_and_top (void)
 static void
 test_phases_of_a_request (void)
 {
-  g_autoptr (RtTrace) t = load_fixture ("hand-v2");
+  g_autoptr (RtTrace) t = rt_test_load_fixture ("hand-v2");
   g_autoptr (RtRequests) r = rt_requests_analyse (t, 0, 0, 1);
   const RtSlowRequest *a = &g_array_index (r->slowest, RtSlowRequest, 0);
   g_autoptr (RtTable) slow = rt_requests_slow_table (t, a);
@@ -104,20 +89,11 @@ test_phases_of_a_request (void)
 static void
 test_no_request_is_an_empty_result (void)
 {
-  g_autoptr (RtTrace) t = load_fixture ("hand-v2");
+  g_autoptr (RtTrace) t = rt_test_load_fixture ("hand-v2");
   g_autoptr (RtRequests) r = rt_requests_analyse (t, 1, 1, 10);   /* step 2 has no worker 1 */
   g_assert_cmpuint (r->summary.count, ==, 0);
   g_assert_cmpuint (r->durations->len, ==, 0);
   g_assert_cmpuint (r->slowest->len, ==, 0);
-}
-
-static void
-write_file (const char *dir, const char *name, const char *text)
-{
-  g_autofree char *path = g_build_filename (dir, name, NULL);
-  g_autoptr (GError) error = NULL;
-  g_file_set_contents (path, text, -1, &error);
-  g_assert_no_error (error);
 }
 
 #define LINE(event, duration, request) \
@@ -135,15 +111,12 @@ write_file (const char *dir, const char *name, const char *text)
 static void
 test_leaf_breakdown_and_rest (void)
 {
-  g_autofree char *dir = g_dir_make_tmp ("rt-requests-XXXXXX", NULL);
-  g_autofree char *step = g_build_filename (dir, "step_1", NULL);
-  g_assert_cmpint (g_mkdir (step, 0700), ==, 0);
-  write_file (step, "worker_0.jsonl",
+  g_autofree char *dir = rt_test_experiment_new (
               LINE ("engine_async_generate_actual", "2.0", "x") LINE ("turn_pre_process", "1.0", "x")
               LINE ("engine_async_generate_actual", "3.0", "x") LINE ("tool_calling_state", "4.0", "x")
               COMPLETE ("10.0", "x")
               LINE ("engine_async_generate_actual", "3.0", "y") COMPLETE ("2.0", "y"));
-  g_autoptr (RtTrace) t = load (dir);
+  g_autoptr (RtTrace) t = rt_test_load (dir);
   g_autoptr (RtRequests) r = rt_requests_analyse (t, 0, -1, 10);
   g_assert_cmpuint (r->slowest->len, ==, 2);
   g_assert_cmpuint (r->leaves->len, ==, 2);
@@ -153,10 +126,7 @@ test_leaf_breakdown_and_rest (void)
                    "request\tturn_pre_process\tengine_async_generate_actual\tother (not broken down)\n"
                    "1. w0 10s STOP\t1.0\t5.0\t4.0\n"
                    "2. w0 2s STOP\t0.0\t3.0\t0.0\n");
-  g_autofree char *file = g_build_filename (step, "worker_0.jsonl", NULL);
-  g_assert_cmpint (g_remove (file), ==, 0);
-  g_assert_cmpint (g_rmdir (step), ==, 0);
-  g_assert_cmpint (g_rmdir (dir), ==, 0);
+  rt_test_experiment_remove (dir);
 }
 
 int

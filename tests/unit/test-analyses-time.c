@@ -6,34 +6,9 @@
 
 #include "rolltrace/rt-analyses.h"
 #include "rolltrace/rt-error.h"
+#include "test-util.h"
 
 #define EPS 1e-9
-
-static RtTrace *
-load_path (const char *path)
-{
-  RtLoadOptions opts = { .n_threads = 1, .max_problems_per_file = 100 };
-  g_autoptr (GError) error = NULL;
-  RtTrace *t = rt_trace_load (path, &opts, &error);
-  g_assert_no_error (error);
-  return t;
-}
-
-static RtTrace *
-load (const char *fixture)
-{
-  g_autofree char *path = g_build_filename (RT_FIXTURES_DIR, fixture, NULL);
-  return load_path (path);
-}
-
-static RtStepSet *
-steps (const char *spec)
-{
-  g_autoptr (GError) error = NULL;
-  RtStepSet *set = rt_step_set_parse (spec, &error);
-  g_assert_no_error (error);
-  return set;
-}
 
 static GString *
 json_of (const RtTable *table)
@@ -57,7 +32,7 @@ tsv_header (const RtTable *table)
 static void
 test_step_requests_walks_every_file (void)
 {
-  g_autoptr (RtTrace) t = load ("hand-v2");
+  g_autoptr (RtTrace) t = rt_test_load_fixture ("hand-v2");
   const char *want[2][4] = { { "a", "b", "c", NULL }, { "d", NULL } };
   for (guint si = 0; si < 2; si++)
     {
@@ -76,7 +51,7 @@ test_step_requests_walks_every_file (void)
 static void
 test_overview_hand_v2 (void)
 {
-  g_autoptr (RtTrace) t = load ("hand-v2");
+  g_autoptr (RtTrace) t = rt_test_load_fixture ("hand-v2");
   g_autoptr (RtOverview) o = rt_overview_analyse (t, NULL, NULL);
   g_assert_cmpuint (o->steps->len, ==, 2);
   const RtOverviewStep *s1 = &g_array_index (o->steps, RtOverviewStep, 0);
@@ -102,8 +77,8 @@ test_overview_hand_v2 (void)
 static void
 test_overview_interval_reaches_unselected_step (void)
 {
-  g_autoptr (RtTrace) t = load ("hand-v2");
-  g_autoptr (RtStepSet) only1 = steps ("1");
+  g_autoptr (RtTrace) t = rt_test_load_fixture ("hand-v2");
+  g_autoptr (RtStepSet) only1 = rt_test_steps ("1");
   g_autoptr (RtOverview) o = rt_overview_analyse (t, only1, NULL);
   g_assert_cmpuint (o->steps->len, ==, 1);
   /* the next step's start counts even though step 2 is not selected */
@@ -114,7 +89,7 @@ test_overview_interval_reaches_unselected_step (void)
 static void
 test_overview_train_columns (void)
 {
-  g_autoptr (RtTrace) t = load ("hand-v2");
+  g_autoptr (RtTrace) t = rt_test_load_fixture ("hand-v2");
   g_autofree char *log_path = g_build_filename (RT_FIXTURES_DIR, "train", "console.log", NULL);
   g_autoptr (GError) error = NULL;
   g_autoptr (RtTrainLog) train = rt_train_log_read (log_path, &error);
@@ -154,8 +129,8 @@ test_overview_train_columns (void)
 static void
 test_overview_empty_without_totals (void)
 {
-  g_autoptr (RtTrace) t = load ("hand-v2");
-  g_autoptr (RtStepSet) none = steps ("5-");
+  g_autoptr (RtTrace) t = rt_test_load_fixture ("hand-v2");
+  g_autoptr (RtStepSet) none = rt_test_steps ("5-");
   g_autoptr (RtOverview) o = rt_overview_analyse (t, none, NULL);
   g_assert_cmpuint (o->steps->len, ==, 0);
   g_assert_true (isnan (o->rollout_mean));
@@ -167,7 +142,7 @@ test_overview_empty_without_totals (void)
 static void
 test_events_shares_hand_v2 (void)
 {
-  g_autoptr (RtTrace) t = load ("hand-v2");
+  g_autoptr (RtTrace) t = rt_test_load_fixture ("hand-v2");
   g_autoptr (RtEvents) ev = rt_events_analyse (t, NULL);
   g_assert_cmpuint (ev->steps->len, ==, 2);
   const RtEventsStep *s1 = &g_array_index (ev->steps, RtEventsStep, 0);
@@ -190,8 +165,8 @@ test_events_shares_hand_v2 (void)
 static void
 test_events_table_pct_group (void)
 {
-  g_autoptr (RtTrace) t = load ("hand-v2");
-  g_autoptr (RtStepSet) only2 = steps ("2");
+  g_autoptr (RtTrace) t = rt_test_load_fixture ("hand-v2");
+  g_autoptr (RtStepSet) only2 = rt_test_steps ("2");
   g_autoptr (RtEvents) ev = rt_events_analyse (t, only2);
   g_assert_true (isnan (ev->barrier_pct));   /* step 2 has no barrier line */
   g_autoptr (RtTable) table = rt_events_table (ev);
@@ -217,7 +192,7 @@ turn_row (const RtTurns *turns, guint i)
 static void
 test_turns_hand_v2 (void)
 {
-  g_autoptr (RtTrace) t = load ("hand-v2");
+  g_autoptr (RtTrace) t = rt_test_load_fixture ("hand-v2");
   g_autoptr (RtTurns) turns = rt_turns_analyse (t, NULL);
   g_assert_cmpuint (turns->turns->len, ==, 3);
   /* turn 0 = {a 3.5 (from its turn_end lines), b 4, c 2, d 10} */
@@ -248,15 +223,15 @@ test_turns_hand_v2 (void)
 static void
 test_turns_selected_and_absent (void)
 {
-  g_autoptr (RtTrace) t = load ("hand-v2");
-  g_autoptr (RtStepSet) only2 = steps ("2");
+  g_autoptr (RtTrace) t = rt_test_load_fixture ("hand-v2");
+  g_autoptr (RtStepSet) only2 = rt_test_steps ("2");
   g_autoptr (RtTurns) turns = rt_turns_analyse (t, only2);
   g_assert_cmpuint (turns->turns->len, ==, 1);
   g_assert_cmpuint (turn_row (turns, 0)->count, ==, 1);
   g_assert_cmpfloat_with_epsilon (turn_row (turns, 0)->mean_s[RT_TURN_ENGINE_CALL], 10, EPS);
 
   /* the older logger writes no turn timings: an empty result, not an error */
-  g_autoptr (RtTrace) v1 = load ("hand-v1");
+  g_autoptr (RtTrace) v1 = rt_test_load_fixture ("hand-v1");
   g_autoptr (RtTurns) none = rt_turns_analyse (v1, NULL);
   g_assert_cmpuint (none->turns->len, ==, 0);
 }
@@ -275,7 +250,7 @@ assert_bin (const GArray *bins, gint32 turns, guint count, double mean_s)
 static void
 test_turn_dist_hand_v2 (void)
 {
-  g_autoptr (RtTrace) t = load ("hand-v2");
+  g_autoptr (RtTrace) t = rt_test_load_fixture ("hand-v2");
   g_autoptr (RtTurnDist) d = rt_turn_dist_analyse (t, NULL);
   g_assert_cmpuint (d->steps->len, ==, 2);
   const RtTurnDistStep *s1 = &g_array_index (d->steps, RtTurnDistStep, 0);
@@ -314,19 +289,12 @@ test_turn_dist_hand_v2 (void)
 static void
 test_turn_dist_requests_without_turns (void)
 {
-  g_autoptr (GError) error = NULL;
-  g_autofree char *dir = g_dir_make_tmp ("rt-turn-dist-XXXXXX", &error);
-  g_assert_no_error (error);
-  g_autofree char *step = g_build_filename (dir, "step_1", NULL);
-  g_autofree char *file = g_build_filename (step, "worker_0.jsonl", NULL);
-  g_assert_cmpint (g_mkdir (step, 0700), ==, 0);
   const char *lines =
     "{\"event\": \"async_rollout_request_complete\", \"timestamp\": \"2025-01-01T10:00:10\", "
     "\"duration_sec\": 8, \"extra\": {\"request_id\": \"a\"}}\n";
-  g_assert_true (g_file_set_contents (file, lines, -1, &error));
-  g_assert_no_error (error);
+  g_autofree char *dir = rt_test_experiment_new (lines);
   {
-    g_autoptr (RtTrace) t = load_path (dir);
+    g_autoptr (RtTrace) t = rt_test_load (dir);
     g_autoptr (RtTurnDist) d = rt_turn_dist_analyse (t, NULL);
     g_assert_cmpuint (d->steps->len, ==, 1);
     g_assert_cmpuint (g_array_index (d->steps, RtTurnDistStep, 0).requests, ==, 1);
@@ -338,9 +306,7 @@ test_turn_dist_requests_without_turns (void)
     g_assert_cmpstr (ct->str, ==, "step\n1\n");
     g_assert_cmpstr (mt->str, ==, "step\n1\n");
   }
-  g_assert_cmpint (g_remove (file), ==, 0);
-  g_assert_cmpint (g_rmdir (step), ==, 0);
-  g_assert_cmpint (g_rmdir (dir), ==, 0);
+  rt_test_experiment_remove (dir);
 }
 
 int

@@ -426,4 +426,19 @@ RtTable *rt_train_plot_table (const RtTrainLog *log, const RtTrainPlot *p);
 extern const RtTableSpec rt_train_metric_spec;
 RtTable *rt_train_metric_table (const RtTrainLog *log, const char *metric, guint window);
 
+/* ---- spans: a step's requests, their turns and phases, and the workers' sections in time ---- */
+
+
+
+
+/* ---- timeline: when requests ran, how many at once, and the tail ---------------------- */
+
+
+
+
+/* ---- export: the loaded tables as rows (requests, turns, events, steps, workers) ------- */
+
+
+
+
 G_END_DECLS

@@ -184,8 +184,8 @@ cell (char buf[32], const char *format, double v)
 static void
 print_summary (RtSession *s, const RtTimeline *tl)
 {
-  rt_session_print (s, "step %d: %u requests; times in seconds from the step's start, which ends at %.2f s\n",
-                    tl->step, tl->requests, tl->end_s);
+  rt_session_print (s, "step %d: %u request%s; times in seconds from the step's start, which ends at %.2f s\n",
+                    tl->step, tl->requests, tl->requests == 1 ? "" : "s", tl->end_s);
   rt_session_print (s, "  finished: 50%% by %.2f s, 90%% by %.2f s, 99%% by %.2f s, all by %.2f s\n",
                     tl->t50_s, tl->t90_s, tl->t99_s, tl->t100_s);
   if (!isnan (tl->tail_share))

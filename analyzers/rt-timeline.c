@@ -123,7 +123,8 @@ plot_gantt (RtSession *s, const RtTimeline *tl, const GArray *workers, const cha
   g_autofree char *ymax = g_strdup_printf ("%u", lanes);
   int height = (int) CLAMP (180 + lanes * (thin ? 3 : 12), 600, 8000);
   g_autofree char *size = g_strdup_printf ("1400,%d", height);
-  g_autofree char *what = g_strdup_printf ("step %d%s%s, %u requests%s", tl->step, *zoom ? ", " : "", zoom, requests,
+  g_autofree char *on = opt_worker ? g_strdup_printf (", worker %s", opt_worker) : g_strdup ("");
+  g_autofree char *what = g_strdup_printf ("step %d%s%s%s, %u requests%s", tl->step, on, *zoom ? ", " : "", zoom, requests,
                                            thin ? " (one thin line each, no phases: more than 400)" : "");
   const char *vars[] = { "XRANGE", xrange, "YMAX", ymax, "YTICS", tics, "MARKS", marks, "PLOTS", clauses,
                          "SIZE", size, NULL };
@@ -141,7 +142,8 @@ plot_inflight (RtSession *s, const RtTimeline *tl, const GArray *workers, GError
   /* past a dozen workers the legend would hide the plot: their lines stay, unnamed */
   const char *worker_title = n_workers <= 12 ? "title columnhead(c)" : "notitle lc rgb '#bbbbbb' lw 1";
   g_autofree char *marks = finish_marks (tl);
-  g_autofree char *what = g_strdup_printf ("step %d, requests in flight", tl->step);
+  g_autofree char *what = g_strdup_printf ("step %d%s%s, requests in flight", tl->step,
+                                           opt_worker ? ", worker " : "", opt_worker ? opt_worker : "");
   g_autofree char *ytics = rt_gnuplot_int_tics ("ytics", 0, (gint32) MAX (tl->peak_in_flight, 1u), 10);
   const char *vars[] = { "LASTCOL", lastcol, "WORKER_TITLE", worker_title, "MARKS", marks, "YTICS", ytics, NULL };
   return rt_session_write_table (s, table, name, error)

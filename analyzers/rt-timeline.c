@@ -268,7 +268,9 @@ plot_all (RtSession *s, const RtTimeline *tl, double from_s, double to_s, GError
       || (!zoomed && tl->t90_s < tl->end_s
           && !plot_gantt (s, tl, workers, tail, "its tail (from 90 % of requests finished)", tl->t90_s, tl->end_s, error)))
     return FALSE;
-  return plot_inflight (s, tl, workers, error);
+  g_autoptr (RtTable) per_worker = rt_timeline_workers_table (tl);
+  g_autofree char *workers_name = g_strdup_printf ("timeline_workers_step_%d", tl->step);
+  return plot_inflight (s, tl, workers, error) && rt_session_write_table (s, per_worker, workers_name, error);
 }
 
 static int
@@ -329,7 +331,8 @@ main (int argc, char **argv)
     .description = "Plots: timeline_step_N (the whole step, or --from/--to), timeline_step_N_tail (from\n"
                    "the moment 90 % of the requests had finished), timeline_step_N_first_60s (with\n"
                    "--all-zooms) and inflight_step_N. Above 400 requests a Gantt draws one thin line\n"
-                   "per request without its phases (split with --worker).\n\n"
+                   "per request without its phases (split with --worker). timeline_workers_step_N.tsv\n"
+                   "holds the JSON \"workers\".\n\n"
                    "JSON (--json): {\"step\", \"end_s\" (the step's last timestamp), \"requests\", \"t50_s\",\n"
                    "\"t90_s\", \"t99_s\", \"t100_s\" (with the n request ends ascending e_1..e_n, t_p = e_k,\n"
                    "k = ceil(p n / 100)), \"tail_share\" ((t100 - t90) / t100), \"peak_in_flight\" (ends\n"

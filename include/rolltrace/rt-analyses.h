@@ -428,12 +428,204 @@ RtTable *rt_train_metric_table (const RtTrainLog *log, const char *metric, guint
 
 /* ---- spans: a step's requests, their turns and phases, and the workers' sections in time ---- */
 
+/* What a request-level line's time was spent on. The Gantt of rt-timeline colours phases by
+ * kind, the Chrome trace of rt-trace nests them; both draw enclosing lines differently. */
+typedef enum {
+  RT_PHASE_PRE_PROCESS,       /* turn_pre_process, pending_state_handling,
+                               * tool_creation_pending_state, interaction_start_pending_state */
+  RT_PHASE_ENGINE,            /* turn_engine_call (older engine_call), engine_generate_setup,
+                               * engine_async_generate_actual: generation */
+  RT_PHASE_TOOL,              /* tool_execution, tool_response_processing, tool_calling_state */
+  RT_PHASE_POST_PROCESS,      /* turn_post_process, turn_tool_parsing (older tool_parsing),
+                               * reward_calculation, finalization: post-processing, parsing */
+  RT_PHASE_OTHER,             /* any other name with a duration (interaction_response,
+                               * interacting_state, names this version does not know) */
+  RT_PHASE_ENCLOSING,         /* lines that hold the others rather than being a phase:
+                               * async_rollout_request_complete (the request), main_loop, turn_end
+                               * and the older running_state (a whole turn) */
+  RT_N_PHASE_KINDS
+} RtPhaseKind;
+
+/* The kind of a canonical event name; RT_PHASE_OTHER for unknown names and NULL. */
+RtPhaseKind rt_phase_kind (const char *canonical_name);
+/* "pre-process", "engine", "tool", "post-process", "other", "enclosing" */
+const char *rt_phase_kind_name (RtPhaseKind kind);
+
+/* All times in RtSpans are doubles in seconds from the step's start, RtSpans.origin_s: the
+ * minimum over all the step's lines of timestamp - duration_sec (RtStep.start_s), so that
+ * absolute = origin_s + relative. A line has a time when it has a readable timestamp (its end);
+ * a line without a duration lasts 0 s. */
+
+/* A timed line of a request: one with a request id, a finite duration and a readable timestamp. */
+typedef struct {
+  double start_s, end_s;      /* end - duration, end (start > end for a negative duration) */
+  guint16 event;              /* canonical id in t->registry */
+  guint8 kind;                /* RtPhaseKind of the event */
+  gint16 turn;                /* extra.turn as logged, -1 when absent */
+} RtSpanLine;
+
+/* The turns of a request: the span of its timed lines with that extra.turn. */
+typedef struct {
+  gint16 turn;                /* as logged (0-based in the newer logger) */
+  double start_s, end_s;      /* min start / max end of those lines */
+} RtSpanTurn;
+
+/* One request: one async_rollout_request_complete line with a finite duration_sec and a
+ * readable timestamp. Every such line counts once (a rerun of an id is another request). */
+typedef struct {
+  guint32 request;            /* index into t->requests (id, finish reason, turns...), or
+                               * RT_NONE when the line could not be tied to one */
+  guint32 worker_index;       /* index into RtSpans.workers */
+  double start_s, end_s;      /* its life [end - duration, end); start_s = end_s (an empty life)
+                               * when duration_s <= 0 */
+  double duration_s;          /* duration_sec as logged */
+  guint32 first_line, n_lines;/* its timed lines (those the loader tied to its request, the
+                               * complete line itself excluded) in RtSpans.lines, by start, then
+                               * the longer first, then line order: an enclosing line comes
+                               * before what it holds */
+  guint32 first_turn, n_turns;/* its turns in RtSpans.turns, ascending turn index; their index
+                               * range is turns[first_turn].turn .. turns[first_turn + n_turns - 1].turn */
+} RtSpanRequest;
+
+/* A step-level section (RtEventId < RT_N_STEP_EVENTS, total_step_duration included) of a
+ * worker file with a duration and a readable timestamp, in line order. */
+typedef struct {
+  double start_s, end_s;
+  guint16 event;              /* RtEventId */
+} RtSpanSection;
+
+/* One worker file of the step. */
+typedef struct {
+  guint32 file;               /* index into t->files */
+  gint32 worker;
+  double start_s, end_s;      /* min timestamp - duration / max timestamp over its lines with a
+                               * time; NAN for a file without one */
+  guint32 first_request, n_requests;  /* in RtSpans.requests, by start (ties: the earlier end,
+                                       * then line order) */
+  guint32 first_section, n_sections;  /* in RtSpans.sections */
+} RtSpanWorker;
+
+typedef struct {
+  guint step_index;
+  gint32 step;
+  double origin_s;            /* the step's start in absolute seconds (see rt-trace.h); NAN when
+                               * no line of the step has a time (then every array but workers
+                               * is empty) */
+  double end_s;               /* the step's last timestamp, from origin_s; NAN likewise */
+  GArray *workers;            /* RtSpanWorker: every worker file of the step, ascending worker */
+  GArray *requests;           /* RtSpanRequest, worker after worker */
+  GArray *lines;              /* RtSpanLine, request after request */
+  GArray *turns;              /* RtSpanTurn, request after request */
+  GArray *sections;           /* RtSpanSection, worker after worker */
+} RtSpans;
+
+/* The requests, turns, phases and step-level sections of step `step_index` as intervals. */
+RtSpans *rt_spans_analyse (const RtTrace *t, guint step_index);
+void rt_spans_free (RtSpans *sp);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (RtSpans, rt_spans_free)
+
+static inline const RtSpanWorker *
+rt_spans_worker (const RtSpans *sp, guint i)
+{
+  return &g_array_index (sp->workers, RtSpanWorker, i);
+}
+
+static inline const RtSpanRequest *
+rt_spans_request (const RtSpans *sp, guint i)
+{
+  return &g_array_index (sp->requests, RtSpanRequest, i);
+}
+
+static inline const RtSpanLine *
+rt_spans_line (const RtSpans *sp, guint i)
+{
+  return &g_array_index (sp->lines, RtSpanLine, i);
+}
+
+static inline const RtSpanTurn *
+rt_spans_turn (const RtSpans *sp, guint i)
+{
+  return &g_array_index (sp->turns, RtSpanTurn, i);
+}
+
+static inline const RtSpanSection *
+rt_spans_section (const RtSpans *sp, guint i)
+{
+  return &g_array_index (sp->sections, RtSpanSection, i);
+}
 
 
 
 /* ---- timeline: when requests ran, how many at once, and the tail ---------------------- */
 
+/* Times as in RtSpans: seconds from the step's start. A request (RtSpanRequest) lives over
+ * [start_s, end_s); NAN stands for null throughout. */
 
+typedef struct {
+  gint32 worker;
+  double start_s, end_s;      /* its file's span (RtSpanWorker); NAN for a file without times */
+  guint requests;
+  guint peak_in_flight;       /* the most of its requests alive at one instant */
+  double busy_share;          /* length of the union of its requests' lives / (end_s - start_s);
+                               * NAN unless that span is > 0 */
+  double barrier_s;           /* its summed barrier_wait_duration (the older `barrier`); NAN: none */
+} RtTimelineWorker;
+
+/* Requests in flight after each instant where some began or ended. */
+typedef struct {
+  double time_s;
+  guint total;
+  guint first_count;          /* in RtTimeline.inflight_counts: one count per worker of the step */
+} RtInflightRow;
+
+typedef struct {
+  gboolean has_step;          /* FALSE when "slowest" found no selected step with a rollout time */
+  gint32 step;                /* the step asked or found */
+  int step_index;             /* index into t->steps; -1 when there is no step, or the one asked
+                               * is not selected or not in the trace: every value below is then
+                               * null (NAN, and `found` FALSE) and `workers` empty */
+  gboolean found;
+  RtSpans *spans;             /* the step laid out in time; NULL when step_index < 0 */
+  double end_s;               /* the step's last timestamp */
+  guint requests;             /* RtSpans.requests->len */
+  double t50_s, t90_s, t99_s, t100_s;  /* with the n ends ascending e_1..e_n: e_k, k = ceil(p n / 100) */
+  double tail_share;          /* (t100 - t90) / t100, NAN unless t100 > 0 */
+  guint peak_in_flight;       /* the most requests alive at one instant (ends before starts at
+                               * equal instants), 0 without requests */
+  GArray *workers;            /* RtTimelineWorker: every worker file of the step, ascending */
+  GArray *inflight;           /* RtInflightRow, ascending time, from 0 (the step's start) to end_s */
+  GArray *inflight_counts;    /* guint */
+} RtTimeline;
+
+/* The step of the selected ones (`steps`, NULL: all) with the largest rollout (rt-overview's
+ * rollout_s), ties to the lower step; -1 when none has one. An index into t->steps. */
+int rt_timeline_slowest_step (const RtTrace *t, const RtStepSet *steps);
+
+/* The timeline of step number `step` (-1: rt_timeline_slowest_step) among the selected steps. */
+RtTimeline *rt_timeline_analyse (const RtTrace *t, const RtStepSet *steps, gint32 step);
+void rt_timeline_free (RtTimeline *tl);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (RtTimeline, rt_timeline_free)
+
+/* every worker of the step: the JSON "workers" and timeline_workers_step_N.tsv */
+extern const RtTableSpec rt_timeline_workers_spec;
+RtTable *rt_timeline_workers_table (const RtTimeline *tl);
+
+/* time_s, total and a column per worker of `workers` (gint32 worker numbers; NULL: all):
+ * inflight_step_N.tsv */
+extern const RtTableSpec rt_timeline_inflight_spec;
+RtTable *rt_timeline_inflight_table (const RtTimeline *tl, const GArray *workers);
+
+/* What the Gantt draws; each row is a bar on a lane. Lanes go worker after worker (of
+ * `workers`, NULL: all): first the worker's band (its step-level sections, and a row "worker"
+ * spanning its file), then one lane per request alive in [from_s, to_s) (NAN: unbounded), by
+ * start, then an empty lane. A request has a row "request" (its life), and its life split into
+ * its phases by kind and "waiting" (alive in no timed section); where phases overlap, the one
+ * that began last (the innermost) is shown. A request without a phase line (the older logger
+ * ties none to a request) has "unlogged" over its life instead. A request whose life ends at
+ * from_s is left out (a life is [start, end)). timeline_step_N[_ZOOM].tsv */
+extern const RtTableSpec rt_timeline_gantt_spec;
+RtTable *rt_timeline_gantt_table (const RtTrace *t, const RtTimeline *tl, const GArray *workers,
+                                  double from_s, double to_s);
 
 
 /* ---- export: the loaded tables as rows (requests, turns, events, steps, workers) ------- */

@@ -36,6 +36,9 @@ cases=(
   "turn-dist|rt-turn-dist EXP"
   "events|rt-events EXP"
   "events-steps|rt-events EXP --steps 1,3"
+  "timeline|rt-timeline EXP"
+  "timeline-zooms|rt-timeline EXP --step 1 --worker 0 --all-zooms"
+  "timeline-window|rt-timeline EXP --steps 2- --from 1 --to 5.5"
 )
 # rt-train reads a trainer log, not an experiment
 train_cases=(

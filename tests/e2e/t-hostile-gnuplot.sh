@@ -83,6 +83,7 @@ run_all () {
   run turns turns
   run turn-dist "turn_dist_counts turn_dist_mean"
   run events "events_pct events_stacked"
+  run timeline "timeline_step_1 timeline_step_1_first_60s timeline_step_1_tail inflight_step_1" --step 1 --all-zooms
   # the default output folder is named after the experiment
   expect_safe 0 "$BUILD/rt-cdf" "$exp" --cache-dir "$TMP/c"
   expect_plots "$TMP/cwd/rt-out/${exp##*/}" cdf

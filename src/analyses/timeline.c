@@ -1,0 +1,419 @@
+/* timeline.c: when one step's requests ran: the moments 50/90/99/100 % of them had finished, how
+ * many ran at once, how busy each worker was, and the Gantt's bars (phases and waiting) by lane. */
+#include "rolltrace/rt-analyses.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+int
+rt_timeline_slowest_step (const RtTrace *t, const RtStepSet *steps)
+{
+  g_autoptr (RtOverview) o = rt_overview_analyse (t, steps, NULL);
+  int best = -1;
+  double best_s = NAN;
+  for (guint i = 0; i < o->steps->len; i++)   /* ascending step: ties stay with the lower */
+    {
+      const RtOverviewStep *os = &g_array_index (o->steps, RtOverviewStep, i);
+      if (best < 0 || os->rollout_s > best_s)
+        {
+          best = (int) os->step_index;
+          best_s = os->rollout_s;
+        }
+    }
+  return best;
+}
+
+/* ---- in flight: a sweep over the lives' starts and ends ---- */
+
+typedef struct {
+  double time_s;
+  int delta;                  /* +1 a start, -1 an end */
+  guint worker;               /* index into the step's workers */
+} Edge;
+
+static int
+compare_edges (const void *a, const void *b)
+{
+  const Edge *x = a, *y = b;
+  if (x->time_s != y->time_s)
+    return x->time_s < y->time_s ? -1 : 1;
+  return x->delta - y->delta;   /* ends before starts */
+}
+
+static void
+inflight_row (RtTimeline *tl, double time_s, guint total, const guint *counts, guint n_workers)
+{
+  RtInflightRow row = { time_s, total, tl->inflight_counts->len };
+  g_array_append_val (tl->inflight, row);
+  g_array_append_vals (tl->inflight_counts, counts, n_workers);
+}
+
+/* Adds a row of the counts after every instant, and the peaks. An empty life is never in flight. */
+static void
+sweep_in_flight (RtTimeline *tl)
+{
+  const RtSpans *sp = tl->spans;
+  guint n_workers = sp->workers->len;
+  g_autoptr (GArray) edges = g_array_new (FALSE, FALSE, sizeof (Edge));
+  for (guint i = 0; i < sp->requests->len; i++)
+    {
+      const RtSpanRequest *q = rt_spans_request (sp, i);
+      if (!(q->end_s > q->start_s))
+        continue;
+      Edge start = { q->start_s, +1, q->worker_index }, end = { q->end_s, -1, q->worker_index };
+      g_array_append_val (edges, start);
+      g_array_append_val (edges, end);
+    }
+  if (edges->len > 1)
+    qsort (edges->data, edges->len, sizeof (Edge), compare_edges);
+
+  g_autofree guint *counts = g_new0 (guint, MAX (n_workers, 1u));
+  guint total = 0;
+  /* from the step's start with nothing in flight, then after each instant, then the end */
+  if (edges->len == 0 || g_array_index (edges, Edge, 0).time_s > 0)
+    inflight_row (tl, 0, total, counts, n_workers);
+  for (guint i = 0; i < edges->len;)
+    {
+      double time_s = g_array_index (edges, Edge, i).time_s;
+      for (; i < edges->len && g_array_index (edges, Edge, i).time_s == time_s; i++)
+        {
+          const Edge *e = &g_array_index (edges, Edge, i);
+          counts[e->worker] += e->delta;
+          total += e->delta;
+          RtTimelineWorker *w = &g_array_index (tl->workers, RtTimelineWorker, e->worker);
+          w->peak_in_flight = MAX (w->peak_in_flight, counts[e->worker]);
+          tl->peak_in_flight = MAX (tl->peak_in_flight, total);
+        }
+      inflight_row (tl, time_s, total, counts, n_workers);
+    }
+  if (tl->end_s > g_array_index (tl->inflight, RtInflightRow, tl->inflight->len - 1).time_s)
+    inflight_row (tl, tl->end_s, total, counts, n_workers);
+}
+
+/* ---- the answers ---- */
+
+static int
+compare_doubles (const void *a, const void *b)
+{
+  double x = *(const double *) a, y = *(const double *) b;
+  return x < y ? -1 : x > y;
+}
+
+/* e_k with k = ceil(p n / 100), of the n ends ascending */
+static double
+end_percentile (const double *ends, guint n, guint p)
+{
+  if (n == 0)
+    return NAN;
+  guint64 k = ((guint64) p * n + 99) / 100;
+  return ends[MAX (k, 1) - 1];
+}
+
+/* the length of the union of the worker's lives (sorted by start) */
+static double
+busy_time (const RtSpans *sp, const RtSpanWorker *w)
+{
+  double busy = 0, run_start = NAN, run_end = NAN;
+  for (guint i = 0; i < w->n_requests; i++)
+    {
+      const RtSpanRequest *q = rt_spans_request (sp, w->first_request + i);
+      if (!(q->end_s > q->start_s))
+        continue;
+      if (!isnan (run_end) && q->start_s <= run_end)
+        run_end = MAX (run_end, q->end_s);
+      else
+        {
+          if (!isnan (run_end))
+            busy += run_end - run_start;
+          run_start = q->start_s;
+          run_end = q->end_s;
+        }
+    }
+  return isnan (run_end) ? busy : busy + run_end - run_start;
+}
+
+static void
+add_workers (RtTimeline *tl, const RtTrace *t)
+{
+  const RtSpans *sp = tl->spans;
+  for (guint k = 0; k < sp->workers->len; k++)
+    {
+      const RtSpanWorker *sw = rt_spans_worker (sp, k);
+      RtTimelineWorker w = {
+        .worker = sw->worker, .start_s = sw->start_s, .end_s = sw->end_s,
+        .requests = sw->n_requests, .busy_share = NAN,
+        .barrier_s = rt_trace_file (t, sw->file)->step_sum_s[RT_EV_BARRIER_WAIT],
+      };
+      double span = sw->end_s - sw->start_s;
+      if (span > 0)
+        w.busy_share = busy_time (sp, sw) / span;
+      g_array_append_val (tl->workers, w);
+    }
+}
+
+RtTimeline *
+rt_timeline_analyse (const RtTrace *t, const RtStepSet *steps, gint32 step)
+{
+  RtTimeline *tl = g_new0 (RtTimeline, 1);
+  tl->workers = g_array_new (FALSE, FALSE, sizeof (RtTimelineWorker));
+  tl->inflight = g_array_new (FALSE, FALSE, sizeof (RtInflightRow));
+  tl->inflight_counts = g_array_new (FALSE, TRUE, sizeof (guint));
+  tl->end_s = tl->t50_s = tl->t90_s = tl->t99_s = tl->t100_s = tl->tail_share = NAN;
+  tl->step = step;
+  tl->has_step = TRUE;
+  tl->step_index = -1;
+  if (step < 0)
+    {
+      tl->step_index = rt_timeline_slowest_step (t, steps);
+      tl->has_step = tl->step_index >= 0;
+      if (tl->has_step)
+        tl->step = rt_trace_step (t, tl->step_index)->step;
+    }
+  else if (steps == NULL || rt_step_set_contains (steps, step))
+    tl->step_index = rt_trace_find_step (t, step);
+  if (tl->step_index < 0)
+    return tl;
+
+  tl->found = TRUE;
+  tl->spans = rt_spans_analyse (t, (guint) tl->step_index);
+  const RtSpans *sp = tl->spans;
+  tl->end_s = sp->end_s;
+  tl->requests = sp->requests->len;
+  g_autofree double *ends = g_new (double, MAX (tl->requests, 1u));
+  for (guint i = 0; i < tl->requests; i++)
+    ends[i] = rt_spans_request (sp, i)->end_s;
+  qsort (ends, tl->requests, sizeof (double), compare_doubles);
+  tl->t50_s = end_percentile (ends, tl->requests, 50);
+  tl->t90_s = end_percentile (ends, tl->requests, 90);
+  tl->t99_s = end_percentile (ends, tl->requests, 99);
+  tl->t100_s = end_percentile (ends, tl->requests, 100);
+  if (tl->t100_s > 0)
+    tl->tail_share = (tl->t100_s - tl->t90_s) / tl->t100_s;
+  add_workers (tl, t);
+  sweep_in_flight (tl);
+  return tl;
+}
+
+void
+rt_timeline_free (RtTimeline *tl)
+{
+  if (tl == NULL)
+    return;
+  g_clear_pointer (&tl->spans, rt_spans_free);
+  g_array_unref (tl->workers);
+  g_array_unref (tl->inflight);
+  g_array_unref (tl->inflight_counts);
+  g_free (tl);
+}
+
+/* ---- tables ---- */
+
+const RtTableSpec rt_timeline_workers_spec = {
+  "timeline_workers", "one per worker file of the step, ascending worker",
+  (const RtColumn[]) {
+    { RT_COL ("worker", RT_COLUMN_INT, NULL, "the worker (rank)") },
+    { RT_COL ("start_s", RT_COLUMN_NUMBER, "s", "its first line's start (timestamp - duration_sec) from the step's start") },
+    { RT_COL ("end_s", RT_COLUMN_NUMBER, "s", "its last timestamp from the step's start") },
+    { RT_COL ("requests", RT_COLUMN_INT, NULL, "its requests (complete lines with a duration and a time)") },
+    { RT_COL ("peak_in_flight", RT_COLUMN_INT, NULL, "the most of its requests alive at one instant") },
+    { RT_COL ("busy_share", RT_COLUMN_NUMBER, NULL, "the union of its requests' lives / (end_s - start_s)") },
+    { RT_COL ("barrier_s", RT_COLUMN_NUMBER, "s", "its barrier_wait_duration (older: barrier); null when absent") },
+    RT_COLUMNS_END,
+  },
+};
+
+RtTable *
+rt_timeline_workers_table (const RtTimeline *tl)
+{
+  RtTable *table = rt_table_new (&rt_timeline_workers_spec);
+  for (guint i = 0; i < tl->workers->len; i++)
+    {
+      const RtTimelineWorker *w = &g_array_index (tl->workers, RtTimelineWorker, i);
+      rt_table_int (table, w->worker);
+      rt_table_number (table, w->start_s);
+      rt_table_number (table, w->end_s);
+      rt_table_int (table, w->requests);
+      rt_table_int (table, w->peak_in_flight);
+      rt_table_number (table, w->busy_share);
+      rt_table_number (table, w->barrier_s);
+    }
+  return table;
+}
+
+/* Whether worker k of the step is among `workers` (NULL: all). */
+static gboolean
+worker_wanted (const RtTimeline *tl, guint k, const GArray *workers)
+{
+  if (workers == NULL)
+    return TRUE;
+  gint32 worker = rt_spans_worker (tl->spans, k)->worker;
+  for (guint i = 0; i < workers->len; i++)
+    if (g_array_index (workers, gint32, i) == worker)
+      return TRUE;
+  return FALSE;
+}
+
+const RtTableSpec rt_timeline_inflight_spec = {
+  "inflight", "one per instant where a request began or ended (its counts after it), from the step's start to its end",
+  (const RtColumn[]) {
+    { RT_COL ("time_s", RT_COLUMN_NUMBER, "s", "seconds from the step's start") },
+    { RT_COL ("total", RT_COLUMN_INT, NULL, "requests in flight on all workers") },
+    { RT_COL ("WORKER", RT_COLUMN_INT, NULL, "requests in flight on each worker, worker_M"), .flags = RT_COLUMN_EACH },
+    RT_COLUMNS_END,
+  },
+};
+
+RtTable *
+rt_timeline_inflight_table (const RtTimeline *tl, const GArray *workers)
+{
+  RtTable *table = rt_table_new (&rt_timeline_inflight_spec);
+  guint n_workers = tl->workers->len;
+  g_autoptr (GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
+  for (guint k = 0; k < n_workers; k++)
+    if (worker_wanted (tl, k, workers))
+      g_ptr_array_add (names, g_strdup_printf ("worker_%d", g_array_index (tl->workers, RtTimelineWorker, k).worker));
+  rt_table_expand (table, "WORKER", (const char *const *) names->pdata, names->len);
+  for (guint i = 0; i < tl->inflight->len; i++)
+    {
+      const RtInflightRow *row = &g_array_index (tl->inflight, RtInflightRow, i);
+      rt_table_number (table, row->time_s);
+      rt_table_int (table, row->total);
+      for (guint k = 0; k < n_workers; k++)
+        if (worker_wanted (tl, k, workers))
+          rt_table_int (table, g_array_index (tl->inflight_counts, guint, row->first_count + k));
+    }
+  return table;
+}
+
+const RtTableSpec rt_timeline_gantt_spec = {
+  "timeline", "one per bar of the Gantt: a worker's band and sections, a request's life, phases and waits",
+  (const RtColumn[]) {
+    { RT_COL ("lane", RT_COLUMN_INT, NULL, "the lane, from 0 at the top: a worker's band, then its requests by start") },
+    { RT_COL ("worker", RT_COLUMN_INT, NULL, "the worker (rank)") },
+    { RT_COL ("request_id", RT_COLUMN_TEXT, NULL, "the request's id; null on a worker's band") },
+    { RT_COL ("phase", RT_COLUMN_TEXT, NULL,
+              "worker (its file's span), preprocessing, generation, barrier wait, other sections (on "
+              "the band); request (its life), pre-process, engine, tool, post-process, other, waiting; "
+              "unlogged (the life of a request without a timed line of its own)") },
+    { RT_COL ("start_s", RT_COLUMN_NUMBER, "s", "from the step's start") },
+    { RT_COL ("end_s", RT_COLUMN_NUMBER, "s", "from the step's start") },
+    RT_COLUMNS_END,
+  },
+};
+
+static void
+gantt_row (RtTable *table, guint lane, gint32 worker, const char *request_id, const char *phase,
+           double start_s, double end_s)
+{
+  rt_table_int (table, lane);
+  rt_table_int (table, worker);
+  rt_table_text (table, request_id);
+  rt_table_text (table, phase);
+  rt_table_number (table, start_s);
+  rt_table_number (table, end_s);
+}
+
+static const char *
+band_phase (guint16 event)
+{
+  switch (event)
+    {
+    case RT_EV_PREPROCESSING: return "preprocessing";
+    case RT_EV_ASYNC_GENERATE: return "generation";
+    case RT_EV_BARRIER_WAIT: return "barrier wait";
+    case RT_EV_TOTAL_STEP: return NULL;   /* the whole band: the "worker" row shows it */
+    default: return "other sections";
+    }
+}
+
+/* A request's life cut where its phases begin and end: each piece shows the innermost phase
+ * covering it (the one that began last; lines come by start, the longer first), or waiting. */
+static void
+gantt_request (RtTable *table, const RtSpans *sp, const RtSpanRequest *q, guint lane, gint32 worker,
+               const char *id)
+{
+  gantt_row (table, lane, worker, id, "request", q->start_s, q->end_s);
+  g_autoptr (GArray) cuts = g_array_new (FALSE, FALSE, sizeof (double));
+  g_autoptr (GArray) phases = g_array_new (FALSE, FALSE, sizeof (RtSpanLine));
+  g_array_append_val (cuts, q->start_s);
+  g_array_append_val (cuts, q->end_s);
+  for (guint i = 0; i < q->n_lines; i++)
+    {
+      RtSpanLine l = *rt_spans_line (sp, q->first_line + i);
+      l.start_s = MAX (l.start_s, q->start_s);
+      l.end_s = MIN (l.end_s, q->end_s);
+      if (l.kind == RT_PHASE_ENCLOSING || !(l.end_s > l.start_s))
+        continue;
+      g_array_append_val (phases, l);
+      g_array_append_val (cuts, l.start_s);
+      g_array_append_val (cuts, l.end_s);
+    }
+  if (phases->len == 0)
+    {
+      /* the older logger ties no phase to a request: its life is all we know */
+      gantt_row (table, lane, worker, id, "unlogged", q->start_s, q->end_s);
+      return;
+    }
+  qsort (cuts->data, cuts->len, sizeof (double), compare_doubles);
+
+  g_autoptr (GArray) active = g_array_new (FALSE, FALSE, sizeof (guint));
+  guint next = 0;
+  const char *open_phase = NULL;
+  double open_start = q->start_s;
+  for (guint c = 0; c + 1 < cuts->len; c++)
+    {
+      double x = g_array_index (cuts, double, c), y = g_array_index (cuts, double, c + 1);
+      if (!(y > x))
+        continue;
+      for (; next < phases->len && g_array_index (phases, RtSpanLine, next).start_s <= x; next++)
+        g_array_append_val (active, next);
+      for (guint a = active->len; a-- > 0;)
+        if (g_array_index (phases, RtSpanLine, g_array_index (active, guint, a)).end_s <= x)
+          g_array_remove_index (active, a);
+      const char *phase = "waiting";
+      if (active->len > 0)
+        phase = rt_phase_kind_name (g_array_index (phases, RtSpanLine, g_array_index (active, guint, active->len - 1)).kind);
+      if (phase != open_phase)
+        {
+          if (open_phase != NULL)
+            gantt_row (table, lane, worker, id, open_phase, open_start, x);
+          open_phase = phase;
+          open_start = x;
+        }
+    }
+  if (open_phase != NULL)
+    gantt_row (table, lane, worker, id, open_phase, open_start, q->end_s);
+}
+
+RtTable *
+rt_timeline_gantt_table (const RtTrace *t, const RtTimeline *tl, const GArray *workers, double from_s, double to_s)
+{
+  RtTable *table = rt_table_new (&rt_timeline_gantt_spec);
+  const RtSpans *sp = tl->spans;
+  guint lane = 0;
+  for (guint k = 0; sp != NULL && k < sp->workers->len; k++)
+    {
+      if (!worker_wanted (tl, k, workers))
+        continue;
+      const RtSpanWorker *w = rt_spans_worker (sp, k);
+      gantt_row (table, lane, w->worker, NULL, "worker", w->start_s, w->end_s);
+      for (guint i = 0; i < w->n_sections; i++)
+        {
+          const RtSpanSection *sec = rt_spans_section (sp, w->first_section + i);
+          const char *phase = band_phase (sec->event);
+          if (phase != NULL)
+            gantt_row (table, lane, w->worker, NULL, phase, sec->start_s, sec->end_s);
+        }
+      lane++;
+      for (guint i = 0; i < w->n_requests; i++)
+        {
+          const RtSpanRequest *q = rt_spans_request (sp, w->first_request + i);
+          if ((!isnan (from_s) && q->end_s <= from_s) || (!isnan (to_s) && q->start_s >= to_s))
+            continue;
+          const char *id = q->request != RT_NONE ? rt_trace_request (t, q->request)->id : NULL;
+          gantt_request (table, sp, q, lane++, w->worker, id);
+        }
+      lane++;
+    }
+  return table;
+}

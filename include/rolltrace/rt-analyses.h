@@ -446,7 +446,7 @@ RtTable *rt_train_metric_table (const RtTrainLog *log, const char *metric, guint
 typedef enum {
   RT_EXPORT_REQUESTS,         /* one row per request id of a worker file */
   RT_EXPORT_TURNS,            /* one per turn record (turn_timings, or turn_end lines) */
-  RT_EXPORT_EVENTS,           /* one per event row: a line that parsed to a JSON object */
+  RT_EXPORT_EVENTS,           /* one per event row: a JSON object with a string event */
   RT_EXPORT_STEPS,            /* one per selected step */
   RT_EXPORT_WORKERS,          /* one per worker file of a selected step */
   RT_N_EXPORT_TABLES

@@ -14,7 +14,7 @@
 
 #define COUNT_COLUMNS(of) \
   { RT_COL ("lines", RT_COLUMN_INT, NULL, "lines of " of) }, \
-  { RT_COL ("events", RT_COLUMN_INT, NULL, "lines that parse to a JSON object (the rows of the events table)") }, \
+  { RT_COL ("events", RT_COLUMN_INT, NULL, "lines that parse to a JSON object (rt-check's events)") }, \
   { RT_COL ("bad_lines", RT_COLUMN_INT, NULL, "lines that do not (cut off, not JSON)") }, \
   { RT_COL ("requests", RT_COLUMN_INT, NULL, "request ids (the rows of the requests table)") }, \
   { RT_COL ("complete", RT_COLUMN_INT, NULL, "those with an async_rollout_request_complete line") }
@@ -78,7 +78,7 @@ const RtTableSpec rt_export_turns_spec = {
 };
 
 const RtTableSpec rt_export_events_spec = {
-  "events", "one per line that parses to a JSON object, in line order",
+  "events", "one per line that parses to a JSON object with a string event, in line order",
   (const RtColumn[]) {
     WHERE_COLUMNS,
     { RT_COL ("event", RT_COLUMN_TEXT, NULL, "the canonical event name (older names mapped)") },
@@ -403,8 +403,11 @@ trace_origin (const RtTrace *t)
 {
   double origin = NAN;
   for (guint i = 0; i < t->steps->len; i++)
-    if (!(rt_trace_step (t, i)->start_s >= origin))
-      origin = rt_trace_step (t, i)->start_s;
+    {
+      double start = rt_trace_step (t, i)->start_s;   /* NAN for a step without a time */
+      if (!isnan (start) && !(start >= origin))
+        origin = start;
+    }
   return origin;
 }
 

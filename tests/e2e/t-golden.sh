@@ -36,6 +36,11 @@ cases=(
   "turn-dist|rt-turn-dist EXP"
   "events|rt-events EXP"
   "events-steps|rt-events EXP --steps 1,3"
+  "export|rt-export EXP"
+  "export-turns|rt-export EXP --table turns"
+  "export-events|rt-export EXP --table events --steps 1"
+  "export-steps|rt-export EXP --table steps"
+  "export-workers|rt-export EXP --table workers --steps 2-"
 )
 # rt-train reads a trainer log, not an experiment
 train_cases=(
@@ -53,16 +58,19 @@ run_case () {
   local dir=$1 cmd=$2; shift 2
   local extra=(--out "$dir/out" --no-render)
   [ "$cmd" = rt-check ] && extra=()
+  [ "$cmd" = rt-export ] && extra=(--out "$dir/out")   # it plots nothing: no --no-render
   [ "$cmd" = rt-train ] || extra+=(--no-cache)
   mkdir -p "$dir"
   (cd "$SRC" && "$BUILD/$cmd" "$@" "${extra[@]}" --json >"$dir/json" 2>/dev/null; echo $? >"$dir/exit")
   rm -rf "$dir/out"
   (cd "$SRC" && "$BUILD/$cmd" "$@" "${extra[@]}" >"$dir/summary.txt" 2>/dev/null)
-  # the summary names the output folder, which is a temporary one
-  local text
-  text=$(cat "$dir/summary.txt"; echo x)
-  text=${text%x}
-  printf '%s' "${text//"$dir"/DIR}" >"$dir/summary.txt"
+  # the summary (and rt-export's JSON) names the output folder, which is a temporary one
+  local f text
+  for f in "$dir/summary.txt" "$dir/json"; do
+    text=$(cat "$f"; echo x)
+    text=${text%x}
+    printf '%s' "${text//"$dir"/DIR}" >"$f"
+  done
 }
 
 # check_case NAME COMMAND ARGS...

@@ -13,21 +13,19 @@
 #define BATCH_ROWS 4096
 
 static char *opt_table;
-static char *opt_out;
 
-/* Where the CSV goes, as -o reads: "-" is stdout; a name ending in .csv or .gz (any case) is the
- * file itself; any other is a folder that gets TABLE.csv; without -o, rt-out/EXPNAME/TABLE.csv. */
+/* Where the CSV goes, as -o/--out (shared with the analyzers) reads: "-" is stdout; a name
+ * ending in .csv or .gz (any case) is the file itself; any other is a folder that gets TABLE.csv
+ * (default rt-out/EXPNAME/TABLE.csv). The command layer has refused it inside the experiment. */
 static char *
 csv_path (RtSession *s, const char *table)
 {
+  const char *out = s->out_dir;
+  gsize n = strlen (out);
+  if ((n >= 4 && g_ascii_strcasecmp (out + n - 4, ".csv") == 0) || rt_path_wants_gzip (out) || strcmp (out, "-") == 0)
+    return g_strdup (out);
   g_autofree char *file = g_strdup_printf ("%s.csv", table);
-  if (opt_out == NULL)
-    return g_build_filename ("rt-out", s->subject, file, NULL);
-  gsize n = strlen (opt_out);
-  if ((n >= 4 && g_ascii_strcasecmp (opt_out + n - 4, ".csv") == 0) || rt_path_wants_gzip (opt_out)
-      || strcmp (opt_out, "-") == 0)
-    return g_strdup (opt_out);
-  return g_build_filename (opt_out, file, NULL);
+  return g_build_filename (out, file, NULL);
 }
 
 /* The writer the analysis hands its batches to: to the output stream, or to stdout. */
@@ -54,12 +52,10 @@ write_batch (RtTable *rows, gpointer data)
   return FALSE;
 }
 
-/* The CSV's folder, made if missing; refused inside the experiment, like every output. */
+/* The CSV's folder, made if missing. */
 static gboolean
-prepare_output (RtSession *s, const char *path, GError **error)
+prepare_output (const char *path, GError **error)
 {
-  if (!rt_check_outside_experiment (s->args[0], "-o", path, error))
-    return FALSE;
   g_autofree char *dir = g_path_get_dirname (path);
   if (g_mkdir_with_parents (dir, 0777) != 0)
     {
@@ -106,7 +102,7 @@ run (RtSession *s, GError **error)
       return 2;
     }
   g_autoptr (RtOutStream) out = NULL;
-  if (!to_stdout && (!prepare_output (s, path, error)
+  if (!to_stdout && (!prepare_output (path, error)
                      || (out = rt_out_stream_open (path, rt_path_wants_gzip (path), error)) == NULL))
     return 1;
 
@@ -145,9 +141,6 @@ main (int argc, char **argv)
   static const GOptionEntry entries[] = {
     { "table", 't', 0, G_OPTION_ARG_STRING, &opt_table,
       "The table to export: requests (default), turns, events, steps or workers", "NAME" },
-    { "out", 'o', 0, G_OPTION_ARG_FILENAME, &opt_out,
-      "Write the CSV to FILE.csv, or FILE.csv.gz compressed; - for stdout; any other name is a folder that "
-      "gets TABLE.csv (default rt-out/EXPNAME/TABLE.csv)", "FILE" },
     G_OPTION_ENTRY_NULL
   };
   static const RtTableSpec *const tables[] = {
@@ -165,7 +158,11 @@ main (int argc, char **argv)
                "turn, event or worker file from its step's start (the earliest timestamp - duration_sec\n"
                "of the step's lines); of a step from the first start of any step of the trace. The\n"
                "loggers' clocks are per host and without a zone.",
-    .description = "CSV: a header of column names, then a row per line, ended by LF. An unknown value is an\n"
+    .description = "-o/--out FILE.csv, or FILE.csv.gz (any name ending in .gz: compressed), names the CSV\n"
+                   "file; - writes it on stdout; any other name is a folder, which gets TABLE.csv (default\n"
+                   "rt-out/EXPNAME/TABLE.csv). --format and --no-render, shared with the analyzers that\n"
+                   "plot, change nothing.\n\n"
+                   "CSV: a header of column names, then a row per line, ended by LF. An unknown value is an\n"
                    "empty field; numbers read back exactly; booleans 0/1; text as read, invalid UTF-8\n"
                    "replaced by U+FFFD, quoted (\"...\", a quote doubled) when it holds a comma, a quote, CR\n"
                    "or LF, or is empty, so no text can break a row. The file is written as a stream (memory\n"
@@ -177,12 +174,12 @@ main (int argc, char **argv)
                    "Examples:\n  rt-export logs/exp --steps 1-100 -o exp-1-100.csv.gz\n"
                    "  rt-export logs/exp --table events -o - | duckdb -c \"SELECT event, count(*) FROM "
                    "read_csv('/dev/stdin') GROUP BY 1\"\n\n"
-                   "The tables below are written as NAME.csv; EVENT_s columns are seconds summed over the\n"
-                   "lines of that event.",
+                   "The tables below are written as NAME.csv, not TSV, and never in the JSON; EVENT_s\n"
+                   "columns are seconds summed over the lines of that event.",
     .entries = entries,
     .tables = tables,
     .run = run,
-    .flags = RT_COMMAND_LOADS_TRACE,
+    .flags = RT_COMMAND_ANALYZER,
   };
   return rt_command_main (&cmd, argc, argv);
 }

@@ -84,10 +84,7 @@ describe_tables (const RtCommand *cmd, GString *out)
 {
   if (cmd->tables == NULL || cmd->tables[0] == NULL)
     return;
-  /* a command that plots writes TSV files; one that does not (rt-export) says itself what */
-  g_string_append (out, (cmd->flags & RT_COMMAND_WRITES_PLOTS)
-                   ? "\n\nTables (NAME.tsv files, and the JSON arrays of objects named above), by column:\n"
-                   : "\n\nTables, by column:\n");
+  g_string_append (out, "\n\nTables (NAME.tsv files, and the JSON arrays of objects named above), by column:\n");
   for (guint i = 0; cmd->tables[i] != NULL; i++)
     rt_table_spec_describe (cmd->tables[i], out, 2);
 }

@@ -58,7 +58,6 @@ run_case () {
   local dir=$1 cmd=$2; shift 2
   local extra=(--out "$dir/out" --no-render)
   [ "$cmd" = rt-check ] && extra=()
-  [ "$cmd" = rt-export ] && extra=(--out "$dir/out")   # it plots nothing: no --no-render
   [ "$cmd" = rt-train ] || extra+=(--no-cache)
   mkdir -p "$dir"
   (cd "$SRC" && "$BUILD/$cmd" "$@" "${extra[@]}" --json >"$dir/json" 2>/dev/null; echo $? >"$dir/exit")

@@ -15,6 +15,9 @@ for expdir in "$samples"/expected/*/; do
   top=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['top'])" "$codes")
   for cmd in $EXP_ANALYZERS; do
     analyzer=${cmd#rt-}
+    # rt-export's answer is a file: t-export.sh reads its CSV of these samples back against the
+    # other analyzers' answers here, and t-golden.sh keeps it byte for byte
+    [ "$cmd" = rt-export ] && { ok; continue; }
     want=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1])).get(sys.argv[2], ''))" "$codes" "$analyzer")
     if [ ! -f "$expdir/$analyzer.json" ] || [ -z "$want" ]; then
       fail "the build lists $cmd, but $expdir has no $analyzer.json or no exit status for it"

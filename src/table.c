@@ -4,6 +4,7 @@
 #include "rolltrace/rt-text.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 typedef struct {
@@ -243,9 +244,16 @@ tsv_cell (GString *out, const RtColumn *c, const Cell *cell)
     }
 }
 
-/* One TSV line: the header (row < 0) or a row. */
+/* A delimited format (TSV, CSV): its separator and how it writes a text and a cell. */
+typedef struct {
+  char separator;
+  void (*text) (GString *out, const char *s);
+  void (*cell) (GString *out, const RtColumn *c, const Cell *cell);
+} LineFormat;
+
+/* One line of the columns of the TSV file in `format`: the header (row < 0) or a row. */
 static void
-tsv_line (GString *out, const RtTable *t, int row)
+delimited_line (GString *out, const RtTable *t, int row, const LineFormat *format)
 {
   gboolean first = TRUE;
   for (guint k = 0; k < t->columns->len; k++)
@@ -254,22 +262,24 @@ tsv_line (GString *out, const RtTable *t, int row)
       if (!in_tsv (c))
         continue;
       if (!first)
-        g_string_append_c (out, '\t');
+        g_string_append_c (out, format->separator);
       if (row < 0)
-        rt_tsv_append_text (out, c->tsv_name ? c->tsv_name : c->name);
+        format->text (out, c->tsv_name ? c->tsv_name : c->name);
       else
-        tsv_cell (out, c, cell_at (t, (guint) row, k));
+        format->cell (out, c, cell_at (t, (guint) row, k));
       first = FALSE;
     }
   g_string_append_c (out, '\n');
 }
+
+static const LineFormat tsv_format = { '\t', rt_tsv_append_text, tsv_cell };
 
 GString *
 rt_table_tsv (const RtTable *t)
 {
   GString *out = g_string_new (NULL);
   for (int r = -1; r < (int) rt_table_n_rows (t); r++)
-    tsv_line (out, t, r);
+    delimited_line (out, t, r, &tsv_format);
   return out;
 }
 
@@ -349,4 +359,123 @@ rt_table_spec_describe (const RtTableSpec *spec, GString *out, guint indent)
       g_string_append_printf (out, "%*s  %-22s %s%s%s%s%s\n", indent, "", key, c->meaning, unit, where,
                               c->tsv_name ? "; TSV column " : "", c->tsv_name ? c->tsv_name : "");
     }
+}
+
+/* ---- CSV ---- */
+
+void
+rt_table_clear_rows (RtTable *t)
+{
+  for (guint i = 0; i < t->cells->len; i++)
+    cell_clear (&g_array_index (t->columns, RtColumn, i % t->columns->len), &g_array_index (t->cells, Cell, i));
+  g_array_set_size (t->cells, 0);
+}
+
+/* One CSV field of text: quoted only where RFC 4180 needs it, so that a field can never end
+ * early or break its row; an empty text is quoted to tell it from an unknown (empty) field. */
+static void
+csv_text (GString *out, const char *s)
+{
+  g_autoptr (GString) valid = NULL;
+  if (!g_utf8_validate (s, -1, NULL))
+    {
+      valid = g_string_new (NULL);
+      rt_utf8_append (valid, s, -1);
+      s = valid->str;
+    }
+  if (*s != '\0' && strpbrk (s, ",\"\r\n") == NULL)
+    {
+      g_string_append (out, s);
+      return;
+    }
+  g_string_append_c (out, '"');
+  for (const char *p = s; *p != '\0'; p++)
+    {
+      if (*p == '"')
+        g_string_append_c (out, '"');
+      g_string_append_c (out, *p);
+    }
+  g_string_append_c (out, '"');
+}
+
+/* Digits of a whole number, without printf: an export writes tens of millions of them. */
+static void
+csv_int (GString *out, gint64 v)
+{
+  char buf[24], *p = buf + sizeof buf;
+  guint64 u = v < 0 ? -(guint64) v : (guint64) v;
+  do
+    *--p = (char) ('0' + u % 10);
+  while ((u /= 10) != 0);
+  if (v < 0)
+    *--p = '-';
+  g_string_append_len (out, p, buf + sizeof buf - p);
+}
+
+/* A number as rt_format_double writes it, faster for the times of an export, which are
+ * whole microseconds: a double that is the nearest to k / 10^6 reads back from the decimal
+ * k / 10^6, which is also the text rt_format_double finds (at most 15 significant digits,
+ * no exponent between 1e-4 and 1e9). Any other value takes the general way. */
+static void
+csv_number (GString *out, double v)
+{
+  double scaled = v * 1e6;
+  if (fabs (v) >= 1e-4 && fabs (v) < 1e9 && scaled == nearbyint (scaled) && nearbyint (scaled) / 1e6 == v)
+    {
+      gint64 k = (gint64) nearbyint (scaled);
+      gint64 whole = k / 1000000, frac = llabs (k % 1000000);
+      if (k < 0 && whole == 0)
+        g_string_append_c (out, '-');
+      csv_int (out, whole);
+      g_string_append_c (out, '.');
+      char digits[7];
+      int n = 6;
+      for (int i = 5; i >= 0; i--, frac /= 10)
+        digits[i] = (char) ('0' + frac % 10);
+      while (n > 1 && digits[n - 1] == '0')
+        n--;
+      g_string_append_len (out, digits, n);
+      return;
+    }
+  rt_format_double (out, v);
+}
+
+static void
+csv_cell (GString *out, const RtColumn *c, const Cell *cell)
+{
+  if (cell->null)
+    return;
+  switch (c->type)
+    {
+    case RT_COLUMN_INT:
+    case RT_COLUMN_BOOL:
+      csv_int (out, cell->i);
+      break;
+    case RT_COLUMN_NUMBER:
+      if (isfinite (cell->d))
+        csv_number (out, cell->d);
+      break;
+    case RT_COLUMN_TEXT:
+      csv_text (out, cell->s);
+      break;
+    case RT_COLUMN_TABLE:
+      break;
+    }
+}
+
+static const LineFormat csv_format = { ',', csv_text, csv_cell };
+
+void
+rt_table_csv_append (const RtTable *t, GString *out, gboolean header)
+{
+  for (int r = header ? -1 : 0; r < (int) rt_table_n_rows (t); r++)
+    delimited_line (out, t, r, &csv_format);
+}
+
+GString *
+rt_table_csv (const RtTable *t)
+{
+  GString *out = g_string_new (NULL);
+  rt_table_csv_append (t, out, TRUE);
+  return out;
 }

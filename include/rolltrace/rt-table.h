@@ -83,6 +83,19 @@ void rt_table_write_json (const RtTable *table, RtJsonWriter *w);
 /* One row as a JSON object (a table of one row that stands for one thing). */
 void rt_table_write_json_row (const RtTable *table, guint row, RtJsonWriter *w);
 
+/* CSV (RFC 4180), from the columns of the TSV file and its header names: a header line
+ * when `header`, then a line per row, each ended by "\n". A null or non-finite cell is
+ * an empty field; numbers as in the TSV (the shortest text that reads back exactly);
+ * BOOL 0/1; text as read, invalid UTF-8 replaced by U+FFFD, quoted ("...", a quote
+ * doubled) when it holds a comma, a quote, CR or LF, or is empty (so that "" is an empty
+ * text and an empty field unknown). Appended to `out`, so that rows can be streamed out
+ * in batches: append, write, rt_table_clear_rows, and again. */
+void rt_table_csv_append (const RtTable *table, GString *out, gboolean header);
+/* The whole table as CSV, its header first. */
+GString *rt_table_csv (const RtTable *table);
+/* Drops every row and keeps the columns: a table reused for the next batch of rows. */
+void rt_table_clear_rows (RtTable *table);
+
 /* The --help text of a declaration: what a row is, then a line per column
  * ("  step            the step number"), indented by `indent` spaces. */
 void rt_table_spec_describe (const RtTableSpec *spec, GString *out, guint indent);

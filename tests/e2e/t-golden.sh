@@ -39,6 +39,11 @@ cases=(
   "timeline|rt-timeline EXP"
   "timeline-zooms|rt-timeline EXP --step 1 --worker 0 --all-zooms"
   "timeline-window|rt-timeline EXP --steps 2- --from 1 --to 5.5"
+  "export|rt-export EXP"
+  "export-turns|rt-export EXP --table turns"
+  "export-events|rt-export EXP --table events --steps 1"
+  "export-steps|rt-export EXP --table steps"
+  "export-workers|rt-export EXP --table workers --steps 2-"
 )
 # rt-train reads a trainer log, not an experiment
 train_cases=(
@@ -61,11 +66,13 @@ run_case () {
   (cd "$SRC" && "$BUILD/$cmd" "$@" "${extra[@]}" --json >"$dir/json" 2>/dev/null; echo $? >"$dir/exit")
   rm -rf "$dir/out"
   (cd "$SRC" && "$BUILD/$cmd" "$@" "${extra[@]}" >"$dir/summary.txt" 2>/dev/null)
-  # the summary names the output folder, which is a temporary one
-  local text
-  text=$(cat "$dir/summary.txt"; echo x)
-  text=${text%x}
-  printf '%s' "${text//"$dir"/DIR}" >"$dir/summary.txt"
+  # the summary (and rt-export's JSON) names the output folder, which is a temporary one
+  local f text
+  for f in "$dir/summary.txt" "$dir/json"; do
+    text=$(cat "$f"; echo x)
+    text=${text%x}
+    printf '%s' "${text//"$dir"/DIR}" >"$f"
+  done
 }
 
 # check_case NAME COMMAND ARGS...

@@ -84,6 +84,18 @@ run_all () {
   run turn-dist "turn_dist_counts turn_dist_mean"
   run events "events_pct events_stacked"
   run timeline "timeline_step_1 timeline_step_1_first_60s timeline_step_1_tail inflight_step_1" --step 1 --all-zooms
+  # rt-export plots nothing: every hostile text of its CSV stays in one field
+  RAN="$RAN rt-export"
+  local table
+  for table in requests events; do
+    expect_safe 0 "$BUILD/rt-export" "$exp" --out "$TMP/$label-export" --cache-dir "$TMP/c" --table $table
+    "$PYTHON" -c 'import csv, sys
+rows = list(csv.reader(open(sys.argv[1], newline="", encoding="utf-8"), strict=True))
+assert len(rows) > 1 and all(len(r) == len(rows[0]) for r in rows), [len(r) for r in rows]' \
+      "$TMP/$label-export/$table.csv" && ok || fail "$label: rt-export --table $table: a row broken"
+    expect_no_pwned "$label: rt-export --table $table"
+    expect_no_temps "$TMP/$label-export" "$label: rt-export --table $table"
+  done
   # the default output folder is named after the experiment
   expect_safe 0 "$BUILD/rt-cdf" "$exp" --cache-dir "$TMP/c"
   expect_plots "$TMP/cwd/rt-out/${exp##*/}" cdf

@@ -136,6 +136,205 @@ test_help_lists_every_column (void)
   g_assert_nonnull (strstr (help->str, "[JSON only]"));
 }
 
+
+/* ---- CSV ---- */
+
+static void
+test_csv_has_tsv_columns_nulls_empty (void)
+{
+  g_autoptr (RtTable) t = demo_table ();
+  g_autoptr (GString) csv = rt_table_csv (t);
+  /* the TSV's columns and header names; null, NaN and infinity are empty fields; the
+   * newline of the text keeps the field quoted, the tab stays as read */
+  g_assert_cmpstr (csv->str, ==,
+                   "step,total_s,name,a,b,outlier,plot_only\n"
+                   "3,1.5,\"tab\there\nnew\",25.0,,1,0.25\n"
+                   "10,,,0.1,99.9,0,\n");
+}
+
+static const RtTableSpec text_spec = {
+  "texts", "one per text",
+  (const RtColumn[]) {
+    { RT_COL ("id", RT_COLUMN_TEXT, NULL, "a text") },
+    { RT_COL ("n", RT_COLUMN_NUMBER, "s", "a number") },
+    RT_COLUMNS_END,
+  },
+};
+
+/* A reader of RFC 4180 as a user's tool reads it: the fields of each record. */
+static GPtrArray *
+csv_parse (const char *s)
+{
+  GPtrArray *rows = g_ptr_array_new_with_free_func ((GDestroyNotify) g_ptr_array_unref);
+  GPtrArray *row = g_ptr_array_new_with_free_func (g_free);
+  GString *field = g_string_new (NULL);
+  gboolean quoted = FALSE;
+  for (const char *p = s; *p != '\0'; p++)
+    {
+      if (quoted)
+        {
+          if (*p == '"' && p[1] == '"')
+            g_string_append_c (field, *p++);
+          else if (*p == '"')
+            quoted = FALSE;
+          else
+            g_string_append_c (field, *p);
+          continue;
+        }
+      if (*p == '"')
+        quoted = TRUE;
+      else if (*p == ',' || *p == '\n')
+        {
+          g_ptr_array_add (row, g_strdup (field->str));
+          g_string_truncate (field, 0);
+          if (*p == '\n')
+            {
+              g_ptr_array_add (rows, row);
+              row = g_ptr_array_new_with_free_func (g_free);
+            }
+        }
+      else
+        g_string_append_c (field, *p);
+    }
+  g_assert_false (quoted);
+  g_assert_cmpuint (row->len, ==, 0);   /* the last record ends with its newline */
+  g_ptr_array_unref (row);
+  g_string_free (field, TRUE);
+  return rows;
+}
+
+static void
+test_csv_quotes_only_what_needs_it (void)
+{
+  g_autoptr (RtTable) t = rt_table_new (&text_spec);
+  const char *texts[] = { "plain id", "a,b", "say \"hi\"", "cr\rhere", "", " spaced ", "=1+2" };
+  for (guint i = 0; i < G_N_ELEMENTS (texts); i++)
+    {
+      rt_table_text (t, texts[i]);
+      rt_table_int (t, i);
+    }
+  g_autoptr (GString) csv = rt_table_csv (t);
+  g_assert_cmpstr (csv->str, ==,
+                   "id,n\n"
+                   "plain id,0.0\n"
+                   "\"a,b\",1.0\n"
+                   "\"say \"\"hi\"\"\",2.0\n"
+                   "\"cr\rhere\",3.0\n"
+                   "\"\",4.0\n"          /* an empty text is not an unknown one */
+                   " spaced ,5.0\n"
+                   "=1+2,6.0\n");
+}
+
+static void
+test_csv_hostile_text_stays_in_its_field (void)
+{
+  const char *hostile[] = { "id,with,commas", "\"", "\"\"\n\"", "line\nbreak\r\n,\"x\"", "\n", ",", "a\"b,c\rd" };
+  g_autoptr (RtTable) t = rt_table_new (&text_spec);
+  for (guint i = 0; i < G_N_ELEMENTS (hostile); i++)
+    {
+      rt_table_text (t, hostile[i]);
+      rt_table_number (t, 0.5 + i);
+    }
+  g_autoptr (GString) csv = rt_table_csv (t);
+  g_autoptr (GPtrArray) rows = csv_parse (csv->str);
+  g_assert_cmpuint (rows->len, ==, 1 + G_N_ELEMENTS (hostile));
+  for (guint i = 0; i < G_N_ELEMENTS (hostile); i++)
+    {
+      GPtrArray *row = g_ptr_array_index (rows, i + 1);
+      g_assert_cmpuint (row->len, ==, 2);
+      g_assert_cmpstr (g_ptr_array_index (row, 0), ==, hostile[i]);
+      g_assert_cmpfloat (g_ascii_strtod (g_ptr_array_index (row, 1), NULL), ==, 0.5 + i);
+    }
+}
+
+static void
+test_csv_replaces_invalid_utf8 (void)
+{
+  g_autoptr (RtTable) t = rt_table_new (&text_spec);
+  rt_table_text (t, "bad\xff,\xfe");
+  rt_table_null (t);
+  g_autoptr (GString) csv = rt_table_csv (t);
+  g_assert_cmpstr (csv->str, ==, "id,n\n\"bad\xEF\xBF\xBD,\xEF\xBF\xBD\",\n");
+  g_assert_true (g_utf8_validate (csv->str, -1, NULL));
+}
+
+static void
+test_csv_numbers_read_back_exactly (void)
+{
+  const double values[] = { 0.1, 1.0 / 3, 1e-7, 123456.789012, -2.5, 1e300, 0 };
+  g_autoptr (RtTable) t = rt_table_new (&text_spec);
+  for (guint i = 0; i < G_N_ELEMENTS (values); i++)
+    {
+      rt_table_text (t, "x");
+      rt_table_number (t, values[i]);
+    }
+  g_autoptr (GString) csv = rt_table_csv (t);
+  g_autoptr (GPtrArray) rows = csv_parse (csv->str);
+  for (guint i = 0; i < G_N_ELEMENTS (values); i++)
+    {
+      const char *text = g_ptr_array_index ((GPtrArray *) g_ptr_array_index (rows, i + 1), 1);
+      g_assert_cmpfloat (g_ascii_strtod (text, NULL), ==, values[i]);
+    }
+}
+
+static const RtTableSpec numbers_spec = {
+  "numbers", "one per number",
+  (const RtColumn[]) {
+    { RT_COL ("x", RT_COLUMN_NUMBER, "s", "a number") },
+    { RT_COL ("n", RT_COLUMN_INT, NULL, "a whole number") },
+    RT_COLUMNS_END,
+  },
+};
+
+/* The CSV writes numbers by a faster way for whole microseconds: its text must be the TSV's
+ * (rt_format_double) for those, for values near its limits, and for any other double. */
+static void
+test_csv_numbers_as_in_the_tsv (void)
+{
+  g_autoptr (GRand) rand = g_rand_new_with_seed (12);
+  g_autoptr (RtTable) t = rt_table_new (&numbers_spec);
+  const double edges[] = { 0, -0.0, 1e-4, 9.9e-5, 1.5e-4, -1e-4, 1e9, 999999999.999999, -999999999.999999,
+                           0.000001, 0.1, -0.5, 5, -3.5, 1.0 / 3, 12.345678000000001, 1e15, 2.5e-7 };
+  for (guint i = 0; i < G_N_ELEMENTS (edges); i++)
+    {
+      rt_table_number (t, edges[i]);
+      rt_table_int (t, (gint64) i - 9);
+    }
+  for (guint i = 0; i < 200000; i++)
+    {
+      /* whole microseconds of every size, their neighbours, and doubles of any kind */
+      gint64 k = g_rand_int_range (rand, -1000000, 1000000) * (gint64) g_rand_int_range (rand, 1, 1000000);
+      double v = (i % 3 == 0) ? k / 1e6 : (i % 3 == 1) ? nextafter (k / 1e6, INFINITY)
+                 : g_rand_double_range (rand, -1e4, 1e4) * pow (10, g_rand_int_range (rand, -8, 8));
+      rt_table_number (t, v);
+      rt_table_int (t, k);
+    }
+  g_autoptr (GString) csv = rt_table_csv (t);
+  g_autoptr (GString) tsv = rt_table_tsv (t);
+  g_strdelimit (tsv->str, "\t", ',');
+  g_assert_cmpstr (csv->str, ==, tsv->str);
+}
+
+static void
+test_csv_in_batches_equals_whole (void)
+{
+  g_autoptr (RtTable) whole = demo_table ();
+  g_autoptr (GString) expected = rt_table_csv (whole);
+  /* the same rows, the table emptied after each: a stream of batches */
+  g_autoptr (RtTable) t = demo_table ();
+  g_autoptr (GString) csv = g_string_new (NULL);
+  rt_table_csv_append (t, csv, TRUE);
+  rt_table_clear_rows (t);
+  g_assert_cmpuint (rt_table_n_rows (t), ==, 0);
+  g_assert_cmpuint (rt_table_n_columns (t), ==, 8);
+  rt_table_csv_append (t, csv, FALSE);   /* no row: nothing */
+  g_autoptr (RtTable) again = demo_table ();
+  rt_table_csv_append (again, csv, FALSE);
+  g_autoptr (GString) twice = g_string_new (expected->str);
+  g_string_append (twice, strchr (expected->str, '\n') + 1);
+  g_assert_cmpstr (csv->str, ==, twice->str);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -145,5 +344,12 @@ main (int argc, char **argv)
   g_test_add_func ("/table/cells-read-back", test_cells_read_back);
   g_test_add_func ("/table/nested-table-is-json-only", test_nested_table_is_json_only);
   g_test_add_func ("/table/help-lists-every-column", test_help_lists_every_column);
+  g_test_add_func ("/table/csv-has-tsv-columns-nulls-empty", test_csv_has_tsv_columns_nulls_empty);
+  g_test_add_func ("/table/csv-quotes-only-what-needs-it", test_csv_quotes_only_what_needs_it);
+  g_test_add_func ("/table/csv-hostile-text-stays-in-its-field", test_csv_hostile_text_stays_in_its_field);
+  g_test_add_func ("/table/csv-replaces-invalid-utf8", test_csv_replaces_invalid_utf8);
+  g_test_add_func ("/table/csv-numbers-read-back-exactly", test_csv_numbers_read_back_exactly);
+  g_test_add_func ("/table/csv-numbers-as-in-the-tsv", test_csv_numbers_as_in_the_tsv);
+  g_test_add_func ("/table/csv-in-batches-equals-whole", test_csv_in_batches_equals_whole);
   return g_test_run ();
 }

@@ -1,0 +1,185 @@
+/* rt-export: the loaded tables (requests, turns, events, steps, workers) as CSV, for DuckDB, Spark,
+ * pandas or a spreadsheet to take over where rolltrace stops. Written as a stream, gzip when asked. */
+#include "rolltrace/rt-analyses.h"
+#include "rolltrace/rt-command.h"
+#include "rolltrace/rt-error.h"
+#include "rolltrace/rt-outstream.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+/* Rows per batch handed from the analysis to the writer: a few MB of cells at most. */
+#define BATCH_ROWS 4096
+
+static char *opt_table;
+
+/* Where the CSV goes, as -o/--out (shared with the analyzers) reads: "-" is stdout; a name
+ * ending in .csv or .gz (any case) is the file itself; any other is a folder that gets TABLE.csv
+ * (default rt-out/EXPNAME/TABLE.csv). The command layer has refused it inside the experiment. */
+static char *
+csv_path (RtSession *s, const char *table)
+{
+  const char *out = s->out_dir;
+  gsize n = strlen (out);
+  if ((n >= 4 && g_ascii_strcasecmp (out + n - 4, ".csv") == 0) || rt_path_wants_gzip (out) || strcmp (out, "-") == 0)
+    return g_strdup (out);
+  g_autofree char *file = g_strdup_printf ("%s.csv", table);
+  return g_build_filename (out, file, NULL);
+}
+
+/* The writer the analysis hands its batches to: to the output stream, or to stdout. */
+typedef struct {
+  GOutputStream *stream;      /* NULL: stdout */
+  GString *text;
+  gboolean header_written;
+  GError *error;
+} CsvWriter;
+
+static gboolean
+write_batch (RtTable *rows, gpointer data)
+{
+  CsvWriter *w = data;
+  g_string_truncate (w->text, 0);
+  rt_table_csv_append (rows, w->text, !w->header_written);
+  w->header_written = TRUE;
+  if (w->stream != NULL)
+    return g_output_stream_write_all (w->stream, w->text->str, w->text->len, NULL, NULL, &w->error);
+  if (fwrite (w->text->str, 1, w->text->len, stdout) == w->text->len)
+    return TRUE;
+  int e = errno;
+  g_set_error (&w->error, RT_ERROR, RT_ERROR_IO, "cannot write to stdout: %s", g_strerror (e));
+  return FALSE;
+}
+
+/* The CSV's folder, made if missing. */
+static gboolean
+prepare_output (const char *path, GError **error)
+{
+  g_autofree char *dir = g_path_get_dirname (path);
+  if (g_mkdir_with_parents (dir, 0777) != 0)
+    {
+      int e = errno;
+      g_set_error (error, RT_ERROR, RT_ERROR_IO, "cannot create %s: %s", dir, g_strerror (e));
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static void
+write_json (RtSession *s, const char *path, const RtTable *columns, guint64 rows, guint64 bytes)
+{
+  RtJsonWriter *w = rt_session_json (s);
+  rt_jw_begin_object (w);
+  rt_jw_member_string (w, "file", path);
+  rt_jw_member_string (w, "table", rt_table_name (columns));
+  rt_jw_member_int (w, "rows", (gint64) rows);
+  rt_jw_member_int (w, "bytes", (gint64) bytes);
+  rt_jw_key (w, "columns");
+  rt_jw_begin_array (w);
+  for (guint k = 0; k < rt_table_n_columns (columns); k++)
+    rt_jw_string (w, rt_table_column (columns, k)->name);
+  rt_jw_end_array (w);
+  rt_jw_end_object (w);
+}
+
+static int
+run (RtSession *s, GError **error)
+{
+  const char *name = opt_table ? opt_table : "requests";
+  int which = rt_export_table_find (name);
+  if (which < 0)
+    {
+      g_set_error (error, RT_ERROR, RT_ERROR_USAGE, "--table: '%s' is not requests, turns, events, steps or workers",
+                   name);
+      return 2;
+    }
+  g_autofree char *path = csv_path (s, name);
+  gboolean to_stdout = strcmp (path, "-") == 0;
+  if (to_stdout && s->json)
+    {
+      g_set_error (error, RT_ERROR, RT_ERROR_USAGE, "-o - writes the CSV on stdout, where --json would go too");
+      return 2;
+    }
+  g_autoptr (RtOutStream) out = NULL;
+  if (!to_stdout && (!prepare_output (path, error)
+                     || (out = rt_out_stream_open (path, rt_path_wants_gzip (path), error)) == NULL))
+    return 1;
+
+  g_autoptr (GString) text = g_string_new (NULL);
+  CsvWriter w = { .stream = out ? rt_out_stream_get (out) : NULL, .text = text };
+  guint64 rows = 0, bytes = 0;
+  gboolean ok = rt_export_rows (s->trace, s->steps, which, BATCH_ROWS, write_batch, &w, &rows);
+  if (ok && to_stdout && fflush (stdout) != 0)
+    {
+      int e = errno;
+      g_set_error (&w.error, RT_ERROR, RT_ERROR_IO, "cannot write to stdout: %s", g_strerror (e));
+      ok = FALSE;
+    }
+  if (!ok || (out != NULL && !rt_out_stream_commit (out, &bytes, &w.error)))
+    {
+      g_propagate_prefixed_error (error, w.error, "%s: ", to_stdout ? "stdout" : path);
+      return 1;
+    }
+
+  g_autoptr (RtTable) columns = rt_export_table_new (which);
+  write_json (s, path, columns, rows, bytes);
+  if (!to_stdout)
+    {
+      g_autofree char *size = g_format_size (bytes);
+      rt_session_print (s, "%s: %" G_GUINT64_FORMAT " rows of %s, %u columns (%s)\n", path, rows,
+                        rt_table_name (columns), rt_table_n_columns (columns), size);
+    }
+  if (rows == 0)
+    return rt_session_no_data (s, "no %s row in the selected steps (the file holds the header only)", name);
+  return 0;
+}
+
+int
+main (int argc, char **argv)
+{
+  static const GOptionEntry entries[] = {
+    { "table", 't', 0, G_OPTION_ARG_STRING, &opt_table,
+      "The table to export: requests (default), turns, events, steps or workers", "NAME" },
+    G_OPTION_ENTRY_NULL
+  };
+  static const RtTableSpec *const tables[] = {
+    &rt_export_requests_spec, &rt_export_turns_spec, &rt_export_events_spec, &rt_export_steps_spec,
+    &rt_export_workers_spec, NULL,
+  };
+  static const RtCommand cmd = {
+    .name = "rt-export",
+    .parameters = "EXP",
+    .summary = "Writes one of the loaded tables of the selected steps as CSV (RFC 4180) with a header\n"
+               "line, for DuckDB, Spark, pandas or a spreadsheet: requests, turn records, event lines,\n"
+               "steps or worker files, one row each. Export step ranges on several machines and query\n"
+               "the files together (docs/export.md).\n\n"
+               "Times are RELATIVE, in seconds to the microsecond, never wall-clock dates: of a request,\n"
+               "turn, event or worker file from its step's start (the earliest timestamp - duration_sec\n"
+               "of the step's lines); of a step from the first start of any step of the trace. The\n"
+               "loggers' clocks are per host and without a zone.",
+    .description = "-o/--out FILE.csv, or FILE.csv.gz (any name ending in .gz: compressed), names the CSV\n"
+                   "file; - writes it on stdout; any other name is a folder, which gets TABLE.csv (default\n"
+                   "rt-out/EXPNAME/TABLE.csv). --format and --no-render, shared with the analyzers that\n"
+                   "plot, change nothing.\n\n"
+                   "CSV: a header of column names, then a row per line, ended by LF. An unknown value is an\n"
+                   "empty field; numbers read back exactly; booleans 0/1; text as read, invalid UTF-8\n"
+                   "replaced by U+FFFD, quoted (\"...\", a quote doubled) when it holds a comma, a quote, CR\n"
+                   "or LF, or is empty, so no text can break a row. The file is written as a stream (memory\n"
+                   "holds one batch of rows) under a temporary name renamed when complete; a name ending\n"
+                   "in .gz is gzip-compressed. Never inside EXP.\n\n"
+                   "JSON (--json): {\"file\", \"table\", \"rows\", \"bytes\" (the file's size), \"columns\"\n"
+                   "(their names)}. Exit status 1 when the table has no row in the selected steps (the\n"
+                   "file holds the header only), 2 for a usage error.\n\n"
+                   "Examples:\n  rt-export logs/exp --steps 1-100 -o exp-1-100.csv.gz\n"
+                   "  rt-export logs/exp --table events -o - | duckdb -c \"SELECT event, count(*) FROM "
+                   "read_csv('/dev/stdin') GROUP BY 1\"\n\n"
+                   "The tables below are written as NAME.csv, not TSV, and never in the JSON; EVENT_s\n"
+                   "columns are seconds summed over the lines of that event.",
+    .entries = entries,
+    .tables = tables,
+    .run = run,
+    .flags = RT_COMMAND_ANALYZER,
+  };
+  return rt_command_main (&cmd, argc, argv);
+}

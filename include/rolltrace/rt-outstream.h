@@ -1,0 +1,26 @@
+/* rt-outstream.h: an output file written as a stream (a trace, a CSV export), gzip-compressed when
+ * asked, under a temporary name that only a complete write renames into place (rt-outfile.h). */
+#pragma once
+
+#include <gio/gio.h>
+
+G_BEGIN_DECLS
+
+typedef struct _RtOutStream RtOutStream;
+
+/* Opens a temporary beside `path`, to be renamed to it by rt_out_stream_commit; with `gzip`
+ * what is written goes through GIO's zlib compressor (gzip format). The folder must exist. */
+RtOutStream *rt_out_stream_open (const char *path, gboolean gzip, GError **error);
+/* The stream to write to (owned by `o`). */
+GOutputStream *rt_out_stream_get (RtOutStream *o);
+/* Closes the stream and renames the temporary to the path; `bytes` (may be NULL) gets the
+ * size of the file. On a failure the temporary is removed. */
+gboolean rt_out_stream_commit (RtOutStream *o, guint64 *bytes, GError **error);
+/* Removes the temporary unless committed. */
+void rt_out_stream_free (RtOutStream *o);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (RtOutStream, rt_out_stream_free)
+
+/* `path` ends in ".gz" (any case): the name asks for compression. */
+gboolean rt_path_wants_gzip (const char *path);
+
+G_END_DECLS

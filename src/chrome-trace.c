@@ -292,10 +292,10 @@ span_compare (gconstpointer pa, gconstpointer pb)
   const RtSpan *a = pa, *b = pb;
   if (a->start != b->start)
     return a->start < b->start ? -1 : 1;
-  if (a->level != b->level)
-    return a->level < b->level ? -1 : 1;
   if (a->end != b->end)
     return a->end > b->end ? -1 : 1;   /* the longer holds the shorter */
+  if (a->level != b->level)
+    return a->level < b->level ? -1 : 1;
   return a->order < b->order ? -1 : a->order > b->order;
 }
 
@@ -307,8 +307,10 @@ clamp_start_to_holders (RtSpan *x, const RtSpan *spans, guint n_spans)
   for (guint j = 0; j < n_spans; j++)
     {
       const RtSpan *p = &spans[j];
-      if (p->level < x->level && x->start < p->start && p->start - x->start <= RT_NEST_CLAMP_US
-          && x->end > p->start)
+      /* a holder: of a level that may hold it, and long enough to (main_loop, which holds
+       * the turns, does not move into the first turn it starts a rounding before) */
+      gboolean holds = p != x && p->level <= x->level && x->end <= p->end + RT_NEST_CLAMP_US;
+      if (p->keep && holds && x->start < p->start && p->start - x->start <= RT_NEST_CLAMP_US && x->end > p->start)
         {
           x->start = p->start;
           moved = TRUE;
@@ -344,26 +346,52 @@ fit_span (const RtNest *n, RtSpan *x, gboolean *moved)
     }
 }
 
-void
-rt_nest_spans (RtNest *n, RtSpan *spans, guint n_spans, RtNestCounts *counts)
+/* Rule 0: what sticks out of the root by a rounding is cut to it; FALSE: it sticks out further. */
+static gboolean
+clamp_to_root (RtSpan *x, const RtSpan *root)
 {
-  /* holders first, so that a phase moves to where its turn ended up; `keep` means "moved"
-   * until it is decided */
+  if (x->start < root->start)
+    {
+      if (root->start - x->start > RT_NEST_CLAMP_US)
+        return FALSE;
+      x->start = root->start;
+      x->moved = TRUE;
+    }
+  if (x->end > root->end)
+    {
+      if (x->end - root->end > RT_NEST_CLAMP_US)
+        return FALSE;
+      x->end = root->end;
+      x->moved = TRUE;
+    }
+  return TRUE;
+}
+
+void
+rt_nest_spans (RtNest *n, RtSpan *spans, guint n_spans, gboolean rooted, RtNestCounts *counts)
+{
+  /* `keep` starts as "still a candidate" */
+  for (guint i = 0; i < n_spans; i++)
+    {
+      spans[i].moved = FALSE;
+      spans[i].keep = spans[i].end >= spans[i].start
+                      && (!rooted || i == 0 || clamp_to_root (&spans[i], &spans[0]));
+    }
+  /* holders first, so that a phase moves to where its turn ended up */
   guint max_level = 0;
   for (guint i = 0; i < n_spans; i++)
     max_level = MAX (max_level, spans[i].level);
   for (guint level = 0; level <= max_level; level++)
     for (guint i = 0; i < n_spans; i++)
-      if (spans[i].level == level)
-        spans[i].keep = clamp_start_to_holders (&spans[i], spans, n_spans);
+      if (spans[i].level == level && spans[i].keep && clamp_start_to_holders (&spans[i], spans, n_spans))
+        spans[i].moved = TRUE;
   qsort (spans, n_spans, sizeof (RtSpan), span_compare);
   for (guint i = 0; i < n_spans; i++)
     {
       RtSpan *x = &spans[i];
-      gboolean was_moved = x->keep;
       gint depth = -1;
-      if (x->end >= x->start && x->start >= n->last_start)
-        depth = fit_span (n, x, &was_moved);
+      if (x->keep && x->start >= n->last_start)
+        depth = fit_span (n, x, &x->moved);
       /* a start moved past a later span's start is checked again */
       x->keep = depth >= 0 && x->start >= n->last_start;
       if (!x->keep)
@@ -371,7 +399,7 @@ rt_nest_spans (RtNest *n, RtSpan *spans, guint n_spans, RtNestCounts *counts)
           counts->violations++;
           continue;
         }
-      if (was_moved)
+      if (x->moved)
         counts->clamped++;
       g_array_set_size (n->open, (guint) depth);
       g_array_append_val (n->open, x->end);

@@ -75,6 +75,7 @@ typedef struct {
   guint level;
   guint order;                /* the caller's index, the last tie-break */
   gboolean keep;              /* set by rt_nest_spans: written, or a violation */
+  gboolean moved;             /* used by rt_nest_spans */
 } RtSpan;
 
 /* How far (microseconds) an end may stick out of its parent, a start lie before a holder's
@@ -98,10 +99,14 @@ void rt_nest_clear (RtNest *n);
 
 /* Decides which spans of one group (a request with its turns and phases; a worker file's
  * step sections) are written and sorts them in the order to write them (parents first).
+ * With `rooted`, spans[0] is the group's root (a request): every other span must lie in it.
  * The rule, deterministic:
- *  1. a span that starts at most RT_NEST_CLAMP_US before a span of a lower level that it
- *     overlaps starts with it (a phase logged a microsecond before its turn is in it);
- *  2. spans are taken by start, then level, then the longer first, then `order`;
+ *  0. with `rooted`, a span that sticks out of the root by at most RT_NEST_CLAMP_US is cut
+ *     to it; one that sticks out further is a violation (it belongs to no other request);
+ *  1. a span that starts at most RT_NEST_CLAMP_US before a span that it overlaps and that
+ *     can hold it (of its level or a lower one, ending no more than RT_NEST_CLAMP_US before
+ *     it) starts with it: a phase logged a microsecond before its turn is in it;
+ *  2. spans are taken by start, then the longer first, then level, then `order`;
  *  3. the spans still open that end at or before its start are closed; then a span that
  *     ends after the innermost open one: by at most RT_NEST_CLAMP_US, ends with it; else,
  *     when it starts at most RT_NEST_CLAMP_US before that one's end, starts there (a
@@ -109,6 +114,6 @@ void rt_nest_clear (RtNest *n);
  *  4. a span that ends before it starts, or starts before a span written earlier on the
  *     thread, is a violation too.
  * Every span kept is then inside each open span it meets, or after it: no partial overlap. */
-void rt_nest_spans (RtNest *n, RtSpan *spans, guint n_spans, RtNestCounts *counts);
+void rt_nest_spans (RtNest *n, RtSpan *spans, guint n_spans, gboolean rooted, RtNestCounts *counts);
 
 G_END_DECLS

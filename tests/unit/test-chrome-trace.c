@@ -177,16 +177,22 @@ test_lanes_out_of_order_stay_valid (void)
 #define SPAN(s, e, l) { .start = (s), .end = (e), .level = (l) }
 
 static RtNestCounts
-nest (RtSpan *spans, guint n)
+nest_with (RtSpan *spans, guint n, gboolean rooted)
 {
   RtNest ns;
   RtNestCounts counts = { 0 };
   rt_nest_init (&ns);
   for (guint i = 0; i < n; i++)
     spans[i].order = i;
-  rt_nest_spans (&ns, spans, n, &counts);
+  rt_nest_spans (&ns, spans, n, rooted, &counts);
   rt_nest_clear (&ns);
   return counts;
+}
+
+static RtNestCounts
+nest (RtSpan *spans, guint n)
+{
+  return nest_with (spans, n, FALSE);
 }
 
 /* The span that was given as `order` (rt_nest_spans sorts them). */
@@ -236,6 +242,30 @@ test_nest_clamps_rounding (void)
   g_assert_cmpint (t->end, ==, 100);
 }
 
+/* As the newer logger writes a request: main_loop (a phase) holds the turns and starts 3 us
+ * before the first; two phases of one level start a microsecond apart, the longer second. */
+static void
+test_nest_logger_shapes (void)
+{
+  RtSpan s[] = {
+    SPAN (0, 1000, 0),
+    SPAN (100, 900, 2),      /* main_loop */
+    SPAN (103, 500, 1),      /* turn 0 */
+    SPAN (102, 200, 2),      /* its pre-process, 1 us early */
+    SPAN (219, 300, 2),      /* engine_generate_setup, 1 us before... */
+    SPAN (220, 480, 2),      /* ...turn_engine_call, which holds it */
+  };
+  RtNestCounts c = nest (s, G_N_ELEMENTS (s));
+  g_assert_cmpuint (c.violations, ==, 0);
+  g_assert_cmpuint (c.clamped, ==, 2);
+  g_assert_cmpint (span_of (s, 6, 1)->start, ==, 100);
+  g_assert_cmpint (span_of (s, 6, 3)->start, ==, 103);
+  g_assert_cmpint (span_of (s, 6, 4)->start, ==, 220);
+  guint want[] = { 0, 1, 2, 3, 5, 4 };
+  for (guint i = 0; i < G_N_ELEMENTS (s); i++)
+    g_assert_cmpuint (s[i].order, ==, want[i]);
+}
+
 static void
 test_nest_leaves_out_real_overlaps (void)
 {
@@ -256,6 +286,33 @@ test_nest_leaves_out_real_overlaps (void)
   g_assert_true (span_of (s, 6, 5)->keep);
 }
 
+/* A rooted group (a request): its phases belong in it, however the thread's earlier
+ * spans stand; one sticking out further than a rounding is left out. */
+static void
+test_nest_rooted_group (void)
+{
+  RtNest ns;
+  RtNestCounts c = { 0 };
+  rt_nest_init (&ns);
+  RtSpan first[] = { SPAN (0, 100, 0) };
+  rt_nest_spans (&ns, first, 1, TRUE, &c);
+  RtSpan second[] = {
+    SPAN (200, 300, 0),
+    SPAN (150, 160, 2),    /* wholly before its request: left out, not written alone */
+    SPAN (197, 210, 2),    /* 3 us before its request: moved into it */
+    SPAN (290, 310, 2),    /* 10 us after its end: left out */
+  };
+  for (guint i = 0; i < 4; i++)
+    second[i].order = i;
+  rt_nest_spans (&ns, second, 4, TRUE, &c);
+  g_assert_cmpuint (c.violations, ==, 2);
+  g_assert_cmpuint (c.clamped, ==, 1);
+  g_assert_true (span_of (second, 4, 0)->keep);
+  g_assert_cmpint (span_of (second, 4, 2)->start, ==, 200);
+  g_assert_true (span_of (second, 4, 2)->keep);
+  rt_nest_clear (&ns);
+}
+
 /* Random spans: whatever is kept overlaps nothing kept partially, and every span is either
  * kept or counted. */
 static void
@@ -272,7 +329,7 @@ test_nest_never_keeps_a_partial_overlap (void)
           s[i].end = s[i].start + g_rand_int_range (rand, -2, 80);
           s[i].level = g_rand_int_range (rand, 0, 3);
         }
-      RtNestCounts c = nest (s, n);
+      RtNestCounts c = nest_with (s, n, round % 2);
       guint kept = 0;
       for (guint i = 0; i < n; i++)
         {
@@ -302,13 +359,13 @@ test_nest_across_groups (void)
   RtNestCounts c = { 0 };
   rt_nest_init (&ns);
   RtSpan a[] = { SPAN (0, 100, 0), SPAN (10, 20, 1) };
-  rt_nest_spans (&ns, a, 2, &c);
+  rt_nest_spans (&ns, a, 2, TRUE, &c);
   RtSpan b[] = { SPAN (50, 200, 0) };
-  rt_nest_spans (&ns, b, 1, &c);
+  rt_nest_spans (&ns, b, 1, TRUE, &c);
   RtSpan d[] = { SPAN (5, 8, 0) };       /* before the last start on the thread */
-  rt_nest_spans (&ns, d, 1, &c);
+  rt_nest_spans (&ns, d, 1, TRUE, &c);
   RtSpan e[] = { SPAN (200, 300, 0) };
-  rt_nest_spans (&ns, e, 1, &c);
+  rt_nest_spans (&ns, e, 1, TRUE, &c);
   g_assert_cmpuint (c.violations, ==, 2);
   g_assert_true (e[0].keep);
   rt_nest_clear (&ns);
@@ -326,8 +383,10 @@ main (int argc, char **argv)
   g_test_add_func ("/chrome-trace/lanes-out-of-order-stay-valid", test_lanes_out_of_order_stay_valid);
   g_test_add_func ("/chrome-trace/nest-keeps-clean-nesting", test_nest_keeps_clean_nesting);
   g_test_add_func ("/chrome-trace/nest-clamps-rounding", test_nest_clamps_rounding);
+  g_test_add_func ("/chrome-trace/nest-logger-shapes", test_nest_logger_shapes);
   g_test_add_func ("/chrome-trace/nest-leaves-out-real-overlaps", test_nest_leaves_out_real_overlaps);
   g_test_add_func ("/chrome-trace/nest-never-keeps-a-partial-overlap", test_nest_never_keeps_a_partial_overlap);
   g_test_add_func ("/chrome-trace/nest-across-groups", test_nest_across_groups);
+  g_test_add_func ("/chrome-trace/nest-rooted-group", test_nest_rooted_group);
   return g_test_run ();
 }

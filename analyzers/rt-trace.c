@@ -12,7 +12,6 @@
 /* chrome://tracing gives up around here; the Perfetto UI takes about 2 GB */
 #define VIEWER_LIMIT_BYTES ((guint64) 256 << 20)
 
-static char *opt_output;
 static char *opt_workers;
 
 static void
@@ -50,13 +49,25 @@ any_file_selected (const RtTrace *t, const GArray *steps, const RtStepSet *worke
   return FALSE;
 }
 
-/* The output file's folder, made if missing, and never the experiment's own. */
+/* -o/--out, shared with every analyzer: a name ending in .json or .gz is the trace file
+ * itself, as `rt-trace EXP -o FILE.json` reads; anything else is a folder, which gets
+ * trace.json (the default folder is rt-out/EXPNAME, as for every analyzer). */
+static char *
+trace_path (RtSession *s)
+{
+  const char *out = s->out_dir;
+  gsize n = strlen (out);
+  if ((n >= 5 && g_ascii_strcasecmp (out + n - 5, ".json") == 0) || rt_path_wants_gzip (out))
+    return g_strdup (out);
+  return g_build_filename (out, "trace.json", NULL);
+}
+
+/* The output file's folder, made if missing (the command layer has checked that --out is
+ * not inside the experiment). */
 static gboolean
-prepare_output (RtSession *s, const char *path, GError **error)
+prepare_output (const char *path, GError **error)
 {
   g_autofree char *dir = g_path_get_dirname (path);
-  if (!rt_check_outside_experiment (s->args[0], "-o", dir, error))
-    return FALSE;
   if (g_mkdir_with_parents (dir, 0777) != 0)
     {
       int e = errno;
@@ -88,13 +99,16 @@ run (RtSession *s, GError **error)
   g_autoptr (RtStepSet) workers = parse_workers (error);
   if (workers == NULL)
     return 2;
-  g_autofree char *path = opt_output != NULL ? g_strdup (opt_output)
-                          : g_build_filename ("rt-out", s->subject, "trace.json", NULL);
+  g_autofree char *path = trace_path (s);
   g_autoptr (GArray) steps = rt_session_selected_steps (s);
   if (!any_file_selected (s->trace, steps, workers))
-    return rt_session_no_data (s, "no worker file in the selected steps%s%s", opt_workers ? " of --worker " : "",
+    {
+      RtChromeTraceCounts none = { 0 };
+      write_json (s, NULL, 0, 0, &none);
+      return rt_session_no_data (s, "no worker file in the selected steps%s%s", opt_workers ? " of --worker " : "",
                                opt_workers ? opt_workers : "");
-  if (!prepare_output (s, path, error))
+    }
+  if (!prepare_output (path, error))
     return 1;
 
   g_autoptr (RtOutStream) out = rt_out_stream_open (path, rt_path_wants_gzip (path), error);
@@ -113,7 +127,8 @@ run (RtSession *s, GError **error)
 
   guint64 events = rt_chrome_trace_events (ct);
   write_json (s, path, bytes, events, &counts);
-  rt_session_print (s, "trace       %s (%.1f MB, %" G_GUINT64_FORMAT " events)\n", path, bytes / 1e6, events);
+  g_autofree char *size = g_format_size (bytes);
+  rt_session_print (s, "trace       %s (%s, %" G_GUINT64_FORMAT " events)\n", path, size, events);
   rt_session_print (s, "workers     %" G_GUINT64_FORMAT " processes, %" G_GUINT64_FORMAT " threads\n",
                     counts.processes, counts.threads);
   rt_session_print (s, "requests    %" G_GUINT64_FORMAT "\n", counts.requests);
@@ -129,8 +144,6 @@ int
 main (int argc, char **argv)
 {
   static const GOptionEntry entries[] = {
-    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &opt_output,
-      "Write the trace to FILE (.json, or .json.gz compressed; default rt-out/EXPNAME/trace.json)", "FILE" },
     { "worker", 'w', 0, G_OPTION_ARG_STRING, &opt_workers,
       "Only these workers: N, A-B, A- and commas (default: all)", "LIST" },
     { NULL },
@@ -150,7 +163,10 @@ main (int argc, char **argv)
                "Times are RELATIVE, not wall-clock: microseconds from the first selected line (its\n"
                "timestamp - duration_sec), steps one after another with their real gaps. The\n"
                "loggers' clocks are per host and without a zone, so no date is shown.",
-    .description = "Every event sits strictly inside its parent or apart from it: viewers drop events that\n"
+    .description = "-o/--out FILE.json, or FILE.json.gz (any name ending in .gz: compressed), names the\n"
+                   "trace file; any other name is a folder, which gets trace.json (default rt-out/EXPNAME/trace.json).\n"
+                   "--format and --no-render, shared with the analyzers that plot, change nothing.\n\n"
+                   "Every event sits strictly inside its parent or apart from it: viewers drop events that\n"
                    "overlap partially on one thread. An edge off by at most 5 us (the rounding of\n"
                    "timestamp - duration to microseconds) is moved to fit and counted as clamped; a\n"
                    "span that would still overlap partially is left out and counted as a violation.\n"
@@ -159,11 +175,11 @@ main (int argc, char **argv)
                    "warning suggests --steps (chrome://tracing's practical limit; Perfetto: ~2 GB).\n\n"
                    "JSON (--json): {\"file\", \"bytes\" (its size), \"events\" (elements of traceEvents),\n"
                    "\"processes\", \"threads\", \"requests\", \"clamped\", \"violations\"}. Exit status 1\n"
-                   "when no worker file is selected. docs/trace.md shows how to open the file.\n\n"
+                   "when no worker file is selected (no file is written; \"file\" is null). docs/trace.md shows how to open the file.\n\n"
                    "Example: rt-trace logs/exp --steps 40-42 -o exp.json.gz",
     .entries = entries,
     .run = run,
-    .flags = RT_COMMAND_LOADS_TRACE,
+    .flags = RT_COMMAND_ANALYZER,
   };
   return rt_command_main (&cmd, argc, argv);
 }

@@ -15,6 +15,9 @@ for expdir in "$samples"/expected/*/; do
   top=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['top'])" "$codes")
   for cmd in $EXP_ANALYZERS; do
     analyzer=${cmd#rt-}
+    # newer than the samples' expected answers (their generator knows the first seven): its
+    # answers on the samples are pinned by t-golden.sh, its trace checked by t-trace.sh
+    case $cmd in rt-trace) ok; continue ;; esac
     want=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1])).get(sys.argv[2], ''))" "$codes" "$analyzer")
     if [ ! -f "$expdir/$analyzer.json" ] || [ -z "$want" ]; then
       fail "the build lists $cmd, but $expdir has no $analyzer.json or no exit status for it"

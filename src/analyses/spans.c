@@ -1,0 +1,273 @@
+/* spans.c: one step laid out in time: each worker file's span and step-level sections, each request's
+ * life, turns and timed lines, in seconds from the step's start. rt-timeline and rt-trace draw from it. */
+#include "rolltrace/rt-analyses.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Canonical names (the older ones are mapped while loading) and what they are. */
+static const struct { const char *name; RtPhaseKind kind; } phase_kinds[] = {
+  { "turn_pre_process", RT_PHASE_PRE_PROCESS },
+  { "pending_state_handling", RT_PHASE_PRE_PROCESS },
+  { "tool_creation_pending_state", RT_PHASE_PRE_PROCESS },
+  { "interaction_start_pending_state", RT_PHASE_PRE_PROCESS },
+  { "turn_engine_call", RT_PHASE_ENGINE },
+  { "engine_generate_setup", RT_PHASE_ENGINE },
+  { "engine_async_generate_actual", RT_PHASE_ENGINE },
+  { "tool_execution", RT_PHASE_TOOL },
+  { "tool_response_processing", RT_PHASE_TOOL },
+  { "tool_calling_state", RT_PHASE_TOOL },
+  { "turn_post_process", RT_PHASE_POST_PROCESS },
+  { "turn_tool_parsing", RT_PHASE_POST_PROCESS },
+  { "reward_calculation", RT_PHASE_POST_PROCESS },
+  { "finalization", RT_PHASE_POST_PROCESS },
+  { "async_rollout_request_complete", RT_PHASE_ENCLOSING },
+  { "main_loop", RT_PHASE_ENCLOSING },
+  { "turn_end", RT_PHASE_ENCLOSING },
+  { "running_state", RT_PHASE_ENCLOSING },
+};
+
+RtPhaseKind
+rt_phase_kind (const char *canonical_name)
+{
+  for (gsize i = 0; canonical_name != NULL && i < G_N_ELEMENTS (phase_kinds); i++)
+    if (strcmp (canonical_name, phase_kinds[i].name) == 0)
+      return phase_kinds[i].kind;
+  return RT_PHASE_OTHER;
+}
+
+const char *
+rt_phase_kind_name (RtPhaseKind kind)
+{
+  static const char *const names[RT_N_PHASE_KINDS] = {
+    [RT_PHASE_PRE_PROCESS] = "pre-process",
+    [RT_PHASE_ENGINE] = "engine",
+    [RT_PHASE_TOOL] = "tool",
+    [RT_PHASE_POST_PROCESS] = "post-process",
+    [RT_PHASE_OTHER] = "other",
+    [RT_PHASE_ENCLOSING] = "enclosing",
+  };
+  g_return_val_if_fail (kind < RT_N_PHASE_KINDS, NULL);
+  return names[kind];
+}
+
+/* A request or line of one file while it is sorted; `row` (its line order) breaks ties. */
+typedef struct {
+  RtSpanRequest r;
+  guint32 row;
+} FileRequest;
+
+typedef struct {
+  RtSpanLine l;
+  guint32 row;
+} FileLine;
+
+static int
+compare_file_requests (const void *a, const void *b)
+{
+  const FileRequest *x = a, *y = b;
+  if (x->r.start_s != y->r.start_s)
+    return x->r.start_s < y->r.start_s ? -1 : 1;
+  if (x->r.end_s != y->r.end_s)
+    return x->r.end_s < y->r.end_s ? -1 : 1;
+  return x->row < y->row ? -1 : x->row > y->row;
+}
+
+/* by start, the longer first (so that what encloses comes before what it holds), line order */
+static int
+compare_file_lines (const void *a, const void *b)
+{
+  const FileLine *x = a, *y = b;
+  if (x->l.start_s != y->l.start_s)
+    return x->l.start_s < y->l.start_s ? -1 : 1;
+  if (x->l.end_s != y->l.end_s)
+    return x->l.end_s > y->l.end_s ? -1 : 1;
+  return x->row < y->row ? -1 : x->row > y->row;
+}
+
+static int
+compare_turns (const void *a, const void *b)
+{
+  const RtSpanTurn *x = a, *y = b;
+  return x->turn < y->turn ? -1 : x->turn > y->turn;
+}
+
+/* The turns of the request whose lines were just appended (from `first_line` on). */
+static void
+append_turns (RtSpans *sp, RtSpanRequest *req)
+{
+  req->first_turn = sp->turns->len;
+  for (guint i = 0; i < req->n_lines; i++)
+    {
+      const RtSpanLine *l = rt_spans_line (sp, req->first_line + i);
+      if (l->turn >= 0)
+        {
+          RtSpanTurn turn = { l->turn, l->start_s, l->end_s };
+          g_array_append_val (sp->turns, turn);
+        }
+    }
+  RtSpanTurn *turns = &g_array_index (sp->turns, RtSpanTurn, req->first_turn);
+  guint n = sp->turns->len - req->first_turn;
+  if (n > 1)
+    qsort (turns, n, sizeof (RtSpanTurn), compare_turns);
+  guint kept = 0;   /* merges the lines of each turn index into one span */
+  for (guint i = 0; i < n; i++)
+    {
+      if (kept > 0 && turns[kept - 1].turn == turns[i].turn)
+        {
+          turns[kept - 1].start_s = MIN (turns[kept - 1].start_s, turns[i].start_s);
+          turns[kept - 1].end_s = MAX (turns[kept - 1].end_s, turns[i].end_s);
+        }
+      else
+        turns[kept++] = turns[i];
+    }
+  g_array_set_size (sp->turns, req->first_turn + kept);
+  req->n_turns = kept;
+}
+
+/* The request (an index into the file's span requests) that line `ev` is a timed line of, or
+ * RT_NONE. `span_of`: the span request of each file-local request, or RT_NONE. */
+static inline guint32
+line_request (const RtEvent *ev, const RtFile *f, const guint32 *span_of)
+{
+  if (ev->request >= f->n_requests || ev->event == RT_EV_REQUEST_COMPLETE
+      || isnan (ev->end_s) || isnan (ev->duration_s))
+    return RT_NONE;
+  return span_of[ev->request];
+}
+
+/* Everything of one worker file: its span, sections, requests and their lines. `kinds`:
+ * RtPhaseKind by event id. */
+static void
+add_file (RtSpans *sp, const RtTrace *t, guint fi, const guint8 *kinds)
+{
+  const RtFile *f = rt_trace_file (t, fi);
+  const RtEvent *rows = rt_trace_file_events (t, fi);
+  RtSpanWorker w = { .file = fi, .worker = f->worker, .start_s = NAN, .end_s = NAN,
+                     .first_request = sp->requests->len, .first_section = sp->sections->len };
+  if (!isnan (f->start_min_s))
+    w.start_s = f->start_min_s - sp->origin_s;
+
+  /* the requests, and which file-local request each one is */
+  g_autoptr (GArray) reqs = g_array_new (FALSE, FALSE, sizeof (FileRequest));
+  g_autofree guint32 *span_of = g_new (guint32, MAX (f->n_requests, 1u));
+  for (guint r = 0; r < f->n_requests; r++)
+    span_of[r] = RT_NONE;
+  for (guint32 e = 0; e < f->n_events; e++)
+    {
+      const RtEvent *ev = &rows[e];
+      if (isnan (ev->end_s))
+        continue;
+      double end = ev->end_s - sp->origin_s;
+      w.end_s = isnan (w.end_s) ? end : MAX (w.end_s, end);
+      if (isnan (ev->duration_s))
+        continue;
+      if (ev->event < RT_N_STEP_EVENTS)
+        {
+          RtSpanSection sec = { end - ev->duration_s, end, ev->event };
+          g_array_append_val (sp->sections, sec);
+        }
+      else if (ev->event == RT_EV_REQUEST_COMPLETE)
+        {
+          gboolean known = ev->request != RT_NONE && ev->request < f->n_requests;
+          FileRequest q = { { .request = known ? f->first_request + ev->request : RT_NONE,
+                              .worker_index = sp->workers->len,
+                              .start_s = ev->duration_s > 0 ? end - ev->duration_s : end,
+                              .end_s = end, .duration_s = ev->duration_s }, e };
+          if (known)
+            span_of[ev->request] = reqs->len;
+          g_array_append_val (reqs, q);
+        }
+    }
+  w.n_sections = sp->sections->len - w.first_section;
+
+  /* their timed lines, grouped by request (counted first, then placed) and sorted */
+  g_autofree guint32 *offset = g_new0 (guint32, reqs->len + 1);
+  for (guint32 e = 0; e < f->n_events; e++)
+    {
+      guint32 k = line_request (&rows[e], f, span_of);
+      if (k != RT_NONE)
+        offset[k + 1]++;
+    }
+  for (guint i = 0; i < reqs->len; i++)
+    offset[i + 1] += offset[i];
+  g_autofree FileLine *lines = g_new (FileLine, MAX (offset[reqs->len], 1u));
+  g_autofree guint32 *fill = g_memdup2 (offset, (reqs->len + 1) * sizeof (guint32));
+  for (guint32 e = 0; e < f->n_events; e++)
+    {
+      const RtEvent *ev = &rows[e];
+      guint32 k = line_request (ev, f, span_of);
+      if (k != RT_NONE)
+        {
+          double end = ev->end_s - sp->origin_s;
+          FileLine l = { { end - ev->duration_s, end, ev->event, kinds[ev->event], ev->turn }, e };
+          lines[fill[k]++] = l;
+        }
+    }
+
+  /* requests by start; each one's lines and turns follow in that order */
+  for (guint i = 0; i < reqs->len; i++)
+    g_array_index (reqs, FileRequest, i).r.first_line = i;   /* where its lines are, until sorted */
+  if (reqs->len > 1)
+    qsort (reqs->data, reqs->len, sizeof (FileRequest), compare_file_requests);
+  for (guint i = 0; i < reqs->len; i++)
+    {
+      RtSpanRequest req = g_array_index (reqs, FileRequest, i).r;
+      guint k = req.first_line;
+      guint n = offset[k + 1] - offset[k];
+      if (n > 1)
+        qsort (lines + offset[k], n, sizeof (FileLine), compare_file_lines);
+      req.first_line = sp->lines->len;
+      req.n_lines = n;
+      for (guint j = 0; j < n; j++)
+        g_array_append_val (sp->lines, lines[offset[k] + j].l);
+      append_turns (sp, &req);
+      g_array_append_val (sp->requests, req);
+    }
+  w.n_requests = sp->requests->len - w.first_request;
+  g_array_append_val (sp->workers, w);
+}
+
+RtSpans *
+rt_spans_analyse (const RtTrace *t, guint step_index)
+{
+  const RtStep *st = rt_trace_step (t, step_index);
+  RtSpans *sp = g_new0 (RtSpans, 1);
+  sp->step_index = step_index;
+  sp->step = st->step;
+  sp->origin_s = st->start_s;
+  sp->end_s = NAN;
+  sp->workers = g_array_new (FALSE, FALSE, sizeof (RtSpanWorker));
+  sp->requests = g_array_new (FALSE, FALSE, sizeof (RtSpanRequest));
+  sp->lines = g_array_new (FALSE, FALSE, sizeof (RtSpanLine));
+  sp->turns = g_array_new (FALSE, FALSE, sizeof (RtSpanTurn));
+  sp->sections = g_array_new (FALSE, FALSE, sizeof (RtSpanSection));
+
+  guint n_ids = rt_event_registry_size (t->registry);
+  g_autofree guint8 *kinds = g_new (guint8, MAX (n_ids, 1u));
+  for (guint id = 0; id < n_ids; id++)
+    kinds[id] = (guint8) rt_phase_kind (rt_event_registry_name (t->registry, (guint16) id));
+
+  for (guint k = 0; k < st->n_files; k++)
+    {
+      add_file (sp, t, st->first_file + k, kinds);
+      double end = rt_spans_worker (sp, k)->end_s;
+      if (!isnan (end))
+        sp->end_s = isnan (sp->end_s) ? end : MAX (sp->end_s, end);
+    }
+  return sp;
+}
+
+void
+rt_spans_free (RtSpans *sp)
+{
+  if (sp == NULL)
+    return;
+  g_array_unref (sp->workers);
+  g_array_unref (sp->requests);
+  g_array_unref (sp->lines);
+  g_array_unref (sp->turns);
+  g_array_unref (sp->sections);
+  g_free (sp);
+}

@@ -1,0 +1,252 @@
+/* test-analyses-spans.c: a step laid out in time (workers, sections, requests, turns, lines) on the
+ * hand-checked fixture hand-v2, whose line times fixtures/README.md gives, and on small made-up files. */
+#include <math.h>
+
+#include "rolltrace/rt-analyses.h"
+#include "test-util.h"
+
+#define EPS 1e-9
+
+static void
+assert_interval (double start, double end, double want_start, double want_end)
+{
+  g_assert_cmpfloat_with_epsilon (start, want_start, EPS);
+  g_assert_cmpfloat_with_epsilon (end, want_end, EPS);
+}
+
+static guint16
+id_of (const RtTrace *t, const char *name)
+{
+  guint16 id = rt_event_registry_lookup (t->registry, name);
+  g_assert_cmpuint (id, !=, RT_EVENT_NONE);
+  return id;
+}
+
+static void
+test_phase_kinds (void)
+{
+  g_assert_cmpint (rt_phase_kind ("turn_pre_process"), ==, RT_PHASE_PRE_PROCESS);
+  g_assert_cmpint (rt_phase_kind ("pending_state_handling"), ==, RT_PHASE_PRE_PROCESS);
+  g_assert_cmpint (rt_phase_kind ("turn_engine_call"), ==, RT_PHASE_ENGINE);
+  g_assert_cmpint (rt_phase_kind ("engine_async_generate_actual"), ==, RT_PHASE_ENGINE);
+  g_assert_cmpint (rt_phase_kind ("tool_execution"), ==, RT_PHASE_TOOL);
+  g_assert_cmpint (rt_phase_kind ("turn_post_process"), ==, RT_PHASE_POST_PROCESS);
+  g_assert_cmpint (rt_phase_kind ("turn_tool_parsing"), ==, RT_PHASE_POST_PROCESS);
+  g_assert_cmpint (rt_phase_kind ("turn_end"), ==, RT_PHASE_ENCLOSING);
+  g_assert_cmpint (rt_phase_kind ("running_state"), ==, RT_PHASE_ENCLOSING);
+  g_assert_cmpint (rt_phase_kind ("async_rollout_request_complete"), ==, RT_PHASE_ENCLOSING);
+  g_assert_cmpint (rt_phase_kind ("interaction_response"), ==, RT_PHASE_OTHER);
+  g_assert_cmpint (rt_phase_kind ("no_such_event"), ==, RT_PHASE_OTHER);
+  g_assert_cmpint (rt_phase_kind (NULL), ==, RT_PHASE_OTHER);
+  g_assert_cmpstr (rt_phase_kind_name (RT_PHASE_ENGINE), ==, "engine");
+  g_assert_cmpstr (rt_phase_kind_name (RT_PHASE_POST_PROCESS), ==, "post-process");
+}
+
+/* step 1 starts at 10:00:00 (worker 0's preprocessing, 2 s ending 00:02) */
+static void
+test_spans_hand_v2_workers_and_sections (void)
+{
+  g_autoptr (RtTrace) t = rt_test_load_fixture ("hand-v2");
+  g_autoptr (RtSpans) sp = rt_spans_analyse (t, 0);
+  g_assert_cmpint (sp->step, ==, 1);
+  g_assert_cmpfloat_with_epsilon (sp->origin_s, rt_trace_step (t, 0)->start_s, EPS);
+  g_assert_cmpfloat_with_epsilon (sp->end_s, 17, EPS);   /* worker 1's total, 00:17 */
+  g_assert_cmpuint (sp->workers->len, ==, 2);
+
+  const RtSpanWorker *w0 = rt_spans_worker (sp, 0), *w1 = rt_spans_worker (sp, 1);
+  g_assert_cmpint (w0->worker, ==, 0);
+  g_assert_cmpint (w1->worker, ==, 1);
+  assert_interval (w0->start_s, w0->end_s, 0, 15);
+  assert_interval (w1->start_s, w1->end_s, 0, 17);
+
+  /* worker 0: preprocessing, async_generate, barrier_wait, total in line order */
+  static const struct { RtEventId ev; double start, end; } w0_sections[] = {
+    { RT_EV_PREPROCESSING, 0, 2 }, { RT_EV_ASYNC_GENERATE, 2, 11 },
+    { RT_EV_BARRIER_WAIT, 11, 15 }, { RT_EV_TOTAL_STEP, 0, 15 },
+  };
+  g_assert_cmpuint (w0->n_sections, ==, G_N_ELEMENTS (w0_sections));
+  for (guint i = 0; i < w0->n_sections; i++)
+    {
+      const RtSpanSection *sec = rt_spans_section (sp, w0->first_section + i);
+      g_assert_cmpuint (sec->event, ==, w0_sections[i].ev);
+      assert_interval (sec->start_s, sec->end_s, w0_sections[i].start, w0_sections[i].end);
+    }
+  g_assert_cmpuint (w1->first_section, ==, w0->first_section + w0->n_sections);
+  g_assert_cmpuint (w1->n_sections, ==, 4);
+  const RtSpanSection *barrier1 = rt_spans_section (sp, w1->first_section + 2);
+  g_assert_cmpuint (barrier1->event, ==, RT_EV_BARRIER_WAIT);
+  assert_interval (barrier1->start_s, barrier1->end_s, 15, 16);
+}
+
+static void
+test_spans_hand_v2_requests (void)
+{
+  g_autoptr (RtTrace) t = rt_test_load_fixture ("hand-v2");
+  g_autoptr (RtSpans) sp = rt_spans_analyse (t, 0);
+  g_assert_cmpuint (sp->requests->len, ==, 3);
+  const RtSpanWorker *w0 = rt_spans_worker (sp, 0), *w1 = rt_spans_worker (sp, 1);
+  g_assert_cmpuint (w0->first_request, ==, 0);
+  g_assert_cmpuint (w0->n_requests, ==, 2);
+  g_assert_cmpuint (w1->first_request, ==, 2);
+  g_assert_cmpuint (w1->n_requests, ==, 1);
+
+  /* b [2, 6) and a [2, 10) start together: the earlier end first */
+  const RtSpanRequest *b = rt_spans_request (sp, 0), *a = rt_spans_request (sp, 1), *c = rt_spans_request (sp, 2);
+  g_assert_cmpstr (rt_trace_request (t, b->request)->id, ==, "b");
+  g_assert_cmpstr (rt_trace_request (t, a->request)->id, ==, "a");
+  g_assert_cmpstr (rt_trace_request (t, c->request)->id, ==, "c");
+  assert_interval (b->start_s, b->end_s, 2, 6);
+  assert_interval (a->start_s, a->end_s, 2, 10);
+  assert_interval (c->start_s, c->end_s, 2, 14);
+  g_assert_cmpfloat_with_epsilon (a->duration_s, 8, EPS);
+  g_assert_cmpuint (a->worker_index, ==, 0);
+  g_assert_cmpuint (c->worker_index, ==, 1);
+
+  /* b and c log no line of their own but the complete one (turn_timings are no lines) */
+  g_assert_cmpuint (b->n_lines, ==, 0);
+  g_assert_cmpuint (b->n_turns, ==, 0);
+  g_assert_cmpuint (c->n_lines, ==, 0);
+
+  /* a: turn_end 0 [3, 6.5) before the engine call [3, 6) it holds, then turn_end 1 [6, 10);
+   * request_start has no duration and is no timed line */
+  guint16 turn_end = id_of (t, "turn_end"), engine = id_of (t, "turn_engine_call");
+  static const struct { gboolean is_end; double start, end; gint16 turn; } want[] = {
+    { TRUE, 3, 6.5, 0 }, { FALSE, 3, 6, 0 }, { TRUE, 6, 10, 1 },
+  };
+  g_assert_cmpuint (a->n_lines, ==, G_N_ELEMENTS (want));
+  for (guint i = 0; i < a->n_lines; i++)
+    {
+      const RtSpanLine *l = rt_spans_line (sp, a->first_line + i);
+      g_assert_cmpuint (l->event, ==, want[i].is_end ? turn_end : engine);
+      g_assert_cmpuint (l->kind, ==, want[i].is_end ? RT_PHASE_ENCLOSING : RT_PHASE_ENGINE);
+      g_assert_cmpint (l->turn, ==, want[i].turn);
+      assert_interval (l->start_s, l->end_s, want[i].start, want[i].end);
+    }
+  g_assert_cmpuint (a->n_turns, ==, 2);
+  const RtSpanTurn *t0 = rt_spans_turn (sp, a->first_turn), *t1 = rt_spans_turn (sp, a->first_turn + 1);
+  g_assert_cmpint (t0->turn, ==, 0);
+  assert_interval (t0->start_s, t0->end_s, 3, 6.5);
+  g_assert_cmpint (t1->turn, ==, 1);
+  assert_interval (t1->start_s, t1->end_s, 6, 10);
+}
+
+/* step 2 starts at 01:00; its two padding lines are two sections */
+static void
+test_spans_hand_v2_second_step (void)
+{
+  g_autoptr (RtTrace) t = rt_test_load_fixture ("hand-v2");
+  g_autoptr (RtSpans) sp = rt_spans_analyse (t, 1);
+  g_assert_cmpint (sp->step, ==, 2);
+  g_assert_cmpfloat_with_epsilon (sp->origin_s - rt_trace_step (t, 0)->start_s, 60, EPS);
+  g_assert_cmpfloat_with_epsilon (sp->end_s, 12, EPS);
+  g_assert_cmpuint (sp->requests->len, ==, 1);
+  assert_interval (rt_spans_request (sp, 0)->start_s, rt_spans_request (sp, 0)->end_s, 1, 11);
+  const RtSpanWorker *w = rt_spans_worker (sp, 0);
+  g_assert_cmpuint (w->n_sections, ==, 4);
+  const RtSpanSection *pad1 = rt_spans_section (sp, w->first_section + 2);
+  g_assert_cmpuint (pad1->event, ==, RT_EV_PADDING);
+  assert_interval (pad1->start_s, pad1->end_s, 11.25, 11.75);
+}
+
+/* Which complete lines are requests: a finite duration and a readable timestamp; a rerun of an id
+ * is a request of its own; a duration <= 0 gives an empty life; a request's turns merge its lines. */
+static void
+test_spans_which_lines_are_requests (void)
+{
+  const char *jsonl =
+    "{\"timestamp\": \"2025-01-01T10:00:10\", \"event\": \"async_rollout_request_complete\", \"duration_sec\": 10.0, \"extra\": {\"request_id\": \"r\"}}\n"
+    "{\"timestamp\": \"2025-01-01T10:00:15\", \"event\": \"async_rollout_request_complete\", \"duration_sec\": 5.0, \"extra\": {\"request_id\": \"r\"}}\n"
+    "{\"timestamp\": \"2025-01-01T10:00:12\", \"event\": \"turn_engine_call\", \"duration_sec\": 1.0, \"extra\": {\"request_id\": \"s\", \"turn\": 0}}\n"
+    "{\"timestamp\": \"2025-01-01T10:00:14\", \"event\": \"turn_post_process\", \"duration_sec\": 1.0, \"extra\": {\"request_id\": \"s\", \"turn\": 0}}\n"
+    "{\"timestamp\": \"2025-01-01T10:00:13\", \"event\": \"turn_pre_process\", \"duration_sec\": -1.0, \"extra\": {\"request_id\": \"s\", \"turn\": 3}}\n"
+    "{\"timestamp\": \"2025-01-01T10:00:15\", \"event\": \"async_rollout_request_complete\", \"duration_sec\": 4.5, \"extra\": {\"request_id\": \"s\"}}\n"
+    "{\"timestamp\": \"2025-01-01T10:00:16\", \"event\": \"async_rollout_request_complete\", \"duration_sec\": 0.0, \"extra\": {\"request_id\": \"z\"}}\n"
+    "{\"timestamp\": \"2025-01-01T10:00:16\", \"event\": \"async_rollout_request_complete\", \"duration_sec\": -2.0, \"extra\": {\"request_id\": \"n\"}}\n"
+    "{\"timestamp\": \"2025-01-01T10:00:17\", \"event\": \"async_rollout_request_complete\", \"duration_sec\": NaN, \"extra\": {\"request_id\": \"x\"}}\n"
+    "{\"timestamp\": \"yesterday\", \"event\": \"async_rollout_request_complete\", \"duration_sec\": 1.0, \"extra\": {\"request_id\": \"y\"}}\n"
+    "{\"event\": \"async_rollout_request_complete\", \"duration_sec\": 1.0, \"extra\": {\"request_id\": \"w\"}}\n";
+  g_autofree char *dir = rt_test_experiment_new (jsonl);
+  g_autoptr (RtTrace) t = rt_test_load (dir);
+  g_autoptr (RtSpans) sp = rt_spans_analyse (t, 0);
+  /* origin: the first complete, 00:10 - 10 s = 00:00; the last timestamp is x's, 00:17 */
+  g_assert_cmpfloat_with_epsilon (sp->end_s, 17, EPS);
+  g_assert_cmpuint (sp->requests->len, ==, 5);   /* r, r again, s, z, n; not x, y, w */
+  const RtSpanRequest *r1 = rt_spans_request (sp, 0), *r2 = rt_spans_request (sp, 1);
+  const RtSpanRequest *s_ = rt_spans_request (sp, 2);
+  const RtSpanRequest *z = rt_spans_request (sp, 3), *n = rt_spans_request (sp, 4);
+  assert_interval (r1->start_s, r1->end_s, 0, 10);
+  assert_interval (r2->start_s, r2->end_s, 10, 15);
+  assert_interval (s_->start_s, s_->end_s, 10.5, 15);
+  assert_interval (z->start_s, z->end_s, 16, 16);
+  assert_interval (n->start_s, n->end_s, 16, 16);   /* empty, whatever the sign */
+  g_assert_cmpfloat_with_epsilon (n->duration_s, -2, EPS);
+  g_assert_cmpstr (rt_trace_request (t, r1->request)->id, ==, "r");
+  g_assert_cmpstr (rt_trace_request (t, r2->request)->id, ==, "r");
+  g_assert_cmpuint (r1->request, !=, r2->request);
+  g_assert_cmpstr (rt_trace_request (t, s_->request)->id, ==, "s");
+  g_assert_cmpstr (rt_trace_request (t, z->request)->id, ==, "z");
+  g_assert_cmpstr (rt_trace_request (t, n->request)->id, ==, "n");
+
+  /* s's lines by start; the negative one starts at 14 and ends at 13 */
+  g_assert_cmpuint (r1->n_lines + r2->n_lines, ==, 0);
+  g_assert_cmpuint (s_->n_lines, ==, 3);
+  const RtSpanLine *l0 = rt_spans_line (sp, s_->first_line), *l2 = rt_spans_line (sp, s_->first_line + 2);
+  assert_interval (l0->start_s, l0->end_s, 11, 12);
+  g_assert_cmpuint (l0->kind, ==, RT_PHASE_ENGINE);
+  assert_interval (l2->start_s, l2->end_s, 14, 13);
+  g_assert_cmpuint (l2->kind, ==, RT_PHASE_PRE_PROCESS);
+  /* turn 0 spans both its lines; turn 3 its one */
+  g_assert_cmpuint (s_->n_turns, ==, 2);
+  const RtSpanTurn *t0 = rt_spans_turn (sp, s_->first_turn), *t3 = rt_spans_turn (sp, s_->first_turn + 1);
+  g_assert_cmpint (t0->turn, ==, 0);
+  assert_interval (t0->start_s, t0->end_s, 11, 14);
+  g_assert_cmpint (t3->turn, ==, 3);
+  rt_test_experiment_remove (dir);
+}
+
+/* The older logger ties no turn line to a request: its requests have lives but no lines. */
+static void
+test_spans_hand_v1 (void)
+{
+  g_autoptr (RtTrace) t = rt_test_load_fixture ("hand-v1");
+  g_autoptr (RtSpans) sp = rt_spans_analyse (t, 0);
+  g_assert_cmpint (sp->step, ==, 3);
+  g_assert_cmpuint (sp->requests->len, ==, 2);
+  g_assert_cmpuint (sp->lines->len, ==, 0);
+  const RtSpanWorker *w = rt_spans_worker (sp, 0);
+  gboolean barrier = FALSE;
+  for (guint i = 0; i < w->n_sections; i++)
+    barrier = barrier || rt_spans_section (sp, w->first_section + i)->event == RT_EV_BARRIER_WAIT;
+  g_assert_true (barrier);   /* the older `barrier`, without request id */
+}
+
+/* A step whose only file is empty: the worker is listed, without times. */
+static void
+test_spans_empty_file (void)
+{
+  g_autofree char *dir = rt_test_experiment_new ("");
+  g_autoptr (RtTrace) t = rt_test_load (dir);
+  g_autoptr (RtSpans) sp = rt_spans_analyse (t, 0);
+  g_assert_cmpuint (sp->workers->len, ==, 1);
+  g_assert_true (isnan (sp->origin_s));
+  g_assert_true (isnan (sp->end_s));
+  g_assert_true (isnan (rt_spans_worker (sp, 0)->start_s));
+  g_assert_true (isnan (rt_spans_worker (sp, 0)->end_s));
+  g_assert_cmpuint (sp->requests->len, ==, 0);
+  g_assert_cmpuint (sp->sections->len, ==, 0);
+  rt_test_experiment_remove (dir);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/spans/phase-kinds", test_phase_kinds);
+  g_test_add_func ("/spans/hand-v2/workers-and-sections", test_spans_hand_v2_workers_and_sections);
+  g_test_add_func ("/spans/hand-v2/requests", test_spans_hand_v2_requests);
+  g_test_add_func ("/spans/hand-v2/second-step", test_spans_hand_v2_second_step);
+  g_test_add_func ("/spans/which-lines-are-requests", test_spans_which_lines_are_requests);
+  g_test_add_func ("/spans/hand-v1", test_spans_hand_v1);
+  g_test_add_func ("/spans/empty-file", test_spans_empty_file);
+  return g_test_run ();
+}

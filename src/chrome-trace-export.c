@@ -3,8 +3,6 @@
 #include "rolltrace/rt-chrome-trace-export.h"
 #include "rolltrace/rt-chrome-trace.h"
 
-#include "spans-shim.h"   /* PROVISIONAL */
-
 #include <math.h>
 #include <string.h>
 
@@ -37,16 +35,18 @@ typedef struct {
   RtChromeTrace *ct;
   const RtTrace *t;
   const RtSpans *spans;       /* of the step being written */
-  double base_s;              /* time 0 of the trace */
+  double base_s;              /* time 0 of the trace, absolute */
+  double shift_s;             /* spans->origin_s - base_s: a step's times into the trace's */
   GHashTable *workers;        /* worker -> WorkerTracks */
   RtChromeTraceCounts *counts;
   GArray *buf;                /* RtSpan, reused */
 } Export;
 
+/* Seconds from the step's start (as RtSpans gives them) to microseconds from the trace's. */
 static gint64
 to_us (const Export *e, double s)
 {
-  return (gint64) llround ((s - e->base_s) * 1e6);
+  return (gint64) llround ((e->shift_s + s) * 1e6);
 }
 
 static WorkerTracks *
@@ -98,75 +98,95 @@ span_of_section (const Export *e, const RtSpanSection *sec, guint order)
 }
 
 static void
-write_sections (Export *e, WorkerTracks *w, const RtSpansFile *f)
+write_sections (Export *e, WorkerTracks *w, const RtSpanWorker *f)
 {
   g_array_set_size (e->buf, 0);
   for (guint i = 0; i < f->n_sections; i++)
     {
-      RtSpan s = span_of_section (e, &f->sections[i], i);
+      RtSpan s = span_of_section (e, rt_spans_section (e->spans, f->first_section + i), i);
       g_array_append_val (e->buf, s);
     }
   RtSpan *spans = (RtSpan *) e->buf->data;
   rt_nest_spans (&w->sections, spans, e->buf->len, FALSE, &e->counts->nest);
   for (guint i = 0; i < e->buf->len; i++)
     if (spans[i].keep)
-      rt_chrome_trace_complete (e->ct, w->pid, TID_SECTIONS,
-                                rt_event_registry_name (e->t->registry, f->sections[spans[i].order].event),
-                                spans[i].start, spans[i].end - spans[i].start);
+      {
+        guint16 event = rt_spans_section (e->spans, f->first_section + spans[i].order)->event;
+        rt_chrome_trace_complete (e->ct, w->pid, TID_SECTIONS, rt_event_registry_name (e->t->registry, event),
+                                  spans[i].start, spans[i].end - spans[i].start);
+      }
 }
 
-/* The request's own event: named by its finish reason, its figures as args. */
+/* `value`, or null when it is negative (not logged) */
 static void
-write_request_event (Export *e, WorkerTracks *w, gint64 tid, const RtSpan *s, const RtRequest *q)
+member_count (RtJsonWriter *jw, const char *key, gint64 value)
 {
-  const char *reason = q->finish_reason != NULL && *q->finish_reason ? rt_finish_reason_short (q->finish_reason)
-                       : NULL;
+  rt_jw_key (jw, key);
+  if (value >= 0)
+    rt_jw_int (jw, value);
+  else
+    rt_jw_null (jw);
+}
+
+/* The request's own event: named by its finish reason, its figures as args (null when the
+ * complete line could not be tied to a request of the table). */
+static void
+write_request_event (Export *e, WorkerTracks *w, gint64 tid, const RtSpan *s, const RtSpanRequest *r)
+{
+  const RtRequest *q = r->request != RT_NONE ? rt_trace_request (e->t, r->request) : NULL;
+  const char *reason = q != NULL && q->finish_reason != NULL ? rt_finish_reason_short (q->finish_reason) : NULL;
   RtJsonWriter *jw = rt_chrome_trace_complete_args (e->ct, w->pid, tid, reason != NULL && *reason ? reason : "request",
                                                     s->start, s->end - s->start);
-  rt_jw_member_string (jw, "request_id", q->id);
-  rt_jw_member_int (jw, "step", q->step);
-  rt_jw_key (jw, "turns");
-  if (q->turns >= 0)
-    rt_jw_int (jw, q->turns);
-  else
-    rt_jw_null (jw);
-  rt_jw_key (jw, "response_length");
-  if (q->response_length >= 0)
-    rt_jw_int (jw, q->response_length);
-  else
-    rt_jw_null (jw);
-  rt_jw_member_string (jw, "finish_reason", q->finish_reason);
+  rt_jw_member_string (jw, "request_id", q != NULL ? q->id : NULL);
+  rt_jw_member_int (jw, "step", e->spans->step);
+  member_count (jw, "turns", q != NULL ? q->turns : -1);
+  member_count (jw, "response_length", q != NULL ? q->response_length : -1);
+  rt_jw_member_string (jw, "finish_reason", q != NULL ? q->finish_reason : NULL);
   rt_chrome_trace_end_args (e->ct);
 }
 
-/* One request and its lines on the lane the packing gives it. */
+/* What a span of a request is, by its `order`: 0 the request, 1..n_turns its turns, then its
+ * lines. A line that is a whole turn (turn_end, the older running_state) is not written:
+ * the turn is, as RtSpans gives it (the span of the lines of that turn). */
+#define ORDER_TURN(k) (1 + (k))
+#define ORDER_LINE(r, k) (1 + (r)->n_turns + (k))
+
+static gboolean
+line_is_a_turn (const Export *e, const RtSpanLine *line)
+{
+  return line->event == RT_EV_TURN_END
+         || strcmp (rt_event_registry_name (e->t->registry, line->event), "running_state") == 0;
+}
+
+static void
+add_span (GArray *buf, const Export *e, double start_s, double end_s, guint level, guint order)
+{
+  RtSpan s = { .start = to_us (e, start_s), .end = to_us (e, end_s), .level = level, .order = order };
+  g_array_append_val (buf, s);
+}
+
+/* One request, its turns and its lines on the thread the packing gives it. */
 static void
 write_request (Export *e, WorkerTracks *w, const RtSpanRequest *r)
 {
-  RtSpan root = { .start = to_us (e, r->start_s), .end = to_us (e, r->end_s), .level = 0, .order = 0 };
-  if (root.end < root.start)
-    {
-      e->counts->nest.violations++;
-      return;
-    }
   g_array_set_size (e->buf, 0);
-  g_array_append_val (e->buf, root);
-  for (guint i = 0; i < r->n_lines; i++)
+  add_span (e->buf, e, r->start_s, r->end_s, 0, 0);
+  for (guint k = 0; k < r->n_turns; k++)
     {
-      const RtSpanLine *line = &r->lines[i];
-      RtSpan s = {
-        .start = to_us (e, line->start_s),
-        .end = to_us (e, line->end_s),
-        .level = line->kind == RT_SPAN_TURN ? 1 : 2,
-        .order = i + 1,
-      };
-      g_array_append_val (e->buf, s);
+      const RtSpanTurn *turn = rt_spans_turn (e->spans, r->first_turn + k);
+      add_span (e->buf, e, turn->start_s, turn->end_s, 1, ORDER_TURN (k));
     }
-  guint lane = rt_lanes_place (&w->lanes, root.start, root.end);
-  RtNest *nest = lane_nest (e, w, lane);
+  for (guint k = 0; k < r->n_lines; k++)
+    {
+      const RtSpanLine *line = rt_spans_line (e->spans, r->first_line + k);
+      if (!line_is_a_turn (e, line))
+        add_span (e->buf, e, line->start_s, line->end_s, 2, ORDER_LINE (r, k));
+    }
   RtSpan *spans = (RtSpan *) e->buf->data;
+  guint lane = rt_lanes_place (&w->lanes, spans[0].start, spans[0].end);
+  RtNest *nest = lane_nest (e, w, lane);
   rt_nest_spans (nest, spans, e->buf->len, TRUE, &e->counts->nest);
-  const RtRequest *q = rt_trace_request (e->t, r->request);
+  gint64 tid = TID_LANE (lane);
   for (guint i = 0; i < e->buf->len; i++)
     {
       const RtSpan *s = &spans[i];
@@ -174,18 +194,20 @@ write_request (Export *e, WorkerTracks *w, const RtSpanRequest *r)
         continue;
       if (s->order == 0)
         {
-          write_request_event (e, w, TID_LANE (lane), s, q);
+          write_request_event (e, w, tid, s, r);
           e->counts->requests++;
-          continue;
         }
-      const RtSpanLine *line = &r->lines[s->order - 1];
-      g_autofree char *turn_name = NULL;
-      const char *name;
-      if (line->kind == RT_SPAN_TURN)
-        name = turn_name = line->turn >= 0 ? g_strdup_printf ("turn %d", line->turn) : g_strdup ("turn");
+      else if (s->order < ORDER_LINE (r, 0))
+        {
+          g_autofree char *name = g_strdup_printf ("turn %d", rt_spans_turn (e->spans, r->first_turn + s->order - 1)->turn);
+          rt_chrome_trace_complete (e->ct, w->pid, tid, name, s->start, s->end - s->start);
+        }
       else
-        name = rt_event_registry_name (e->t->registry, line->event);
-      rt_chrome_trace_complete (e->ct, w->pid, TID_LANE (lane), name, s->start, s->end - s->start);
+        {
+          const RtSpanLine *line = rt_spans_line (e->spans, r->first_line + s->order - ORDER_LINE (r, 0));
+          rt_chrome_trace_complete (e->ct, w->pid, tid, rt_event_registry_name (e->t->registry, line->event),
+                                    s->start, s->end - s->start);
+        }
     }
 }
 
@@ -205,12 +227,13 @@ change_compare (gconstpointer pa, gconstpointer pb)
 
 /* The file's requests in flight, one sample at each instant the number changes. */
 static void
-write_in_flight (Export *e, WorkerTracks *w, const RtSpansFile *f)
+write_in_flight (Export *e, WorkerTracks *w, const RtSpanWorker *f)
 {
   g_autoptr (GArray) changes = g_array_new (FALSE, FALSE, sizeof (Change));
   for (guint i = 0; i < f->n_requests; i++)
     {
-      gint64 s = to_us (e, f->requests[i].start_s), end = to_us (e, f->requests[i].end_s);
+      const RtSpanRequest *r = rt_spans_request (e->spans, f->first_request + i);
+      gint64 s = to_us (e, r->start_s), end = to_us (e, r->end_s);
       if (end <= s)
         continue;                  /* an empty life is never in flight */
       Change c[2] = { { s, +1 }, { end, -1 } };
@@ -227,27 +250,15 @@ write_in_flight (Export *e, WorkerTracks *w, const RtSpansFile *f)
     }
 }
 
-static int
-request_by_start (gconstpointer pa, gconstpointer pb)
-{
-  const RtSpanRequest *a = *(const RtSpanRequest *const *) pa, *b = *(const RtSpanRequest *const *) pb;
-  if (a->start_s != b->start_s)
-    return a->start_s < b->start_s ? -1 : 1;
-  return a->request < b->request ? -1 : a->request > b->request;
-}
-
+/* A worker file: its sections, then its requests (RtSpans gives them by start, which the
+ * packing needs), then its counter. */
 static void
-write_file (Export *e, const RtSpansFile *f)
+write_file (Export *e, const RtSpanWorker *f)
 {
   WorkerTracks *w = tracks_of (e, f->worker);
   write_sections (e, w, f);
-  /* packing wants them by start */
-  g_autoptr (GPtrArray) order = g_ptr_array_sized_new (f->n_requests);
   for (guint i = 0; i < f->n_requests; i++)
-    g_ptr_array_add (order, (gpointer) &f->requests[i]);
-  g_ptr_array_sort (order, request_by_start);
-  for (guint i = 0; i < order->len; i++)
-    write_request (e, w, g_ptr_array_index (order, i));
+    write_request (e, w, rt_spans_request (e->spans, f->first_request + i));
   write_in_flight (e, w, f);
 }
 
@@ -266,9 +277,16 @@ rt_chrome_trace_write_experiment (RtChromeTrace *ct, const RtTrace *t, const GAr
   };
   for (guint i = 0; i < step_indices->len; i++)
     {
-      g_autoptr (RtSpans) spans = rt_spans_analyse (t, g_array_index (step_indices, guint, i), workers);
-      for (guint k = 0; k < spans->files->len; k++)
-        write_file (&e, &g_array_index (spans->files, RtSpansFile, k));
+      g_autoptr (RtSpans) spans = rt_spans_analyse (t, g_array_index (step_indices, guint, i));
+      e.spans = spans;
+      e.shift_s = spans->origin_s - e.base_s;
+      for (guint k = 0; k < spans->workers->len; k++)
+        {
+          const RtSpanWorker *f = rt_spans_worker (spans, k);
+          /* a file without a time has nothing to draw, and no process of its own */
+          if ((workers == NULL || rt_step_set_contains (workers, f->worker)) && isfinite (f->start_s))
+            write_file (&e, f);
+        }
     }
   g_hash_table_unref (e.workers);
   g_array_unref (e.buf);

@@ -40,6 +40,7 @@ typedef struct {
   GHashTable *workers;        /* worker -> WorkerTracks */
   RtChromeTraceCounts *counts;
   GArray *buf;                /* RtSpan, reused */
+  guint16 running_state;      /* the older logger's whole turn, RT_EVENT_NONE when not logged */
 } Export;
 
 /* Seconds from the step's start (as RtSpans gives them) to microseconds from the trace's. */
@@ -154,8 +155,7 @@ write_request_event (Export *e, WorkerTracks *w, gint64 tid, const RtSpan *s, co
 static gboolean
 line_is_a_turn (const Export *e, const RtSpanLine *line)
 {
-  return line->event == RT_EV_TURN_END
-         || strcmp (rt_event_registry_name (e->t->registry, line->event), "running_state") == 0;
+  return line->event == RT_EV_TURN_END || line->event == e->running_state;
 }
 
 static void
@@ -199,7 +199,8 @@ write_request (Export *e, WorkerTracks *w, const RtSpanRequest *r)
         }
       else if (s->order < ORDER_LINE (r, 0))
         {
-          g_autofree char *name = g_strdup_printf ("turn %d", rt_spans_turn (e->spans, r->first_turn + s->order - 1)->turn);
+          char name[24];
+          g_snprintf (name, sizeof name, "turn %d", rt_spans_turn (e->spans, r->first_turn + s->order - 1)->turn);
           rt_chrome_trace_complete (e->ct, w->pid, tid, name, s->start, s->end - s->start);
         }
       else
@@ -274,6 +275,7 @@ rt_chrome_trace_write_experiment (RtChromeTrace *ct, const RtTrace *t, const GAr
     .workers = g_hash_table_new_full (NULL, NULL, NULL, worker_tracks_free),
     .counts = counts,
     .buf = g_array_new (FALSE, FALSE, sizeof (RtSpan)),
+    .running_state = rt_event_registry_lookup (t->registry, "running_state"),
   };
   for (guint i = 0; i < step_indices->len; i++)
     {

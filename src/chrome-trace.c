@@ -5,7 +5,7 @@
 struct _RtChromeTrace {
   GOutputStream *out;
   GString *buf;
-  RtJsonWriter w;
+  RtJsonWriter w;             /* for the strings and an event's args, each a JSON value of its own */
   GError *error;              /* the first write error; nothing is written after it */
   guint64 events;
   guint64 flushed;            /* bytes handed to the stream */
@@ -22,7 +22,6 @@ flush (RtChromeTrace *ct)
   if (ct->error == NULL)
     g_output_stream_write_all (ct->out, ct->buf->str, ct->buf->len, NULL, NULL, &ct->error);
   ct->flushed += ct->buf->len;
-  /* the JSON writer keeps its state (depth, commas) outside the text: the text can go */
   g_string_truncate (ct->buf, 0);
   if (ct->on_size != NULL && ct->flushed > ct->warn_bytes)
     {
@@ -38,20 +37,14 @@ rt_chrome_trace_new (GOutputStream *out)
   RtChromeTrace *ct = g_new0 (RtChromeTrace, 1);
   ct->out = g_object_ref (out);
   ct->buf = g_string_sized_new (RT_CHROME_TRACE_CHUNK + 4096);
-  rt_jw_init (&ct->w, ct->buf);
-  rt_jw_begin_object (&ct->w);
-  rt_jw_member_string (&ct->w, "displayTimeUnit", "ms");
-  rt_jw_key (&ct->w, "traceEvents");
-  rt_jw_begin_array (&ct->w);
+  g_string_append (ct->buf, "{\"displayTimeUnit\": \"ms\", \"traceEvents\": [");
   return ct;
 }
 
 gboolean
 rt_chrome_trace_finish (RtChromeTrace *ct, GError **error)
 {
-  rt_jw_end_array (&ct->w);
-  rt_jw_end_object (&ct->w);
-  g_string_append_c (ct->buf, '\n');
+  g_string_append (ct->buf, "\n]}\n");
   flush (ct);
   if (ct->error == NULL)
     g_output_stream_flush (ct->out, NULL, &ct->error);
@@ -94,45 +87,92 @@ rt_chrome_trace_on_size (RtChromeTrace *ct, guint64 bytes, void (*func) (gpointe
   ct->on_size_data = data;
 }
 
-/* Opens an event: {"ph", "name", "pid", "tid" (when >= 0), "ts" (when >= 0)... */
-static RtJsonWriter *
+/* The events are the bulk of a trace: their fixed keys are written as they are, their
+ * integers by hand (printf costs more than the rest of an event), and every string through
+ * the JSON writer, which owns the escaping. */
+static void
+append_int (GString *buf, gint64 v)
+{
+  char digits[24];
+  char *p = digits + sizeof digits;
+  guint64 u = v < 0 ? -(guint64) v : (guint64) v;
+  do
+    *--p = (char) ('0' + u % 10);
+  while ((u /= 10) > 0);
+  if (v < 0)
+    *--p = '-';
+  g_string_append_len (buf, p, digits + sizeof digits - p);
+}
+
+static void
+append_string (RtChromeTrace *ct, const char *s)
+{
+  rt_jw_init (&ct->w, ct->buf);
+  rt_jw_string (&ct->w, s);
+}
+
+/* Opens an event: {"ph": ph, "name": name, "pid": pid[, "tid": tid][, "ts": ts] (tid and ts
+ * when >= 0); the caller adds its members, each after ", ". One event a line: a trace reads
+ * with grep and head. */
+static void
 event_begin (RtChromeTrace *ct, const char *ph, const char *name, gint64 pid, gint64 tid, gint64 ts_us)
 {
-  RtJsonWriter *w = &ct->w;
-  g_string_append_c (ct->buf, '\n');   /* one event a line: a trace reads with grep and head */
-  rt_jw_begin_object (w);
-  rt_jw_member_string (w, "ph", ph);
-  rt_jw_member_string (w, "name", name);
-  rt_jw_member_int (w, "pid", pid);
+  GString *buf = ct->buf;
+  g_string_append (buf, ct->events > 0 ? ",\n{\"ph\": \"" : "\n{\"ph\": \"");
+  g_string_append (buf, ph);          /* one of ours: "X", "C", "M" */
+  g_string_append (buf, "\", \"name\": ");
+  append_string (ct, name);
+  g_string_append (buf, ", \"pid\": ");
+  append_int (buf, pid);
   if (tid >= 0)
-    rt_jw_member_int (w, "tid", tid);
+    {
+      g_string_append (buf, ", \"tid\": ");
+      append_int (buf, tid);
+    }
   if (ts_us >= 0)
-    rt_jw_member_int (w, "ts", ts_us);
-  return w;
+    {
+      g_string_append (buf, ", \"ts\": ");
+      append_int (buf, ts_us);
+    }
 }
 
 static void
 event_end (RtChromeTrace *ct)
 {
-  rt_jw_end_object (&ct->w);
+  g_string_append_c (ct->buf, '}');
   ct->events++;
   if (ct->buf->len >= RT_CHROME_TRACE_CHUNK)
     flush (ct);
+}
+
+/* ", \"args\": " and a writer at the start of the args object */
+static RtJsonWriter *
+args_begin (RtChromeTrace *ct)
+{
+  g_string_append (ct->buf, ", \"args\": ");
+  rt_jw_init (&ct->w, ct->buf);
+  rt_jw_begin_object (&ct->w);
+  return &ct->w;
+}
+
+static void
+args_end (RtChromeTrace *ct)
+{
+  rt_jw_end_object (&ct->w);
+  event_end (ct);
 }
 
 /* A metadata event {"ph": "M", "name": what, "args": {key: text or number}}. */
 static void
 metadata (RtChromeTrace *ct, gint64 pid, gint64 tid, const char *what, const char *text, gint64 number)
 {
-  RtJsonWriter *w = event_begin (ct, "M", what, pid, tid, -1);
-  rt_jw_key (w, "args");
-  rt_jw_begin_object (w);
+  event_begin (ct, "M", what, pid, tid, -1);
+  RtJsonWriter *w = args_begin (ct);
   if (text != NULL)
     rt_jw_member_string (w, "name", text);
   else
     rt_jw_member_int (w, "sort_index", number);
-  rt_jw_end_object (w);
-  event_end (ct);
+  args_end (ct);
 }
 
 void
@@ -149,12 +189,12 @@ rt_chrome_trace_thread (RtChromeTrace *ct, gint64 pid, gint64 tid, const char *n
   metadata (ct, pid, tid, "thread_sort_index", NULL, sort_index);
 }
 
-static RtJsonWriter *
+static void
 complete_begin (RtChromeTrace *ct, gint64 pid, gint64 tid, const char *name, gint64 ts_us, gint64 dur_us)
 {
-  RtJsonWriter *w = event_begin (ct, "X", name, pid, tid, ts_us);
-  rt_jw_member_int (w, "dur", dur_us);
-  return w;
+  event_begin (ct, "X", name, pid, tid, ts_us);
+  g_string_append (ct->buf, ", \"dur\": ");
+  append_int (ct->buf, dur_us);
 }
 
 void
@@ -169,29 +209,24 @@ RtJsonWriter *
 rt_chrome_trace_complete_args (RtChromeTrace *ct, gint64 pid, gint64 tid, const char *name, gint64 ts_us,
                                gint64 dur_us)
 {
-  RtJsonWriter *w = complete_begin (ct, pid, tid, name, ts_us, dur_us);
-  rt_jw_key (w, "args");
-  rt_jw_begin_object (w);
-  return w;
+  complete_begin (ct, pid, tid, name, ts_us, dur_us);
+  return args_begin (ct);
 }
 
 void
 rt_chrome_trace_end_args (RtChromeTrace *ct)
 {
-  rt_jw_end_object (&ct->w);
-  event_end (ct);
+  args_end (ct);
 }
 
 void
 rt_chrome_trace_counter (RtChromeTrace *ct, gint64 pid, const char *name, gint64 ts_us, const char *series,
                          gint64 value)
 {
-  RtJsonWriter *w = event_begin (ct, "C", name, pid, -1, ts_us);
-  rt_jw_key (w, "args");
-  rt_jw_begin_object (w);
+  event_begin (ct, "C", name, pid, -1, ts_us);
+  RtJsonWriter *w = args_begin (ct);
   rt_jw_member_int (w, series, value);
-  rt_jw_end_object (w);
-  event_end (ct);
+  args_end (ct);
 }
 
 /* ---- packing ---- */
@@ -299,18 +334,23 @@ span_compare (gconstpointer pa, gconstpointer pb)
   return a->order < b->order ? -1 : a->order > b->order;
 }
 
-/* Rule 1: a start a rounding before a holder's start moves to it. TRUE when it moved. */
+/* Rule 1: a start a rounding before a holder's start moves to it. `spans` are sorted by
+ * start, so the holders of spans[i] are among the few after it that start at most a
+ * rounding later. TRUE when it moved. */
 static gboolean
-clamp_start_to_holders (RtSpan *x, const RtSpan *spans, guint n_spans)
+clamp_start_to_holders (RtSpan *spans, guint n_spans, guint i)
 {
+  RtSpan *x = &spans[i];
   gboolean moved = FALSE;
-  for (guint j = 0; j < n_spans; j++)
+  gint64 x_start = x->start;
+  for (guint j = i + 1; j < n_spans && spans[j].start - x_start <= RT_NEST_CLAMP_US; j++)
     {
       const RtSpan *p = &spans[j];
-      /* a holder: of a level that may hold it, and long enough to (main_loop, which holds
-       * the turns, does not move into the first turn it starts a rounding before) */
-      gboolean holds = p != x && p->level <= x->level && x->end <= p->end + RT_NEST_CLAMP_US;
-      if (p->keep && holds && x->start < p->start && p->start - x->start <= RT_NEST_CLAMP_US && x->end > p->start)
+      /* a holder: longer, and ending no more than a rounding before it, whatever its level
+       * (main_loop, a phase, holds the turns); of two as long, the lower level holds */
+      gint64 px = p->end - p->start, xx = x->end - x->start;
+      gboolean holds = x->end <= p->end + RT_NEST_CLAMP_US && (px > xx || (px == xx && p->level < x->level));
+      if (p->keep && holds && x->start < p->start && x->end > p->start)
         {
           x->start = p->start;
           moved = TRUE;
@@ -378,14 +418,17 @@ rt_nest_spans (RtNest *n, RtSpan *spans, guint n_spans, gboolean rooted, RtNestC
                       && (!rooted || i == 0 || clamp_to_root (&spans[i], &spans[0]));
     }
   /* holders first, so that a phase moves to where its turn ended up */
+  qsort (spans, n_spans, sizeof (RtSpan), span_compare);
   guint max_level = 0;
   for (guint i = 0; i < n_spans; i++)
     max_level = MAX (max_level, spans[i].level);
+  gboolean any_moved = FALSE;
   for (guint level = 0; level <= max_level; level++)
     for (guint i = 0; i < n_spans; i++)
-      if (spans[i].level == level && spans[i].keep && clamp_start_to_holders (&spans[i], spans, n_spans))
-        spans[i].moved = TRUE;
-  qsort (spans, n_spans, sizeof (RtSpan), span_compare);
+      if (spans[i].level == level && spans[i].keep && clamp_start_to_holders (spans, n_spans, i))
+        spans[i].moved = any_moved = TRUE;
+  if (any_moved)
+    qsort (spans, n_spans, sizeof (RtSpan), span_compare);
   for (guint i = 0; i < n_spans; i++)
     {
       RtSpan *x = &spans[i];

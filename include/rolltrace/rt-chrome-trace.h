@@ -104,8 +104,11 @@ void rt_nest_clear (RtNest *n);
  *  0. with `rooted`, a span that sticks out of the root by at most RT_NEST_CLAMP_US is cut
  *     to it; one that sticks out further is a violation (it belongs to no other request);
  *  1. a span that starts at most RT_NEST_CLAMP_US before a span that it overlaps and that
- *     can hold it (of its level or a lower one, ending no more than RT_NEST_CLAMP_US before
- *     it) starts with it: a phase logged a microsecond before its turn is in it;
+ *     can hold it (longer, ending no more than RT_NEST_CLAMP_US before it, whatever its level; of
+ *     two as long, the one of the lower level) starts
+ *     with it: a phase logged a microsecond before its turn is in it, and so is a turn that
+ *     starts a microsecond before the main_loop phase holding it; holders move first, by
+ *     level, so that what they hold follows them;
  *  2. spans are taken by start, then the longer first, then level, then `order`;
  *  3. the spans still open that end at or before its start are closed; then a span that
  *     ends after the innermost open one: by at most RT_NEST_CLAMP_US, ends with it; else,

@@ -18,8 +18,9 @@ test_writer_document (void)
   g_autoptr (RtChromeTrace) ct = rt_chrome_trace_new (mem);
   rt_chrome_trace_process (ct, 1, "worker 0", 0);
   rt_chrome_trace_thread (ct, 1, 2, "requests 0", 2);
-  RtJsonWriter *w = rt_chrome_trace_complete_args (ct, 1, 2, "STOP", 10, 5);
+  RtJsonWriter *w = rt_chrome_trace_complete_args (ct, 1, 2, "ST\"OP", 10, 5);
   rt_jw_member_string (w, "request_id", "a\"b\n\xff");
+  rt_jw_member_int (w, "turns", -3);
   rt_chrome_trace_end_args (ct);
   rt_chrome_trace_complete (ct, 1, 2, "turn 0", 11, 2);
   rt_chrome_trace_counter (ct, 1, "requests in flight", 10, "requests", 1);
@@ -29,14 +30,15 @@ test_writer_document (void)
   g_autofree char *text = memory_text (mem);
   g_assert_cmpstr (text, ==,
                    "{\"displayTimeUnit\": \"ms\", \"traceEvents\": [\n"
-                   "{\"ph\": \"M\", \"name\": \"process_name\", \"pid\": 1, \"args\": {\"name\": \"worker 0\"}}\n"
-                   ", {\"ph\": \"M\", \"name\": \"process_sort_index\", \"pid\": 1, \"args\": {\"sort_index\": 0}}\n"
-                   ", {\"ph\": \"M\", \"name\": \"thread_name\", \"pid\": 1, \"tid\": 2, \"args\": {\"name\": \"requests 0\"}}\n"
-                   ", {\"ph\": \"M\", \"name\": \"thread_sort_index\", \"pid\": 1, \"tid\": 2, \"args\": {\"sort_index\": 2}}\n"
-                   ", {\"ph\": \"X\", \"name\": \"STOP\", \"pid\": 1, \"tid\": 2, \"ts\": 10, \"dur\": 5, "
-                   "\"args\": {\"request_id\": \"a\\\"b\\n\xef\xbf\xbd\"}}\n"
-                   ", {\"ph\": \"X\", \"name\": \"turn 0\", \"pid\": 1, \"tid\": 2, \"ts\": 11, \"dur\": 2}\n"
-                   ", {\"ph\": \"C\", \"name\": \"requests in flight\", \"pid\": 1, \"ts\": 10, \"args\": {\"requests\": 1}}]}\n");
+                   "{\"ph\": \"M\", \"name\": \"process_name\", \"pid\": 1, \"args\": {\"name\": \"worker 0\"}},\n"
+                   "{\"ph\": \"M\", \"name\": \"process_sort_index\", \"pid\": 1, \"args\": {\"sort_index\": 0}},\n"
+                   "{\"ph\": \"M\", \"name\": \"thread_name\", \"pid\": 1, \"tid\": 2, \"args\": {\"name\": \"requests 0\"}},\n"
+                   "{\"ph\": \"M\", \"name\": \"thread_sort_index\", \"pid\": 1, \"tid\": 2, \"args\": {\"sort_index\": 2}},\n"
+                   "{\"ph\": \"X\", \"name\": \"ST\\\"OP\", \"pid\": 1, \"tid\": 2, \"ts\": 10, \"dur\": 5, "
+                   "\"args\": {\"request_id\": \"a\\\"b\\n\xef\xbf\xbd\", \"turns\": -3}},\n"
+                   "{\"ph\": \"X\", \"name\": \"turn 0\", \"pid\": 1, \"tid\": 2, \"ts\": 11, \"dur\": 2},\n"
+                   "{\"ph\": \"C\", \"name\": \"requests in flight\", \"pid\": 1, \"ts\": 10, \"args\": {\"requests\": 1}}\n"
+                   "]}\n");
   g_assert_cmpuint (rt_chrome_trace_events (ct), ==, 7);
   g_assert_cmpuint (rt_chrome_trace_bytes (ct), ==, strlen (text));
 }

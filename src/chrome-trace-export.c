@@ -86,16 +86,11 @@ lane_nest (Export *e, WorkerTracks *w, guint lane)
   return &g_array_index (w->lane_nests, RtNest, lane);
 }
 
-static RtSpan
-span_of_section (const Export *e, const RtSpanSection *sec, guint order)
+static void
+add_span (GArray *buf, const Export *e, double start_s, double end_s, guint level, guint order)
 {
-  return (RtSpan) {
-    .start = to_us (e, sec->start_s),
-    .end = to_us (e, sec->end_s),
-    /* total_step_duration holds the others */
-    .level = sec->event == RT_EV_TOTAL_STEP ? 0 : 1,
-    .order = order,
-  };
+  RtSpan s = { .start = to_us (e, start_s), .end = to_us (e, end_s), .level = level, .order = order };
+  g_array_append_val (buf, s);
 }
 
 static void
@@ -104,8 +99,9 @@ write_sections (Export *e, WorkerTracks *w, const RtSpanWorker *f)
   g_array_set_size (e->buf, 0);
   for (guint i = 0; i < f->n_sections; i++)
     {
-      RtSpan s = span_of_section (e, rt_spans_section (e->spans, f->first_section + i), i);
-      g_array_append_val (e->buf, s);
+      const RtSpanSection *sec = rt_spans_section (e->spans, f->first_section + i);
+      /* total_step_duration holds the others */
+      add_span (e->buf, e, sec->start_s, sec->end_s, sec->event == RT_EV_TOTAL_STEP ? 0 : 1, i);
     }
   RtSpan *spans = (RtSpan *) e->buf->data;
   rt_nest_spans (&w->sections, spans, e->buf->len, FALSE, &e->counts->nest);
@@ -156,13 +152,6 @@ static gboolean
 line_is_a_turn (const Export *e, const RtSpanLine *line)
 {
   return line->event == RT_EV_TURN_END || line->event == e->running_state;
-}
-
-static void
-add_span (GArray *buf, const Export *e, double start_s, double end_s, guint level, guint order)
-{
-  RtSpan s = { .start = to_us (e, start_s), .end = to_us (e, end_s), .level = level, .order = order };
-  g_array_append_val (buf, s);
 }
 
 /* One request, its turns and its lines on the thread the packing gives it. */

@@ -111,9 +111,12 @@ append_string (RtChromeTrace *ct, const char *s)
   rt_jw_string (&ct->w, s);
 }
 
-/* Opens an event: {"ph": ph, "name": name, "pid": pid[, "tid": tid][, "ts": ts] (tid and ts
- * when >= 0); the caller adds its members, each after ", ". One event a line: a trace reads
- * with grep and head. */
+/* No tid, no ts: a process's event, a metadata event. */
+#define NO_ID G_MININT64
+
+/* Opens an event: {"ph": ph, "name": name, "pid": pid[, "tid": tid][, "ts": ts] (each unless
+ * NO_ID); the caller adds its members, each after ", ". One event a line: a trace reads with
+ * grep and head. */
 static void
 event_begin (RtChromeTrace *ct, const char *ph, const char *name, gint64 pid, gint64 tid, gint64 ts_us)
 {
@@ -124,12 +127,12 @@ event_begin (RtChromeTrace *ct, const char *ph, const char *name, gint64 pid, gi
   append_string (ct, name);
   g_string_append (buf, ", \"pid\": ");
   append_int (buf, pid);
-  if (tid >= 0)
+  if (tid != NO_ID)
     {
       g_string_append (buf, ", \"tid\": ");
       append_int (buf, tid);
     }
-  if (ts_us >= 0)
+  if (ts_us != NO_ID)
     {
       g_string_append (buf, ", \"ts\": ");
       append_int (buf, ts_us);
@@ -166,7 +169,7 @@ args_end (RtChromeTrace *ct)
 static void
 metadata (RtChromeTrace *ct, gint64 pid, gint64 tid, const char *what, const char *text, gint64 number)
 {
-  event_begin (ct, "M", what, pid, tid, -1);
+  event_begin (ct, "M", what, pid, tid, NO_ID);
   RtJsonWriter *w = args_begin (ct);
   if (text != NULL)
     rt_jw_member_string (w, "name", text);
@@ -178,8 +181,8 @@ metadata (RtChromeTrace *ct, gint64 pid, gint64 tid, const char *what, const cha
 void
 rt_chrome_trace_process (RtChromeTrace *ct, gint64 pid, const char *name, gint64 sort_index)
 {
-  metadata (ct, pid, -1, "process_name", name, 0);
-  metadata (ct, pid, -1, "process_sort_index", NULL, sort_index);
+  metadata (ct, pid, NO_ID, "process_name", name, 0);
+  metadata (ct, pid, NO_ID, "process_sort_index", NULL, sort_index);
 }
 
 void
@@ -223,7 +226,7 @@ void
 rt_chrome_trace_counter (RtChromeTrace *ct, gint64 pid, const char *name, gint64 ts_us, const char *series,
                          gint64 value)
 {
-  event_begin (ct, "C", name, pid, -1, ts_us);
+  event_begin (ct, "C", name, pid, NO_ID, ts_us);
   RtJsonWriter *w = args_begin (ct);
   rt_jw_member_int (w, series, value);
   args_end (ct);

@@ -43,6 +43,21 @@ test_writer_document (void)
   g_assert_cmpuint (rt_chrome_trace_bytes (ct), ==, strlen (text));
 }
 
+/* Every number of an event is written, whatever its sign or size (a timed event without its
+ * ts is one a viewer cannot place). */
+static void
+test_writer_integers (void)
+{
+  g_autoptr (GOutputStream) mem = g_memory_output_stream_new_resizable ();
+  g_autoptr (RtChromeTrace) ct = rt_chrome_trace_new (mem);
+  rt_chrome_trace_complete (ct, 0, 0, "x", -5, 0);
+  rt_chrome_trace_counter (ct, G_MAXINT64, "c", G_MININT64 + 1, "n", -1);
+  g_assert_true (rt_chrome_trace_finish (ct, NULL));
+  g_autofree char *text = memory_text (mem);
+  g_assert_nonnull (strstr (text, "{\"ph\": \"X\", \"name\": \"x\", \"pid\": 0, \"tid\": 0, \"ts\": -5, \"dur\": 0}"));
+  g_assert_nonnull (strstr (text, "\"pid\": 9223372036854775807, \"ts\": -9223372036854775807, \"args\": {\"n\": -1}}"));
+}
+
 static void
 count_call (gpointer data)
 {
@@ -378,6 +393,7 @@ main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/chrome-trace/writer-document", test_writer_document);
+  g_test_add_func ("/chrome-trace/writer-integers", test_writer_integers);
   g_test_add_func ("/chrome-trace/writer-streams", test_writer_streams);
   g_test_add_func ("/chrome-trace/writer-reports-a-full-disk", test_writer_reports_a_full_disk);
   g_test_add_func ("/chrome-trace/lanes-reuse-the-first-freed", test_lanes_reuse_the_first_freed);

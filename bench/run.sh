@@ -81,6 +81,8 @@ for size in $SIZES; do
     for a in $(analyzers_with_plots); do
       measure "$a (cached)" "$RUNS" "$BUILD/$a" "$exp" --quiet --cache-dir "$cache" --no-render --out "$out"
     done
+    # no plots, so not in the loop above; it writes a trace of about a third of the input's size
+    measure "rt-trace (cached)" "$RUNS" "$BUILD/rt-trace" "$exp" --quiet --cache-dir "$cache" -o "$out/trace.json"
     measure "rt-cdf (no cache)" "$RUNS" "$BUILD/rt-cdf" "$exp" --quiet --no-cache --no-render --out "$out"
     measure "make plots (fresh cache and output)" "$RUNS" sh -c \
       "rm -rf '$cache' '$out' && XDG_CACHE_HOME='$BENCH_DIR/xdg-$size' exec make -s -C '$ROOT' plots EXP='$exp' OUT='$out'"

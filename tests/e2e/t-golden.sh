@@ -44,6 +44,8 @@ cases=(
   "export-events|rt-export EXP --table events --steps 1"
   "export-steps|rt-export EXP --table steps"
   "export-workers|rt-export EXP --table workers --steps 2-"
+  "trace|rt-trace EXP"
+  "trace-steps|rt-trace EXP --steps 2- --worker 0"
 )
 # rt-train reads a trainer log, not an experiment
 train_cases=(
@@ -64,6 +66,8 @@ run_case () {
   [ "$cmd" = rt-train ] || extra+=(--no-cache)
   mkdir -p "$dir"
   (cd "$SRC" && "$BUILD/$cmd" "$@" "${extra[@]}" --json >"$dir/json" 2>/dev/null; echo $? >"$dir/exit")
+  # rt-trace's JSON names the file it wrote, in the temporary output folder
+  [ "$cmd" = rt-trace ] && sed -i "s|$dir|DIR|g" "$dir/json"
   rm -rf "$dir/out"
   (cd "$SRC" && "$BUILD/$cmd" "$@" "${extra[@]}" >"$dir/summary.txt" 2>/dev/null)
   # the summary (and rt-export's JSON) names the output folder, which is a temporary one
@@ -73,6 +77,8 @@ run_case () {
     text=${text%x}
     printf '%s' "${text//"$dir"/DIR}" >"$f"
   done
+  # rt-trace's file itself is kept for the fixtures, small enough to read; a sample's is not
+  case $cmd:$1 in rt-trace:../shared/*) rm -rf "$dir/out" ;; esac
 }
 
 # check_case NAME COMMAND ARGS...

@@ -118,6 +118,20 @@ expect_safe 0 "$BUILD/rt-cdf" "$TMP/text" --out "$TMP/events-cdf" --cache-dir "$
 expect_plots "$TMP/events-cdf" cdf
 expect_no_pwned "rt-cdf --event with hostile names"
 expect_no_temps "$TMP/events-cdf" "rt-cdf --event with hostile names"
+# rt-trace writes no script: the hostile texts of both experiments go into its JSON, which stays
+# valid for the viewers (tests/trace-check.py) and holds the request ids as they were
+for exp in "$NAMED" "$TMP/text"; do
+  expect_safe 0 "$BUILD/rt-trace" "$exp" --out "$TMP/trace/t.json" --cache-dir "$TMP/c"
+  expect_safe 0 "$PYTHON" "$SRC/tests/trace-check.py" "$TMP/trace/t.json"
+  expect_no_pwned "rt-trace on ${exp##*/}"
+  expect_no_temps "$TMP/trace" "rt-trace on ${exp##*/}"
+done
+"$PYTHON" -c '
+import json, sys
+ids = {e["args"]["request_id"] for e in json.load(open(sys.argv[1]))["traceEvents"] if "request_id" in e.get("args", {})}
+sys.exit(not {"\n!>PWNED\x27\"\\0", "\n!>PWNED\x27\"\\1"} <= ids)' "$TMP/trace/t.json" && ok \
+  || fail "rt-trace: the hostile request ids are not in the trace as they were"
+RAN="$RAN rt-trace"
 
 # a trainer log whose metric names hold quotes, control characters and gnuplot commands
 {

@@ -2,6 +2,7 @@
  * pandas or a spreadsheet to take over where rolltrace stops. Written as a stream, gzip when asked. */
 #include "rolltrace/rt-analyses.h"
 #include "rolltrace/rt-command.h"
+#include "rolltrace/rt-outfile.h"
 #include "rolltrace/rt-error.h"
 #include "rolltrace/rt-outstream.h"
 
@@ -52,20 +53,6 @@ write_batch (RtTable *rows, gpointer data)
   return FALSE;
 }
 
-/* The CSV's folder, made if missing. */
-static gboolean
-prepare_output (const char *path, GError **error)
-{
-  g_autofree char *dir = g_path_get_dirname (path);
-  if (g_mkdir_with_parents (dir, 0777) != 0)
-    {
-      int e = errno;
-      g_set_error (error, RT_ERROR, RT_ERROR_IO, "cannot create %s: %s", dir, g_strerror (e));
-      return FALSE;
-    }
-  return TRUE;
-}
-
 static void
 write_json (RtSession *s, const char *path, const RtTable *columns, guint64 rows, guint64 bytes)
 {
@@ -102,7 +89,7 @@ run (RtSession *s, GError **error)
       return 2;
     }
   g_autoptr (RtOutStream) out = NULL;
-  if (!to_stdout && (!prepare_output (path, error)
+  if (!to_stdout && (!rt_make_parent_dir (path, error)
                      || (out = rt_out_stream_open (path, rt_path_wants_gzip (path), error)) == NULL))
     return 1;
 

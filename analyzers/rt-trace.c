@@ -2,6 +2,7 @@
  * speedscope or DevTools: when each ran, next to what, and its turns and phases inside it. */
 #include "rolltrace/rt-chrome-trace-export.h"
 #include "rolltrace/rt-command.h"
+#include "rolltrace/rt-outfile.h"
 #include "rolltrace/rt-error.h"
 #include "rolltrace/rt-outstream.h"
 
@@ -62,21 +63,6 @@ trace_path (RtSession *s)
   return g_build_filename (out, "trace.json", NULL);
 }
 
-/* The output file's folder, made if missing (the command layer has checked that --out is
- * not inside the experiment). */
-static gboolean
-prepare_output (const char *path, GError **error)
-{
-  g_autofree char *dir = g_path_get_dirname (path);
-  if (g_mkdir_with_parents (dir, 0777) != 0)
-    {
-      int e = errno;
-      g_set_error (error, RT_ERROR, RT_ERROR_IO, "cannot create %s: %s", dir, g_strerror (e));
-      return FALSE;
-    }
-  return TRUE;
-}
-
 static void
 write_json (RtSession *s, const char *path, guint64 bytes, guint64 events, const RtChromeTraceCounts *c)
 {
@@ -108,7 +94,7 @@ run (RtSession *s, GError **error)
       return rt_session_no_data (s, "no worker file in the selected steps%s%s", opt_workers ? " of --worker " : "",
                                opt_workers ? opt_workers : "");
     }
-  if (!prepare_output (path, error))
+  if (!rt_make_parent_dir (path, error))
     return 1;
 
   g_autoptr (RtOutStream) out = rt_out_stream_open (path, rt_path_wants_gzip (path), error);

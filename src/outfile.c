@@ -221,3 +221,16 @@ rt_cleanup_install (void)
       sigaction (sigs[i], &sa, NULL);
     }
 }
+
+gboolean
+rt_make_parent_dir (const char *path, GError **error)
+{
+  g_autofree char *dir = g_path_get_dirname (path);
+  if (g_mkdir_with_parents (dir, 0777) != 0)
+    {
+      int e = errno;
+      g_set_error (error, RT_ERROR, RT_ERROR_IO, "cannot create %s: %s", dir, g_strerror (e));
+      return FALSE;
+    }
+  return TRUE;
+}

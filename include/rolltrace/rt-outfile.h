@@ -36,4 +36,8 @@ void rt_child_forget (GPid pid);
  * temporaries, then die of the signal as if nothing had caught it. */
 void rt_cleanup_install (void);
 
+/* Makes the folder an output file goes into, and its parents, when missing (the command
+ * layer has checked that it is not inside the experiment). */
+gboolean rt_make_parent_dir (const char *path, GError **error);
+
 G_END_DECLS

@@ -208,17 +208,11 @@ print_summary (RtSession *s, const RtTimeline *tl)
 
 /* The worker numbers of the step that --worker names (NULL: no --worker, all). */
 static gboolean
-wanted_workers (const RtTimeline *tl, GArray **out, GError **error)
+wanted_workers (const RtTimeline *tl, const RtStepSet *set, GArray **out, GError **error)
 {
   *out = NULL;
   if (opt_worker == NULL)
     return TRUE;
-  g_autoptr (RtStepSet) set = rt_step_set_parse (opt_worker, error);
-  if (set == NULL)
-    {
-      g_prefix_error (error, "--worker: ");
-      return FALSE;
-    }
   *out = g_array_new (FALSE, FALSE, sizeof (gint32));
   for (guint i = 0; i < tl->workers->len; i++)
     {
@@ -253,11 +247,8 @@ parse_seconds (const char *option, const char *value, double *out, GError **erro
 }
 
 static gboolean
-plot_all (RtSession *s, const RtTimeline *tl, double from_s, double to_s, GError **error)
+plot_all (RtSession *s, const RtTimeline *tl, GArray *workers, double from_s, double to_s, GError **error)
 {
-  g_autoptr (GArray) workers = NULL;
-  if (!wanted_workers (tl, &workers, error))
-    return FALSE;
   g_autofree char *name = g_strdup_printf ("timeline_step_%d", tl->step);
   g_autofree char *first = g_strdup_printf ("timeline_step_%d_first_60s", tl->step);
   g_autofree char *tail = g_strdup_printf ("timeline_step_%d_tail", tl->step);
@@ -282,6 +273,9 @@ run (RtSession *s, GError **error)
        && !rt_parse_int_option ("--step", opt_step, 0, G_MAXINT32, &step, error))
       || !parse_seconds ("--from", opt_from, &from_s, error) || !parse_seconds ("--to", opt_to, &to_s, error))
     return 0;   /* the error decides the exit status */
+  g_autoptr (RtStepSet) worker_set = rt_number_set_parse (opt_worker, "--worker", error);
+  if (worker_set == NULL)
+    return 0;
   if (from_s >= to_s || (opt_all_zooms && (opt_from || opt_to)))
     {
       g_set_error (error, RT_ERROR, RT_ERROR_USAGE, opt_all_zooms ? "--all-zooms draws its own windows: no --from/--to with it"
@@ -298,8 +292,11 @@ run (RtSession *s, GError **error)
                                rt_trace_find_step (s->trace, tl->step) < 0 ? "in the trace" : "among the steps selected");
   if (tl->requests == 0)
     return rt_session_no_data (s, "step %d has no completed request with a duration and a time", tl->step);
+  g_autoptr (GArray) workers = NULL;
+  if (!wanted_workers (tl, worker_set, &workers, error))
+    return 0;
   print_summary (s, tl);
-  return plot_all (s, tl, from_s, to_s, error) ? 0 : 1;
+  return plot_all (s, tl, workers, from_s, to_s, error) ? 0 : 1;
 }
 
 int

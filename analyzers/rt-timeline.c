@@ -55,9 +55,22 @@ finish_marks (const RtTimeline *tl)
   return g_string_free (gp, FALSE);
 }
 
-/* Which bars occur in the table, as gnuplot plot clauses; `thin`: requests without phases. */
+/* The bar of row `r` shows in the window [from_s, to_s] (NAN: open on that side): it overlaps
+ * it, not only touches its edge; a bar of no length shows where it stands. */
+static gboolean
+bar_in_window (const RtTable *table, guint r, double from_s, double to_s)
+{
+  double start = rt_table_get_number (table, r, rt_table_find (table, "start_s"));
+  double end = rt_table_get_number (table, r, rt_table_find (table, "end_s"));
+  if (end <= start)
+    return !(end < from_s) && !(start > to_s);
+  return !(end <= from_s) && !(start >= to_s);
+}
+
+/* Which bars show in the window, as gnuplot plot clauses (the legend names only those);
+ * `thin`: requests without phases. */
 static char *
-gantt_clauses (const RtTable *table, gboolean thin)
+gantt_clauses (const RtTable *table, gboolean thin, double from_s, double to_s)
 {
   int phase_col = rt_table_find (table, "phase");
   GString *gp = g_string_new (NULL);
@@ -67,7 +80,8 @@ gantt_clauses (const RtTable *table, gboolean thin)
         continue;
       gboolean occurs = FALSE;
       for (guint r = 0; r < rt_table_n_rows (table) && !occurs; r++)
-        occurs = g_strcmp0 (rt_table_get_text (table, r, phase_col), bars[b].phase) == 0;
+        occurs = g_strcmp0 (rt_table_get_text (table, r, phase_col), bars[b].phase) == 0
+                 && bar_in_window (table, r, from_s, to_s);
       if (!occurs)
         continue;
       /* the worker's span is a thin line under its sections; request bars fill most of a lane */
@@ -115,7 +129,7 @@ plot_gantt (RtSession *s, const RtTimeline *tl, const GArray *workers, const cha
       lanes = MAX (lanes, (guint) rt_table_get_number (table, r, lane_col) + 1);
     }
   gboolean thin = requests > THIN_ABOVE;
-  g_autofree char *clauses = gantt_clauses (table, thin);
+  g_autofree char *clauses = gantt_clauses (table, thin, from_s, to_s);
   g_autofree char *tics = worker_tics (table);
   g_autofree char *marks = finish_marks (tl);
   g_autofree char *from_text = range_bound (from_s), *to_text = range_bound (to_s);

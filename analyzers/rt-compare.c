@@ -203,6 +203,16 @@ step_xlabel (const RtCompare *c)
   return rt_gnuplot_quote (text);
 }
 
+/* Round x tics over the rows' steps, so that 500 steps stay readable. */
+static char *
+step_xtics (const RtCompare *c)
+{
+  if (c->rows->len == 0)
+    return g_strdup ("");
+  return rt_gnuplot_int_tics ("xtics", g_array_index (c->rows, RtCompareRow, 0).step,
+                              g_array_index (c->rows, RtCompareRow, c->rows->len - 1).step, 20);
+}
+
 static gboolean
 plot_steps (RtSession *s, const RtCompare *c, const char *steps_text, GError **error)
 {
@@ -216,8 +226,9 @@ plot_steps (RtSession *s, const RtCompare *c, const char *steps_text, GError **e
     }
   g_string_append_c (plot, '\n');
   g_autofree char *xlabel = step_xlabel (c);
+  g_autofree char *xtics = step_xtics (c);
   g_autofree char *what = g_strdup_printf ("rollout and step interval per step, %s", steps_text);
-  const char *vars[] = { "XLABEL", xlabel, "PLOT", plot->str, NULL };
+  const char *vars[] = { "XLABEL", xlabel, "XTICS", xtics, "PLOT", plot->str, NULL };
   return rt_session_plot (s, "compare-steps", "compare_steps", what, vars, error);
 }
 
@@ -235,7 +246,9 @@ plot_throughput (RtSession *s, const RtCompare *c, const char *steps_text, GErro
   g_string_append_c (bottom, '\n');
   g_autofree char *xlabel = step_xlabel (c);
   g_autofree char *what = g_strdup_printf ("throughput per rollout second, %s", steps_text);
-  const char *vars[] = { "XLABEL", xlabel, "TOP", top->str, "BOTTOM", bottom->str, "SIZE", "1280,900", NULL };
+  g_autofree char *xtics = step_xtics (c);
+  const char *vars[] = { "XLABEL", xlabel, "XTICS", xtics, "TOP", top->str, "BOTTOM", bottom->str,
+                         "SIZE", "1280,900", NULL };
   return rt_session_plot_data (s, "compare-throughput", "compare_throughput", "compare_steps", what, vars, error);
 }
 
@@ -254,6 +267,11 @@ plot_columns (RtSession *s, const RtCompare *c, const RtTable *table, const char
       else
         clause (plot, "data using 1:%u with linespoints pt 7 ps 1 lw 2 lt %u title %s", e + 2, e + 1, title);
     }
+  /* each bar's value over it (a share too small to see is still read): bar e of a cluster of
+   * n sits at (e - (n - 1) / 2) / (n + 1) from the cluster's centre (gap 1) */
+  for (guint e = 0; strcmp (template_name, "compare-bars") == 0 && e < c->n; e++)
+    clause (plot, "data using ($0 + %.6f):%u:(sprintf('%%.1f', column(%u))) with labels offset 0, char 0.6 "
+            "font ',8' notitle", (e - (c->n - 1) / 2.0) / (c->n + 1), e + 2, e + 2);
   g_string_append_c (plot, '\n');
   g_autofree char *tsv_name = g_strdup_printf ("%s.tsv", name);
   g_autoptr (GString) tsv = rt_table_tsv (table);
@@ -261,7 +279,7 @@ plot_columns (RtSession *s, const RtCompare *c, const RtTable *table, const char
     return FALSE;
   g_autofree char *x = rt_gnuplot_quote (xlabel), *y = rt_gnuplot_quote (ylabel);
   const char *vars[] = { "XLABEL", x, "YLABEL", y, "PLOT", plot->str,
-                         "ROTATE", strcmp (name, "compare_events") == 0 ? "set xtics rotate by -30" : "", NULL };
+                         "ROTATE", strcmp (name, "compare_events") == 0 ? "set xtics rotate by -30\nset rmargin 12" : "", NULL };
   return rt_session_plot (s, template_name, name, what, vars, error);
 }
 
@@ -275,6 +293,11 @@ plot_hist (RtSession *s, const RtCompare *c, const char *steps_text, GError **er
   if (rt_table_n_rows (hist) == 0)
     return TRUE;   /* no positive duration anywhere: nothing to draw */
   double lo = rt_table_get_number (hist, 0, 0), hi = rt_table_get_number (hist, rt_table_n_rows (hist) - 1, 1);
+  double top = 0;   /* one y scale for every panel, so that heights compare */
+  for (guint r = 0; r < rt_table_n_rows (hist); r++)
+    for (guint e = 0; e < c->n; e++)
+      if (!isnan (rt_table_get_number (hist, r, 2 + e)))
+        top = MAX (top, rt_table_get_number (hist, r, 2 + e));
   g_autoptr (GString) panels = g_string_new (NULL);
   for (guint e = 0; e < c->n; e++)
     {
@@ -290,7 +313,7 @@ plot_hist (RtSession *s, const RtCompare *c, const char *steps_text, GError **er
                               e + 3, e + 3, e + 1);
     }
   g_autofree char *layout = g_strdup_printf ("%u", c->n);
-  g_autofree char *xrange = g_strdup_printf ("set xrange [%.9g:%.9g]", lo, hi);
+  g_autofree char *xrange = g_strdup_printf ("set xrange [%.9g:%.9g]\nset yrange [0:%.6g]", lo, hi, top * 1.1);
   g_autofree char *size = g_strdup_printf ("1280,%u", MAX (720u, 60 + 220 * c->n));
   g_autofree char *what = g_strdup_printf ("request durations in logarithmic bins, %s", steps_text);
   const char *vars[] = { "PANELS", layout, "XRANGE", xrange, "PLOTS", panels->str, "SIZE", size, NULL };

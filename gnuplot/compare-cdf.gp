@@ -8,7 +8,7 @@ set ytics 0.1
 set logscale x
 set autoscale xfix
 set format x '%g'
-set key bottom right box opaque
+set key bottom right box opaque noautotitle
 # the three levels the dots sit on
 set arrow from graph 0, first 0.5 to graph 1, first 0.5 nohead dt 3 lc rgb '#aaaaaa' back
 set arrow from graph 0, first 0.9 to graph 1, first 0.9 nohead dt 3 lc rgb '#aaaaaa' back

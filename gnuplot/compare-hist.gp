@@ -3,7 +3,6 @@
 set multiplot layout {{PANELS}},1 margins 0.08, 0.97, 0.08, 0.92 spacing 0, 0.02
 set logscale x
 {{XRANGE}}
-set yrange [0:*]
 set format x ''
 set ylabel '% of requests'
 {{PLOTS}}

@@ -4,6 +4,8 @@
 set xlabel {{XLABEL}}
 set ylabel 'time (s)'
 set yrange [0:*]
+set autoscale xfix
 set offsets 0.5, 0.5, 0, 0
+{{XTICS}}
 set key below
 {{PLOT}}

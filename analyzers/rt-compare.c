@@ -277,6 +277,13 @@ plot_columns (RtSession *s, const RtCompare *c, const RtTable *table, const char
   g_autoptr (GString) tsv = rt_table_tsv (table);
   if (!rt_session_write (s, tsv_name, tsv, error))
     return FALSE;
+  if (rt_table_n_rows (table) == 0)
+    {
+      /* the older logger writes no turn timings: nothing to draw, and no plot to look for */
+      if (!s->quiet)
+        g_printerr ("%s: note: %s is not drawn: no experiment has a value for it\n", s->command->name, name);
+      return TRUE;
+    }
   g_autofree char *x = rt_gnuplot_quote (xlabel), *y = rt_gnuplot_quote (ylabel);
   const char *vars[] = { "XLABEL", x, "YLABEL", y, "PLOT", plot->str,
                          "ROTATE", strcmp (name, "compare_events") == 0 ? "set xtics rotate by -30\nset rmargin 12" : "", NULL };

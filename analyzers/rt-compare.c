@@ -149,6 +149,15 @@ clause (GString *plot, const char *fmt, ...)
   g_string_append (plot, text);
 }
 
+/* Lines of one experiment: its colour, a point type of its own and a width that narrows along
+ * the list, so that equal series (the same engine in both runs) still show both. */
+static char *
+line_style (guint e)
+{
+  static const int points[] = { 7, 5, 9, 11, 13, 15 };
+  return g_strdup_printf ("lt %u pt %d lw %.1f", e + 1, points[e % G_N_ELEMENTS (points)], MAX (1.2, 5.0 - 2.5 * e));
+}
+
 static char *
 quoted_label (const RtCompare *c, guint e, const char *suffix)
 {
@@ -221,8 +230,9 @@ plot_steps (RtSession *s, const RtCompare *c, const char *steps_text, GError **e
     {
       g_autofree char *rollout = quoted_label (c, e, ": rollout (slowest rank)");
       g_autofree char *interval = quoted_label (c, e, ": step interval");
-      clause (plot, "data using 1:%u with linespoints pt 7 ps 0.8 lw 2 lt %u title %s", steps_column (c, 0, e), e + 1, rollout);
-      clause (plot, "data using 1:%u with linespoints pt 6 ps 0.8 lw 1.5 dt 2 lt %u title %s", steps_column (c, 1, e), e + 1, interval);
+      g_autofree char *style = line_style (e);
+      clause (plot, "data using 1:%u with linespoints ps 0.8 %s title %s", steps_column (c, 0, e), style, rollout);
+      clause (plot, "data using 1:%u with linespoints ps 0.8 %s dt 2 title %s", steps_column (c, 1, e), style, interval);
     }
   g_string_append_c (plot, '\n');
   g_autofree char *xlabel = step_xlabel (c);
@@ -239,8 +249,9 @@ plot_throughput (RtSession *s, const RtCompare *c, const char *steps_text, GErro
   for (guint e = 0; e < c->n; e++)
     {
       g_autofree char *title = quoted_label (c, e, "");
-      clause (top, "data using 1:%u with linespoints pt 7 ps 0.8 lw 2 lt %u title %s", steps_column (c, 2, e), e + 1, title);
-      clause (bottom, "data using 1:%u with linespoints pt 7 ps 0.8 lw 2 lt %u notitle", steps_column (c, 3, e), e + 1);
+      g_autofree char *style = line_style (e);
+      clause (top, "data using 1:%u with linespoints ps 0.8 %s title %s", steps_column (c, 2, e), style, title);
+      clause (bottom, "data using 1:%u with linespoints ps 0.8 %s notitle", steps_column (c, 3, e), style);
     }
   g_string_append_c (top, '\n');
   g_string_append_c (bottom, '\n');
@@ -265,7 +276,10 @@ plot_columns (RtSession *s, const RtCompare *c, const RtTable *table, const char
       if (strcmp (template_name, "compare-bars") == 0)
         clause (plot, "data using %u%s lt %u title %s", e + 2, e == 0 ? ":xtic(1)" : "", e + 1, title);
       else
-        clause (plot, "data using 1:%u with linespoints pt 7 ps 1 lw 2 lt %u title %s", e + 2, e + 1, title);
+        {
+          g_autofree char *style = line_style (e);
+          clause (plot, "data using 1:%u with linespoints ps 1.2 %s title %s", e + 2, style, title);
+        }
     }
   /* each bar's value over it (a share too small to see is still read): bar e of a cluster of
    * n sits at (e - (n - 1) / 2) / (n + 1) from the cluster's centre (gap 1) */

@@ -3,6 +3,7 @@
 set xlabel {{XLABEL}}
 set ylabel {{YLABEL}}
 set yrange [0:*]
+set autoscale xfix
 set offsets 0.3, 0.3, 0, 0
 set xtics 1
 set key top left

@@ -416,7 +416,7 @@ main (int argc, char **argv)
 {
   static const GOptionEntry entries[] = {
     { "labels", 'l', 0, G_OPTION_ARG_STRING, &opt_labels,
-      "One label per experiment, comma-separated (default: the folders' names)", "A,B,..." },
+      "One non-empty label per experiment, comma-separated, in the order given (default: the folders' names)", "A,B,..." },
     { "align", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer) parse_align,
       "Pair the steps of the experiments by number (step, the default) or by position (index)", "step|index" },
     G_OPTION_ENTRY_NULL

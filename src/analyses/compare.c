@@ -325,8 +325,10 @@ const RtTableSpec rt_compare_experiments_spec = {
     { RT_COL ("rollout_mean", RT_COLUMN_NUMBER, "s", "mean rollout_s (slowest rank) over the selected steps with one") },
     { RT_COL ("interval_mean", RT_COLUMN_NUMBER, "s", "mean interval_s (to the next step) over the selected steps with one") },
     { RT_COL ("barrier_share_mean", RT_COLUMN_NUMBER, "%", "rt-events' barrier_wait_duration share, mean over the selected steps with one") },
-    { RT_COL ("requests_per_s", RT_COLUMN_NUMBER, "1/s", "complete requests / rollout_s, summed over the steps with a value") },
-    { RT_COL ("tokens_per_s", RT_COLUMN_NUMBER, "tokens/s", "response_length of complete requests / rollout_s, summed likewise") },
+    { RT_COL ("requests_per_s", RT_COLUMN_NUMBER, "1/s", "the selected steps' complete requests / their rollout_s, both summed over the steps whose "
+              "own value is not null (a rollout-weighted mean; null when none)") },
+    { RT_COL ("tokens_per_s", RT_COLUMN_NUMBER, "tokens/s", "the sum of response_length over complete requests / rollout_s, summed likewise over the "
+              "steps whose own tokens_per_s is not null") },
     RT_COLUMNS_END,
   },
 };

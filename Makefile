@@ -20,7 +20,7 @@ DEB_PACKAGES = build-essential cmake pkg-config libglib2.0-dev libsimdjson-dev g
 
 BIN = $(abspath $(BUILD))
 
-.PHONY: all build deps demo test test-asan fuzz fuzz-build fuzz-short plots bench clean help
+.PHONY: all build deps demo test test-asan fuzz fuzz-build fuzz-short plots bench clean help compare
 
 all: build
 
@@ -30,6 +30,8 @@ help:
 	@echo "make test       run every test, also under AddressSanitizer+UBSan (installs what is missing)"
 	@echo "make plots EXP=logs/exp [OUT=dir] [STEP=N] [FORMAT=png|svg|pdf] [TRAIN=trainer.log]"
 	@echo "                run every analyzer on EXP and render all plots"
+	@echo "make compare EXPS=\"a b [c...]\" [OUT=dir] [FORMAT=png|svg|pdf]"
+	@echo "                compare experiments side by side (the first the reference): every compare plot"
 	@echo "make bench      the speed and memory benchmark (see bench/run.sh, bench/RESULTS.md)"
 	@echo "make fuzz [FUZZ_SECONDS=60]  run each fuzz target that long (see tests/fuzz/README.md)"
 
@@ -97,6 +99,17 @@ plots: build
 	@gnuplot/write-plots.sh "$(BIN)" "$(EXP)" "$(OUT)" "$(FORMAT)" "$(STEP)" "$(TRAIN)"
 	@$(MAKE) -s --no-print-directory -C "$(OUT)" -f $(abspath gnuplot/render.mk) -j$(JOBS) FORMAT=$(FORMAT)
 	@echo "plots: $(OUT)/ ($$(ls "$(OUT)"/*.$(FORMAT) | wc -l) $(FORMAT) files)"
+
+# rt-compare over several experiments, the first the reference; OUT defaults to
+# rt-out/compare-A+B (the folders' names). The plots render in parallel, as with `make plots`.
+EXPS      ?=
+COMPARE_OUT = $(if $(filter command line,$(origin OUT)),$(OUT),rt-out/compare-$(subst $(eval) ,+,$(foreach e,$(EXPS),$(notdir $(abspath $(e))))))
+compare: build
+	@test -n "$(strip $(EXPS))" || { echo 'usage: make compare EXPS="a b [c...]" [OUT=dir]' >&2; exit 2; }
+	@test $(words $(EXPS)) -ge 2 || { echo "make compare: EXPS needs two experiments or more" >&2; exit 2; }
+	$(BUILD)/rt-compare $(EXPS) --out "$(COMPARE_OUT)" --format $(FORMAT) --no-render --quiet
+	@$(MAKE) -s --no-print-directory -C "$(COMPARE_OUT)" -f $(abspath gnuplot/render.mk) -j$(JOBS) FORMAT=$(FORMAT)
+	@echo "compare: $(COMPARE_OUT)/ ($$(ls "$(COMPARE_OUT)"/compare_*.$(FORMAT) | wc -l) $(FORMAT) files)"
 
 bench: deps build
 	bench/run.sh

@@ -89,6 +89,18 @@ for size in $SIZES; do
   } >"$results"
   report "$size" "$bytes" "$results"
 done
+# rt-compare of three 10M-line experiments from their caches, when the other two exist
+# (rt-synth "$BENCH_DIR/exp-10M-b" --steps 100 --workers 16 --requests 230 --seed 43 --faults, -c seed 44)
+if [[ " $SIZES " == *" 10M "* ]] && [ -d "$BENCH_DIR/exp-10M-b" ] && [ -d "$BENCH_DIR/exp-10M-c" ]; then
+  exps=("$BENCH_DIR/exp-10M" "$BENCH_DIR/exp-10M-b" "$BENCH_DIR/exp-10M-c")
+  cache="$BENCH_DIR/cache-compare"
+  "$BUILD/rt-compare" "${exps[@]}" --quiet --cache-dir "$cache" --no-render --out "$BENCH_DIR/compare-plots"
+  measure "rt-compare of three 10M experiments (cached)" "$RUNS" "$BUILD/rt-compare" "${exps[@]}" --quiet \
+    --cache-dir "$cache" --no-render --out "$BENCH_DIR/compare-plots" >"$BENCH_DIR/results-compare.tsv"
+  IFS=$'\t' read -r label w m <"$BENCH_DIR/results-compare.tsv"
+  echo; echo "$label: $w s median, peak $m MiB"
+fi
+
 # the trainer's console log (rt-train): TRAIN_LOG_MB of it, mostly noise
 TRAIN_LOG_MB=${TRAIN_LOG_MB:-1000}
 if [ "$TRAIN_LOG_MB" -gt 0 ]; then

@@ -71,6 +71,8 @@ rt_table_expand (RtTable *t, const char *pattern, const char *const *names, guin
   RtColumn each = g_array_index (t->columns, RtColumn, at);
   each.flags &= ~RT_COLUMN_EACH;
   each.tsv_name = NULL;
+  if (each.flags & RT_COLUMN_ARRAY)
+    each.group = g_array_index (t->columns, RtColumn, at).name;   /* the spec's, static */
   g_array_remove_index (t->columns, at);
   for (guint k = 0; k < n; k++)
     {
@@ -311,29 +313,57 @@ json_cell (RtJsonWriter *w, const RtColumn *c, const Cell *cell)
     }
 }
 
+/* Column k opens a group of RT_COLUMN_NULL_GROUP columns whose cells in row r are all null. */
+static gboolean
+group_all_null (const RtTable *t, guint r, guint k)
+{
+  const RtColumn *head = rt_table_column (t, k);
+  if (!(head->flags & RT_COLUMN_NULL_GROUP))
+    return FALSE;
+  for (guint j = k; j < t->columns->len && g_strcmp0 (rt_table_column (t, j)->group, head->group) == 0; j++)
+    {
+      const Cell *cell = cell_at (t, r, j);
+      gboolean is_null = cell->null || (rt_table_column (t, j)->type == RT_COLUMN_NUMBER && !isfinite (cell->d));
+      if (!is_null)
+        return FALSE;
+    }
+  return TRUE;
+}
+
 void
 rt_table_write_json_row (const RtTable *t, guint r, RtJsonWriter *w)
 {
   rt_jw_begin_object (w);
-  const char *group = NULL;   /* the nested object open, if any */
+  const char *group = NULL;   /* the nested object (or array) open, if any */
+  gboolean array = FALSE, skip = FALSE;
   for (guint k = 0; k < t->columns->len; k++)
     {
       const RtColumn *c = rt_table_column (t, k);
       if (c->flags & RT_COLUMN_TSV_ONLY)
         continue;
-      if (group != NULL && g_strcmp0 (group, c->group) != 0)
-        rt_jw_end_object (w);
+      if (group != NULL && g_strcmp0 (group, c->group) != 0 && !skip)
+        (array ? rt_jw_end_array : rt_jw_end_object) (w);
       if (c->group != NULL && g_strcmp0 (group, c->group) != 0)
         {
           rt_jw_key (w, c->group);
-          rt_jw_begin_object (w);
+          array = (c->flags & RT_COLUMN_ARRAY) != 0;
+          skip = group_all_null (t, r, k);
+          if (skip)
+            rt_jw_null (w);
+          else
+            (array ? rt_jw_begin_array : rt_jw_begin_object) (w);
         }
+      else if (c->group == NULL)
+        skip = array = FALSE;
       group = c->group;
-      rt_jw_key (w, c->name);
+      if (skip)
+        continue;
+      if (!array)
+        rt_jw_key (w, c->name);
       json_cell (w, c, cell_at (t, r, k));
     }
-  if (group != NULL)
-    rt_jw_end_object (w);
+  if (group != NULL && !skip)
+    (array ? rt_jw_end_array : rt_jw_end_object) (w);
   rt_jw_end_object (w);
 }
 

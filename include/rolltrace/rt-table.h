@@ -21,6 +21,10 @@ typedef enum {
   RT_COLUMN_TSV_ONLY = 1 << 1,   /* left out of the JSON objects */
   RT_COLUMN_EACH = 1 << 2,       /* a pattern: one column per name given to rt_table_expand,
                                   * named after it, with this column's type, unit and group */
+  RT_COLUMN_ARRAY = 1 << 3,      /* with RT_COLUMN_EACH: in JSON the expanded columns are one
+                                  * array under the pattern's name (one value per experiment) */
+  RT_COLUMN_NULL_GROUP = 1 << 4, /* on a grouped column: the group's object is null in JSON
+                                  * when every cell of it is null in that row */
 } RtColumnFlags;
 
 typedef struct {

@@ -54,9 +54,17 @@ train_cases=(
   "train-odd|rt-train fixtures/train/odd-values.log --metric *"
   "train-none|rt-train fixtures/train/no-metrics.log"
 )
+# rt-compare reads several experiments, named in each case
+compare_cases=(
+  "compare|rt-compare fixtures/compare/base fixtures/compare/fast"
+  "compare-index|rt-compare fixtures/compare/base fixtures/compare/fast --align index --labels b,f"
+  "compare-none|rt-compare fixtures/compare/base fixtures/compare/none"
+  "compare-hand|rt-compare fixtures/hand-v2 fixtures/hand-v1 fixtures/hand-v2 --steps 1-3"
+  "compare-samples|rt-compare ../shared/samples/exp-v1 ../shared/samples/exp-v2-damaged"
+)
 
 # every analyzer the build lists has its cases here
-expect_covered "t-golden's cases" $(for c in "${cases[@]}" "${train_cases[@]}"; do c=${c#*|}; echo "${c%% *}"; done)
+expect_covered "t-golden's cases" $(for c in "${cases[@]}" "${train_cases[@]}" "${compare_cases[@]}"; do c=${c#*|}; echo "${c%% *}"; done)
 
 # run_case DIR COMMAND ARGS...: the command's answers into DIR
 run_case () {
@@ -112,6 +120,11 @@ for c in "${train_cases[@]}"; do
   name=${c%%|*} line=${c#*|}
   set -f; read -r -a words <<<"$line"; set +f
   check_case "train/$name" "${words[@]}"
+done
+for c in "${compare_cases[@]}"; do
+  name=${c%%|*}
+  read -r -a words <<<"${c#*|}"
+  check_case "compare/$name" "${words[@]}"
 done
 
 # rt-synth writes the same bytes as before: every file it writes (and its summary), hashed

@@ -133,6 +133,25 @@ sys.exit(not {"\n!>PWNED\x27\"\\0", "\n!>PWNED\x27\"\\1"} <= ids)' "$TMP/trace/t
   || fail "rt-trace: the hostile request ids are not in the trace as they were"
 RAN="$RAN rt-trace"
 
+# rt-compare: the hostile folder name and hostile --labels reach legends, panel labels and titles;
+# the default output folder joins the names; every script also runs on its own
+state=$(tree_state "$NAMED")
+expect_safe 0 "$BUILD/rt-compare" "$NAMED" "$TMP/text" --out "$TMP/o-compare" --cache-dir "$TMP/c"
+expect_safe 0 "$BUILD/rt-compare" "$TMP/text" "$NAMED" --out "$TMP/o-compare-l" --cache-dir "$TMP/c" \
+  --labels $'a\n!touch PWNED,b\'"\\\nsystem "touch PWNED"'
+for o in o-compare o-compare-l; do
+  expect_plots "$TMP/$o" compare_cdf compare_steps compare_turns compare_turn_dist compare_events compare_throughput compare_hist
+  expect_no_temps "$TMP/$o" "rt-compare into $o"
+  for gp in "$TMP/$o"/compare_*.gp; do
+    (cd "$TMP/$o" && timeout 60 gnuplot "${gp##*/}" >/dev/null 2>&1) && ok || fail "gnuplot ${gp##*/} of $o on its own"
+  done
+done
+expect_safe 0 "$BUILD/rt-compare" "$NAMED" "$TMP/text" --cache-dir "$TMP/c" --no-render
+[ -d "$TMP/cwd/rt-out/${NAMED##*/}+text" ] && ok || fail "rt-compare's default --out is not the names joined"
+expect_no_pwned "rt-compare with a hostile folder name and labels"
+expect_tree_unchanged <(echo "$state") "$NAMED" "the experiment after rt-compare"
+RAN="$RAN rt-compare"
+
 # a trainer log whose metric names hold quotes, control characters and gnuplot commands
 {
   for step in 1 2 3; do

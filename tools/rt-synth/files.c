@@ -62,7 +62,7 @@ trace_text_build (TraceText *tt, const Synth *sy, const RankStep *rs, StatsDamag
   RequestPlan plan;
   for (int i = 0; i < n; i++)
     {
-      request_plan (&plan, sy->seed, rs->step, rs->worker, i, rs->slow);
+      request_plan (&plan, sy->seed, rs->step, rs->worker, i, rs->slow, sy->tool_scale);
       gint64 base = rs->end[SEC_PREPROCESSING] + plan.offset;
       gen->emit_request (&k, &plan, base);
       lengths[i] = plan.response_length;

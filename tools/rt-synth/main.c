@@ -16,6 +16,7 @@ typedef struct {
   gchar *start;
   gchar *console_log;
   gboolean faults, quiet;
+  gdouble tool_scale;
   gchar **rest;
 } SynthOptions;
 
@@ -119,6 +120,11 @@ options_check (const SynthOptions *o, const Generation **gen, GError **error)
                      ranges[i].name, ranges[i].lo, ranges[i].hi);
         return FALSE;
       }
+  if (!(o->tool_scale >= 0.01 && o->tool_scale <= 100))
+    {
+      g_set_error (error, RT_SYNTH_ERROR, RT_SYNTH_ERROR_USAGE, "--tool-scale must be between 0.01 and 100");
+      return FALSE;
+    }
   if (g_strcmp0 (o->schema_name, generation_v1.name) == 0)
     *gen = &generation_v1;
   else if (g_strcmp0 (o->schema_name, generation_v2.name) == 0)
@@ -196,7 +202,7 @@ static const char synth_description[] =
 int
 main (int argc, char **argv)
 {
-  SynthOptions o = { .steps = 3, .workers = 4, .requests = 12, .first_step = 1, .seed = 1 };
+  SynthOptions o = { .steps = 3, .workers = 4, .requests = 12, .first_step = 1, .seed = 1, .tool_scale = 1.0 };
   g_autofree char *start_default = g_strdup ("2025-06-10T09:00:00");
   GOptionEntry entries[] = {
     { "steps", 0, 0, G_OPTION_ARG_INT, &o.steps, "Training steps, folders step_K (default 3)", "S" },
@@ -215,6 +221,8 @@ main (int argc, char **argv)
       "Files generated in parallel (default: one per processor)", "N" },
     { "console-log", 0, 0, G_OPTION_ARG_FILENAME, &o.console_log,
       "Also write the trainer's console log of this run (for rt-train, --train)", "FILE" },
+    { "tool-scale", 0, 0, G_OPTION_ARG_DOUBLE, &o.tool_scale,
+      "Multiply every tool execution time by F: a slower (F > 1) or faster tool server (default 1)", "F" },
     { "quiet", 'q', 0, G_OPTION_ARG_NONE, &o.quiet, "No summary line on stderr", NULL },
     { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &o.rest, NULL, "OUT" },
     G_OPTION_ENTRY_NULL
@@ -259,6 +267,7 @@ main (int argc, char **argv)
     .n_steps = o.steps,
     .n_workers = o.workers,
     .n_requests = o.requests,
+    .tool_scale = o.tool_scale,
     .fault_notes = g_ptr_array_new_with_free_func (g_free),
   };
   g_mutex_init (&sy.lock);

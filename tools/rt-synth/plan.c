@@ -19,7 +19,7 @@ engine_time_us (Rng *r, int turn, int tokens, double slow)
 }
 
 void
-request_plan (RequestPlan *p, guint64 seed, int step, int worker, int index, double slow)
+request_plan (RequestPlan *p, guint64 seed, int step, int worker, int index, double slow, double tool_scale)
 {
   Rng r;
   rng_seed_stream (&r, seed, STREAM_REQUEST, step, worker, index);
@@ -103,8 +103,9 @@ request_plan (RequestPlan *p, guint64 seed, int step, int worker, int index, dou
 
       tp->executes_tools = TRUE;
       tp->exec_start = t + rng_int (&r, 2, 20);
-      tp->exec_end = tp->exec_start
-                     + tp->parsed_tool_calls * rng_duration_us (&r, 0.3, 1.1, 0.005, 60.0);
+      /* a slower tool server (--tool-scale) draws the same numbers, so only the times change */
+      gint64 tool_us = tp->parsed_tool_calls * rng_duration_us (&r, 0.3, 1.1, 0.005, 60.0);
+      tp->exec_end = tp->exec_start + (tool_scale == 1.0 ? tool_us : (gint64) llround (tool_scale * tool_us));
       tp->resp_start = tp->exec_end + rng_int (&r, 2, 20);
       tp->resp_end = tp->resp_start + rng_duration_us (&r, 0.0004, 0.9, 0.00002, 0.01);
       tp->tool_state_end = tp->resp_end + rng_int (&r, 2, 15);
@@ -182,7 +183,7 @@ rank_step_plan (gpointer data, gpointer user_data)
   RequestPlan plan;
   for (int i = 0; i < sy->n_requests; i++)
     {
-      request_plan (&plan, sy->seed, rs->step, rs->worker, i, rs->slow);
+      request_plan (&plan, sy->seed, rs->step, rs->worker, i, rs->slow, sy->tool_scale);
       span = MAX (span, plan.offset + plan.end);
       rs->response_tokens += plan.response_length;
     }

@@ -277,6 +277,7 @@ typedef struct {
   const Generation *gen;
   guint64 seed;
   int n_steps, n_workers, n_requests;
+  double tool_scale;  /* tool execution times are multiplied by it (--tool-scale) */
   StepPlan *steps;    /* [n_steps] */
   RankStep *ranks;    /* [step_index * n_workers + worker] */
   FileDamage *damage; /* same indexing; NULL without --faults */
@@ -297,7 +298,8 @@ synth_rank (const Synth *sy, int step_index, int worker)
 
 void synth_fail (Synth *sy, GError *error);
 
-void request_plan (RequestPlan *p, guint64 seed, int step, int worker, int index, double slow);
+void request_plan (RequestPlan *p, guint64 seed, int step, int worker, int index, double slow,
+                   double tool_scale);
 void steps_plan (Synth *sy, int first_step);
 void rank_step_plan (gpointer data, gpointer user_data);
 void steps_anchor (Synth *sy, gint64 start_us);

@@ -743,7 +743,11 @@ rt_findings_write_json (const RtFindings *f, RtJsonWriter *w)
       for (guint k = 0; k < x->evidence->len; k++)
         {
           const RtEvidence *e = &g_array_index (x->evidence, RtEvidence, k);
-          rt_jw_member_number (w, e->name, e->value);
+          /* counts, workers and steps read as whole numbers */
+          if (isfinite (e->value) && e->value == floor (e->value) && fabs (e->value) < 9007199254740992.0)
+            rt_jw_member_int (w, e->name, (gint64) e->value);
+          else
+            rt_jw_member_number (w, e->name, e->value);
         }
       rt_jw_end_object (w);
       rt_jw_end_object (w);

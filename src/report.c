@@ -736,6 +736,23 @@ static const char page_script[] =
   "y=b.cells[i].textContent,nx=parseFloat(x),ny=parseFloat(y);var c=(isNaN(nx)||isNaN(ny))?x.localeCompare(y):nx-ny;"
   "return up?c:-c;});rows.forEach(function(r){tb.appendChild(r);});});});";
 
+/* When the page is written: now, or SOURCE_DATE_EPOCH (seconds, UTC) when set, the convention of
+ * reproducible builds, so that a page can be compared byte for byte (the golden tests). */
+static GDateTime *
+page_time (void)
+{
+  const char *epoch = g_getenv ("SOURCE_DATE_EPOCH");
+  char *end = NULL;
+  gint64 v = epoch != NULL ? g_ascii_strtoll (epoch, &end, 10) : 0;
+  if (epoch != NULL && *epoch != '\0' && end != NULL && *end == '\0')
+    {
+      GDateTime *t = g_date_time_new_from_unix_utc (v);
+      if (t != NULL)
+        return t;
+    }
+  return g_date_time_new_now_local ();
+}
+
 static void
 write_header (GString *out, RtSession *s, RtReport *r, gboolean stopped)
 {
@@ -789,7 +806,7 @@ write_header (GString *out, RtSession *s, RtReport *r, gboolean stopped)
       esc (out, r->opts.train_path);
     }
   g_string_append (out, "</dd>\n</dl>\n<p class=\"stamp\">");
-  g_autoptr (GDateTime) now = g_date_time_new_now_local ();
+  g_autoptr (GDateTime) now = page_time ();
   g_autofree char *when = g_date_time_format (now, "%Y-%m-%d %H:%M:%S");
   esc_printf (out, "Written %s by rt-report.", when);
   if (r->opts.watch_s > 0 && !stopped)

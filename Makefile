@@ -16,11 +16,11 @@ DEMO_DIR  ?= demo
 
 # Debian packages the build, the plots and the tests need.
 DEB_PACKAGES = build-essential cmake pkg-config libglib2.0-dev libsimdjson-dev gnuplot-nox python3 time \
-               clang libclang-rt-14-dev
+               clang libclang-rt-14-dev chromium
 
 BIN = $(abspath $(BUILD))
 
-.PHONY: all build deps demo test test-asan fuzz fuzz-build fuzz-short plots bench clean help
+.PHONY: all build deps demo test test-asan fuzz fuzz-build fuzz-short plots report bench clean help
 
 all: build
 
@@ -30,6 +30,8 @@ help:
 	@echo "make test       run every test, also under AddressSanitizer+UBSan (installs what is missing)"
 	@echo "make plots EXP=logs/exp [OUT=dir] [STEP=N] [FORMAT=png|svg|pdf] [TRAIN=trainer.log]"
 	@echo "                run every analyzer on EXP and render all plots"
+	@echo "make report EXP=logs/exp [TRAIN=trainer.log] [COMPARE=\"b c\"] [OUT=dir]"
+	@echo "                one HTML page of EXP: findings and every section (OUT/report/index.html)"
 	@echo "make bench      the speed and memory benchmark (see bench/run.sh, bench/RESULTS.md)"
 	@echo "make fuzz [FUZZ_SECONDS=60]  run each fuzz target that long (see tests/fuzz/README.md)"
 
@@ -57,6 +59,8 @@ demo: deps build
 	  --console-log $(DEMO_DIR)/trainer.log
 	$(BUILD)/rt-check $(DEMO_DIR)/rollout-demo
 	@$(MAKE) --no-print-directory plots EXP=$(DEMO_DIR)/rollout-demo OUT=$(DEMO_DIR)/plots \
+	  TRAIN=$(DEMO_DIR)/trainer.log
+	@$(MAKE) --no-print-directory report EXP=$(DEMO_DIR)/rollout-demo OUT=$(DEMO_DIR) \
 	  TRAIN=$(DEMO_DIR)/trainer.log
 
 test: deps build test-asan
@@ -97,6 +101,13 @@ plots: build
 	@gnuplot/write-plots.sh "$(BIN)" "$(EXP)" "$(OUT)" "$(FORMAT)" "$(STEP)" "$(TRAIN)"
 	@$(MAKE) -s --no-print-directory -C "$(OUT)" -f $(abspath gnuplot/render.mk) -j$(JOBS) FORMAT=$(FORMAT)
 	@echo "plots: $(OUT)/ ($$(ls "$(OUT)"/*.$(FORMAT) | wc -l) $(FORMAT) files)"
+
+# rt-report's page of EXP in OUT/report/index.html, with the trainer's log and experiments to compare.
+report: build
+	@test -n "$(EXP)" || { echo "usage: make report EXP=path/to/experiment [TRAIN=log] [COMPARE=\"b c\"] [OUT=dir]" >&2; exit 2; }
+	@$(BUILD)/rt-report "$(EXP)" --out "$(OUT)/report" --quiet $(if $(TRAIN),--train "$(TRAIN)") \
+	  $(foreach c,$(COMPARE),--compare "$(c)")
+	@echo "report: $(OUT)/report/index.html"
 
 bench: deps build
 	bench/run.sh

@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
-"""browser-check.py PAGE OUT_PREFIX [--width W]: opens PAGE in headless Chromium through the DevTools
+"""browser-check.py PAGE OUT_PREFIX [--width W] [--shot ID]...: opens PAGE in headless Chromium through the DevTools
 protocol (over a pipe: no port, no package), and writes OUT_PREFIX.dom.html (the DOM once loaded),
 OUT_PREFIX.png (a screenshot of the whole page) and OUT_PREFIX.json: the sections, the findings,
 the size of every inline SVG, every URL the page asked for and every console error. Exits 2 when
-the browser cannot be driven; the test reads the JSON."""
+the browser cannot be driven; the test reads the JSON. Each --shot ID also writes OUT_PREFIX-ID.png,
+the element of that id alone (at most 1600 pixels of it): the pictures of the documentation."""
 import base64
 import json
 import os
@@ -15,6 +16,7 @@ import time
 
 page, prefix = os.path.abspath(sys.argv[1]), sys.argv[2]
 width = int(sys.argv[sys.argv.index("--width") + 1]) if "--width" in sys.argv else 1200
+shots = [sys.argv[i + 1] for i, a in enumerate(sys.argv) if a == "--shot"]
 browser = next((shutil.which(b) for b in ("chromium", "chromium-headless-shell", "chromium-browser")
                 if shutil.which(b)), None)
 if browser is None:
@@ -109,6 +111,17 @@ try:
                                            "clip": {"x": 0, "y": 0, "width": width,
                                                     "height": min(info["height"], 16000), "scale": 1}},
                 session=s)
+    for element in shots:
+        box = send("Runtime.evaluate", {"expression": "(() => { const b = document.getElementById(%s)"
+                                        ".getBoundingClientRect(); return [b.left + scrollX, b.top + scrollY, b.width,"
+                                        " b.height]; })()" % json.dumps(element), "returnByValue": True},
+                   session=s)["result"]["value"]
+        part = send("Page.captureScreenshot", {"format": "png", "captureBeyondViewport": True,
+                                               "clip": {"x": 0, "y": box[1] - 8, "width": width,
+                                                        "height": min(box[3] + 16, 1600), "scale": 1}},
+                    session=s)
+        with open("%s-%s.png" % (prefix, element), "wb") as f:
+            f.write(base64.b64decode(part["data"]))
     # what the page asked for, and what the console said, once everything settled
     time.sleep(0.3)
     send("Runtime.evaluate", {"expression": "1"}, session=s)

@@ -64,7 +64,7 @@ run (RtSession *s, GError **error)
     }
   if (!any)
     return 1;
-  return rt_plot_cdf (s, cdf, error) ? 0 : 1;
+  return rt_plot_cdf (s, cdf, RT_PLOT_CDF_STEP_POINTS, error) ? 0 : 1;
 }
 
 int

@@ -44,7 +44,7 @@ rt_plot_overview (RtSession *s, const RtOverview *o, GError **error)
 #define MAX_STEP_SERIES 12   /* more steps than this are drawn as a grey fan, unlabelled */
 
 gboolean
-rt_plot_cdf (RtSession *s, const RtCdf *cdf, GError **error)
+rt_plot_cdf (RtSession *s, const RtCdf *cdf, guint step_points, GError **error)
 {
   GPtrArray *cdfs = cdf->events;
   g_autoptr (GString) tsv = g_string_new ("# duration_s\tfraction\n");
@@ -64,7 +64,7 @@ rt_plot_cdf (RtSession *s, const RtCdf *cdf, GError **error)
           RtSamples *v = st->sorted;
           gint32 step = st->step;
           g_autofree char *label = g_strdup_printf ("step %d", step);
-          rt_view_tsv_cdf_block (tsv, label, rt_samples_data (v), v->len, 2000);
+          rt_view_tsv_cdf_block (tsv, label, rt_samples_data (v), v->len, step_points);
           if (n_steps <= MAX_STEP_SERIES)
             g_string_append_printf (plot, "%sdata index %u using 1:2 with steps lw 1.5 title 'step %d'",
                                     block ? ", \\\n     " : "", block, step);

@@ -11,6 +11,8 @@
 
 #define TABLE_ROWS_MAX 40     /* rows of a table shown in the page; the TSV beside has them all */
 #define TOP_REQUESTS 10       /* slowest requests shown */
+#define GANTT_REQUESTS_MAX 400  /* above this many requests in the slowest step, its Gantt shows the tail */
+#define INFLIGHT_WORKERS_MAX 8  /* above this many workers, requests in flight are drawn in total only */
 
 /* ---- the pieces of a section: markup of ours, text of the input, plots ---- */
 
@@ -269,7 +271,10 @@ section_tail (RtReport *r, Section *sec, gboolean *shown, GError **error)
     }
   caption (sec, "The CDF of request durations, per step and over all: the further P99 lies right of P50, the more "
                 "a step waits for a few slow requests. The table lists each step's percentiles.");
-  if (!rt_plot_cdf (r->s, r->cdf, error))
+  /* a page stays light whatever the number of steps: a step's line needs no more points than a
+   * picture has pixels across, divided among the steps drawn */
+  guint step_points = MAX (100u, RT_PLOT_CDF_STEP_POINTS / MAX (1u, c->steps->len / 4));
+  if (!rt_plot_cdf (r->s, r->cdf, MIN (step_points, (guint) RT_PLOT_CDF_STEP_POINTS), error))
     return FALSE;
   plot (r, sec, "cdf", "cdf");
   g_autoptr (RtTable) all = rt_cdf_steps_table (c);
@@ -415,10 +420,17 @@ section_timeline (RtReport *r, Section *sec, gboolean *shown, GError **error)
                "%.2f s (tail share %.2f); at most %u in flight at once.", tl->step, tl->requests, tl->t50_s,
                tl->t90_s, tl->t99_s, tl->t100_s, tl->tail_share, tl->peak_in_flight);
   html (sec, "</p>\n");
-  g_autofree char *gantt = g_strdup_printf ("timeline_step_%d", tl->step);
+  /* every request of a big step is a Gantt gnuplot takes seconds over and nobody reads: its
+   * tail, the requests still alive when 90 % had finished, is the part that answers */
+  gboolean whole = tl->requests <= GANTT_REQUESTS_MAX || !(tl->t90_s < tl->end_s);
+  g_autofree char *gantt = g_strdup_printf (whole ? "timeline_step_%d" : "timeline_step_%d_tail", tl->step);
   g_autofree char *inflight = g_strdup_printf ("inflight_step_%d", tl->step);
-  if (!rt_plot_timeline_gantt (r->s, tl, NULL, NULL, gantt, "", NAN, NAN, error)
-      || !rt_plot_timeline_inflight (r->s, tl, NULL, NULL, error))
+  g_autoptr (GArray) none = g_array_new (FALSE, FALSE, sizeof (gint32));
+  if (!whole)
+    note (sec, "More requests than a Gantt shows one by one: the Gantt below is the tail, from 90 % finished.");
+  if (!rt_plot_timeline_gantt (r->s, tl, NULL, NULL, gantt, whole ? "" : "its tail (from 90 % of requests finished)",
+                               whole ? NAN : tl->t90_s, whole ? NAN : tl->end_s, error)
+      || !rt_plot_timeline_inflight (r->s, tl, tl->workers->len > INFLIGHT_WORKERS_MAX ? none : NULL, NULL, error))
     return FALSE;
   plot (r, sec, gantt, gantt);
   plot (r, sec, inflight, inflight);

@@ -16,8 +16,10 @@ G_BEGIN_DECLS
 /* overview.tsv, overview: rollout, interval and outside time per step (o->steps not empty). */
 gboolean rt_plot_overview (RtSession *s, const RtOverview *o, GError **error);
 
-/* cdf.tsv, cdf: the CDF of each event of `cdf` (the first that has values draws the markers). */
-gboolean rt_plot_cdf (RtSession *s, const RtCdf *cdf, GError **error);
+/* cdf.tsv, cdf: the CDF of each event of `cdf` (the first that has values draws the markers), each
+ * step's line thinned to about `step_points` points (the whole: 4000). */
+#define RT_PLOT_CDF_STEP_POINTS 2000
+gboolean rt_plot_cdf (RtSession *s, const RtCdf *cdf, guint step_points, GError **error);
 
 /* workers_steps.tsv, workers_steps: slowest worker and imbalance per step (w->steps not empty). */
 gboolean rt_plot_workers_steps (RtSession *s, const RtWorkers *w, GError **error);

@@ -149,8 +149,24 @@ main (int argc, char **argv)
     "comparison with --compare.\n\n"
     "Findings, ranked high, medium, info (docs/findings.md has the arithmetic), fire when:\n");
   for (guint i = 0; rt_finding_rules[i].id != NULL; i++)
-    g_string_append_printf (description, "  %-16s %-6s %s\n", rt_finding_rules[i].id,
-                            rt_severity_name (rt_finding_rules[i].severity), rt_finding_rules[i].rule);
+    {
+      g_string_append_printf (description, "  %s (%s):", rt_finding_rules[i].id,
+                              rt_severity_name (rt_finding_rules[i].severity));
+      /* the rule's sentence wrapped under its id */
+      g_auto (GStrv) words = g_strsplit (rt_finding_rules[i].rule, " ", -1);
+      guint column = 80;
+      for (guint w = 0; words[w] != NULL; w++)
+        {
+          if (column + 1 + strlen (words[w]) > 78)
+            {
+              g_string_append (description, "\n     ");
+              column = 5;
+            }
+          g_string_append_printf (description, " %s", words[w]);
+          column += 1 + strlen (words[w]);
+        }
+      g_string_append_c (description, '\n');
+    }
   g_string_append (description,
     "\nJSON (--json): {\"findings\": [{\"id\", \"severity\" (high|medium|info), \"title\", \"detail\",\n"
     "\"evidence\": {name: number}}], \"sections\": [names of the sections on the page]}.\n\n"

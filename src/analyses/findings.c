@@ -9,35 +9,42 @@
 
 #define PCT(x) ((x) * 100.0)
 
+/* The thresholds appear in the texts as written in rt-analyses.h: one place to change them. */
+#define T(x) G_STRINGIFY (x)
+
 const RtFindingRule rt_finding_rules[] = {
   { "straggler", RT_SEVERITY_HIGH,
-    "the same worker has the longest generation (async_generate_duration) in at least half of "
-    "at least 4 selected steps: the others wait for it at the barrier" },
+    "the same worker has the longest generation (async_generate_duration) in at least "
+    T (RT_FINDING_STRAGGLER_SHARE) " of at least " T (RT_FINDING_STRAGGLER_MIN_STEPS) " selected steps with two "
+    "or more workers: the others wait for it at the barrier" },
   { "trainer_mismatch", RT_SEVERITY_HIGH,
     "with --train: the trainer's timing_s/gen and the trace's rollout time differ by more than "
-    "10 % on the median step (or share no step): logs of different runs?" },
+    T (RT_FINDING_TRAINER_MISMATCH) " of the rollout on the median step (or share no step): logs of different runs?" },
   { "barrier_share", RT_SEVERITY_HIGH,
     "the mean over the selected steps of barrier_wait_duration's share of the step (rt-events) "
-    "is above 20 %" },
+    "is above " T (RT_FINDING_BARRIER_PCT) " %" },
   { "long_tail", RT_SEVERITY_MEDIUM,
-    "P99 / P50 of the request durations of all selected steps is above 5, or the slowest step's "
-    "tail_share (rt-timeline: the last 10 % of requests' share of the step) is above 0.3" },
+    "P99 / P50 of the request durations of all selected steps is above " T (RT_FINDING_TAIL_RATIO) ", or the "
+    "slowest step's tail_share (rt-timeline: (t100 - t90) / t100) is above " T (RT_FINDING_TAIL_SHARE) },
   { "truncation", RT_SEVERITY_MEDIUM,
-    "more than 10 % of the complete requests finish with LENGTH (their share of engine time is told)" },
+    "more than " T (RT_FINDING_LENGTH_SHARE) " of the complete requests finish with LENGTH (their share of "
+    "engine time is told)" },
   { "context_growth", RT_SEVERITY_MEDIUM,
-    "the mean engine time of the last turn index that holds at least 5 % of the turn records is "
-    "more than 2 x that of turn 0" },
+    "the mean engine time of the last turn index that holds at least " T (RT_FINDING_TURN_RECORDS_SHARE)
+    " of the turn records is more than " T (RT_FINDING_CONTEXT_GROWTH) " x that of turn 0" },
   { "tool_time", RT_SEVERITY_MEDIUM,
-    "the 10 slowest requests of the selected steps spend more than 30 % of their time in "
-    "tool_execution" },
+    "the " T (RT_FINDING_TOOL_TOP) " slowest requests of the selected steps spend more than "
+    T (RT_FINDING_TOOL_SHARE) " of their time in tool_execution" },
   { "outlier_steps", RT_SEVERITY_MEDIUM,
-    "a step's rollout is beyond the mean + 2 std (population) of the selected steps' rollouts" },
+    "a step's rollout is beyond the mean + " T (RT_FINDING_OUTLIER_STD) " std (population) of the selected "
+    "steps' rollouts" },
   { "data_quality", RT_SEVERITY_MEDIUM,
     "a bad line, a missing or empty worker file (medium), or only the last step still being "
     "written (info)" },
   { "rollout_share", RT_SEVERITY_INFO,
     "the mean over the steps of rollout_s / interval_s (rt-overview; steps with both) is below "
-    "0.5 (training dominates) or above 0.8 (rollout dominates)" },
+    T (RT_FINDING_ROLLOUT_SHARE_LOW) " (training dominates) or above " T (RT_FINDING_ROLLOUT_SHARE_HIGH)
+    " (rollout dominates)" },
   { NULL },
 };
 

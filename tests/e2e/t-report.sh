@@ -50,7 +50,17 @@ expect_exit 0 "$BUILD/rt-report" "$FIX/no" --json --out "$TMP/page-no" --cache-d
 expect_grep '"findings": \[\]' "$TMP/out" "no finding on the quiet fixture"
 expect_grep 'No rule fired' "$TMP/page-no/index.html" "the quiet page says no rule fired"
 
+# --compare loads the other experiment: its section names it and its steps
+expect_grep 'The comparison with no (6 steps selected)' "$TMP/browser.dom.html" "the comparison names the experiment loaded"
+
 # --- usage and data errors ---------------------------------------------------------------------------
+# an experiment without a rollout time or a request: the page says so, exit 1
+mkdir -p "$TMP/bare/step_1"
+echo '{"timestamp": "2025-01-01T10:00:01", "event": "preprocessing_duration", "duration_sec": 1.0, "workid": 0, "step": 1}' \
+  >"$TMP/bare/step_1/worker_0.jsonl"
+expect_exit 1 "$BUILD/rt-report" "$TMP/bare" --out "$TMP/bare-page" --cache-dir "$TMP/c"
+expect_grep '^rt-report: no selected step has a rollout time' "$TMP/err" "no data is said on stderr"
+expect_grep 'there is no rollout time to show' "$TMP/bare-page/index.html" "the page of no data says why"
 expect_exit 2 "$BUILD/rt-report" "$FIX/yes" --watch 0 --out "$TMP/x"
 expect_grep '^rt-report: --watch' "$TMP/err" "--watch 0 is a usage error"
 expect_exit 2 "$BUILD/rt-report" "$FIX/yes" --watch 5 --json --out "$TMP/x"

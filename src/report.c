@@ -712,10 +712,17 @@ append_svg (GString *out, RtSession *s, const char *name, guint index)
   if (start == NULL || end == NULL || end < start)
     return FALSE;
   g_autofree char *prefix = g_strdup_printf ("p%u-", index);
+  /* gnuplot's <title> would be every plot's tooltip: "Gnuplot" */
+  static const char gnuplot_title[] = "<title>Gnuplot</title>";
   static const char *const refs[] = { "id='", "id=\"", "href='#", "href=\"#", "url(#" };
   for (const char *p = start; p < end + strlen ("</svg>");)
     {
       gboolean matched = FALSE;
+      if (strncmp (p, gnuplot_title, strlen (gnuplot_title)) == 0)
+        {
+          p += strlen (gnuplot_title);
+          continue;
+        }
       for (guint k = 0; k < G_N_ELEMENTS (refs) && !matched; k++)
         {
           gsize n = strlen (refs[k]);

@@ -16,11 +16,11 @@ DEMO_DIR  ?= demo
 
 # Debian packages the build, the plots and the tests need.
 DEB_PACKAGES = build-essential cmake pkg-config libglib2.0-dev libsimdjson-dev gnuplot-nox python3 time \
-               clang libclang-rt-14-dev
+               clang libclang-rt-14-dev chromium
 
 BIN = $(abspath $(BUILD))
 
-.PHONY: all build deps demo test test-asan fuzz fuzz-build fuzz-short plots bench clean help compare
+.PHONY: all build deps demo test test-asan fuzz fuzz-build fuzz-short plots report compare bench clean help
 
 all: build
 
@@ -32,6 +32,8 @@ help:
 	@echo "                run every analyzer on EXP and render all plots"
 	@echo "make compare EXPS=\"a b [c...]\" [OUT=dir] [FORMAT=png|svg|pdf]"
 	@echo "                compare experiments side by side (the first the reference): every compare plot"
+	@echo "make report EXP=logs/exp [TRAIN=trainer.log] [COMPARE=\"b c\"] [OUT=dir]"
+	@echo "                one HTML page of EXP: findings and every section (OUT/report/index.html)"
 	@echo "make bench      the speed and memory benchmark (see bench/run.sh, bench/RESULTS.md)"
 	@echo "make fuzz [FUZZ_SECONDS=60]  run each fuzz target that long (see tests/fuzz/README.md)"
 
@@ -59,6 +61,8 @@ demo: deps build
 	  --console-log $(DEMO_DIR)/trainer.log
 	$(BUILD)/rt-check $(DEMO_DIR)/rollout-demo
 	@$(MAKE) --no-print-directory plots EXP=$(DEMO_DIR)/rollout-demo OUT=$(DEMO_DIR)/plots \
+	  TRAIN=$(DEMO_DIR)/trainer.log
+	@$(MAKE) --no-print-directory report EXP=$(DEMO_DIR)/rollout-demo OUT=$(DEMO_DIR) \
 	  TRAIN=$(DEMO_DIR)/trainer.log
 
 test: deps build test-asan
@@ -110,6 +114,13 @@ compare: build
 	$(BUILD)/rt-compare $(EXPS) --out "$(COMPARE_OUT)" --format $(FORMAT) --no-render --quiet
 	@$(MAKE) -s --no-print-directory -C "$(COMPARE_OUT)" -f $(abspath gnuplot/render.mk) -j$(JOBS) FORMAT=$(FORMAT)
 	@echo "compare: $(COMPARE_OUT)/ ($$(ls "$(COMPARE_OUT)"/compare_*.$(FORMAT) | wc -l) $(FORMAT) files)"
+
+# rt-report's page of EXP in OUT/report/index.html, with the trainer's log and experiments to compare.
+report: build
+	@test -n "$(EXP)" || { echo "usage: make report EXP=path/to/experiment [TRAIN=log] [COMPARE=\"b c\"] [OUT=dir]" >&2; exit 2; }
+	@$(BUILD)/rt-report "$(EXP)" --out "$(OUT)/report" --quiet $(if $(TRAIN),--train "$(TRAIN)") \
+	  $(foreach c,$(COMPARE),--compare "$(c)")
+	@echo "report: $(OUT)/report/index.html"
 
 bench: deps build
 	bench/run.sh

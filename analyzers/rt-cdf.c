@@ -2,12 +2,12 @@
  * The tail is the question: P50 to P99.9 are marked on the plot and printed. */
 #include "rolltrace/rt-analyses.h"
 #include "rolltrace/rt-command.h"
+#include "rolltrace/rt-plots.h"
 #include "rolltrace/rt-error.h"
 #include "rolltrace/rt-views.h"
 
 #include <math.h>
 
-#define MAX_STEP_SERIES 12   /* more steps than this are drawn as a grey fan, unlabelled */
 
 static char **opt_events;
 
@@ -23,64 +23,6 @@ write_event_json (RtJsonWriter *w, const RtCdfEvent *c)
   rt_jw_key (w, "all");
   rt_table_write_json_row (all, 0, w);
   rt_jw_end_object (w);
-}
-
-static gboolean
-write_plot (RtSession *s, GPtrArray *cdfs, GError **error)
-{
-  g_autoptr (GString) tsv = g_string_new ("# duration_s\tfraction\n");
-  g_autoptr (GString) plot = g_string_new ("plot ");
-  g_autoptr (GString) markers = g_string_new (NULL);
-  guint block = 0;
-  gboolean overlay = cdfs->len > 1;
-
-  for (guint e = 0; e < cdfs->len; e++)
-    {
-      const RtCdfEvent *c = g_ptr_array_index (cdfs, e);
-      guint n_steps = c->steps->len;
-      /* one event: a line per step and the whole; several events: the whole of each */
-      for (guint i = 0; !overlay && n_steps > 1 && i < n_steps; i++)
-        {
-          const RtCdfStep *st = &g_array_index (c->steps, RtCdfStep, i);
-          RtSamples *v = st->sorted;
-          gint32 step = st->step;
-          g_autofree char *label = g_strdup_printf ("step %d", step);
-          rt_view_tsv_cdf_block (tsv, label, rt_samples_data (v), v->len, 2000);
-          if (n_steps <= MAX_STEP_SERIES)
-            g_string_append_printf (plot, "%sdata index %u using 1:2 with steps lw 1.5 title 'step %d'",
-                                    block ? ", \\\n     " : "", block, step);
-          else
-            g_string_append_printf (plot, "%sdata index %u using 1:2 with steps lw 1 lc rgb '#c8c8c8' %s",
-                                    block ? ", \\\n     " : "", block,
-                                    i == 0 ? "title 'one step each'" : "notitle");
-          block++;
-        }
-      g_autofree char *label = overlay ? g_strdup (c->event) : g_strdup ("all selected steps");
-      rt_view_tsv_cdf_block (tsv, label, rt_samples_data (c->all), c->all->len, 4000);
-      g_autofree char *title = rt_gnuplot_quote (label);
-      g_string_append_printf (plot, "%sdata index %u using 1:2 with steps lw 3 %s title %s",
-                              block ? ", \\\n     " : "", block,
-                              overlay ? "" : "lc rgb 'black'", title);
-      block++;
-      if (e == 0)
-        {
-          rt_plot_cdf_markers (markers, &c->all_summary, overlay ? c->event : "all selected steps");
-        }
-    }
-  g_string_append_c (plot, '\n');
-
-  g_autoptr (GArray) selected = rt_session_selected_steps (s);
-  g_autofree char *steps_text = rt_session_describe_step_indices (s, selected);
-  const RtCdfEvent *first = g_ptr_array_index (cdfs, 0);
-  g_autofree char *what = g_strdup_printf ("CDF of %s, %s", overlay ? "events" : first->event, steps_text);
-  g_autofree char *xlabel = g_strdup_printf ("'%s (s, log scale)'",
-                                             first->id == RT_EV_REQUEST_COMPLETE && !overlay
-                                               ? "request duration" : "duration");
-
-  if (!rt_session_write (s, "cdf.tsv", tsv, error))
-    return FALSE;
-  const char *vars[] = { "XLABEL", xlabel, "MARKERS", markers->str, "PLOT", plot->str, NULL };
-  return rt_session_plot (s, "cdf", "cdf", what, vars, error);
 }
 
 static int
@@ -122,7 +64,7 @@ run (RtSession *s, GError **error)
     }
   if (!any)
     return 1;
-  return write_plot (s, cdfs, error) ? 0 : 1;
+  return rt_plot_cdf (s, cdf, RT_PLOT_CDF_STEP_POINTS, error) ? 0 : 1;
 }
 
 int

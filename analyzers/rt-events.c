@@ -2,41 +2,10 @@
  * The share lost at the barrier is the price of the slowest rank, paid by all the others. */
 #include "rolltrace/rt-analyses.h"
 #include "rolltrace/rt-command.h"
+#include "rolltrace/rt-plots.h"
 #include "rolltrace/rt-views.h"
 
 #include <math.h>
-
-static gboolean
-write_plots (RtSession *s, const RtEvents *ev, const RtTable *table, GError **error)
-{
-  g_autoptr (GArray) shown = g_array_new (FALSE, FALSE, sizeof (guint));
-  for (guint i = 0; i < ev->steps->len; i++)
-    g_array_append_val (shown, g_array_index (ev->steps, RtEventsStep, i).step_index);
-
-  /* the stacked areas: band e lies between the sum of the shares before it and
-   * that sum plus its own (a missing share counts as 0 there) */
-  g_autoptr (GString) plot = g_string_new ("plot ");
-  for (int e = RT_EV_TOTAL_STEP - 1; e >= 0; e--)
-    {
-      g_autoptr (GString) below = g_string_new ("0");
-      for (int k = 0; k < e; k++)
-        g_string_append_printf (below, "+(valid(%d)?$%d:0)", k + 3, k + 3);
-      g_autofree char *title = rt_gnuplot_quote (rt_step_event_name (e));
-      g_string_append_printf (plot, "%sdata using 1:(%s+(valid(%d)?$%d:0)):(%s) with filledcurves lc %d title %s",
-                              e == RT_EV_TOTAL_STEP - 1 ? "" : ", \\\n     ", below->str, e + 3,
-                              e + 3, below->str, e + 1, title);
-    }
-
-  g_autofree char *steps = rt_session_describe_step_indices (s, shown);
-  g_autofree char *what_pct = g_strdup_printf ("share of the step per section, %s", steps);
-  g_autofree char *what_stacked = g_strdup_printf ("share of the step per section (stacked), %s", steps);
-  g_autofree char *xtics = rt_session_step_xtics (s, shown);
-  g_autofree char *lastcol = g_strdup_printf ("%d", RT_EV_TOTAL_STEP + 2);
-  const char *vars[] = { "XTICS", xtics, "LASTCOL", lastcol, "PLOT", plot->str, NULL };
-  return rt_session_write_table (s, table, "events", error)
-         && rt_session_plot_data (s, "events-pct", "events_pct", "events", what_pct, vars, error)
-         && rt_session_plot_data (s, "events-stacked", "events_stacked", "events", what_stacked, vars, error);
-}
 
 static int
 run (RtSession *s, GError **error)
@@ -55,7 +24,7 @@ run (RtSession *s, GError **error)
   if (!isnan (ev->barrier_pct))
     rt_session_print (s, "waiting at the barrier for the slowest rank costs %.1f %% of a step on average\n",
                       ev->barrier_pct);
-  return write_plots (s, ev, table, error) ? 0 : 1;
+  return rt_plot_events (s, ev, error) ? 0 : 1;
 }
 
 int

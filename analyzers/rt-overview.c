@@ -2,38 +2,9 @@
  * The difference is the time spent outside rollout (training, weight sync): the whole step at a glance. */
 #include "rolltrace/rt-analyses.h"
 #include "rolltrace/rt-command.h"
+#include "rolltrace/rt-plots.h"
 
 static char *opt_train;
-
-static gboolean
-write_plot (RtSession *s, const RtOverview *o, const RtTable *table, GError **error)
-{
-  if (!rt_session_write_table (s, table, "overview", error))
-    return FALSE;
-  GArray *rows = o->steps;
-  g_autofree char *means = g_strdup_printf ("\"means over %u steps\\n\\nrollout    %.1f s\\ninterval   %.1f s\\n"
-                                            "outside    %.1f s\\nrollout share %.0f%%\"",
-                                            rows->len, o->rollout_mean, o->interval_mean, o->outside_mean,
-                                            o->rollout_pct);
-  g_autoptr (GArray) selected = rt_session_selected_steps (s);
-  g_autofree char *steps = rt_session_describe_step_indices (s, selected);
-  g_autofree char *what = g_strdup_printf ("rollout and step interval, %s", steps);
-  const RtOverviewStep *first = &g_array_index (rows, RtOverviewStep, 0);
-  const RtOverviewStep *last = &g_array_index (rows, RtOverviewStep, rows->len - 1);
-  g_autofree char *xtics = rt_gnuplot_int_tics ("xtics", first->step, last->step, 20);
-  /* drawn only when there are some: gnuplot warns about a series with no point */
-  const char *outliers = o->any_outlier
-    ? ", \\\n     data using 1:($5 > 0 ? $2 : NaN) with points pt 9 ps 1.6 lc rgb '#d62728' title 'outlier (beyond 2 std)'"
-      ", \\\n     data using 1:($6 > 0 ? $3 : NaN) with points pt 9 ps 1.6 lc rgb '#d62728' notitle"
-    : "";
-  /* with the trainer's log: its own step time and generation time beside the trace's */
-  const char *train = o->with_train
-    ? ", \\\n     data using 1:7 with linespoints pt 7 ps 0.6 lw 2 lc rgb 'black' title 'trainer: timing_s/step'"
-      ", \\\n     data using 1:8 with linespoints pt 6 ps 0.6 lw 2 dt 2 lc rgb '#d62728' title 'trainer: timing_s/gen'"
-    : "";
-  const char *vars[] = { "MEANS", means, "XTICS", xtics, "OUTLIERS", outliers, "TRAIN", train, NULL };
-  return rt_session_plot (s, "overview", "overview", what, vars, error);
-}
 
 static int
 run (RtSession *s, GError **error)
@@ -65,7 +36,7 @@ run (RtSession *s, GError **error)
         rt_session_print (s, "  step %d is an outlier: rollout %.2f s, interval %.2f s\n", r->step,
                           r->rollout_s, r->interval_s);
     }
-  return write_plot (s, o, table, error) ? 0 : 1;
+  return rt_plot_overview (s, o, error) ? 0 : 1;
 }
 
 int

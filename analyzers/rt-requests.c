@@ -2,46 +2,10 @@
  * A CDF of the step's request durations, then the top K broken down by phase. */
 #include "rolltrace/rt-analyses.h"
 #include "rolltrace/rt-command.h"
+#include "rolltrace/rt-plots.h"
 #include "rolltrace/rt-views.h"
 
 static char *opt_step, *opt_worker, *opt_top;
-
-static char *
-request_caption (const RtRequest *q, guint rank)
-{
-  g_autofree char *tokens = q->response_length >= 0 ? g_strdup_printf ("%d tokens", q->response_length)
-                                                     : g_strdup ("tokens unknown");
-  g_autofree char *turns = q->turns >= 0 ? g_strdup_printf ("%d turns", q->turns) : g_strdup ("turns unknown");
-  return g_strdup_printf ("#%u %.8s, worker %d: %.2f s, %s, %s, %s", rank, q->id, q->worker,
-                          q->total_s, turns, tokens,
-                          q->finish_reason ? rt_finish_reason_short (q->finish_reason) : "finish unknown");
-}
-
-static gboolean
-plot_slowest (RtSession *s, const RtRequests *r, GError **error)
-{
-  const RtTrace *t = s->trace;
-  /* one chart per request */
-  for (guint i = 0; i < r->slowest->len; i++)
-    {
-      const RtSlowRequest *slow = &g_array_index (r->slowest, RtSlowRequest, i);
-      g_autoptr (RtTable) phases = rt_request_phases_table (t, slow);
-      g_autofree char *name = g_strdup_printf ("request_%u_step_%d", i + 1, r->step);
-      g_autofree char *what = request_caption (rt_trace_request (t, slow->request), i + 1);
-      if (!rt_session_write_table (s, phases, name, error)
-          || !rt_session_plot (s, "request", name, what, NULL, error))
-        return FALSE;
-    }
-
-  /* all of them stacked, by the phases that do not overlap and that occur */
-  g_autoptr (RtTable) top = rt_requests_top_table (t, r);
-  g_autofree char *name = g_strdup_printf ("requests_top_step_%d", r->step);
-  g_autofree char *what = g_strdup_printf ("the %u slowest requests of step %d, by phase", r->slowest->len, r->step);
-  g_autofree char *lastcol = g_strdup_printf ("%u", r->leaves->len + 2);
-  const char *vars[] = { "LASTCOL", lastcol, NULL };
-  return rt_session_write_table (s, top, name, error)
-         && rt_session_plot (s, "requests-top", name, what, vars, error);
-}
 
 static gboolean
 plot_cdf (RtSession *s, const RtRequests *r, GError **error)
@@ -110,10 +74,10 @@ run (RtSession *s, GError **error)
   for (guint i = 0; i < r->slowest->len; i++)
     {
       guint request = g_array_index (r->slowest, RtSlowRequest, i).request;
-      g_autofree char *caption = request_caption (rt_trace_request (t, request), i + 1);
+      g_autofree char *caption = rt_request_caption (rt_trace_request (t, request), i + 1);
       rt_session_print (s, "  %s\n", caption);
     }
-  if (!plot_cdf (s, r, error) || (r->slowest->len > 0 && !plot_slowest (s, r, error)))
+  if (!plot_cdf (s, r, error) || (r->slowest->len > 0 && !rt_plot_requests_top (s, r, TRUE, error)))
     return 1;
   return 0;
 }

@@ -2,168 +2,15 @@
  * worker's step-level sections, the requests in flight, and when the last 10 % of them finished. */
 #include "rolltrace/rt-analyses.h"
 #include "rolltrace/rt-command.h"
+#include "rolltrace/rt-plots.h"
 
 #include "rolltrace/rt-error.h"
 
 #include <math.h>
 #include <string.h>
 
-/* Above this many requests in one Gantt, each is a thin line without its phases. */
-#define THIN_ABOVE 400
-
 static char *opt_step, *opt_worker, *opt_from, *opt_to;
 static gboolean opt_all_zooms;
-
-/* The bars of the Gantt: what each phase of the table is drawn as. */
-static const struct { const char *phase, *title, *colour; gboolean band; } bars[] = {
-  { "worker", "worker file span", "#c7c7c7", TRUE },
-  { "preprocessing", "step: preprocessing", "#8c564b", TRUE },
-  { "generation", "step: generation", "#17becf", TRUE },
-  { "barrier wait", "step: barrier wait", "#000000", TRUE },
-  { "other sections", "step: other sections", "#bcbd22", TRUE },
-  { "waiting", "waiting", "#e4e4e4", FALSE },
-  { "pre-process", "pre-process", "#ff7f0e", FALSE },
-  { "engine", "engine (generate)", "#1f77b4", FALSE },
-  { "tool", "tool execution", "#2ca02c", FALSE },
-  { "post-process", "post-process, parsing", "#d62728", FALSE },
-  { "other", "other", "#9467bd", FALSE },
-  { "unlogged", "alive, no phase logged", "#9ab7d3", FALSE },
-  { "request", "request (alive)", "#1f77b4", FALSE },
-};
-
-/* Dashed verticals where 50, 90 and 99 % of the step's requests had finished. */
-static char *
-finish_marks (const RtTimeline *tl)
-{
-  const struct { const char *name; double v; } marks[] = {
-    { "t50", tl->t50_s }, { "t90", tl->t90_s }, { "t99", tl->t99_s },
-  };
-  GString *gp = g_string_new (NULL);
-  for (guint i = 0; i < G_N_ELEMENTS (marks); i++)
-    {
-      if (isnan (marks[i].v) || (i > 0 && marks[i].v == marks[i - 1].v))
-        continue;
-      /* marks at one instant share a line and a label: "t90, t99" */
-      g_autoptr (GString) label = g_string_new (marks[i].name);
-      for (guint j = i + 1; j < G_N_ELEMENTS (marks) && marks[j].v == marks[i].v; j++)
-        g_string_append_printf (label, ", %s", marks[j].name);
-      g_string_append_printf (gp,
-                              "set arrow from %.17g, graph 0 to %.17g, graph 1 nohead dt 2 lw 1.5 lc rgb '#555555' front\n"
-                              "set label '%s' at %.17g, graph 1 offset 0, char 0.6 center tc rgb '#555555' front\n",
-                              marks[i].v, marks[i].v, label->str, marks[i].v);
-    }
-  return g_string_free (gp, FALSE);
-}
-
-/* The bar of row `r` shows in the window [from_s, to_s] (NAN: open on that side): it overlaps
- * it, not only touches its edge; a bar of no length shows where it stands. */
-static gboolean
-bar_in_window (const RtTable *table, guint r, double from_s, double to_s)
-{
-  double start = rt_table_get_number (table, r, rt_table_find (table, "start_s"));
-  double end = rt_table_get_number (table, r, rt_table_find (table, "end_s"));
-  if (end <= start)
-    return !(end < from_s) && !(start > to_s);
-  return !(end <= from_s) && !(start >= to_s);
-}
-
-/* Which bars show in the window, as gnuplot plot clauses (the legend names only those);
- * `thin`: requests without phases. */
-static char *
-gantt_clauses (const RtTable *table, gboolean thin, double from_s, double to_s)
-{
-  int phase_col = rt_table_find (table, "phase");
-  GString *gp = g_string_new (NULL);
-  for (guint b = 0; b < G_N_ELEMENTS (bars); b++)
-    {
-      if (!bars[b].band && (strcmp (bars[b].phase, "request") == 0) != thin)
-        continue;
-      gboolean occurs = FALSE;
-      for (guint r = 0; r < rt_table_n_rows (table) && !occurs; r++)
-        occurs = g_strcmp0 (rt_table_get_text (table, r, phase_col), bars[b].phase) == 0
-                 && bar_in_window (table, r, from_s, to_s);
-      if (!occurs)
-        continue;
-      /* the worker's span is a thin line under its sections; request bars fill most of a lane */
-      double half = strcmp (bars[b].phase, "worker") == 0 ? 0.06 : bars[b].band ? 0.3 : thin ? 0.3 : 0.4;
-      g_string_append_printf (gp, "%sdata using (($5+$6)/2):(strcol(4) eq '%s' ? $1 : NaN):(($6-$5)/2):(%g) "
-                              "with boxxyerror fc rgb '%s' title '%s'",
-                              gp->len ? ", \\\n     " : "", bars[b].phase, half, bars[b].colour, bars[b].title);
-    }
-  return g_string_free (gp, FALSE);
-}
-
-/* "worker M" beside each worker's band */
-static char *
-worker_tics (const RtTable *table)
-{
-  int lane_col = rt_table_find (table, "lane"), worker_col = rt_table_find (table, "worker");
-  int phase_col = rt_table_find (table, "phase");
-  GString *tics = g_string_new (NULL);
-  for (guint r = 0; r < rt_table_n_rows (table); r++)
-    if (g_strcmp0 (rt_table_get_text (table, r, phase_col), "worker") == 0)
-      g_string_append_printf (tics, "%s'worker %.0f' %.0f", tics->len ? ", " : "",
-                              rt_table_get_number (table, r, worker_col), rt_table_get_number (table, r, lane_col));
-  return g_string_free (tics, FALSE);
-}
-
-/* an end of a gnuplot range: * for none */
-static char *
-range_bound (double v)
-{
-  char buf[G_ASCII_DTOSTR_BUF_SIZE];
-  return isnan (v) ? g_strdup ("*") : g_strdup (g_ascii_dtostr (buf, sizeof buf, v));
-}
-
-/* One Gantt: the requests of `workers` alive in [from_s, to_s] (NAN: the whole step). */
-static gboolean
-plot_gantt (RtSession *s, const RtTimeline *tl, const GArray *workers, const char *name,
-            const char *zoom, double from_s, double to_s, GError **error)
-{
-  g_autoptr (RtTable) table = rt_timeline_gantt_table (s->trace, tl, workers, from_s, to_s);
-  guint n_rows = rt_table_n_rows (table), requests = 0, lanes = 0;
-  int phase_col = rt_table_find (table, "phase"), lane_col = rt_table_find (table, "lane");
-  for (guint r = 0; r < n_rows; r++)
-    {
-      requests += g_strcmp0 (rt_table_get_text (table, r, phase_col), "request") == 0;
-      lanes = MAX (lanes, (guint) rt_table_get_number (table, r, lane_col) + 1);
-    }
-  gboolean thin = requests > THIN_ABOVE;
-  g_autofree char *clauses = gantt_clauses (table, thin, from_s, to_s);
-  g_autofree char *tics = worker_tics (table);
-  g_autofree char *marks = finish_marks (tl);
-  g_autofree char *from_text = range_bound (from_s), *to_text = range_bound (to_s);
-  g_autofree char *xrange = g_strdup_printf ("%s:%s", from_text, to_text);
-  g_autofree char *ymax = g_strdup_printf ("%u", lanes);
-  int height = (int) CLAMP (180 + lanes * (thin ? 3 : 12), 600, 8000);
-  g_autofree char *size = g_strdup_printf ("1400,%d", height);
-  g_autofree char *on = opt_worker ? g_strdup_printf (", worker %s", opt_worker) : g_strdup ("");
-  g_autofree char *what = g_strdup_printf ("step %d%s%s%s, %u requests%s", tl->step, on, *zoom ? ", " : "", zoom, requests,
-                                           thin ? " (one thin line each, no phases: more than 400)" : "");
-  const char *vars[] = { "XRANGE", xrange, "YMAX", ymax, "YTICS", tics, "MARKS", marks, "PLOTS", clauses,
-                         "SIZE", size, NULL };
-  return rt_session_write_table (s, table, name, error)
-         && rt_session_plot (s, "timeline", name, what, vars, error);
-}
-
-static gboolean
-plot_inflight (RtSession *s, const RtTimeline *tl, const GArray *workers, GError **error)
-{
-  g_autoptr (RtTable) table = rt_timeline_inflight_table (tl, workers);
-  g_autofree char *name = g_strdup_printf ("inflight_step_%d", tl->step);
-  guint n_workers = rt_table_n_columns (table) - 2;
-  g_autofree char *lastcol = g_strdup_printf ("%u", n_workers + 2);
-  /* past a dozen workers the legend would hide the plot: their lines stay, unnamed */
-  const char *worker_title = n_workers <= 12 ? "title columnhead(c)" : "notitle lc rgb '#bbbbbb' lw 1";
-  g_autofree char *marks = finish_marks (tl);
-  g_autofree char *what = g_strdup_printf ("step %d%s%s, requests in flight", tl->step,
-                                           opt_worker ? ", worker " : "", opt_worker ? opt_worker : "");
-  g_autofree char *ytics = rt_gnuplot_int_tics ("ytics", 0, (gint32) MAX (tl->peak_in_flight, 1u), 10);
-  const char *vars[] = { "LASTCOL", lastcol, "WORKER_TITLE", worker_title, "MARKS", marks, "YTICS", ytics, NULL };
-  return rt_session_write_table (s, table, name, error)
-         && rt_session_plot (s, "inflight", name, what, vars, error);
-}
-
 static void
 write_json (RtSession *s, const RtTimeline *tl)
 {
@@ -268,14 +115,14 @@ plot_all (RtSession *s, const RtTimeline *tl, GArray *workers, double from_s, do
   g_autofree char *tail = g_strdup_printf ("timeline_step_%d_tail", tl->step);
   g_autofree char *window = g_strdup_printf ("%s to %s s", opt_from ? opt_from : "start", opt_to ? opt_to : "end");
   gboolean zoomed = opt_from != NULL || opt_to != NULL;
-  if (!plot_gantt (s, tl, workers, name, zoomed ? window : "", from_s, to_s, error)
-      || (opt_all_zooms && !plot_gantt (s, tl, workers, first, "its first 60 s", 0, 60, error))
+  if (!rt_plot_timeline_gantt (s, tl, workers, opt_worker, name, zoomed ? window : "", from_s, to_s, error)
+      || (opt_all_zooms && !rt_plot_timeline_gantt (s, tl, workers, opt_worker, first, "its first 60 s", 0, 60, error))
       || (!zoomed && tl->t90_s < tl->end_s
-          && !plot_gantt (s, tl, workers, tail, "its tail (from 90 % of requests finished)", tl->t90_s, tl->end_s, error)))
+          && !rt_plot_timeline_gantt (s, tl, workers, opt_worker, tail, "its tail (from 90 % of requests finished)", tl->t90_s, tl->end_s, error)))
     return FALSE;
   g_autoptr (RtTable) per_worker = rt_timeline_workers_table (tl);
   g_autofree char *workers_name = g_strdup_printf ("timeline_workers_step_%d", tl->step);
-  return plot_inflight (s, tl, workers, error) && rt_session_write_table (s, per_worker, workers_name, error);
+  return rt_plot_timeline_inflight (s, tl, workers, opt_worker, error) && rt_session_write_table (s, per_worker, workers_name, error);
 }
 
 static int

@@ -3,6 +3,7 @@
 #include "rolltrace/rt-analyses.h"
 #include "rolltrace/rt-command.h"
 #include "rolltrace/rt-error.h"
+#include "rolltrace/rt-plots.h"
 
 #include <math.h>
 #include <string.h>
@@ -65,11 +66,12 @@ lines_plot (RtSession *s, const RtTrainLog *log, const RtTrainPlot *p, const cha
 static gboolean
 breakdown_plot (RtSession *s, const RtTrainLog *log, const RtTrainPlot *p, GError **error)
 {
-  g_autofree char *lastcol = g_strdup_printf ("%u", p->found->len + 1);
-  g_autofree char *stepcol = g_strdup_printf ("%u", p->found->len + 2);
-  g_autofree char *every = g_strdup_printf ("%u", MAX (1u, log->steps->len / 20));
-  const char *vars[] = { "LASTCOL", lastcol, "STEPCOL", stepcol, "EVERY", every, NULL };
-  return series_plot (s, log, p, "train-breakdown", "time per training step by section", vars, error);
+  if (p->found->len == 0)
+    {
+      skip_note (s, p);
+      return TRUE;
+    }
+  return rt_plot_train_breakdown (s, log, p, error);
 }
 
 static gboolean

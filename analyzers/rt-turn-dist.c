@@ -2,27 +2,7 @@
  * A shift towards longer conversations explains a slower rollout before any profiler does. */
 #include "rolltrace/rt-analyses.h"
 #include "rolltrace/rt-command.h"
-
-static gboolean
-write_plots (RtSession *s, const RtTurnDist *d, GError **error)
-{
-  g_autoptr (RtTable) counts = rt_turn_dist_counts_table (d);
-  g_autoptr (RtTable) means = rt_turn_dist_mean_table (d);
-  g_autoptr (GArray) shown = g_array_new (FALSE, FALSE, sizeof (guint));
-  for (guint i = 0; i < d->steps->len; i++)
-    g_array_append_val (shown, g_array_index (d->steps, RtTurnDistStep, i).step_index);
-  g_autofree char *steps = rt_session_describe_step_indices (s, shown);
-  g_autofree char *what_counts = g_strdup_printf ("requests by number of turns, %s", steps);
-  g_autofree char *what_means = g_strdup_printf ("mean request duration by number of turns, %s", steps);
-  g_autofree char *lastcol = g_strdup_printf ("%u", d->all->len + 1);
-  g_autofree char *every = g_strdup_printf ("%u", MAX (1u, d->steps->len / 20));
-  g_autofree char *xtics = rt_session_step_xtics (s, shown);
-  const char *vars[] = { "LASTCOL", lastcol, "EVERY", every, "XTICS", xtics, NULL };
-  return rt_session_write_table (s, counts, "turn_dist_counts", error)
-         && rt_session_write_table (s, means, "turn_dist_mean", error)
-         && rt_session_plot (s, "turn-dist-counts", "turn_dist_counts", what_counts, vars, error)
-         && rt_session_plot (s, "turn-dist-mean", "turn_dist_mean", what_means, vars, error);
-}
+#include "rolltrace/rt-plots.h"
 
 static int
 run (RtSession *s, GError **error)
@@ -47,7 +27,7 @@ run (RtSession *s, GError **error)
       const RtTurnBin *b = &g_array_index (d->all, RtTurnBin, n);
       rt_session_print (s, "%5d %9u %10.2f s\n", b->turns, b->count, b->mean_s);
     }
-  return write_plots (s, d, error) ? 0 : 1;
+  return rt_plot_turn_dist (s, d, error) ? 0 : 1;
 }
 
 int

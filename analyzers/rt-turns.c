@@ -2,6 +2,7 @@
  * The turn that explodes (usually a late engine call on a long context) shows up here. */
 #include "rolltrace/rt-analyses.h"
 #include "rolltrace/rt-command.h"
+#include "rolltrace/rt-plots.h"
 
 static int
 run (RtSession *s, GError **error)
@@ -24,14 +25,7 @@ run (RtSession *s, GError **error)
                         row->mean_s[RT_TURN_TOTAL]);
     }
 
-  if (!rt_session_write_table (s, table, "turns", error))
-    return 1;
-  g_autoptr (GArray) selected = rt_session_selected_steps (s);
-  g_autofree char *steps = rt_session_describe_step_indices (s, selected);
-  g_autofree char *what = g_strdup_printf ("time per turn index, %s", steps);
-  g_autofree char *every = g_strdup_printf ("%u", MAX (1u, shown / 20));
-  const char *vars[] = { "EVERY", every, NULL };
-  return rt_session_plot (s, "turns", "turns", what, vars, error) ? 0 : 1;
+  return rt_plot_turns (s, turns, error) ? 0 : 1;
 }
 
 int

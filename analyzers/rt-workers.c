@@ -2,54 +2,12 @@
  * With --step, every worker's step-level sections; without, the imbalance of every step. */
 #include "rolltrace/rt-analyses.h"
 #include "rolltrace/rt-command.h"
+#include "rolltrace/rt-plots.h"
 #include "rolltrace/rt-views.h"
 
 #include <math.h>
 
 static char *opt_step;
-
-static gboolean
-plot_step (RtSession *s, const RtWorkersStep *ws, const RtTable *table, GError **error)
-{
-  const RtTrace *t = s->trace;
-  const RtStepBalance *b = &ws->balance;
-  const RtStep *st = rt_trace_step (t, b->step_index);
-  for (guint k = 0; k < ws->workers->len; k++)
-    {
-      /* the worker's own chart */
-      const RtWorkerRow *row = &g_array_index (ws->workers, RtWorkerRow, k);
-      g_autoptr (RtTable) one = rt_worker_sections_table (row);
-      if (rt_table_n_rows (one) == 0)
-        continue;   /* an empty file: nothing to draw */
-      g_autofree char *name = g_strdup_printf ("worker_%d_step_%d", row->worker, st->step);
-      gboolean slowest = (int) row->file == b->slowest_file;
-      g_autofree char *what = g_strdup_printf ("worker %d, step %d, total %.2f s%s", row->worker,
-                                               st->step, row->sections_s[RT_EV_TOTAL_STEP],
-                                               slowest ? " (slowest: the critical path)" : "");
-      const char *vars[] = { "COLOR", slowest ? "rgb '#d62728'" : "1", NULL };
-      if (!rt_session_write_table (s, one, name, error)
-          || !rt_session_plot (s, "worker", name, what, vars, error))
-        return FALSE;
-    }
-
-  g_autofree char *name = g_strdup_printf ("workers_step_%d", st->step);
-  if (!rt_session_write_table (s, table, name, error))
-    return FALSE;
-  g_autofree char *marks = NULL;
-  if (b->slowest_file >= 0)
-    {
-      marks = g_strdup_printf ("set label 1 'critical path: worker %d, %.1f s' at %u, %.6g "
-                               "center offset 0,1.2 front tc rgb '#d62728'\n"
-                               "set label 2 \"imbalance %.3f\\n(slowest / median %.1f s)\" at screen 0.78, screen 0.25 left",
-                               b->slowest_worker, b->total_max, (guint) b->slowest_file - st->first_file,
-                               b->total_max, b->imbalance, b->total_median);
-    }
-  g_autofree char *every = g_strdup_printf ("%u", MAX (1u, st->n_files / 16));
-  g_autofree char *what = g_strdup_printf ("step-level sections per worker, step %d", st->step);
-  g_autofree char *xrange = g_strdup_printf ("%.1f:%.1f", -0.6, st->n_files - 0.4);
-  const char *vars[] = { "MARKS", marks ? marks : "", "EVERY", every, "XRANGE", xrange, NULL };
-  return rt_session_plot (s, "workers", name, what, vars, error);
-}
 
 static int
 run_step (RtSession *s, guint si, GError **error)
@@ -81,7 +39,7 @@ run_step (RtSession *s, guint si, GError **error)
   rt_session_print (s, "  generation: slowest async_generate / median = %.3f\n", b->generation_imbalance);
   rt_session_print (s, "  barrier wait: %.2f s on the slowest worker, %.2f s on average\n",
                     ws->barrier_slowest_s, ws->barrier_mean_s);
-  return plot_step (s, ws, table, error) ? 0 : 1;
+  return rt_plot_workers_step (s, ws, TRUE, error) ? 0 : 1;
 }
 
 static int
@@ -97,16 +55,7 @@ run_all_steps (RtSession *s, GError **error)
                     workers->steps->len, workers->worst_imbalance, workers->worst_step, t->path,
                     workers->worst_step);
 
-  if (!rt_session_write_table (s, table, "workers_steps", error))
-    return 1;
-  g_autoptr (GArray) shown = g_array_new (FALSE, FALSE, sizeof (guint));
-  for (guint i = 0; i < workers->steps->len; i++)
-    g_array_append_val (shown, g_array_index (workers->steps, RtStepBalance, i).step_index);
-  g_autofree char *xtics = rt_session_step_xtics (s, shown);
-  g_autofree char *steps = rt_session_describe_step_indices (s, shown);
-  g_autofree char *what = g_strdup_printf ("worker imbalance per step, %s", steps);
-  const char *vars[] = { "XTICS", xtics, NULL };
-  return rt_session_plot (s, "workers-steps", "workers_steps", what, vars, error) ? 0 : 1;
+  return rt_plot_workers_steps (s, workers, error) ? 0 : 1;
 }
 
 static int

@@ -83,11 +83,15 @@ for size in $SIZES; do
     done
     # no plots, so not in the loop above; it writes a trace of about a third of the input's size
     measure "rt-trace (cached)" "$RUNS" "$BUILD/rt-trace" "$exp" --quiet --cache-dir "$cache" -o "$out/trace.json"
+    # the whole page: every analysis, its plots rendered as SVG and inlined (the page's size below)
+    measure "rt-report (cached, SVG rendered)" "$RUNS" "$BUILD/rt-report" "$exp" --quiet --cache-dir "$cache" --out "$out/report"
+    echo "rt-report page: $(stat -c %s "$out/report/index.html") bytes" >"$BENCH_DIR/report-page-$size.txt"
     measure "rt-cdf (no cache)" "$RUNS" "$BUILD/rt-cdf" "$exp" --quiet --no-cache --no-render --out "$out"
     measure "make plots (fresh cache and output)" "$RUNS" sh -c \
       "rm -rf '$cache' '$out' && XDG_CACHE_HOME='$BENCH_DIR/xdg-$size' exec make -s -C '$ROOT' plots EXP='$exp' OUT='$out'"
   } >"$results"
   report "$size" "$bytes" "$results"
+  cat "$BENCH_DIR/report-page-$size.txt"
 done
 # rt-compare of three 10M-line experiments from their caches, when the other two exist
 # (rt-synth "$BENCH_DIR/exp-10M-b" --steps 100 --workers 16 --requests 230 --seed 43 --faults, -c seed 44)

@@ -37,16 +37,40 @@ rt_experiment_labels (const char *const *names, guint n)
 }
 
 /* The experiments are the first argument (RT_COMMAND_LOADS_TRACE) or every one
- * (RT_COMMAND_LOADS_TRACES); each is named as rt_trace_load names it, so that the
- * labels, the plot titles and the default --out are known before anything is read. */
+ * (RT_COMMAND_LOADS_TRACES), then the values of the command's experiment option. */
+static guint
+n_argument_experiments (const RtSession *s)
+{
+  return (s->command->flags & RT_COMMAND_LOADS_TRACES) ? (guint) s->n_args : 1;
+}
+
+static const char *const no_experiments[] = { NULL };
+
+static const char *const *
+option_experiments (const RtSession *s)
+{
+  char ***option = s->command->experiment_option;
+  return option != NULL && *option != NULL ? (const char *const *) *option : no_experiments;
+}
+
+static const char *
+experiment_path (const RtSession *s, guint i)
+{
+  guint n = n_argument_experiments (s);
+  return i < n ? s->args[i] : option_experiments (s)[i - n];
+}
+
+/* Each experiment is named as rt_trace_load names it, so that the labels, the plot titles and
+ * the default --out are known before anything is read. */
 void
 rt_session_name_experiments (RtSession *s)
 {
-  guint n = (s->command->flags & RT_COMMAND_LOADS_TRACES) ? (guint) s->n_args : 1;
+  guint n_args = n_argument_experiments (s);
+  guint n = n_args + g_strv_length ((char **) option_experiments (s));
   g_autoptr (GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
   for (guint i = 0; i < n; i++)
     {
-      g_autofree char *canonical = g_canonicalize_filename (s->args[i], NULL);
+      g_autofree char *canonical = g_canonicalize_filename (experiment_path (s, i), NULL);
       g_ptr_array_add (names, g_path_get_basename (canonical));
     }
   g_auto (GStrv) labels = rt_experiment_labels ((const char *const *) names->pdata, n);
@@ -57,8 +81,12 @@ rt_session_name_experiments (RtSession *s)
       e->label = g_strdup (labels[i]);
       g_ptr_array_add (s->experiments, e);
     }
-  /* "exp" for one experiment; "a+b" (plot titles, rt-out/a+b) for several */
+  /* "exp" for one experiment; "a+b" (plot titles, rt-out/a+b) for several arguments; the
+   * experiments of an option accompany the subject without naming it */
+  char *saved = labels[n_args];
+  labels[n_args] = NULL;
   s->subject = g_strjoinv ("+", labels);
+  labels[n_args] = saved;
 }
 
 /* Says on stderr how many bad lines were skipped (rt-check lists them). */
@@ -142,15 +170,24 @@ rt_session_load_experiments (RtSession *s, GError **error)
                                : s->cache_dir ? g_strdup (s->cache_dir) : rt_cache_default_dir ();
   /* refused before anything is read or written */
   for (guint i = 0; i < n; i++)
-    if (!rt_check_outside_experiment (s->args[i], "--cache-dir", cache_dir, error)
+    if (!rt_check_outside_experiment (experiment_path (s, i), "--cache-dir", cache_dir, error)
         || ((s->command->flags & RT_COMMAND_WRITES_PLOTS)
-            && !rt_check_outside_experiment (s->args[i], "--out", s->out_dir, error)))
+            && !rt_check_outside_experiment (experiment_path (s, i), "--out", s->out_dir, error)))
       return FALSE;
+
+  /* loaded again (rt_session_reload): the old tables go */
+  s->trace = NULL;
+  for (guint i = 0; i < n; i++)
+    {
+      RtExperiment *e = g_ptr_array_index (s->experiments, i);
+      g_clear_pointer (&e->trace, rt_trace_free);
+      g_clear_pointer (&e->steps, g_array_unref);
+    }
 
   g_autofree LoadTask *tasks = g_new0 (LoadTask, n);
   for (guint i = 0; i < n; i++)
     {
-      tasks[i].path = s->args[i];
+      tasks[i].path = experiment_path (s, i);
       tasks[i].opts = (RtLoadOptions) {
         .max_problems_per_file = 1000,
         .progress = !s->quiet && isatty (STDERR_FILENO),
@@ -188,6 +225,12 @@ rt_session_load_experiments (RtSession *s, GError **error)
         }
     }
   return ok;
+}
+
+gboolean
+rt_session_reload (RtSession *s, GError **error)
+{
+  return rt_session_load_experiments (s, error);
 }
 
 gboolean

@@ -135,6 +135,15 @@ rt_session_render_plots (RtSession *s, GError **error)
   return ok;
 }
 
+gboolean
+rt_session_render (RtSession *s, GError **error)
+{
+  gboolean ok = rt_session_render_plots (s, error);
+  if (s->scripts != NULL)
+    g_ptr_array_set_size (s->scripts, 0);
+  return ok;
+}
+
 char *
 rt_gnuplot_int_tics (const char *axis, gint32 first, gint32 last, int max_ticks)
 {

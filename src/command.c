@@ -189,7 +189,7 @@ rt_command_main (const RtCommand *cmd, int argc, char **argv)
   else
     s.subject = g_strdup ("plots");
   if (s.out_dir == NULL && (cmd->flags & RT_COMMAND_WRITES_PLOTS))
-    s.out_dir = g_build_filename ("rt-out", s.subject, NULL);
+    s.out_dir = g_build_filename ("rt-out", s.subject, cmd->out_subdir, NULL);
 
   if (loads)
     rt_session_load_experiments (&s, &error);

@@ -1,4 +1,4 @@
-/* text.c: text from the input crossing into gnuplot scripts and TSV tables, escaped in one place.
+/* text.c: text from the input crossing into gnuplot scripts, TSV tables and HTML, escaped in one place.
  * Whoever wrote the trace chose these strings; they are data wherever they go. */
 #include "rolltrace/rt-text.h"
 
@@ -59,4 +59,21 @@ void
 rt_tsv_append_text (GString *out, const char *s)
 {
   append_printable (out, s ? s : "");
+}
+
+void
+rt_html_append_text (GString *out, const char *s)
+{
+  g_autoptr (GString) text = g_string_new (NULL);
+  append_printable (text, s ? s : "");
+  for (gsize i = 0; i < text->len; i++)
+    switch (text->str[i])
+      {
+      case '&': g_string_append (out, "&amp;"); break;
+      case '<': g_string_append (out, "&lt;"); break;
+      case '>': g_string_append (out, "&gt;"); break;
+      case '"': g_string_append (out, "&quot;"); break;
+      case '\'': g_string_append (out, "&#39;"); break;
+      default: g_string_append_c (out, text->str[i]);
+      }
 }

@@ -41,6 +41,10 @@ typedef struct {
                                       * terminated: --help lists their columns */
   const char *tables_heading;        /* --help's line above them when they are written some
                                       * other way (rt-export: CSV); NULL: TSV files and JSON */
+  char ***experiment_option; /* the storage of one of `entries` (G_OPTION_ARG_FILENAME_ARRAY):
+                              * each value is one more experiment, loaded after those of the
+                              * arguments (rt-report --compare EXP2); NULL: none */
+  const char *out_subdir;    /* the default --out is rt-out/EXPNAME/out_subdir; NULL: rt-out/EXPNAME */
 } RtCommand;
 
 /* One experiment of the command line, loaded (RT_COMMAND_LOADS_TRACE or _TRACES). */
@@ -117,6 +121,11 @@ GStrv rt_experiment_labels (const char *const *names, guint n);
 gboolean rt_check_outside_experiment (const char *exp_path, const char *option, const char *dir, GError **error);
 
 
+/* Loads every experiment again (through the cache: only what was appended since is read),
+ * as before run: a command that keeps running (rt-report --watch) sees the lines written
+ * since. s->trace and s->experiments then hold the new tables; the old ones are freed. */
+gboolean rt_session_reload (RtSession *s, GError **error);
+
 /* ---- output files: written whole to a temporary name, then renamed ---- */
 
 /* Writes `content` to OUT/name, creating OUT on first use. */
@@ -146,6 +155,10 @@ gboolean rt_session_plot (RtSession *s, const char *template_name, const char *n
 gboolean rt_session_plot_data (RtSession *s, const char *template_name, const char *name,
                                const char *data_stem, const char *what, const char *const *vars,
                                GError **error);
+
+/* Renders the scripts written so far now, rather than when the command returns (a command
+ * that reads its pictures back: rt-report), and forgets them. */
+gboolean rt_session_render (RtSession *s, GError **error);
 
 /* "steps 1-40" / "steps 3, 5, 9" / "step 7" for titles, from step numbers. */
 char *rt_describe_steps (const gint32 *steps, guint n);

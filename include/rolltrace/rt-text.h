@@ -1,5 +1,5 @@
 /* rt-text.h: text read from a trace made safe for the formats it is written into.
- * Each output language has one escaping function (JSON in jsonw.c, gnuplot and TSV here). */
+ * Each output language has one escaping function (JSON in jsonw.c, gnuplot, TSV and HTML here). */
 #pragma once
 
 #include <glib.h>
@@ -18,5 +18,10 @@ char *rt_gnuplot_quote (const char *s);
 /* Appends `s` as one TSV field (or the text of a '#' comment line): tabs, newlines
  * and other control characters become spaces, invalid UTF-8 U+FFFD. */
 void rt_tsv_append_text (GString *out, const char *s);
+
+/* Appends `s` as HTML text, fit for an element's content and a quoted attribute's value alike:
+ * & < > " ' become entities, control characters spaces, invalid UTF-8 U+FFFD. Nothing
+ * read from the input becomes markup, script or a URL. */
+void rt_html_append_text (GString *out, const char *s);
 
 G_END_DECLS

@@ -12,6 +12,8 @@
 update=0
 [ "${3:-}" = --update ] && update=1
 GOLDEN="$SRC/fixtures/expected/golden"
+# rt-report's page says when it was written: the epoch, here, so that it compares byte for byte
+export SOURCE_DATE_EPOCH=0
 
 # The experiments, named as their folders: run from SRC with relative paths, so that the
 # paths the summaries print are the same on every machine.
@@ -46,6 +48,8 @@ cases=(
   "export-workers|rt-export EXP --table workers --steps 2-"
   "trace|rt-trace EXP"
   "trace-steps|rt-trace EXP --steps 2- --worker 0"
+  "report|rt-report EXP"
+  "report-train|rt-report EXP --train fixtures/train/console.log --steps 1-3"
 )
 # rt-train reads a trainer log, not an experiment
 train_cases=(

@@ -84,6 +84,12 @@ run_all () {
   run turn-dist "turn_dist_counts turn_dist_mean"
   run events "events_pct events_stacked"
   run timeline "timeline_step_1 timeline_step_1_first_60s timeline_step_1_tail inflight_step_1" --step 1 --all-zooms
+  # rt-report draws the same plots as SVG inside its page, which stays inert (tests/html-check.py)
+  RAN="$RAN rt-report"
+  expect_safe 0 "$BUILD/rt-report" "$exp" --out "$TMP/$label-report" --cache-dir "$TMP/c"
+  expect_safe 0 "$PYTHON" "$SRC/tests/html-check.py" "$TMP/$label-report/index.html"
+  expect_no_pwned "$label: rt-report"
+  expect_no_temps "$TMP/$label-report" "$label: rt-report"
   # rt-export plots nothing: every hostile text of its CSV stays in one field
   RAN="$RAN rt-export"
   local table

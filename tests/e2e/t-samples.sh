@@ -7,7 +7,7 @@
 samples="$SHARED/samples"
 [ -d "$samples/expected" ] || { echo "FAIL: $samples not found (it must sit beside the repository)"; exit 1; }
 
-NEWER_THAN_SAMPLES="rt-timeline rt-export rt-trace"
+NEWER_THAN_SAMPLES="rt-timeline rt-export rt-trace rt-report"
 for expdir in "$samples"/expected/*/; do
   name=$(basename "$expdir")
   exp="$samples/$name"

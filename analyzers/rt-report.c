@@ -1,0 +1,189 @@
+/* rt-report: one HTML page that answers what is wrong with a rollout: findings ranked by severity,
+ * each with its numbers and its plot, then the sections; with --watch, a live page of a running job. */
+#include "rolltrace/rt-command.h"
+#include "rolltrace/rt-error.h"
+#include "rolltrace/rt-outfile.h"
+#include "rolltrace/rt-report.h"
+
+#include <signal.h>
+#include <string.h>
+
+static char *opt_train, *opt_watch;
+static char **opt_compare;
+
+/* ---- --watch: the wait between two pages, ended early by SIGINT or SIGTERM ---- */
+
+static volatile sig_atomic_t stop_signal;
+
+static void
+on_stop_signal (int sig)
+{
+  stop_signal = sig;
+}
+
+/* Waits `seconds`; FALSE when SIGINT or SIGTERM asked to stop meanwhile. While writing a page
+ * the usual handlers stay (rt_cleanup_install): a signal then removes the temporaries and ends
+ * the process, and the page of the round before stays whole. */
+static gboolean
+watch_wait (guint seconds)
+{
+  int sigs[] = { SIGINT, SIGTERM };
+  for (guint i = 0; i < G_N_ELEMENTS (sigs); i++)
+    {
+      struct sigaction old, sa = { .sa_handler = on_stop_signal };
+      sigemptyset (&sa.sa_mask);
+      /* a signal the shell told us to ignore stays ignored */
+      if (sigaction (sigs[i], NULL, &old) == 0 && old.sa_handler != SIG_IGN)
+        sigaction (sigs[i], &sa, NULL);
+    }
+  for (guint64 waited_ms = 0; waited_ms < (guint64) seconds * 1000 && !stop_signal; waited_ms += 50)
+    g_usleep (50 * 1000);
+  rt_cleanup_install ();
+  return !stop_signal;
+}
+
+static void
+print_findings (RtSession *s, const RtReport *r)
+{
+  const RtFindings *f = rt_report_findings (r);
+  if (f->findings->len == 0)
+    rt_session_print (s, "no finding\n");
+  for (guint i = 0; i < f->findings->len; i++)
+    {
+      const RtFinding *x = g_ptr_array_index (f->findings, i);
+      g_autoptr (GString) title = g_string_new (NULL);
+      rt_tsv_append_text (title, x->title);   /* a terminal too is another language */
+      rt_session_print (s, "%-6s %-16s %s\n", rt_severity_name (x->severity), x->id, title->str);
+    }
+}
+
+static gboolean
+read_train (RtTrainLog **log, GError **error)
+{
+  g_clear_pointer (log, rt_train_log_free);
+  if (opt_train == NULL)
+    return TRUE;
+  *log = rt_train_log_read (opt_train, error);
+  return *log != NULL;
+}
+
+static int
+run (RtSession *s, GError **error)
+{
+  gint64 watch = 0;
+  if (opt_watch != NULL && !rt_parse_int_option ("--watch", opt_watch, 1, 86400, &watch, error))
+    return 0;
+  if (watch > 0 && s->json)
+    {
+      g_set_error (error, RT_ERROR, RT_ERROR_USAGE, "--watch keeps writing pages: no --json with it");
+      return 0;
+    }
+  /* the plots are inlined in the page: always SVG */
+  g_free (s->format);
+  s->format = g_strdup ("svg");
+
+  g_autoptr (RtTrainLog) train = NULL;
+  g_autoptr (RtReport) r = NULL;
+  g_autofree char *page = rt_session_out_path (s, "index.html");
+  for (guint round = 0;; round++)
+    {
+      if (round > 0 && (!rt_session_reload (s, error) || !read_train (&train, error)))
+        return 0;
+      if (round == 0 && !read_train (&train, error))
+        return 0;
+      RtReportOptions opts = { .train = train, .train_path = opt_train, .watch_s = (guint) watch };
+      g_clear_pointer (&r, rt_report_free);
+      r = rt_report_build (s, &opts, error);
+      if (r == NULL || !rt_report_write_page (s, r, FALSE, error))
+        return 0;
+      if (watch == 0)
+        break;
+      gint32 running = rt_report_findings (r)->running_step;
+      if (!s->quiet)
+        {
+          g_autoptr (GDateTime) now = g_date_time_new_now_local ();
+          g_autofree char *when = g_date_time_format (now, "%H:%M:%S");
+          g_autofree char *running_text = running >= 0 ? g_strdup_printf ("step %d running", running)
+                                                       : g_strdup ("no step running");
+          g_print ("%s %s written (%s)\n", when, page, running_text);
+        }
+      if (!watch_wait ((guint) watch))
+        {
+          /* the last page again, without reloading itself */
+          if (!rt_report_write_page (s, r, TRUE, error))
+            return 0;
+          if (!s->quiet)
+            g_print ("stopped by signal %d: %s is the last page\n", (int) stop_signal, page);
+          return 0;
+        }
+    }
+
+  rt_report_write_json (r, rt_session_json (s));
+  print_findings (s, r);
+  rt_session_print (s, "page: %s\n", page);
+  if (!rt_report_has_data (r))
+    return rt_session_no_data (s, "no selected step has a rollout time or a complete request: the page says so");
+  return 0;
+}
+
+int
+main (int argc, char **argv)
+{
+  static const GOptionEntry entries[] = {
+    { "train", 't', 0, G_OPTION_ARG_FILENAME, &opt_train,
+      "The trainer's console log: its timing beside the trace, its metrics, and the trainer_mismatch rule", "LOG" },
+    { "compare", 'c', 0, G_OPTION_ARG_FILENAME_ARRAY, &opt_compare,
+      "Another experiment to compare with (repeat for several)", "EXP2" },
+    { "watch", 'w', 0, G_OPTION_ARG_STRING, &opt_watch,
+      "Keep running: every SECONDS reload the experiment and rewrite the page, which reloads itself; "
+      "Ctrl-C or SIGTERM ends it with the last page complete", "SECONDS" },
+    G_OPTION_ENTRY_NULL
+  };
+  static GString *description;
+  description = g_string_new (
+    "Writes DIR/index.html (default rt-out/EXPNAME/report/): one page that works offline and as a\n"
+    "single file: plots inline as SVG, no script, font or style fetched from anywhere, a few lines\n"
+    "of JavaScript only to sort tables. The data (TSV) and gnuplot scripts sit beside it.\n"
+    "Sections: overview (and the trainer with --train), the tail, workers, slowest requests,\n"
+    "turns, timeline of the slowest step, step sections, trainer metrics, data quality, and\n"
+    "comparison with --compare.\n\n"
+    "Findings, ranked high, medium, info (docs/findings.md has the arithmetic), fire when:\n");
+  for (guint i = 0; rt_finding_rules[i].id != NULL; i++)
+    {
+      g_string_append_printf (description, "  %s (%s):", rt_finding_rules[i].id,
+                              rt_severity_name (rt_finding_rules[i].severity));
+      /* the rule's sentence wrapped under its id */
+      g_auto (GStrv) words = g_strsplit (rt_finding_rules[i].rule, " ", -1);
+      guint column = 80;
+      for (guint w = 0; words[w] != NULL; w++)
+        {
+          if (column + 1 + strlen (words[w]) > 78)
+            {
+              g_string_append (description, "\n     ");
+              column = 5;
+            }
+          g_string_append_printf (description, " %s", words[w]);
+          column += 1 + strlen (words[w]);
+        }
+      g_string_append_c (description, '\n');
+    }
+  g_string_append (description,
+    "\nJSON (--json): {\"findings\": [{\"id\", \"severity\" (high|medium|info), \"title\", \"detail\",\n"
+    "\"evidence\": {name: number}}], \"sections\": [names of the sections on the page]}.\n\n"
+    "Examples:\n  rt-report logs/exp --train logs/train.log\n"
+    "  rt-report logs/exp --watch 30 -o /srv/www/run-12\n  rt-report logs/a --compare logs/b");
+  static RtCommand cmd = {
+    .name = "rt-report",
+    .parameters = "EXP",
+    .summary = "One HTML page of the experiment: a header (steps, workers, requests, logger, size,\n"
+               "length, data quality), the findings ranked by severity, each with the numbers that\n"
+               "support it and a link to its plot, then a section per question with its plots.",
+    .entries = entries,
+    .run = run,
+    .flags = RT_COMMAND_ANALYZER,
+    .experiment_option = &opt_compare,
+    .out_subdir = "report",
+  };
+  cmd.description = description->str;
+  return rt_command_main (&cmd, argc, argv);
+}

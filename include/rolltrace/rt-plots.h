@@ -1,0 +1,60 @@
+/* rt-plots.h: the plots of the analyses, each written once (its TSV, its gnuplot script) for
+ * whichever command draws it: the analyzer of its own, and rt-report, which draws several. */
+#pragma once
+
+#include <glib.h>
+
+#include "rolltrace/rt-analyses.h"
+#include "rolltrace/rt-command.h"
+
+G_BEGIN_DECLS
+
+/* Every function writes its data and script into the session's output folder, to be rendered
+ * with the others; the plots are named as the analyzer's --help says. FALSE with `error` set
+ * when a file could not be written. */
+
+/* overview.tsv, overview: rollout, interval and outside time per step (o->steps not empty). */
+gboolean rt_plot_overview (RtSession *s, const RtOverview *o, GError **error);
+
+/* cdf.tsv, cdf: the CDF of each event of `cdf` (the first that has values draws the markers), each
+ * step's line thinned to about `step_points` points (the whole: 4000). */
+#define RT_PLOT_CDF_STEP_POINTS 2000
+gboolean rt_plot_cdf (RtSession *s, const RtCdf *cdf, guint step_points, GError **error);
+
+/* workers_steps.tsv, workers_steps: slowest worker and imbalance per step (w->steps not empty). */
+gboolean rt_plot_workers_steps (RtSession *s, const RtWorkers *w, GError **error);
+
+/* workers_step_N.tsv, workers_step_N: every worker's sections, the critical path marked; with
+ * `each_worker` also worker_M_step_N, one chart per worker. */
+gboolean rt_plot_workers_step (RtSession *s, const RtWorkersStep *ws, gboolean each_worker, GError **error);
+
+/* "#1 5c1f0a2b, worker 3: 41.20 s, 4 turns, 812 tokens, LENGTH": a slow request in a caption. */
+char *rt_request_caption (const RtRequest *q, guint rank);
+/* requests_top_step_N.tsv, requests_top_step_N: the slowest requests by phase; with
+ * `each_request` also request_K_step_N, one chart per request. */
+gboolean rt_plot_requests_top (RtSession *s, const RtRequests *r, gboolean each_request, GError **error);
+
+/* events.tsv, events_pct and events_stacked: each section's share of the step (ev->steps not empty). */
+gboolean rt_plot_events (RtSession *s, const RtEvents *ev, GError **error);
+
+/* turns.tsv, turns: time per turn index (turns->turns not empty). */
+gboolean rt_plot_turns (RtSession *s, const RtTurns *turns, GError **error);
+
+/* turn_dist_counts/_mean.tsv and plots: requests by number of turns per step. */
+gboolean rt_plot_turn_dist (RtSession *s, const RtTurnDist *d, GError **error);
+
+/* timeline_step_N[_ZOOM].tsv and its Gantt of the requests of `workers` (NULL: all) alive in
+ * [from_s, to_s) (NAN: unbounded); `name` the plot, `zoom` words for its title ("" for none),
+ * `worker_text` the workers asked as given (NULL: all). */
+gboolean rt_plot_timeline_gantt (RtSession *s, const RtTimeline *tl, const GArray *workers,
+                                 const char *worker_text, const char *name, const char *zoom,
+                                 double from_s, double to_s, GError **error);
+/* inflight_step_N.tsv and plot: the requests in flight, 50/90/99 % finished marked. */
+gboolean rt_plot_timeline_inflight (RtSession *s, const RtTimeline *tl, const GArray *workers,
+                                    const char *worker_text, GError **error);
+
+/* step_timing_breakdown.tsv and plot: the time per training step by section (nothing when the
+ * log has none of its metrics; rt-train says why). */
+gboolean rt_plot_train_breakdown (RtSession *s, const RtTrainLog *log, const RtTrainPlot *p, GError **error);
+
+G_END_DECLS

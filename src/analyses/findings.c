@@ -1,0 +1,763 @@
+/* findings.c: the rules that turn the analyses into findings: what is wrong with a rollout, how
+ * badly, and the numbers that show it. Each rule has a fixed id and the thresholds of rt-analyses.h. */
+#include "rolltrace/rt-analyses.h"
+#include "rolltrace/rt-views.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <string.h>
+
+#define PCT(x) ((x) * 100.0)
+
+/* The thresholds appear in the texts as written in rt-analyses.h: one place to change them. */
+#define T(x) G_STRINGIFY (x)
+
+const RtFindingRule rt_finding_rules[] = {
+  { "straggler", RT_SEVERITY_HIGH,
+    "the same worker has the longest generation (async_generate_duration) in at least "
+    T (RT_FINDING_STRAGGLER_SHARE) " of at least " T (RT_FINDING_STRAGGLER_MIN_STEPS) " selected steps with two "
+    "or more workers: the others wait for it at the barrier" },
+  { "trainer_mismatch", RT_SEVERITY_HIGH,
+    "with --train: the trainer's timing_s/gen and the trace's rollout time differ by more than "
+    T (RT_FINDING_TRAINER_MISMATCH) " of the rollout on the median step (or share no step): logs of different runs?" },
+  { "barrier_share", RT_SEVERITY_HIGH,
+    "the mean over the selected steps of barrier_wait_duration's share of the step (rt-events) "
+    "is above " T (RT_FINDING_BARRIER_PCT) " %" },
+  { "long_tail", RT_SEVERITY_MEDIUM,
+    "P99 / P50 of the request durations of all selected steps is above " T (RT_FINDING_TAIL_RATIO) ", or the "
+    "slowest step's tail_share (rt-timeline: (t100 - t90) / t100) is above " T (RT_FINDING_TAIL_SHARE) },
+  { "truncation", RT_SEVERITY_MEDIUM,
+    "more than " T (RT_FINDING_LENGTH_SHARE) " of the complete requests finish with LENGTH (their share of "
+    "engine time is told)" },
+  { "context_growth", RT_SEVERITY_MEDIUM,
+    "the mean engine time of the last turn index that holds at least " T (RT_FINDING_TURN_RECORDS_SHARE)
+    " of the turn records is more than " T (RT_FINDING_CONTEXT_GROWTH) " x that of turn 0" },
+  { "tool_time", RT_SEVERITY_MEDIUM,
+    "the " T (RT_FINDING_TOOL_TOP) " slowest requests of the selected steps spend more than "
+    T (RT_FINDING_TOOL_SHARE) " of their time in tool_execution" },
+  { "outlier_steps", RT_SEVERITY_MEDIUM,
+    "a step's rollout is beyond the mean + " T (RT_FINDING_OUTLIER_STD) " std (population) of the selected "
+    "steps' rollouts" },
+  { "data_quality", RT_SEVERITY_MEDIUM,
+    "a bad line, a missing or empty worker file (medium), or only the last step still being "
+    "written (info)" },
+  { "rollout_share", RT_SEVERITY_INFO,
+    "the mean over the steps of rollout_s / interval_s (rt-overview; steps with both) is below "
+    T (RT_FINDING_ROLLOUT_SHARE_LOW) " (training dominates) or above " T (RT_FINDING_ROLLOUT_SHARE_HIGH)
+    " (rollout dominates)" },
+  { NULL },
+};
+
+const char *
+rt_severity_name (RtSeverity severity)
+{
+  switch (severity)
+    {
+    case RT_SEVERITY_HIGH: return "high";
+    case RT_SEVERITY_MEDIUM: return "medium";
+    default: return "info";
+    }
+}
+
+static void
+finding_free (RtFinding *f)
+{
+  g_free (f->title);
+  g_free (f->detail);
+  g_free (f->plot);
+  g_array_unref (f->evidence);
+  g_free (f);
+}
+
+static int
+rule_rank (const char *id)
+{
+  for (int i = 0; rt_finding_rules[i].id != NULL; i++)
+    if (strcmp (rt_finding_rules[i].id, id) == 0)
+      return i;
+  return G_MAXINT;
+}
+
+/* A new finding of rule `id`, its severity the rule's, shown by `plot` (NULL: the section). */
+static RtFinding *
+finding_add (RtFindings *out, const char *id, const char *section, char *plot, const char *title_fmt, ...)
+  G_GNUC_PRINTF (5, 6);
+
+static RtFinding *
+finding_add (RtFindings *out, const char *id, const char *section, char *plot, const char *title_fmt, ...)
+{
+  RtFinding *f = g_new0 (RtFinding, 1);
+  int rank = rule_rank (id);
+  g_assert (rank != G_MAXINT);
+  f->id = rt_finding_rules[rank].id;
+  f->severity = rt_finding_rules[rank].severity;
+  f->section = section;
+  f->plot = plot;
+  va_list ap;
+  va_start (ap, title_fmt);
+  f->title = g_strdup_vprintf (title_fmt, ap);
+  va_end (ap);
+  f->evidence = g_array_new (FALSE, FALSE, sizeof (RtEvidence));
+  g_ptr_array_add (out->findings, f);
+  return f;
+}
+
+static void finding_detail (RtFinding *f, const char *fmt, ...) G_GNUC_PRINTF (2, 3);
+
+static void
+finding_detail (RtFinding *f, const char *fmt, ...)
+{
+  va_list ap;
+  va_start (ap, fmt);
+  f->detail = g_strdup_vprintf (fmt, ap);
+  va_end (ap);
+}
+
+static void
+evidence (RtFinding *f, const char *name, double value)
+{
+  RtEvidence e = { name, value };
+  g_array_append_val (f->evidence, e);
+}
+
+/* ---- straggler ---- */
+
+/* The worker file of a step that everybody waits for: the longest async_generate_duration
+ * (the barrier evens the totals out), or, when no file of the step logged one, the longest
+ * total_step_duration; ties to the lower worker. -1 when none has either. */
+static int
+step_slowest_file (const RtTrace *t, const RtStep *st)
+{
+  for (int pass = 0; pass < 2; pass++)
+    {
+      RtEventId ev = pass == 0 ? RT_EV_ASYNC_GENERATE : RT_EV_TOTAL_STEP;
+      int best = -1;
+      double best_v = -INFINITY;
+      for (guint k = 0; k < st->n_files; k++)
+        {
+          double v = rt_view_file_value (rt_trace_file (t, st->first_file + k), ev);
+          if (!isnan (v) && v > best_v)
+            {
+              best_v = v;
+              best = (int) (st->first_file + k);
+            }
+        }
+      if (best >= 0)
+        return best;
+    }
+  return -1;
+}
+
+static void
+rule_straggler (const RtTrace *t, GArray *selected, RtFindings *out)
+{
+  g_autoptr (GHashTable) counts = g_hash_table_new (g_direct_hash, g_direct_equal);
+  guint n_steps = 0;
+  for (guint i = 0; i < selected->len; i++)
+    {
+      const RtStep *st = rt_trace_step (t, g_array_index (selected, guint, i));
+      int slowest = st->n_files >= 2 ? step_slowest_file (t, st) : -1;
+      if (slowest < 0)
+        continue;
+      n_steps++;
+      gpointer key = GINT_TO_POINTER (rt_trace_file (t, slowest)->worker + 1);
+      g_hash_table_insert (counts, key, GUINT_TO_POINTER (GPOINTER_TO_UINT (g_hash_table_lookup (counts, key)) + 1));
+    }
+  if (n_steps < RT_FINDING_STRAGGLER_MIN_STEPS)
+    return;
+  gint32 worker = -1;
+  guint most = 0;
+  GHashTableIter it;
+  gpointer key, value;
+  g_hash_table_iter_init (&it, counts);
+  while (g_hash_table_iter_next (&it, &key, &value))
+    {
+      gint32 w = GPOINTER_TO_INT (key) - 1;
+      guint c = GPOINTER_TO_UINT (value);
+      if (c > most || (c == most && w < worker))
+        {
+          most = c;
+          worker = w;
+        }
+    }
+  if (most < RT_FINDING_STRAGGLER_SHARE * n_steps)
+    return;
+
+  /* how long the others waited for it, in the steps where it was the slowest */
+  double wait_sum = 0, total_sum = 0;
+  guint wait_n = 0, total_n = 0;
+  for (guint i = 0; i < selected->len; i++)
+    {
+      const RtStep *st = rt_trace_step (t, g_array_index (selected, guint, i));
+      int slowest = st->n_files >= 2 ? step_slowest_file (t, st) : -1;
+      if (slowest < 0 || rt_trace_file (t, slowest)->worker != worker)
+        continue;
+      for (guint k = 0; k < st->n_files; k++)
+        {
+          const RtFile *f = rt_trace_file (t, st->first_file + k);
+          double wait = rt_view_file_value (f, RT_EV_BARRIER_WAIT);
+          double total = rt_view_file_value (f, RT_EV_TOTAL_STEP);
+          if ((int) (st->first_file + k) == slowest)
+            continue;
+          if (!isnan (wait))
+            wait_sum += wait, wait_n++;
+          if (!isnan (total))
+            total_sum += total, total_n++;
+        }
+    }
+  double wait_mean = wait_n ? wait_sum / wait_n : NAN;
+  double wait_pct = wait_n && total_n && total_sum > 0 ? PCT ((wait_sum / wait_n) / (total_sum / total_n)) : NAN;
+  RtFinding *f = finding_add (out, "straggler", "workers", g_strdup ("workers_steps"),
+                              "Worker %d is the straggler: the slowest in %u of %u steps", worker, most, n_steps);
+  if (isnan (wait_mean))
+    finding_detail (f, "Worker %d had the longest generation in %u of the %u steps with two or more "
+                    "workers; the others logged no barrier wait.", worker, most, n_steps);
+  else
+    finding_detail (f, "Worker %d had the longest generation in %u of the %u steps with two or more "
+                    "workers; in those steps the other workers waited %.2f s for it at the barrier "
+                    "on average (%.1f %% of their step).", worker, most, n_steps, wait_mean, wait_pct);
+  evidence (f, "worker", worker);
+  evidence (f, "steps_slowest", most);
+  evidence (f, "steps", n_steps);
+  evidence (f, "others_wait_s", wait_mean);
+  evidence (f, "others_wait_pct", wait_pct);
+}
+
+/* ---- trainer_mismatch ---- */
+
+static int
+compare_double (gconstpointer a, gconstpointer b)
+{
+  double x = *(const double *) a, y = *(const double *) b;
+  return x < y ? -1 : x > y;
+}
+
+/* The median of `values` (sorted in place; linear interpolation for an even count). */
+static double
+median_of (GArray *values)
+{
+  if (values->len == 0)
+    return NAN;
+  g_array_sort (values, compare_double);
+  guint n = values->len;
+  double *v = (double *) values->data;
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+static void
+rule_trainer_mismatch (const RtOverview *o, RtFindings *out)
+{
+  if (o == NULL || !o->with_train)
+    return;
+  g_autoptr (GArray) rel = g_array_new (FALSE, FALSE, sizeof (double));
+  g_autoptr (GArray) gen = g_array_new (FALSE, FALSE, sizeof (double));
+  g_autoptr (GArray) roll = g_array_new (FALSE, FALSE, sizeof (double));
+  for (guint i = 0; i < o->steps->len; i++)
+    {
+      const RtOverviewStep *r = &g_array_index (o->steps, RtOverviewStep, i);
+      if (!isfinite (r->train_gen_s) || !(r->rollout_s > 0))
+        continue;
+      double d = fabs (r->train_gen_s - r->rollout_s) / r->rollout_s;
+      g_array_append_val (rel, d);
+      g_array_append_val (gen, r->train_gen_s);
+      g_array_append_val (roll, r->rollout_s);
+    }
+  guint n = rel->len;
+  if (n == 0)
+    {
+      RtFinding *f = finding_add (out, "trainer_mismatch", "overview", g_strdup ("overview"),
+                                  "The trainer's log shares no step with the trace");
+      finding_detail (f, "None of the %u steps with a rollout time has a timing_s/gen in the trainer's "
+                      "log: is it the log of another run?", o->steps->len);
+      evidence (f, "common_steps", 0);
+      return;
+    }
+  double median = median_of (rel);
+  if (!(median > RT_FINDING_TRAINER_MISMATCH))
+    return;
+  double gen_median = median_of (gen), roll_median = median_of (roll);
+  RtFinding *f = finding_add (out, "trainer_mismatch", "overview", g_strdup ("overview"),
+                              "The trainer's generation time and the trace disagree by %.0f %%", PCT (median));
+  finding_detail (f, "On the median of %u common steps timing_s/gen differs from the trace's rollout time "
+                  "by %.1f %% (medians: %.2f s in the log, %.2f s in the trace): logs of different runs, "
+                  "or steps numbered differently?", n, PCT (median), gen_median, roll_median);
+  evidence (f, "median_difference_pct", PCT (median));
+  evidence (f, "common_steps", n);
+  evidence (f, "train_gen_median_s", gen_median);
+  evidence (f, "rollout_median_s", roll_median);
+}
+
+/* ---- barrier_share ---- */
+
+static void
+rule_barrier_share (const RtEvents *ev, RtFindings *out)
+{
+  if (ev == NULL || !(ev->barrier_pct > RT_FINDING_BARRIER_PCT))
+    return;
+  RtFinding *f = finding_add (out, "barrier_share", "sections", g_strdup ("events_stacked"),
+                              "%.0f %% of every step is spent waiting at the barrier", ev->barrier_pct);
+  finding_detail (f, "Averaged over %u steps, barrier_wait_duration takes %.1f %% of a step (above %.0f %%): "
+                  "the ranks wait that long for the slowest one.", ev->steps->len, ev->barrier_pct,
+                  RT_FINDING_BARRIER_PCT);
+  evidence (f, "barrier_pct", ev->barrier_pct);
+  evidence (f, "steps", ev->steps->len);
+}
+
+/* ---- long_tail ---- */
+
+static void
+rule_long_tail (const RtCdf *cdf, const RtTimeline *tl, RtFindings *out)
+{
+  const RtCdfEvent *c = cdf && cdf->events->len ? g_ptr_array_index (cdf->events, 0) : NULL;
+  double p50 = c && c->all->len ? c->all_summary.p50 : NAN, p99 = c && c->all->len ? c->all_summary.p99 : NAN;
+  double ratio = p50 > 0 ? p99 / p50 : NAN;
+  double tail = tl && tl->found ? tl->tail_share : NAN;
+  gboolean by_ratio = ratio > RT_FINDING_TAIL_RATIO, by_tail = tail > RT_FINDING_TAIL_SHARE;
+  if (!by_ratio && !by_tail)
+    return;
+  RtFinding *f;
+  if (by_ratio)
+    {
+      f = finding_add (out, "long_tail", "tail", g_strdup ("cdf"),
+                       "A long tail: P99 of request durations is %.1f x P50", ratio);
+      finding_detail (f, "Over %u requests P50 is %.2f s and P99 %.2f s (ratio above %.0f)%s", c->all_summary.count,
+                      p50, p99, RT_FINDING_TAIL_RATIO,
+                      by_tail ? "; in the slowest step the last 10 % of requests take" : ".");
+    }
+  else
+    {
+      f = finding_add (out, "long_tail", "timeline", g_strdup_printf ("inflight_step_%d", tl->step),
+                       "A long tail: the last 10 %% of step %d's requests take %.0f %% of it", tl->step, PCT (tail));
+      finding_detail (f, "In step %d (the slowest) 90 %% of the requests had finished at %.2f s, the last at %.2f s: "
+                      "the tail's share is %.2f (above %.1f).", tl->step, tl->t90_s, tl->t100_s, tail,
+                      RT_FINDING_TAIL_SHARE);
+    }
+  if (by_ratio && by_tail)
+    {
+      g_autofree char *head = f->detail;
+      f->detail = g_strdup_printf ("%s %.0f %% of step %d.", head, PCT (tail), tl->step);
+    }
+  evidence (f, "p50_s", p50);
+  evidence (f, "p99_s", p99);
+  evidence (f, "p99_over_p50", ratio);
+  evidence (f, "tail_share", tail);
+  evidence (f, "tail_step", tl && tl->found ? tl->step : NAN);
+}
+
+/* ---- truncation ---- */
+
+/* A request's engine time: the sum of its turns' engine calls. */
+static double
+request_engine_s (const RtTrace *t, const RtRequest *q)
+{
+  double sum = 0;
+  for (guint j = 0; j < q->n_turns; j++)
+    {
+      double e = g_array_index (t->turns, RtTurnFigures, q->first_turn + j).engine_call_s;
+      if (isfinite (e))
+        sum += e;
+    }
+  return sum;
+}
+
+static void
+rule_truncation (const RtTrace *t, GArray *selected, RtFindings *out)
+{
+  guint64 complete = 0, length = 0;
+  double engine = 0, engine_length = 0;
+  for (guint i = 0; i < selected->len; i++)
+    {
+      RtStepRequests it;
+      rt_step_requests_init (&it, t, g_array_index (selected, guint, i));
+      for (const RtRequest *q; (q = rt_step_requests_next (&it)) != NULL;)
+        {
+          if (!q->complete)
+            continue;
+          complete++;
+          double e = request_engine_s (t, q);
+          engine += e;
+          if (q->finish_reason != NULL && strcmp (rt_finish_reason_short (q->finish_reason), "LENGTH") == 0)
+            {
+              length++;
+              engine_length += e;
+            }
+        }
+    }
+  double share = complete ? (double) length / complete : NAN;
+  if (!(share > RT_FINDING_LENGTH_SHARE))
+    return;
+  double engine_pct = engine > 0 ? PCT (engine_length / engine) : NAN;
+  RtFinding *f = finding_add (out, "truncation", "requests", NULL,
+                              "%.0f %% of requests are cut off at the length limit", PCT (share));
+  if (isnan (engine_pct))
+    finding_detail (f, "%" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT " complete requests finish with LENGTH "
+                    "(above %.0f %%); the trace has no engine times to weigh them.", length, complete,
+                    PCT (RT_FINDING_LENGTH_SHARE));
+  else
+    finding_detail (f, "%" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT " complete requests finish with LENGTH "
+                    "(above %.0f %%), and they take %.1f %% of the engine time: generation that is thrown away "
+                    "or truncated.", length, complete, PCT (RT_FINDING_LENGTH_SHARE), engine_pct);
+  evidence (f, "length_requests", (double) length);
+  evidence (f, "requests", (double) complete);
+  evidence (f, "length_pct", PCT (share));
+  evidence (f, "engine_pct", engine_pct);
+}
+
+/* ---- context_growth ---- */
+
+static void
+rule_context_growth (const RtTurns *turns, RtFindings *out)
+{
+  if (turns == NULL || turns->turns->len == 0)
+    return;
+  const RtTurnsRow *first = &g_array_index (turns->turns, RtTurnsRow, 0);
+  if (first->turn != 0 || !(first->mean_s[RT_TURN_ENGINE_CALL] > 0))
+    return;
+  guint64 records = 0;
+  for (guint i = 0; i < turns->turns->len; i++)
+    records += g_array_index (turns->turns, RtTurnsRow, i).count;
+  const RtTurnsRow *last = NULL;
+  for (guint i = 0; i < turns->turns->len; i++)
+    {
+      const RtTurnsRow *row = &g_array_index (turns->turns, RtTurnsRow, i);
+      if (row->count >= RT_FINDING_TURN_RECORDS_SHARE * records && !isnan (row->mean_s[RT_TURN_ENGINE_CALL]))
+        last = row;
+    }
+  double ratio = last ? last->mean_s[RT_TURN_ENGINE_CALL] / first->mean_s[RT_TURN_ENGINE_CALL] : NAN;
+  if (!(ratio > RT_FINDING_CONTEXT_GROWTH))
+    return;
+  RtFinding *f = finding_add (out, "context_growth", "turns", g_strdup ("turns"),
+                              "Turn %d's engine call takes %.1f x as long as turn 0's", last->turn, ratio);
+  finding_detail (f, "The mean engine time grows from %.2f s at turn 0 to %.2f s at turn %d (%u of %" G_GUINT64_FORMAT
+                  " turn records): the context grows with every turn.", first->mean_s[RT_TURN_ENGINE_CALL],
+                  last->mean_s[RT_TURN_ENGINE_CALL], last->turn, last->count, records);
+  evidence (f, "turn", last->turn);
+  evidence (f, "turn_engine_s", last->mean_s[RT_TURN_ENGINE_CALL]);
+  evidence (f, "turn0_engine_s", first->mean_s[RT_TURN_ENGINE_CALL]);
+  evidence (f, "ratio", ratio);
+  evidence (f, "turn_records", last->count);
+}
+
+/* ---- tool_time ---- */
+
+typedef struct {
+  guint request;
+  double total_s, tool_s;
+} SlowOne;
+
+static int
+compare_slow (gconstpointer a, gconstpointer b, gpointer data)
+{
+  const RtTrace *t = data;
+  const SlowOne *x = a, *y = b;
+  if (x->total_s != y->total_s)
+    return x->total_s > y->total_s ? -1 : 1;
+  const RtRequest *qx = rt_trace_request (t, x->request), *qy = rt_trace_request (t, y->request);
+  if (qx->step != qy->step)
+    return qx->step < qy->step ? -1 : 1;
+  if (qx->worker != qy->worker)
+    return qx->worker < qy->worker ? -1 : 1;
+  return strcmp (qx->id, qy->id);
+}
+
+static void
+rule_tool_time (const RtTrace *t, GArray *selected, RtFindings *out, gint32 *shown_step)
+{
+  guint16 tool = rt_event_registry_lookup (t->registry, "tool_execution");
+  g_autoptr (GArray) slow = g_array_new (FALSE, FALSE, sizeof (SlowOne));
+  /* the slowest overall are among the slowest of each step */
+  for (guint i = 0; i < selected->len; i++)
+    {
+      g_autoptr (RtRequests) r = rt_requests_analyse (t, g_array_index (selected, guint, i), -1, RT_FINDING_TOOL_TOP);
+      for (guint k = 0; k < r->slowest->len; k++)
+        {
+          const RtSlowRequest *sr = &g_array_index (r->slowest, RtSlowRequest, k);
+          SlowOne one = { sr->request, rt_trace_request (t, sr->request)->total_s, 0 };
+          if (tool != RT_EVENT_NONE && !isnan (sr->phase_s[tool]))
+            one.tool_s = sr->phase_s[tool];
+          g_array_append_val (slow, one);
+        }
+    }
+  g_array_sort_with_data (slow, compare_slow, (gpointer) t);
+  guint n = MIN (slow->len, (guint) RT_FINDING_TOOL_TOP);
+  double total = 0, tools = 0;
+  for (guint k = 0; k < n; k++)
+    {
+      total += g_array_index (slow, SlowOne, k).total_s;
+      tools += g_array_index (slow, SlowOne, k).tool_s;
+    }
+  if (n > 0)
+    *shown_step = rt_trace_request (t, g_array_index (slow, SlowOne, 0).request)->step;
+  double share = total > 0 ? tools / total : NAN;
+  if (!(share > RT_FINDING_TOOL_SHARE))
+    return;
+  RtFinding *f = finding_add (out, "tool_time", "requests", g_strdup_printf ("requests_top_step_%d", *shown_step),
+                              "The slowest requests spend %.0f %% of their time in tools", PCT (share));
+  finding_detail (f, "The %u slowest requests took %.1f s together, %.1f s of it in tool_execution (%.1f %%, "
+                  "above %.0f %%): the tools, not the engine, make the tail.", n, total, tools, PCT (share),
+                  PCT (RT_FINDING_TOOL_SHARE));
+  evidence (f, "requests", n);
+  evidence (f, "total_s", total);
+  evidence (f, "tool_s", tools);
+  evidence (f, "tool_pct", PCT (share));
+}
+
+/* ---- outlier_steps ---- */
+
+static void
+rule_outlier_steps (const RtOverview *o, RtFindings *out)
+{
+  if (o == NULL || o->steps->len < 2)
+    return;
+  guint n = o->steps->len;
+  double mean = 0, var = 0;
+  for (guint i = 0; i < n; i++)
+    mean += g_array_index (o->steps, RtOverviewStep, i).rollout_s;
+  mean /= n;
+  for (guint i = 0; i < n; i++)
+    {
+      double d = g_array_index (o->steps, RtOverviewStep, i).rollout_s - mean;
+      var += d * d;
+    }
+  double std = sqrt (var / n), limit = mean + RT_FINDING_OUTLIER_STD * std;
+  guint count = 0;
+  const RtOverviewStep *worst = NULL;
+  for (guint i = 0; i < n; i++)
+    {
+      const RtOverviewStep *r = &g_array_index (o->steps, RtOverviewStep, i);
+      if (r->rollout_s > limit)
+        {
+          count++;
+          if (worst == NULL || r->rollout_s > worst->rollout_s)
+            worst = r;
+        }
+    }
+  if (count == 0)
+    return;
+  RtFinding *f = count == 1
+    ? finding_add (out, "outlier_steps", "overview", g_strdup ("overview"),
+                   "Step %d's rollout is an outlier (%.1f s)", worst->step, worst->rollout_s)
+    : finding_add (out, "outlier_steps", "overview", g_strdup ("overview"),
+                   "%u steps have outlier rollouts, the worst step %d (%.1f s)", count, worst->step, worst->rollout_s);
+  finding_detail (f, "%u of %u steps took longer than the mean + %.0f std (%.2f + %.0f x %.2f = %.2f s); the slowest, "
+                  "step %d, took %.2f s.", count, n, RT_FINDING_OUTLIER_STD, mean, RT_FINDING_OUTLIER_STD, std, limit,
+                  worst->step, worst->rollout_s);
+  evidence (f, "steps", count);
+  evidence (f, "rollout_mean_s", mean);
+  evidence (f, "rollout_std_s", std);
+  evidence (f, "worst_step", worst->step);
+  evidence (f, "worst_rollout_s", worst->rollout_s);
+}
+
+/* ---- data_quality ---- */
+
+/* The last step of the trace when it looks still written: a worker file without
+ * total_step_duration, or fewer files than the step before it. -1 otherwise. */
+static gint32
+running_step (const RtTrace *t)
+{
+  if (t->steps->len == 0)
+    return -1;
+  const RtStep *st = rt_trace_step (t, t->steps->len - 1);
+  if (st->n_files == 0)
+    return st->step;
+  if (t->steps->len >= 2 && st->n_files < rt_trace_step (t, t->steps->len - 2)->n_files)
+    return st->step;
+  for (guint k = 0; k < st->n_files; k++)
+    if (isnan (rt_view_file_value (rt_trace_file (t, st->first_file + k), RT_EV_TOTAL_STEP)))
+      return st->step;
+  return -1;
+}
+
+static void
+rule_data_quality (const RtTrace *t, GArray *selected, const RtCheck *c, RtFindings *out)
+{
+  guint64 empty = 0;
+  for (guint i = 0; i < selected->len; i++)
+    {
+      const RtStep *st = rt_trace_step (t, g_array_index (selected, guint, i));
+      for (guint k = 0; k < st->n_files; k++)
+        empty += rt_trace_file (t, st->first_file + k)->events == 0;
+    }
+  guint64 bad = c ? c->bad_lines : 0;
+  guint missing = c ? c->missing->len : 0;
+  gint32 running = out->running_step;
+  gboolean running_selected = FALSE;
+  for (guint i = 0; i < selected->len && running >= 0; i++)
+    running_selected |= rt_trace_step (t, g_array_index (selected, guint, i))->step == running;
+  if (bad == 0 && missing == 0 && empty == 0 && !running_selected)
+    return;
+  /* a missing or empty file of the running step is the step being written, not damage */
+  guint missing_elsewhere = 0;
+  for (guint i = 0; i < missing; i++)
+    missing_elsewhere += g_array_index (c->missing, RtMissingFile, i).step != running;
+  gboolean damaged = bad > 0 || missing_elsewhere > 0 || (empty > 0 && !running_selected);
+  RtFinding *f = finding_add (out, "data_quality", "quality", NULL, "%s",
+                              damaged ? "The trace is damaged: bad lines or missing files"
+                                      : "A step is still being written");
+  if (!damaged)
+    {
+      f->severity = RT_SEVERITY_INFO;
+      g_free (f->title);
+      f->title = g_strdup_printf ("Step %d is still being written", running);
+    }
+  GString *d = g_string_new (NULL);
+  g_string_append_printf (d, "%" G_GUINT64_FORMAT " bad line%s, %u missing and %" G_GUINT64_FORMAT
+                          " empty worker file%s in the selected steps", bad, bad == 1 ? "" : "s", missing,
+                          empty, empty == 1 ? "" : "s");
+  if (running_selected)
+    g_string_append_printf (d, "; step %d is still being written (a worker file without total_step_duration, "
+                            "or fewer files than the step before)", running);
+  g_string_append (d, damaged ? ". The data quality section lists the first bad lines." : ".");
+  f->detail = g_string_free (d, FALSE);
+  evidence (f, "bad_lines", (double) bad);
+  evidence (f, "missing_files", missing);
+  evidence (f, "empty_files", (double) empty);
+  evidence (f, "running_step", running_selected ? running : NAN);
+}
+
+/* ---- rollout_share ---- */
+
+static void
+rule_rollout_share (const RtOverview *o, RtFindings *out)
+{
+  if (o == NULL)
+    return;
+  double sum = 0;
+  guint n = 0;
+  for (guint i = 0; i < o->steps->len; i++)
+    {
+      const RtOverviewStep *r = &g_array_index (o->steps, RtOverviewStep, i);
+      if (isfinite (r->rollout_s) && r->interval_s > 0)
+        {
+          sum += r->rollout_s / r->interval_s;
+          n++;
+        }
+    }
+  if (n == 0)
+    return;
+  double share = sum / n;
+  gboolean low = share < RT_FINDING_ROLLOUT_SHARE_LOW, high = share > RT_FINDING_ROLLOUT_SHARE_HIGH;
+  if (!low && !high)
+    return;
+  RtFinding *f = finding_add (out, "rollout_share", "overview", g_strdup ("overview"),
+                              low ? "Rollout is only %.0f %% of a step" : "Rollout is %.0f %% of a step", PCT (share));
+  finding_detail (f, "Averaged over %u steps, the rollout takes %.1f %% of the interval between step starts "
+                  "(%s %.0f %%): %s.", n, PCT (share), low ? "below" : "above",
+                  PCT (low ? RT_FINDING_ROLLOUT_SHARE_LOW : RT_FINDING_ROLLOUT_SHARE_HIGH),
+                  low ? "training and weight sync dominate the step" : "generation dominates the step");
+  evidence (f, "rollout_share", share);
+  evidence (f, "steps", n);
+}
+
+/* ---- all of them ---- */
+
+static int
+compare_findings (gconstpointer a, gconstpointer b)
+{
+  const RtFinding *x = *(RtFinding *const *) a, *y = *(RtFinding *const *) b;
+  if (x->severity != y->severity)
+    return x->severity < y->severity ? -1 : 1;
+  return rule_rank (x->id) - rule_rank (y->id);
+}
+
+RtFindings *
+rt_findings_from (const RtTrace *t, const RtStepSet *steps, const RtFindingsInput *in)
+{
+  RtFindings *out = g_new0 (RtFindings, 1);
+  out->findings = g_ptr_array_new_with_free_func ((GDestroyNotify) finding_free);
+  out->running_step = running_step (t);
+  g_autoptr (GArray) selected = rt_trace_select_steps (t, steps);
+  gint32 top_step = -1;
+  rule_straggler (t, selected, out);
+  rule_trainer_mismatch (in->overview, out);
+  rule_barrier_share (in->events, out);
+  rule_long_tail (in->cdf, in->timeline, out);
+  rule_truncation (t, selected, out);
+  rule_context_growth (in->turns, out);
+  rule_tool_time (t, selected, out, &top_step);
+  rule_outlier_steps (in->overview, out);
+  rule_data_quality (t, selected, in->check, out);
+  rule_rollout_share (in->overview, out);
+  /* truncation is shown by the slowest requests' chart too, when there is one */
+  RtFinding *trunc = (RtFinding *) rt_findings_find (out, "truncation");
+  if (trunc != NULL && top_step >= 0)
+    trunc->plot = g_strdup_printf ("requests_top_step_%d", top_step);
+  g_ptr_array_sort (out->findings, compare_findings);
+  return out;
+}
+
+RtFindings *
+rt_findings_analyse (const RtTrace *t, const RtStepSet *steps, const RtTrainLog *train)
+{
+  g_autoptr (RtOverview) overview = rt_overview_analyse (t, steps, train);
+  g_autoptr (RtCdf) cdf = rt_cdf_analyse (t, steps, NULL);
+  g_autoptr (RtEvents) events = rt_events_analyse (t, steps);
+  g_autoptr (RtTurns) turns = rt_turns_analyse (t, steps);
+  g_autoptr (RtTimeline) timeline = rt_timeline_analyse (t, steps, -1);
+  g_autoptr (RtCheck) check = rt_check_analyse (t, steps);
+  RtFindingsInput in = { overview, cdf, events, turns, timeline, check };
+  return rt_findings_from (t, steps, &in);
+}
+
+void
+rt_findings_free (RtFindings *f)
+{
+  if (f == NULL)
+    return;
+  g_ptr_array_unref (f->findings);
+  g_free (f);
+}
+
+const RtFinding *
+rt_findings_find (const RtFindings *f, const char *id)
+{
+  for (guint i = 0; i < f->findings->len; i++)
+    {
+      const RtFinding *x = g_ptr_array_index (f->findings, i);
+      if (strcmp (x->id, id) == 0)
+        return x;
+    }
+  return NULL;
+}
+
+double
+rt_finding_evidence (const RtFinding *finding, const char *name)
+{
+  for (guint i = 0; i < finding->evidence->len; i++)
+    {
+      const RtEvidence *e = &g_array_index (finding->evidence, RtEvidence, i);
+      if (strcmp (e->name, name) == 0)
+        return e->value;
+    }
+  return NAN;
+}
+
+void
+rt_findings_write_json (const RtFindings *f, RtJsonWriter *w)
+{
+  rt_jw_begin_array (w);
+  for (guint i = 0; i < f->findings->len; i++)
+    {
+      const RtFinding *x = g_ptr_array_index (f->findings, i);
+      rt_jw_begin_object (w);
+      rt_jw_member_string (w, "id", x->id);
+      rt_jw_member_string (w, "severity", rt_severity_name (x->severity));
+      rt_jw_member_string (w, "title", x->title);
+      rt_jw_member_string (w, "detail", x->detail);
+      rt_jw_key (w, "evidence");
+      rt_jw_begin_object (w);
+      for (guint k = 0; k < x->evidence->len; k++)
+        {
+          const RtEvidence *e = &g_array_index (x->evidence, RtEvidence, k);
+          /* counts, workers and steps read as whole numbers */
+          if (isfinite (e->value) && e->value == floor (e->value) && fabs (e->value) < 9007199254740992.0)
+            rt_jw_member_int (w, e->name, (gint64) e->value);
+          else
+            rt_jw_member_number (w, e->name, e->value);
+        }
+      rt_jw_end_object (w);
+      rt_jw_end_object (w);
+    }
+  rt_jw_end_array (w);
+}

@@ -1,0 +1,451 @@
+/* plots.c: the plots of the analyses, each written once (its TSV and its gnuplot script from a
+ * template), for the analyzer that draws it alone and for rt-report, which draws them together. */
+#include "rolltrace/rt-plots.h"
+#include "rolltrace/rt-views.h"
+
+#include <math.h>
+#include <string.h>
+
+/* ---- overview ---- */
+
+gboolean
+rt_plot_overview (RtSession *s, const RtOverview *o, GError **error)
+{
+  g_autoptr (RtTable) table = rt_overview_table (o);
+  if (!rt_session_write_table (s, table, "overview", error))
+    return FALSE;
+  GArray *rows = o->steps;
+  g_autofree char *means = g_strdup_printf ("\"means over %u steps\\n\\nrollout    %.1f s\\ninterval   %.1f s\\n"
+                                            "outside    %.1f s\\nrollout share %.0f%%\"",
+                                            rows->len, o->rollout_mean, o->interval_mean, o->outside_mean,
+                                            o->rollout_pct);
+  g_autoptr (GArray) selected = rt_session_selected_steps (s);
+  g_autofree char *steps = rt_session_describe_step_indices (s, selected);
+  g_autofree char *what = g_strdup_printf ("rollout and step interval, %s", steps);
+  const RtOverviewStep *first = &g_array_index (rows, RtOverviewStep, 0);
+  const RtOverviewStep *last = &g_array_index (rows, RtOverviewStep, rows->len - 1);
+  g_autofree char *xtics = rt_gnuplot_int_tics ("xtics", first->step, last->step, 20);
+  /* drawn only when there are some: gnuplot warns about a series with no point */
+  const char *outliers = o->any_outlier
+    ? ", \\\n     data using 1:($5 > 0 ? $2 : NaN) with points pt 9 ps 1.6 lc rgb '#d62728' title 'outlier (beyond 2 std)'"
+      ", \\\n     data using 1:($6 > 0 ? $3 : NaN) with points pt 9 ps 1.6 lc rgb '#d62728' notitle"
+    : "";
+  /* with the trainer's log: its own step time and generation time beside the trace's */
+  const char *train = o->with_train
+    ? ", \\\n     data using 1:7 with linespoints pt 7 ps 0.6 lw 2 lc rgb 'black' title 'trainer: timing_s/step'"
+      ", \\\n     data using 1:8 with linespoints pt 6 ps 0.6 lw 2 dt 2 lc rgb '#d62728' title 'trainer: timing_s/gen'"
+    : "";
+  const char *vars[] = { "MEANS", means, "XTICS", xtics, "OUTLIERS", outliers, "TRAIN", train, NULL };
+  return rt_session_plot (s, "overview", "overview", what, vars, error);
+}
+
+/* ---- cdf ---- */
+
+#define MAX_STEP_SERIES 12   /* more steps than this are drawn as a grey fan, unlabelled */
+
+gboolean
+rt_plot_cdf (RtSession *s, const RtCdf *cdf, guint step_points, GError **error)
+{
+  GPtrArray *cdfs = cdf->events;
+  g_autoptr (GString) tsv = g_string_new ("# duration_s\tfraction\n");
+  g_autoptr (GString) plot = g_string_new ("plot ");
+  g_autoptr (GString) markers = g_string_new (NULL);
+  guint block = 0;
+  gboolean overlay = cdfs->len > 1;
+
+  for (guint e = 0; e < cdfs->len; e++)
+    {
+      const RtCdfEvent *c = g_ptr_array_index (cdfs, e);
+      guint n_steps = c->steps->len;
+      /* one event: a line per step and the whole; several events: the whole of each */
+      for (guint i = 0; !overlay && n_steps > 1 && i < n_steps; i++)
+        {
+          const RtCdfStep *st = &g_array_index (c->steps, RtCdfStep, i);
+          RtSamples *v = st->sorted;
+          gint32 step = st->step;
+          g_autofree char *label = g_strdup_printf ("step %d", step);
+          rt_view_tsv_cdf_block (tsv, label, rt_samples_data (v), v->len, step_points);
+          if (n_steps <= MAX_STEP_SERIES)
+            g_string_append_printf (plot, "%sdata index %u using 1:2 with steps lw 1.5 title 'step %d'",
+                                    block ? ", \\\n     " : "", block, step);
+          else
+            g_string_append_printf (plot, "%sdata index %u using 1:2 with steps lw 1 lc rgb '#c8c8c8' %s",
+                                    block ? ", \\\n     " : "", block,
+                                    i == 0 ? "title 'one step each'" : "notitle");
+          block++;
+        }
+      g_autofree char *label = overlay ? g_strdup (c->event) : g_strdup ("all selected steps");
+      rt_view_tsv_cdf_block (tsv, label, rt_samples_data (c->all), c->all->len, 4000);
+      g_autofree char *title = rt_gnuplot_quote (label);
+      g_string_append_printf (plot, "%sdata index %u using 1:2 with steps lw 3 %s title %s",
+                              block ? ", \\\n     " : "", block,
+                              overlay ? "" : "lc rgb 'black'", title);
+      block++;
+      if (e == 0)
+        {
+          rt_plot_cdf_markers (markers, &c->all_summary, overlay ? c->event : "all selected steps");
+        }
+    }
+  g_string_append_c (plot, '\n');
+
+  g_autoptr (GArray) selected = rt_session_selected_steps (s);
+  g_autofree char *steps_text = rt_session_describe_step_indices (s, selected);
+  const RtCdfEvent *first = g_ptr_array_index (cdfs, 0);
+  g_autofree char *what = g_strdup_printf ("CDF of %s, %s", overlay ? "events" : first->event, steps_text);
+  g_autofree char *xlabel = g_strdup_printf ("'%s (s, log scale)'",
+                                             first->id == RT_EV_REQUEST_COMPLETE && !overlay
+                                               ? "request duration" : "duration");
+
+  if (!rt_session_write (s, "cdf.tsv", tsv, error))
+    return FALSE;
+  const char *vars[] = { "XLABEL", xlabel, "MARKERS", markers->str, "PLOT", plot->str, NULL };
+  return rt_session_plot (s, "cdf", "cdf", what, vars, error);
+}
+
+/* ---- workers ---- */
+
+gboolean
+rt_plot_workers_step (RtSession *s, const RtWorkersStep *ws, gboolean each_worker, GError **error)
+{
+  g_autoptr (RtTable) table = rt_workers_step_table (ws);
+  const RtTrace *t = s->trace;
+  const RtStepBalance *b = &ws->balance;
+  const RtStep *st = rt_trace_step (t, b->step_index);
+  for (guint k = 0; each_worker && k < ws->workers->len; k++)
+    {
+      /* the worker's own chart */
+      const RtWorkerRow *row = &g_array_index (ws->workers, RtWorkerRow, k);
+      g_autoptr (RtTable) one = rt_worker_sections_table (row);
+      if (rt_table_n_rows (one) == 0)
+        continue;   /* an empty file: nothing to draw */
+      g_autofree char *name = g_strdup_printf ("worker_%d_step_%d", row->worker, st->step);
+      gboolean slowest = (int) row->file == b->slowest_file;
+      g_autofree char *what = g_strdup_printf ("worker %d, step %d, total %.2f s%s", row->worker,
+                                               st->step, row->sections_s[RT_EV_TOTAL_STEP],
+                                               slowest ? " (slowest: the critical path)" : "");
+      const char *vars[] = { "COLOR", slowest ? "rgb '#d62728'" : "1", NULL };
+      if (!rt_session_write_table (s, one, name, error)
+          || !rt_session_plot (s, "worker", name, what, vars, error))
+        return FALSE;
+    }
+
+  g_autofree char *name = g_strdup_printf ("workers_step_%d", st->step);
+  if (!rt_session_write_table (s, table, name, error))
+    return FALSE;
+  g_autofree char *marks = NULL;
+  if (b->slowest_file >= 0)
+    {
+      marks = g_strdup_printf ("set label 1 'critical path: worker %d, %.1f s' at %u, %.6g "
+                               "center offset 0,1.2 front tc rgb '#d62728'\n"
+                               "set label 2 \"imbalance %.3f\\n(slowest / median %.1f s)\" at screen 0.78, screen 0.25 left",
+                               b->slowest_worker, b->total_max, (guint) b->slowest_file - st->first_file,
+                               b->total_max, b->imbalance, b->total_median);
+    }
+  g_autofree char *every = g_strdup_printf ("%u", MAX (1u, st->n_files / 16));
+  g_autofree char *what = g_strdup_printf ("step-level sections per worker, step %d", st->step);
+  g_autofree char *xrange = g_strdup_printf ("%.1f:%.1f", -0.6, st->n_files - 0.4);
+  const char *vars[] = { "MARKS", marks ? marks : "", "EVERY", every, "XRANGE", xrange, NULL };
+  return rt_session_plot (s, "workers", name, what, vars, error);
+}
+
+gboolean
+rt_plot_workers_steps (RtSession *s, const RtWorkers *workers, GError **error)
+{
+  g_autoptr (RtTable) table = rt_workers_steps_table (workers);
+  if (!rt_session_write_table (s, table, "workers_steps", error))
+    return FALSE;
+  g_autoptr (GArray) shown = g_array_new (FALSE, FALSE, sizeof (guint));
+  for (guint i = 0; i < workers->steps->len; i++)
+    g_array_append_val (shown, g_array_index (workers->steps, RtStepBalance, i).step_index);
+  g_autofree char *xtics = rt_session_step_xtics (s, shown);
+  g_autofree char *steps = rt_session_describe_step_indices (s, shown);
+  g_autofree char *what = g_strdup_printf ("worker imbalance per step, %s", steps);
+  const char *vars[] = { "XTICS", xtics, NULL };
+  return rt_session_plot (s, "workers-steps", "workers_steps", what, vars, error);
+}
+
+/* ---- requests ---- */
+
+char *
+rt_request_caption (const RtRequest *q, guint rank)
+{
+  g_autofree char *tokens = q->response_length >= 0 ? g_strdup_printf ("%d tokens", q->response_length)
+                                                     : g_strdup ("tokens unknown");
+  g_autofree char *turns = q->turns >= 0 ? g_strdup_printf ("%d turns", q->turns) : g_strdup ("turns unknown");
+  return g_strdup_printf ("#%u %.8s, worker %d: %.2f s, %s, %s, %s", rank, q->id, q->worker,
+                          q->total_s, turns, tokens,
+                          q->finish_reason ? rt_finish_reason_short (q->finish_reason) : "finish unknown");
+}
+
+gboolean
+rt_plot_requests_top (RtSession *s, const RtRequests *r, gboolean each_request, GError **error)
+{
+  const RtTrace *t = s->trace;
+  /* one chart per request */
+  for (guint i = 0; each_request && i < r->slowest->len; i++)
+    {
+      const RtSlowRequest *slow = &g_array_index (r->slowest, RtSlowRequest, i);
+      g_autoptr (RtTable) phases = rt_request_phases_table (t, slow);
+      g_autofree char *name = g_strdup_printf ("request_%u_step_%d", i + 1, r->step);
+      g_autofree char *what = rt_request_caption (rt_trace_request (t, slow->request), i + 1);
+      if (!rt_session_write_table (s, phases, name, error)
+          || !rt_session_plot (s, "request", name, what, NULL, error))
+        return FALSE;
+    }
+
+  /* all of them stacked, by the phases that do not overlap and that occur */
+  g_autoptr (RtTable) top = rt_requests_top_table (t, r);
+  g_autofree char *name = g_strdup_printf ("requests_top_step_%d", r->step);
+  g_autofree char *what = g_strdup_printf ("the %u slowest requests of step %d, by phase", r->slowest->len, r->step);
+  g_autofree char *lastcol = g_strdup_printf ("%u", r->leaves->len + 2);
+  const char *vars[] = { "LASTCOL", lastcol, NULL };
+  return rt_session_write_table (s, top, name, error)
+         && rt_session_plot (s, "requests-top", name, what, vars, error);
+}
+
+/* ---- events ---- */
+
+gboolean
+rt_plot_events (RtSession *s, const RtEvents *ev, GError **error)
+{
+  g_autoptr (RtTable) table = rt_events_table (ev);
+  g_autoptr (GArray) shown = g_array_new (FALSE, FALSE, sizeof (guint));
+  for (guint i = 0; i < ev->steps->len; i++)
+    g_array_append_val (shown, g_array_index (ev->steps, RtEventsStep, i).step_index);
+
+  /* the stacked areas: band e lies between the sum of the shares before it and
+   * that sum plus its own (a missing share counts as 0 there) */
+  g_autoptr (GString) plot = g_string_new ("plot ");
+  for (int e = RT_EV_TOTAL_STEP - 1; e >= 0; e--)
+    {
+      g_autoptr (GString) below = g_string_new ("0");
+      for (int k = 0; k < e; k++)
+        g_string_append_printf (below, "+(valid(%d)?$%d:0)", k + 3, k + 3);
+      g_autofree char *title = rt_gnuplot_quote (rt_step_event_name (e));
+      g_string_append_printf (plot, "%sdata using 1:(%s+(valid(%d)?$%d:0)):(%s) with filledcurves lc %d title %s",
+                              e == RT_EV_TOTAL_STEP - 1 ? "" : ", \\\n     ", below->str, e + 3,
+                              e + 3, below->str, e + 1, title);
+    }
+
+  g_autofree char *steps = rt_session_describe_step_indices (s, shown);
+  g_autofree char *what_pct = g_strdup_printf ("share of the step per section, %s", steps);
+  g_autofree char *what_stacked = g_strdup_printf ("share of the step per section (stacked), %s", steps);
+  g_autofree char *xtics = rt_session_step_xtics (s, shown);
+  g_autofree char *lastcol = g_strdup_printf ("%d", RT_EV_TOTAL_STEP + 2);
+  const char *vars[] = { "XTICS", xtics, "LASTCOL", lastcol, "PLOT", plot->str, NULL };
+  return rt_session_write_table (s, table, "events", error)
+         && rt_session_plot_data (s, "events-pct", "events_pct", "events", what_pct, vars, error)
+         && rt_session_plot_data (s, "events-stacked", "events_stacked", "events", what_stacked, vars, error);
+}
+
+/* ---- turns ---- */
+
+gboolean
+rt_plot_turns (RtSession *s, const RtTurns *turns, GError **error)
+{
+  g_autoptr (RtTable) table = rt_turns_table (turns);
+  guint shown = turns->turns->len;
+  if (!rt_session_write_table (s, table, "turns", error))
+    return FALSE;
+  g_autoptr (GArray) selected = rt_session_selected_steps (s);
+  g_autofree char *steps = rt_session_describe_step_indices (s, selected);
+  g_autofree char *what = g_strdup_printf ("time per turn index, %s", steps);
+  g_autofree char *every = g_strdup_printf ("%u", MAX (1u, shown / 20));
+  const char *vars[] = { "EVERY", every, NULL };
+  return rt_session_plot (s, "turns", "turns", what, vars, error);
+}
+
+gboolean
+rt_plot_turn_dist (RtSession *s, const RtTurnDist *d, GError **error)
+{
+  g_autoptr (RtTable) counts = rt_turn_dist_counts_table (d);
+  g_autoptr (RtTable) means = rt_turn_dist_mean_table (d);
+  g_autoptr (GArray) shown = g_array_new (FALSE, FALSE, sizeof (guint));
+  for (guint i = 0; i < d->steps->len; i++)
+    g_array_append_val (shown, g_array_index (d->steps, RtTurnDistStep, i).step_index);
+  g_autofree char *steps = rt_session_describe_step_indices (s, shown);
+  g_autofree char *what_counts = g_strdup_printf ("requests by number of turns, %s", steps);
+  g_autofree char *what_means = g_strdup_printf ("mean request duration by number of turns, %s", steps);
+  g_autofree char *lastcol = g_strdup_printf ("%u", d->all->len + 1);
+  g_autofree char *every = g_strdup_printf ("%u", MAX (1u, d->steps->len / 20));
+  g_autofree char *xtics = rt_session_step_xtics (s, shown);
+  const char *vars[] = { "LASTCOL", lastcol, "EVERY", every, "XTICS", xtics, NULL };
+  return rt_session_write_table (s, counts, "turn_dist_counts", error)
+         && rt_session_write_table (s, means, "turn_dist_mean", error)
+         && rt_session_plot (s, "turn-dist-counts", "turn_dist_counts", what_counts, vars, error)
+         && rt_session_plot (s, "turn-dist-mean", "turn_dist_mean", what_means, vars, error);
+}
+
+/* ---- timeline ---- */
+
+/* Above this many requests in one Gantt, each is a thin line without its phases. */
+#define THIN_ABOVE 400
+
+/* The bars of the Gantt: what each phase of the table is drawn as. */
+static const struct { const char *phase, *title, *colour; gboolean band; } bars[] = {
+  { "worker", "worker file span", "#c7c7c7", TRUE },
+  { "preprocessing", "step: preprocessing", "#8c564b", TRUE },
+  { "generation", "step: generation", "#17becf", TRUE },
+  { "barrier wait", "step: barrier wait", "#000000", TRUE },
+  { "other sections", "step: other sections", "#bcbd22", TRUE },
+  { "waiting", "waiting", "#e4e4e4", FALSE },
+  { "pre-process", "pre-process", "#ff7f0e", FALSE },
+  { "engine", "engine (generate)", "#1f77b4", FALSE },
+  { "tool", "tool execution", "#2ca02c", FALSE },
+  { "post-process", "post-process, parsing", "#d62728", FALSE },
+  { "other", "other", "#9467bd", FALSE },
+  { "unlogged", "alive, no phase logged", "#9ab7d3", FALSE },
+  { "request", "request (alive)", "#1f77b4", FALSE },
+};
+
+/* Dashed verticals where 50, 90 and 99 % of the step's requests had finished. */
+static char *
+finish_marks (const RtTimeline *tl)
+{
+  const struct { const char *name; double v; } marks[] = {
+    { "t50", tl->t50_s }, { "t90", tl->t90_s }, { "t99", tl->t99_s },
+  };
+  GString *gp = g_string_new (NULL);
+  for (guint i = 0; i < G_N_ELEMENTS (marks); i++)
+    {
+      if (isnan (marks[i].v) || (i > 0 && marks[i].v == marks[i - 1].v))
+        continue;
+      /* marks at one instant share a line and a label: "t90, t99" */
+      g_autoptr (GString) label = g_string_new (marks[i].name);
+      for (guint j = i + 1; j < G_N_ELEMENTS (marks) && marks[j].v == marks[i].v; j++)
+        g_string_append_printf (label, ", %s", marks[j].name);
+      g_string_append_printf (gp,
+                              "set arrow from %.17g, graph 0 to %.17g, graph 1 nohead dt 2 lw 1.5 lc rgb '#555555' front\n"
+                              "set label '%s' at %.17g, graph 1 offset 0, char 0.6 center tc rgb '#555555' front\n",
+                              marks[i].v, marks[i].v, label->str, marks[i].v);
+    }
+  return g_string_free (gp, FALSE);
+}
+
+/* The bar of row `r` shows in the window [from_s, to_s] (NAN: open on that side): it overlaps
+ * it, not only touches its edge; a bar of no length shows where it stands. */
+static gboolean
+bar_in_window (const RtTable *table, guint r, double from_s, double to_s)
+{
+  double start = rt_table_get_number (table, r, rt_table_find (table, "start_s"));
+  double end = rt_table_get_number (table, r, rt_table_find (table, "end_s"));
+  if (end <= start)
+    return !(end < from_s) && !(start > to_s);
+  return !(end <= from_s) && !(start >= to_s);
+}
+
+/* Which bars show in the window, as gnuplot plot clauses (the legend names only those);
+ * `thin`: requests without phases. */
+static char *
+gantt_clauses (const RtTable *table, gboolean thin, double from_s, double to_s)
+{
+  int phase_col = rt_table_find (table, "phase");
+  GString *gp = g_string_new (NULL);
+  for (guint b = 0; b < G_N_ELEMENTS (bars); b++)
+    {
+      if (!bars[b].band && (strcmp (bars[b].phase, "request") == 0) != thin)
+        continue;
+      gboolean occurs = FALSE;
+      for (guint r = 0; r < rt_table_n_rows (table) && !occurs; r++)
+        occurs = g_strcmp0 (rt_table_get_text (table, r, phase_col), bars[b].phase) == 0
+                 && bar_in_window (table, r, from_s, to_s);
+      if (!occurs)
+        continue;
+      /* the worker's span is a thin line under its sections; request bars fill most of a lane */
+      double half = strcmp (bars[b].phase, "worker") == 0 ? 0.06 : bars[b].band ? 0.3 : thin ? 0.3 : 0.4;
+      g_string_append_printf (gp, "%sdata using (($5+$6)/2):(strcol(4) eq '%s' ? $1 : NaN):(($6-$5)/2):(%g) "
+                              "with boxxyerror fc rgb '%s' title '%s'",
+                              gp->len ? ", \\\n     " : "", bars[b].phase, half, bars[b].colour, bars[b].title);
+    }
+  return g_string_free (gp, FALSE);
+}
+
+/* "worker M" beside each worker's band */
+static char *
+worker_tics (const RtTable *table)
+{
+  int lane_col = rt_table_find (table, "lane"), worker_col = rt_table_find (table, "worker");
+  int phase_col = rt_table_find (table, "phase");
+  GString *tics = g_string_new (NULL);
+  for (guint r = 0; r < rt_table_n_rows (table); r++)
+    if (g_strcmp0 (rt_table_get_text (table, r, phase_col), "worker") == 0)
+      g_string_append_printf (tics, "%s'worker %.0f' %.0f", tics->len ? ", " : "",
+                              rt_table_get_number (table, r, worker_col), rt_table_get_number (table, r, lane_col));
+  return g_string_free (tics, FALSE);
+}
+
+/* an end of a gnuplot range: * for none */
+static char *
+range_bound (double v)
+{
+  char buf[G_ASCII_DTOSTR_BUF_SIZE];
+  return isnan (v) ? g_strdup ("*") : g_strdup (g_ascii_dtostr (buf, sizeof buf, v));
+}
+
+/* One Gantt: the requests of `workers` alive in [from_s, to_s] (NAN: the whole step). */
+gboolean
+rt_plot_timeline_gantt (RtSession *s, const RtTimeline *tl, const GArray *workers,
+                        const char *worker_text, const char *name, const char *zoom,
+                        double from_s, double to_s, GError **error)
+{
+  g_autoptr (RtTable) table = rt_timeline_gantt_table (s->trace, tl, workers, from_s, to_s);
+  guint n_rows = rt_table_n_rows (table), requests = 0, lanes = 0;
+  int phase_col = rt_table_find (table, "phase"), lane_col = rt_table_find (table, "lane");
+  for (guint r = 0; r < n_rows; r++)
+    {
+      requests += g_strcmp0 (rt_table_get_text (table, r, phase_col), "request") == 0;
+      lanes = MAX (lanes, (guint) rt_table_get_number (table, r, lane_col) + 1);
+    }
+  gboolean thin = requests > THIN_ABOVE;
+  g_autofree char *clauses = gantt_clauses (table, thin, from_s, to_s);
+  g_autofree char *tics = worker_tics (table);
+  g_autofree char *marks = finish_marks (tl);
+  g_autofree char *from_text = range_bound (from_s), *to_text = range_bound (to_s);
+  g_autofree char *xrange = g_strdup_printf ("%s:%s", from_text, to_text);
+  g_autofree char *ymax = g_strdup_printf ("%u", lanes);
+  int height = (int) CLAMP (180 + lanes * (thin ? 3 : 12), 600, 8000);
+  g_autofree char *size = g_strdup_printf ("1400,%d", height);
+  g_autofree char *on = worker_text ? g_strdup_printf (", worker %s", worker_text) : g_strdup ("");
+  g_autofree char *what = g_strdup_printf ("step %d%s%s%s, %u requests%s", tl->step, on, *zoom ? ", " : "", zoom, requests,
+                                           thin ? " (one thin line each, no phases: more than 400)" : "");
+  const char *vars[] = { "XRANGE", xrange, "YMAX", ymax, "YTICS", tics, "MARKS", marks, "PLOTS", clauses,
+                         "SIZE", size, NULL };
+  return rt_session_write_table (s, table, name, error)
+         && rt_session_plot (s, "timeline", name, what, vars, error);
+}
+
+gboolean
+rt_plot_timeline_inflight (RtSession *s, const RtTimeline *tl, const GArray *workers,
+                           const char *worker_text, GError **error)
+{
+  g_autoptr (RtTable) table = rt_timeline_inflight_table (tl, workers);
+  g_autofree char *name = g_strdup_printf ("inflight_step_%d", tl->step);
+  guint n_workers = rt_table_n_columns (table) - 2;
+  g_autofree char *lastcol = g_strdup_printf ("%u", n_workers + 2);
+  /* past a dozen workers the legend would hide the plot: their lines stay, unnamed */
+  const char *worker_title = n_workers <= 12 ? "title columnhead(c)" : "notitle lc rgb '#bbbbbb' lw 1";
+  g_autofree char *marks = finish_marks (tl);
+  g_autofree char *what = g_strdup_printf ("step %d%s%s, requests in flight", tl->step,
+                                           worker_text ? ", worker " : "", worker_text ? worker_text : "");
+  g_autofree char *ytics = rt_gnuplot_int_tics ("ytics", 0, (gint32) MAX (tl->peak_in_flight, 1u), 10);
+  const char *vars[] = { "LASTCOL", lastcol, "WORKER_TITLE", worker_title, "MARKS", marks, "YTICS", ytics, NULL };
+  return rt_session_write_table (s, table, name, error)
+         && rt_session_plot (s, "inflight", name, what, vars, error);
+}
+
+
+/* ---- the trainer's log ---- */
+
+gboolean
+rt_plot_train_breakdown (RtSession *s, const RtTrainLog *log, const RtTrainPlot *p, GError **error)
+{
+  if (p->found->len == 0)
+    return TRUE;
+  g_autofree char *lastcol = g_strdup_printf ("%u", p->found->len + 1);
+  g_autofree char *stepcol = g_strdup_printf ("%u", p->found->len + 2);
+  g_autofree char *every = g_strdup_printf ("%u", MAX (1u, log->steps->len / 20));
+  const char *vars[] = { "LASTCOL", lastcol, "STEPCOL", stepcol, "EVERY", every, NULL };
+  g_autoptr (RtTable) table = rt_train_plot_table (log, p);
+  return rt_session_write_table (s, table, p->name, error)
+         && rt_session_plot (s, "train-breakdown", p->name, "time per training step by section", vars, error);
+}

@@ -1,0 +1,966 @@
+/* report.c: rt-report's page: the analyses run once, the findings first, then one section per
+ * question, each a function of the table `sections` below, its plots inlined as SVG. */
+#include "rolltrace/rt-report.h"
+#include "rolltrace/rt-outfile.h"
+#include "rolltrace/rt-plots.h"
+#include "rolltrace/rt-views.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <string.h>
+
+#define TABLE_ROWS_MAX 40     /* rows of a table shown in the page; the TSV beside has them all */
+#define TOP_REQUESTS 10       /* slowest requests shown */
+#define GANTT_REQUESTS_MAX 400  /* above this many requests in the slowest step, its Gantt shows the tail */
+#define INFLIGHT_WORKERS_MAX 8  /* above this many workers, requests in flight are drawn in total only */
+
+/* ---- the pieces of a section: markup of ours, text of the input, plots ---- */
+
+typedef enum { PIECE_HTML, PIECE_SVG } PieceKind;
+
+typedef struct {
+  PieceKind kind;
+  char *text;                 /* markup (already escaped), or the plot's name */
+} Piece;
+
+typedef struct {
+  const char *name;           /* the anchor and the --json name */
+  const char *title;
+  GPtrArray *pieces;          /* Piece* */
+} Section;
+
+struct _RtReport {
+  RtSession *s;
+  const RtTrace *t;
+  RtReportOptions opts;
+  RtOverview *overview;
+  RtCdf *cdf;
+  RtWorkers *workers;
+  RtEvents *events;
+  RtTurns *turns;
+  RtTurnDist *turn_dist;
+  RtTimeline *timeline;
+  RtCheck *check;
+  RtTrain *train;
+  RtFindings *findings;
+  GPtrArray *sections;        /* Section*, those shown */
+  GPtrArray *names;           /* const char*: their names */
+  GHashTable *plots;          /* names of the plots some section shows */
+};
+
+static void
+piece_free (Piece *p)
+{
+  g_free (p->text);
+  g_free (p);
+}
+
+static void
+section_free (Section *sec)
+{
+  g_ptr_array_unref (sec->pieces);
+  g_free (sec);
+}
+
+/* Markup of our own: a literal, or printf of numbers. Never text from the input. */
+static void html (Section *sec, const char *fmt, ...) G_GNUC_PRINTF (2, 3);
+
+static void
+html (Section *sec, const char *fmt, ...)
+{
+  Piece *p = g_new0 (Piece, 1);
+  va_list ap;
+  va_start (ap, fmt);
+  p->text = g_strdup_vprintf (fmt, ap);
+  va_end (ap);
+  g_ptr_array_add (sec->pieces, p);
+}
+
+/* Text, from the input or not: escaped here, the one place it becomes HTML. */
+static void
+text (Section *sec, const char *s)
+{
+  GString *out = g_string_new (NULL);
+  rt_html_append_text (out, s);
+  Piece *p = g_new0 (Piece, 1);
+  p->text = g_string_free (out, FALSE);
+  g_ptr_array_add (sec->pieces, p);
+}
+
+static void text_printf (Section *sec, const char *fmt, ...) G_GNUC_PRINTF (2, 3);
+
+static void
+text_printf (Section *sec, const char *fmt, ...)
+{
+  va_list ap;
+  va_start (ap, fmt);
+  g_autofree char *s = g_strdup_vprintf (fmt, ap);
+  va_end (ap);
+  text (sec, s);
+}
+
+/* The one-line caption that says what to look for. */
+static void
+caption (Section *sec, const char *what_to_look_for)
+{
+  html (sec, "<p class=\"caption\">");
+  text (sec, what_to_look_for);
+  html (sec, "</p>\n");
+}
+
+/* A plot drawn by the section: its SVG inline, and a link to its data. */
+static void
+plot (RtReport *r, Section *sec, const char *name, const char *data_stem)
+{
+  html (sec, "<figure id=\"plot-");
+  text (sec, name);
+  html (sec, "\">");
+  Piece *p = g_new0 (Piece, 1);
+  p->kind = PIECE_SVG;
+  p->text = g_strdup (name);
+  g_ptr_array_add (sec->pieces, p);
+  html (sec, "<figcaption>data: <a href=\"");
+  text_printf (sec, "%s.tsv", data_stem);
+  html (sec, "\">");
+  text_printf (sec, "%s.tsv", data_stem);
+  html (sec, "</a>, script: <a href=\"");
+  text_printf (sec, "%s.gp", name);
+  html (sec, "\">");
+  text_printf (sec, "%s.gp", name);
+  html (sec, "</a></figcaption></figure>\n");
+  g_hash_table_add (r->plots, g_strdup (name));
+}
+
+static void
+cell_number (Section *sec, double v, RtColumnType type)
+{
+  if (isnan (v))
+    html (sec, "<td class=\"num\">-</td>");
+  else if (type == RT_COLUMN_INT || type == RT_COLUMN_BOOL || (fabs (v) < 1e15 && v == floor (v)))
+    html (sec, "<td class=\"num\">%.0f</td>", v);
+  else
+    html (sec, "<td class=\"num\">%.4g</td>", v);
+}
+
+/* `table` as an HTML table of its columns named in `columns` (NULL-terminated; NULL: every
+ * column but nested tables), its first TABLE_ROWS_MAX rows; written beside as STEM.tsv when
+ * `stem` is not NULL. */
+static gboolean
+table (RtReport *r, Section *sec, const RtTable *tab, const char *const *columns, const char *stem,
+       GError **error)
+{
+  if (stem != NULL && !rt_session_write_table (r->s, tab, stem, error))
+    return FALSE;
+  g_autoptr (GArray) cols = g_array_new (FALSE, FALSE, sizeof (guint));
+  for (guint c = 0; c < rt_table_n_columns (tab); c++)
+    {
+      const RtColumn *col = rt_table_column (tab, c);
+      gboolean wanted = columns == NULL ? col->type != RT_COLUMN_TABLE : FALSE;
+      for (guint k = 0; columns != NULL && columns[k] != NULL; k++)
+        wanted |= strcmp (columns[k], col->name) == 0;
+      if (wanted)
+        g_array_append_val (cols, c);
+    }
+  guint n = rt_table_n_rows (tab);
+  html (sec, "<table class=\"sortable\"><thead><tr>");
+  for (guint k = 0; k < cols->len; k++)
+    {
+      const RtColumn *col = rt_table_column (tab, g_array_index (cols, guint, k));
+      html (sec, "<th title=\"");
+      text (sec, col->meaning);
+      html (sec, "\">");
+      text (sec, col->name);
+      if (col->unit != NULL)
+        text_printf (sec, " (%s)", col->unit);
+      html (sec, "</th>");
+    }
+  html (sec, "</tr></thead><tbody>\n");
+  for (guint row = 0; row < MIN (n, (guint) TABLE_ROWS_MAX); row++)
+    {
+      html (sec, "<tr>");
+      for (guint k = 0; k < cols->len; k++)
+        {
+          guint c = g_array_index (cols, guint, k);
+          const RtColumn *col = rt_table_column (tab, c);
+          if (col->type == RT_COLUMN_TEXT)
+            {
+              html (sec, "<td>");
+              text (sec, rt_table_get_text (tab, row, c) ? rt_table_get_text (tab, row, c) : "-");
+              html (sec, "</td>");
+            }
+          else
+            cell_number (sec, rt_table_get_number (tab, row, c), col->type);
+        }
+      html (sec, "</tr>\n");
+    }
+  html (sec, "</tbody></table>\n");
+  if (n > TABLE_ROWS_MAX)
+    {
+      html (sec, "<p class=\"note\">");
+      text_printf (sec, "The first %u of %u rows%s", TABLE_ROWS_MAX, n, stem ? "; all of them in " : ".");
+      if (stem != NULL)
+        {
+          html (sec, "<a href=\"");
+          text_printf (sec, "%s.tsv", stem);
+          html (sec, "\">");
+          text_printf (sec, "%s.tsv", stem);
+          html (sec, "</a>.");
+        }
+      html (sec, "</p>\n");
+    }
+  return TRUE;
+}
+
+static void
+note (Section *sec, const char *s)
+{
+  html (sec, "<p class=\"note\">");
+  text (sec, s);
+  html (sec, "</p>\n");
+}
+
+/* ---- the sections ---- */
+
+/* Fills `sec`; returns FALSE with `error` set when a file could not be written. A section with
+ * nothing to show says so in a note; one that does not apply sets *shown to FALSE. */
+typedef gboolean (*SectionFunc) (RtReport *r, Section *sec, gboolean *shown, GError **error);
+
+static gboolean
+section_overview (RtReport *r, Section *sec, gboolean *shown, GError **error)
+{
+  (void) shown;
+  RtOverview *o = r->overview;
+  if (o->steps->len == 0)
+    {
+      note (sec, "No selected step has a total_step_duration line: there is no rollout time to show.");
+      return TRUE;
+    }
+  caption (sec, r->opts.train
+                  ? "Rollout time of the slowest rank per step against the interval to the next step: the gap is "
+                    "training and weight sync. Look for steps far above the rest, and whether the trainer's "
+                    "timing_s/gen follows the trace's rollout."
+                  : "Rollout time of the slowest rank per step against the interval to the next step: the gap is "
+                    "training and weight sync. Look for steps far above the rest (marked) and for a drift.");
+  if (!rt_plot_overview (r->s, o, error))
+    return FALSE;
+  plot (r, sec, "overview", "overview");
+  html (sec, "<p>");
+  text_printf (sec, "Means over %u steps: rollout %.2f s, interval %.2f s, outside rollout %.2f s (rollout %.0f %% "
+               "of a step).", o->steps->len, o->rollout_mean, o->interval_mean, o->outside_mean, o->rollout_pct);
+  html (sec, "</p>\n");
+  return TRUE;
+}
+
+/* The per-step percentiles, the steps with the largest P99 first when they do not all fit. */
+static int
+compare_p99 (gconstpointer a, gconstpointer b)
+{
+  const RtCdfStep *x = a, *y = b;
+  return x->summary.p99 > y->summary.p99 ? -1 : x->summary.p99 < y->summary.p99 ? 1 : x->step - y->step;
+}
+
+static gboolean
+section_tail (RtReport *r, Section *sec, gboolean *shown, GError **error)
+{
+  (void) shown;
+  const RtCdfEvent *c = g_ptr_array_index (r->cdf->events, 0);
+  if (c->all->len == 0)
+    {
+      note (sec, "No complete request with a duration in the selected steps.");
+      return TRUE;
+    }
+  caption (sec, "The CDF of request durations, per step and over all: the further P99 lies right of P50, the more "
+                "a step waits for a few slow requests. The table lists each step's percentiles.");
+  /* a page stays light whatever the number of steps: a step's line needs no more points than a
+   * picture has pixels across, divided among the steps drawn */
+  guint step_points = MAX (100u, RT_PLOT_CDF_STEP_POINTS / MAX (1u, c->steps->len / 4));
+  if (!rt_plot_cdf (r->s, r->cdf, MIN (step_points, (guint) RT_PLOT_CDF_STEP_POINTS), error))
+    return FALSE;
+  plot (r, sec, "cdf", "cdf");
+  g_autoptr (RtTable) all = rt_cdf_steps_table (c);
+  if (!rt_session_write_table (r->s, all, "cdf_steps", error))
+    return FALSE;
+  RtCdfEvent shown_event = *c;
+  g_autoptr (GArray) steps = g_array_copy (c->steps);
+  if (steps->len > TABLE_ROWS_MAX)
+    g_array_sort (steps, compare_p99);
+  shown_event.steps = steps;
+  g_autoptr (RtTable) tab = rt_cdf_steps_table (&shown_event);
+  if (steps->len > TABLE_ROWS_MAX)
+    note (sec, "The steps with the largest P99 first.");
+  static const char *const cols[] = { "step", "count", "p50", "p90", "p95", "p99", "max", NULL };
+  return table (r, sec, tab, cols, NULL, error);
+}
+
+static gboolean
+section_workers (RtReport *r, Section *sec, gboolean *shown, GError **error)
+{
+  (void) shown;
+  if (r->workers->steps->len == 0)
+    {
+      note (sec, "No selected step has a total_step_duration line.");
+      return TRUE;
+    }
+  caption (sec, "Per step, the slowest rank's total over the median (imbalance): a rank that is often the slowest "
+                "makes every other rank wait at the barrier. Below, every rank's sections in the slowest step; "
+                "the critical path is the slowest rank.");
+  if (!rt_plot_workers_steps (r->s, r->workers, error))
+    return FALSE;
+  plot (r, sec, "workers_steps", "workers_steps");
+  int si = r->timeline->step_index;
+  if (si < 0)
+    return TRUE;
+  g_autoptr (RtWorkersStep) ws = rt_workers_step_analyse (r->t, (guint) si);
+  if (ws->workers->len == 0)
+    return TRUE;
+  const RtStepBalance *b = &ws->balance;
+  if (!rt_plot_workers_step (r->s, ws, FALSE, error))
+    return FALSE;
+  g_autofree char *name = g_strdup_printf ("workers_step_%d", b->step);
+  /* the barrier evens the totals out: the rank the others wait for generates longest */
+  const RtWorkerRow *gen = NULL;
+  for (guint k = 0; k < ws->workers->len; k++)
+    {
+      const RtWorkerRow *row = &g_array_index (ws->workers, RtWorkerRow, k);
+      if (!isnan (row->sections_s[RT_EV_ASYNC_GENERATE])
+          && (gen == NULL || row->sections_s[RT_EV_ASYNC_GENERATE] > gen->sections_s[RT_EV_ASYNC_GENERATE]))
+        gen = row;
+    }
+  html (sec, "<p>");
+  if (gen != NULL)
+    text_printf (sec, "Step %d: worker %d generates longest (async_generate_duration %.2f s): the others wait for it "
+                 "at the barrier. ", b->step, gen->worker, gen->sections_s[RT_EV_ASYNC_GENERATE]);
+  if (b->slowest_file >= 0)
+    text_printf (sec, "By total_step_duration the slowest is worker %d (%.2f s against a median of %.2f s, imbalance "
+                 "%.3f); the barrier cost the slowest worker %.2f s and the workers %.2f s on average.",
+                 b->slowest_worker, b->total_max, b->total_median, b->imbalance, ws->barrier_slowest_s,
+                 ws->barrier_mean_s);
+  html (sec, "</p>\n");
+  plot (r, sec, name, name);
+  return TRUE;
+}
+
+static gboolean
+section_requests (RtReport *r, Section *sec, gboolean *shown, GError **error)
+{
+  (void) shown;
+  int si = r->timeline->step_index;
+  if (si < 0)
+    {
+      note (sec, "No selected step has a rollout time.");
+      return TRUE;
+    }
+  g_autoptr (RtRequests) req = rt_requests_analyse (r->t, (guint) si, -1, TOP_REQUESTS);
+  if (req->slowest->len == 0)
+    {
+      text_printf (sec, "Step %d has no complete request with a duration.", req->step);
+      return TRUE;
+    }
+  caption (sec, "The slowest requests of the slowest step, their time split by phase: engine time means long "
+                "generations, tool time slow tools, and a large unlogged remainder queueing.");
+  if (!rt_plot_requests_top (r->s, req, FALSE, error))
+    return FALSE;
+  g_autofree char *name = g_strdup_printf ("requests_top_step_%d", req->step);
+  plot (r, sec, name, name);
+  html (sec, "<ol class=\"requests\">\n");
+  for (guint i = 0; i < req->slowest->len; i++)
+    {
+      const RtSlowRequest *slow = &g_array_index (req->slowest, RtSlowRequest, i);
+      g_autofree char *line = rt_request_caption (rt_trace_request (r->t, slow->request), i + 1);
+      html (sec, "<li>");
+      text (sec, line);
+      html (sec, "</li>\n");
+    }
+  html (sec, "</ol>\n");
+  return TRUE;
+}
+
+static gboolean
+section_turns (RtReport *r, Section *sec, gboolean *shown, GError **error)
+{
+  (void) shown;
+  if (r->turns->turns->len == 0 && r->turn_dist->steps->len == 0)
+    {
+      note (sec, "No turn timings and no turn counts in this trace (the older logger writes neither).");
+      return TRUE;
+    }
+  caption (sec, "Mean time of each part of a turn by turn index, and how many turns requests take per step: an "
+                "engine time that grows with the turn index is a growing context.");
+  if (r->turns->turns->len > 0)
+    {
+      if (!rt_plot_turns (r->s, r->turns, error))
+        return FALSE;
+      plot (r, sec, "turns", "turns");
+    }
+  else
+    note (sec, "No turn timings (turn_timings or turn_end lines) in this trace.");
+  if (r->turn_dist->steps->len > 0)
+    {
+      if (!rt_plot_turn_dist (r->s, r->turn_dist, error))
+        return FALSE;
+      plot (r, sec, "turn_dist_counts", "turn_dist_counts");
+    }
+  return TRUE;
+}
+
+static gboolean
+section_timeline (RtReport *r, Section *sec, gboolean *shown, GError **error)
+{
+  (void) shown;
+  const RtTimeline *tl = r->timeline;
+  if (!tl->found || tl->requests == 0)
+    {
+      note (sec, "No selected step has a rollout time and requests to lay out in time.");
+      return TRUE;
+    }
+  caption (sec, "The slowest step on a time line: every request under its rank's sections, and how many were in "
+                "flight. A long thin tail after the 90 % mark is the step waiting for its last requests.");
+  html (sec, "<p>");
+  text_printf (sec, "Step %d: %u requests; 50 %% had finished at %.2f s, 90 %% at %.2f s, 99 %% at %.2f s, the last at "
+               "%.2f s (tail share %.2f); at most %u in flight at once.", tl->step, tl->requests, tl->t50_s,
+               tl->t90_s, tl->t99_s, tl->t100_s, tl->tail_share, tl->peak_in_flight);
+  html (sec, "</p>\n");
+  /* every request of a big step is a Gantt gnuplot takes seconds over and nobody reads: its
+   * tail, the requests still alive when 90 % had finished, is the part that answers */
+  gboolean whole = tl->requests <= GANTT_REQUESTS_MAX || !(tl->t90_s < tl->end_s);
+  g_autofree char *gantt = g_strdup_printf (whole ? "timeline_step_%d" : "timeline_step_%d_tail", tl->step);
+  g_autofree char *inflight = g_strdup_printf ("inflight_step_%d", tl->step);
+  g_autoptr (GArray) none = g_array_new (FALSE, FALSE, sizeof (gint32));
+  if (!whole)
+    note (sec, "More requests than a Gantt shows one by one: the Gantt below is the tail, from 90 % finished.");
+  if (!rt_plot_timeline_gantt (r->s, tl, NULL, NULL, gantt, whole ? "" : "its tail (from 90 % of requests finished)",
+                               whole ? NAN : tl->t90_s, whole ? NAN : tl->end_s, error)
+      || !rt_plot_timeline_inflight (r->s, tl, tl->workers->len > INFLIGHT_WORKERS_MAX ? none : NULL, NULL, error))
+    return FALSE;
+  plot (r, sec, gantt, gantt);
+  plot (r, sec, inflight, inflight);
+  return TRUE;
+}
+
+static gboolean
+section_shares (RtReport *r, Section *sec, gboolean *shown, GError **error)
+{
+  (void) shown;
+  const RtEvents *ev = r->events;
+  if (ev->steps->len == 0)
+    {
+      note (sec, "No selected step has a total_step_duration line.");
+      return TRUE;
+    }
+  caption (sec, "Each step-level section's share of the step, stacked: generation should dominate; a thick "
+                "barrier band is time every rank spends waiting for the slowest.");
+  if (!rt_plot_events (r->s, ev, error))
+    return FALSE;
+  plot (r, sec, "events_stacked", "events");
+  html (sec, "<table><thead><tr><th>section</th><th>mean share of a step (%%)</th></tr></thead><tbody>\n");
+  for (int e = 0; e < RT_EV_TOTAL_STEP; e++)
+    if (ev->mean_pct[e] >= 0.05)
+      {
+        html (sec, "<tr><td>");
+        text (sec, rt_step_event_name (e));
+        html (sec, "</td><td class=\"num\">%.2f</td></tr>\n", ev->mean_pct[e]);
+      }
+  html (sec, "</tbody></table>\n");
+  return TRUE;
+}
+
+static gboolean
+section_trainer (RtReport *r, Section *sec, gboolean *shown, GError **error)
+{
+  if (r->opts.train == NULL)
+    {
+      *shown = FALSE;
+      return TRUE;
+    }
+  const RtTrainLog *log = r->opts.train;
+  html (sec, "<p>");
+  text_printf (sec, "The trainer's log %s: %u steps.", r->opts.train_path ? r->opts.train_path : "", log->steps->len);
+  html (sec, "</p>\n");
+  if (log->steps->len == 0)
+    {
+      note (sec, "The log has no 'step:N - name:value' line.");
+      return TRUE;
+    }
+  caption (sec, "Where each training step's time goes, by section of the trainer's timing_s metrics: generation "
+                "against the updates.");
+  const RtTrainPlot *p = &r->train->plots[RT_TRAIN_BREAKDOWN];
+  if (p->found->len > 0)
+    {
+      if (!rt_plot_train_breakdown (r->s, log, p, error))
+        return FALSE;
+      plot (r, sec, p->name, p->name);
+    }
+  g_autoptr (RtTable) metrics = rt_train_metrics_table (r->train);
+  static const char *const cols[] = { "metric", "count", "mean", "min", "median", "max", NULL };
+  return table (r, sec, metrics, cols, "train_metrics", error);
+}
+
+static gboolean
+section_quality (RtReport *r, Section *sec, gboolean *shown, GError **error)
+{
+  (void) shown;
+  const RtCheck *c = r->check;
+  caption (sec, "What was read and what was wrong with it: bad lines are skipped, missing worker files leave a "
+                "rank out of its step.");
+  html (sec, "<table><tbody>\n");
+  html (sec, "<tr><th>steps</th><td class=\"num\">%u</td></tr>\n", c->n_steps);
+  html (sec, "<tr><th>worker files</th><td class=\"num\">%" G_GUINT64_FORMAT "</td></tr>\n", c->files);
+  html (sec, "<tr><th>lines</th><td class=\"num\">%" G_GUINT64_FORMAT "</td></tr>\n", c->lines);
+  html (sec, "<tr><th>bad lines</th><td class=\"num\">%" G_GUINT64_FORMAT "</td></tr>\n", c->bad_lines);
+  html (sec, "<tr><th>fields of the wrong type</th><td class=\"num\">%" G_GUINT64_FORMAT "</td></tr>\n",
+        c->field_problems);
+  html (sec, "<tr><th>complete requests</th><td class=\"num\">%" G_GUINT64_FORMAT "</td></tr>\n", c->requests);
+  html (sec, "<tr><th>missing worker files</th><td class=\"num\">%u</td></tr>\n", c->missing->len);
+  html (sec, "<tr><th>other entries in the folder</th><td class=\"num\">%u</td></tr>\n", r->t->strays->len);
+  html (sec, "</tbody></table>\n");
+  if (c->missing->len > 0)
+    {
+      g_autoptr (RtTable) missing = rt_check_missing_table (c);
+      html (sec, "<h3>Missing worker files</h3>\n");
+      if (!table (r, sec, missing, NULL, "check_missing", error))
+        return FALSE;
+    }
+  if (c->problems->len > 0)
+    {
+      g_autoptr (RtTable) problems = rt_check_problems_table (r->t, c);
+      html (sec, "<h3>The first bad lines</h3>\n");
+      if (!table (r, sec, problems, NULL, "check_problems", error))
+        return FALSE;
+    }
+  return TRUE;
+}
+
+/* The comparison with the experiments of --compare. Drawn by rt-compare's analysis where it
+ * is part of the build; this section is the one place to draw it. */
+static gboolean
+section_comparison (RtReport *r, Section *sec, gboolean *shown, GError **error)
+{
+  (void) error;
+  RtSession *s = r->s;
+  if (s->experiments == NULL || s->experiments->len < 2)
+    {
+      *shown = FALSE;
+      return TRUE;
+    }
+  html (sec, "<p class=\"note\">");
+  text (sec, "The comparison with ");
+  for (guint i = 1; i < s->experiments->len; i++)
+    {
+      const RtExperiment *e = rt_session_experiment (s, i);
+      text_printf (sec, "%s%s (%u steps selected)", i > 1 ? ", " : "", e->label, e->steps->len);
+    }
+  text (sec, " is not drawn yet: this build has no comparison analysis (rt-compare). The experiments were loaded.");
+  html (sec, "</p>\n");
+  return TRUE;
+}
+
+static const struct {
+  const char *name, *title;
+  SectionFunc build;
+} sections[] = {
+  { "overview", "Overview", section_overview },
+  { "tail", "The tail", section_tail },
+  { "workers", "Workers", section_workers },
+  { "requests", "Slowest requests", section_requests },
+  { "turns", "Turns", section_turns },
+  { "timeline", "Timeline of the slowest step", section_timeline },
+  { "sections", "Step sections", section_shares },
+  { "trainer", "Trainer metrics", section_trainer },
+  { "quality", "Data quality", section_quality },
+  { "comparison", "Comparison", section_comparison },
+};
+
+/* ---- the report ---- */
+
+RtReport *
+rt_report_build (RtSession *s, const RtReportOptions *opts, GError **error)
+{
+  g_autoptr (RtReport) r = g_new0 (RtReport, 1);
+  const RtTrace *t = s->trace;
+  r->s = s;
+  r->t = t;
+  r->opts = *opts;
+  r->overview = rt_overview_analyse (t, s->steps, opts->train);
+  r->cdf = rt_cdf_analyse (t, s->steps, NULL);
+  r->workers = rt_workers_analyse (t, s->steps);
+  r->events = rt_events_analyse (t, s->steps);
+  r->turns = rt_turns_analyse (t, s->steps);
+  r->turn_dist = rt_turn_dist_analyse (t, s->steps);
+  r->timeline = rt_timeline_analyse (t, s->steps, -1);
+  r->check = rt_check_analyse (t, s->steps);
+  if (opts->train != NULL)
+    r->train = rt_train_analyse (opts->train, 10, NULL);
+  RtFindingsInput in = { r->overview, r->cdf, r->events, r->turns, r->timeline, r->check };
+  r->findings = rt_findings_from (t, s->steps, &in);
+
+  r->sections = g_ptr_array_new_with_free_func ((GDestroyNotify) section_free);
+  r->names = g_ptr_array_new ();
+  r->plots = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  for (guint i = 0; i < G_N_ELEMENTS (sections); i++)
+    {
+      Section *sec = g_new0 (Section, 1);
+      sec->name = sections[i].name;
+      sec->title = sections[i].title;
+      sec->pieces = g_ptr_array_new_with_free_func ((GDestroyNotify) piece_free);
+      gboolean shown = TRUE;
+      if (!sections[i].build (r, sec, &shown, error))
+        {
+          section_free (sec);
+          return NULL;
+        }
+      if (!shown)
+        {
+          section_free (sec);
+          continue;
+        }
+      g_ptr_array_add (r->sections, sec);
+      g_ptr_array_add (r->names, (gpointer) sec->name);
+    }
+  if (!rt_session_render (s, error))
+    return NULL;
+  return g_steal_pointer (&r);
+}
+
+void
+rt_report_free (RtReport *r)
+{
+  if (r == NULL)
+    return;
+  g_clear_pointer (&r->overview, rt_overview_free);
+  g_clear_pointer (&r->cdf, rt_cdf_free);
+  g_clear_pointer (&r->workers, rt_workers_free);
+  g_clear_pointer (&r->events, rt_events_free);
+  g_clear_pointer (&r->turns, rt_turns_free);
+  g_clear_pointer (&r->turn_dist, rt_turn_dist_free);
+  g_clear_pointer (&r->timeline, rt_timeline_free);
+  g_clear_pointer (&r->check, rt_check_free);
+  g_clear_pointer (&r->train, rt_train_free);
+  g_clear_pointer (&r->findings, rt_findings_free);
+  g_clear_pointer (&r->sections, g_ptr_array_unref);
+  g_clear_pointer (&r->names, g_ptr_array_unref);
+  g_clear_pointer (&r->plots, g_hash_table_unref);
+  g_free (r);
+}
+
+const RtFindings *
+rt_report_findings (const RtReport *r)
+{
+  return r->findings;
+}
+
+const GPtrArray *
+rt_report_section_names (const RtReport *r)
+{
+  return r->names;
+}
+
+gboolean
+rt_report_has_data (const RtReport *r)
+{
+  const RtCdfEvent *c = g_ptr_array_index (r->cdf->events, 0);
+  return r->overview->steps->len > 0 || c->all->len > 0;
+}
+
+void
+rt_report_write_json (const RtReport *r, RtJsonWriter *w)
+{
+  rt_jw_begin_object (w);
+  rt_jw_key (w, "findings");
+  rt_findings_write_json (r->findings, w);
+  rt_jw_key (w, "sections");
+  rt_jw_begin_array (w);
+  for (guint i = 0; i < r->names->len; i++)
+    rt_jw_string (w, g_ptr_array_index (r->names, i));
+  rt_jw_end_array (w);
+  rt_jw_end_object (w);
+}
+
+/* ---- the page ---- */
+
+static void
+esc (GString *out, const char *s)
+{
+  rt_html_append_text (out, s);
+}
+
+static void esc_printf (GString *out, const char *fmt, ...) G_GNUC_PRINTF (2, 3);
+
+static void
+esc_printf (GString *out, const char *fmt, ...)
+{
+  va_list ap;
+  va_start (ap, fmt);
+  g_autofree char *s = g_strdup_vprintf (fmt, ap);
+  va_end (ap);
+  rt_html_append_text (out, s);
+}
+
+/* The picture gnuplot drew, from its <svg> on, its ids made unique in the page (several plots
+ * share gnuplot's names for their markers). gnuplot escapes the text it writes; its SVG refers
+ * to nothing outside itself (namespaces are names, not fetched). */
+static gboolean
+append_svg (GString *out, RtSession *s, const char *name, guint index)
+{
+  g_autofree char *file = g_strdup_printf ("%s.svg", name);
+  g_autofree char *path = rt_session_out_path (s, file);
+  g_autofree char *svg = NULL;
+  gsize len;
+  if (!g_file_get_contents (path, &svg, &len, NULL))
+    return FALSE;
+  const char *start = strstr (svg, "<svg");
+  const char *end = g_strrstr (svg, "</svg>");
+  if (start == NULL || end == NULL || end < start)
+    return FALSE;
+  g_autofree char *prefix = g_strdup_printf ("p%u-", index);
+  /* gnuplot's <title> would be every plot's tooltip: "Gnuplot" */
+  static const char gnuplot_title[] = "<title>Gnuplot</title>";
+  static const char *const refs[] = { "id='", "id=\"", "href='#", "href=\"#", "url(#" };
+  for (const char *p = start; p < end + strlen ("</svg>");)
+    {
+      gboolean matched = FALSE;
+      if (strncmp (p, gnuplot_title, strlen (gnuplot_title)) == 0)
+        {
+          p += strlen (gnuplot_title);
+          continue;
+        }
+      for (guint k = 0; k < G_N_ELEMENTS (refs) && !matched; k++)
+        {
+          gsize n = strlen (refs[k]);
+          if (strncmp (p, refs[k], n) == 0)
+            {
+              g_string_append_len (out, p, (gssize) n);
+              g_string_append (out, prefix);
+              p += n;
+              matched = TRUE;
+            }
+        }
+      if (!matched)
+        g_string_append_c (out, *p++);
+    }
+  return TRUE;
+}
+
+static const char page_style[] =
+  "body{font-family:sans-serif;margin:0 auto;max-width:1100px;padding:0 1.2em 3em;color:#222;line-height:1.4}"
+  "header{border-bottom:2px solid #444;margin-bottom:1em}"
+  "h1{font-size:1.6em;margin:.6em 0 .2em}h2{margin-top:1.8em;border-bottom:1px solid #ccc}"
+  "dl.facts{display:grid;grid-template-columns:max-content auto;gap:.1em 1em;margin:.5em 0}"
+  "dl.facts dt{font-weight:bold}dl.facts dd{margin:0}"
+  ".stamp{color:#555;font-size:.9em}.live{color:#a60}"
+  "nav a{margin-right:.8em}"
+  "ol.findings{padding-left:1.4em}ol.findings li{margin:.6em 0}"
+  ".sev{display:inline-block;min-width:4.5em;text-align:center;border-radius:3px;padding:0 .3em;"
+  "margin-right:.5em;font-size:.85em;color:#fff;font-weight:bold}"
+  ".sev-high{background:#c0392b}.sev-medium{background:#d68910}.sev-info{background:#5d6d7e}"
+  ".caption{font-style:italic;color:#333}.note{color:#555}"
+  "figure{margin:1em 0}figure svg{width:100%;height:auto;border:1px solid #ddd}"
+  "figcaption{font-size:.85em;color:#555}"
+  "table{border-collapse:collapse;margin:.6em 0;font-size:.9em}"
+  "th,td{border:1px solid #ccc;padding:.15em .5em;text-align:left}td.num{text-align:right;font-variant-numeric:tabular-nums}"
+  "table.sortable th{cursor:pointer}";
+
+/* Sorting a table by a click on its header: a convenience; the page reads the same without it. */
+static const char page_script[] =
+  "document.querySelectorAll('table.sortable th').forEach(function(th){th.addEventListener('click',function(){"
+  "var tb=th.closest('table').tBodies[0],i=th.cellIndex,up=th.dataset.up!=='1';th.dataset.up=up?'1':'0';"
+  "var rows=Array.prototype.slice.call(tb.rows);rows.sort(function(a,b){var x=a.cells[i].textContent,"
+  "y=b.cells[i].textContent,nx=parseFloat(x),ny=parseFloat(y);var c=(isNaN(nx)||isNaN(ny))?x.localeCompare(y):nx-ny;"
+  "return up?c:-c;});rows.forEach(function(r){tb.appendChild(r);});});});";
+
+/* When the page is written: now, or SOURCE_DATE_EPOCH (seconds, UTC) when set, the convention of
+ * reproducible builds, so that a page can be compared byte for byte (the golden tests). */
+static GDateTime *
+page_time (void)
+{
+  const char *epoch = g_getenv ("SOURCE_DATE_EPOCH");
+  char *end = NULL;
+  gint64 v = epoch != NULL ? g_ascii_strtoll (epoch, &end, 10) : 0;
+  if (epoch != NULL && *epoch != '\0' && end != NULL && *end == '\0')
+    {
+      GDateTime *t = g_date_time_new_from_unix_utc (v);
+      if (t != NULL)
+        return t;
+    }
+  return g_date_time_new_now_local ();
+}
+
+static void
+write_header (GString *out, RtSession *s, RtReport *r, gboolean stopped)
+{
+  const RtTrace *t = r->t;
+  const RtCheck *c = r->check;
+  guint64 size = 0;
+  for (guint i = 0; i < t->files->len; i++)
+    size += rt_trace_file (t, i)->size;
+  g_autoptr (GArray) selected = rt_session_selected_steps (s);
+  g_autofree char *steps = rt_session_describe_step_indices (s, selected);
+
+  g_string_append (out, "<header>\n<h1>");
+  esc_printf (out, "rolltrace report: %s", s->subject);
+  g_string_append (out, "</h1>\n<dl class=\"facts\">\n<dt>experiment</dt><dd>");
+  esc (out, t->path);
+  g_string_append (out, "</dd>\n<dt>steps</dt><dd>");
+  esc_printf (out, "%u selected (%s) of %u", selected->len, steps, t->steps->len);
+  g_string_append (out, "</dd>\n<dt>workers</dt><dd>");
+  esc_printf (out, "%u at most in one step", c->max_workers);
+  g_string_append (out, "</dd>\n<dt>requests</dt><dd>");
+  esc_printf (out, "%" G_GUINT64_FORMAT " completed", c->requests);
+  g_string_append (out, "</dd>\n<dt>logger</dt><dd>");
+  esc_printf (out, "%s (%s logger)", rt_schema_name (c->schema),
+              c->schema == RT_SCHEMA_V1 ? "older" : c->schema == (RT_SCHEMA_V1 | RT_SCHEMA_V2) ? "both" : "newer");
+  g_string_append (out, "</dd>\n<dt>trace size</dt><dd>");
+  g_autofree char *size_text = g_format_size (size);
+  esc_printf (out, "%s in %u files, %" G_GUINT64_FORMAT " lines", size_text, t->files->len, c->lines);
+  g_string_append (out, "</dd>\n<dt>run length</dt><dd>");
+  const RtOverview *o = r->overview;
+  if (o->steps->len > 0)
+    {
+      const RtOverviewStep *first = &g_array_index (o->steps, RtOverviewStep, 0);
+      const RtOverviewStep *last = &g_array_index (o->steps, RtOverviewStep, o->steps->len - 1);
+      double from = rt_trace_step (t, first->step_index)->start_s;
+      double to = rt_trace_step (t, last->step_index)->start_s + last->rollout_s;
+      esc_printf (out, "%.1f min from the first selected step's start to the end of the last one's rollout",
+                  (to - from) / 60);
+    }
+  else
+    esc (out, "unknown (no step has a rollout time)");
+  g_string_append (out, "</dd>\n<dt>data quality</dt><dd>");
+  esc_printf (out, "%" G_GUINT64_FORMAT " bad line%s, %u missing worker file%s", c->bad_lines,
+              c->bad_lines == 1 ? "" : "s", c->missing->len, c->missing->len == 1 ? "" : "s");
+  if (r->findings->running_step >= 0)
+    esc_printf (out, ", step %d still being written", r->findings->running_step);
+  else
+    esc (out, ", no step being written");
+  if (r->opts.train_path != NULL)
+    {
+      g_string_append (out, "</dd>\n<dt>trainer's log</dt><dd>");
+      esc (out, r->opts.train_path);
+    }
+  g_string_append (out, "</dd>\n</dl>\n<p class=\"stamp\">");
+  g_autoptr (GDateTime) now = page_time ();
+  g_autofree char *when = g_date_time_format (now, "%Y-%m-%d %H:%M:%S");
+  esc_printf (out, "Written %s by rt-report.", when);
+  if (r->opts.watch_s > 0 && !stopped)
+    {
+      g_string_append (out, " <span class=\"live\">");
+      esc_printf (out, "Watching: this page reloads itself every %u s", r->opts.watch_s);
+      if (r->findings->running_step >= 0)
+        esc_printf (out, "; step %d is still running.", r->findings->running_step);
+      else
+        esc (out, "; no step is being written.");
+      g_string_append (out, "</span>");
+    }
+  else if (r->opts.watch_s > 0)
+    esc (out, " The watch has ended: this is the last page.");
+  g_string_append (out, "</p>\n</header>\n");
+}
+
+static void
+write_findings (GString *out, RtReport *r)
+{
+  const RtFindings *f = r->findings;
+  g_string_append (out, "<section id=\"findings\">\n<h2>Findings</h2>\n");
+  if (f->findings->len == 0)
+    {
+      g_string_append (out, "<p>");
+      esc (out, "No rule fired: no straggler, no barrier share, tail, truncation, context growth, tool time, "
+                "outlier step, rollout share or data problem beyond the thresholds below.");
+      g_string_append (out, "</p>\n");
+    }
+  else
+    g_string_append (out, "<ol class=\"findings\">\n");
+  for (guint i = 0; i < f->findings->len; i++)
+    {
+      const RtFinding *x = g_ptr_array_index (f->findings, i);
+      const char *sev = rt_severity_name (x->severity);
+      g_string_append (out, "<li class=\"finding\" id=\"finding-");
+      esc (out, x->id);
+      g_string_append (out, "\"><span class=\"sev sev-");
+      esc (out, sev);
+      g_string_append (out, "\">");
+      esc (out, sev);
+      g_string_append (out, "</span><strong>");
+      esc (out, x->title);
+      g_string_append (out, "</strong> <code>");
+      esc (out, x->id);
+      g_string_append (out, "</code><br>");
+      esc (out, x->detail);
+      /* to the plot when the page shows it, else to the section */
+      gboolean has_plot = x->plot != NULL && g_hash_table_contains (r->plots, x->plot);
+      g_string_append (out, " <a href=\"#");
+      if (has_plot)
+        esc_printf (out, "plot-%s", x->plot);
+      else
+        esc (out, x->section);
+      g_string_append (out, "\">");
+      esc (out, has_plot ? "see the plot" : "see the section");
+      g_string_append (out, "</a></li>\n");
+    }
+  if (f->findings->len > 0)
+    g_string_append (out, "</ol>\n");
+  g_string_append (out, "<details><summary>The rules and their thresholds</summary><ul>\n");
+  for (guint i = 0; rt_finding_rules[i].id != NULL; i++)
+    {
+      g_string_append (out, "<li><code>");
+      esc (out, rt_finding_rules[i].id);
+      g_string_append (out, "</code> (");
+      esc (out, rt_severity_name (rt_finding_rules[i].severity));
+      g_string_append (out, "): ");
+      esc (out, rt_finding_rules[i].rule);
+      g_string_append (out, "</li>\n");
+    }
+  g_string_append (out, "</ul></details>\n</section>\n");
+}
+
+gboolean
+rt_report_write_page (RtSession *s, RtReport *r, gboolean stopped, GError **error)
+{
+  GString *out = g_string_sized_new (1 << 20);
+  g_string_append (out, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n");
+  if (r->opts.watch_s > 0 && !stopped)
+    g_string_append_printf (out, "<meta http-equiv=\"refresh\" content=\"%u\">\n", r->opts.watch_s);
+  g_string_append (out, "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>");
+  esc_printf (out, "rolltrace report: %s", s->subject);
+  g_string_append_printf (out, "</title>\n<style>%s</style>\n</head>\n<body>\n", page_style);
+  write_header (out, s, r, stopped);
+  g_string_append (out, "<nav><a href=\"#findings\">Findings</a>");
+  for (guint i = 0; i < r->sections->len; i++)
+    {
+      const Section *sec = g_ptr_array_index (r->sections, i);
+      g_string_append (out, "<a href=\"#");
+      esc (out, sec->name);
+      g_string_append (out, "\">");
+      esc (out, sec->title);
+      g_string_append (out, "</a>");
+    }
+  g_string_append (out, "</nav>\n");
+  write_findings (out, r);
+
+  guint svg_index = 0;
+  for (guint i = 0; i < r->sections->len; i++)
+    {
+      const Section *sec = g_ptr_array_index (r->sections, i);
+      g_string_append (out, "<section class=\"part\" id=\"");
+      esc (out, sec->name);
+      g_string_append (out, "\">\n<h2>");
+      esc (out, sec->title);
+      g_string_append (out, "</h2>\n");
+      for (guint k = 0; k < sec->pieces->len; k++)
+        {
+          const Piece *p = g_ptr_array_index (sec->pieces, k);
+          if (p->kind == PIECE_HTML)
+            g_string_append (out, p->text);
+          else if (!append_svg (out, s, p->text, svg_index++))
+            {
+              g_string_append (out, "<p class=\"note\">");
+              esc_printf (out, "The plot %s is not drawn%s.", p->text,
+                          s->no_render ? " (--no-render)" : " (gnuplot found nothing to draw, or is missing)");
+              g_string_append (out, "</p>");
+            }
+        }
+      g_string_append (out, "</section>\n");
+    }
+  g_string_append_printf (out, "<script>%s</script>\n</body>\n</html>\n", page_script);
+  g_autoptr (GString) page = out;
+  return rt_session_write (s, "index.html", page, error);
+}

@@ -1,0 +1,43 @@
+/* test-text-html.c: rt_html_append_text, the one door from the input into rt-report's HTML: markup
+ * characters become entities, control characters spaces, invalid UTF-8 U+FFFD. */
+#include "rolltrace/rt-text.h"
+
+static char *
+html_of (const char *s)
+{
+  GString *out = g_string_new (NULL);
+  rt_html_append_text (out, s);
+  return g_string_free (out, FALSE);
+}
+
+static void
+test_markup_becomes_entities (void)
+{
+  g_autofree char *a = html_of ("<script>alert('x')</script> & \"q\"");
+  g_assert_cmpstr (a, ==, "&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt; &amp; &quot;q&quot;");
+  /* an entity in the input is text, not an entity */
+  g_autofree char *b = html_of ("&amp;&lt;");
+  g_assert_cmpstr (b, ==, "&amp;amp;&amp;lt;");
+}
+
+static void
+test_controls_and_invalid_utf8 (void)
+{
+  g_autofree char *a = html_of ("a\nb\tc\x01" "d\x7f");
+  g_assert_cmpstr (a, ==, "a b c d ");
+  g_autofree char *b = html_of ("x\xff<y");
+  g_assert_cmpstr (b, ==, "x\xEF\xBF\xBD&lt;y");
+  g_autofree char *c = html_of ("caf\xc3\xa9 \xe2\x9c\x93");
+  g_assert_cmpstr (c, ==, "caf\xc3\xa9 \xe2\x9c\x93");   /* valid UTF-8 stays as it is */
+  g_autofree char *d = html_of (NULL);
+  g_assert_cmpstr (d, ==, "");
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/text/html/markup-becomes-entities", test_markup_becomes_entities);
+  g_test_add_func ("/text/html/controls-and-invalid-utf8", test_controls_and_invalid_utf8);
+  return g_test_run ();
+}

@@ -57,4 +57,12 @@ gboolean rt_plot_timeline_inflight (RtSession *s, const RtTimeline *tl, const GA
  * log has none of its metrics; rt-train says why). */
 gboolean rt_plot_train_breakdown (RtSession *s, const RtTrainLog *log, const RtTrainPlot *p, GError **error);
 
+/* "steps 1-12" when every experiment of `c` has the same steps with data, else each one's,
+ * joined by " | ": for titles. */
+char *rt_compare_describe_steps (const RtCompare *c);
+/* compare_cdf, compare_steps, compare_throughput (reading compare_steps.tsv, which the caller
+ * writes from rt_compare_steps_table), compare_turns, compare_turn_dist, compare_events and
+ * compare_hist, with their TSV files; `steps_text` names the steps in the titles. */
+gboolean rt_plot_compare (RtSession *s, const RtCompare *c, const char *steps_text, GError **error);
+
 G_END_DECLS

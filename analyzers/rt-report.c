@@ -146,7 +146,8 @@ main (int argc, char **argv)
     "of JavaScript only to sort tables. The data (TSV) and gnuplot scripts sit beside it.\n"
     "Sections: overview (and the trainer with --train), the tail, workers, slowest requests,\n"
     "turns, timeline of the slowest step, step sections, trainer metrics, data quality, and\n"
-    "comparison with --compare.\n\n"
+    "with --compare a comparison: rt-compare's tables and plots, EXP the reference, steps paired\n"
+    "by number.\n\n"
     "Findings, ranked high, medium, info (docs/findings.md has the arithmetic), fire when:\n");
   for (guint i = 0; rt_finding_rules[i].id != NULL; i++)
     {

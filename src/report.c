@@ -530,27 +530,76 @@ section_quality (RtReport *r, Section *sec, gboolean *shown, GError **error)
   return TRUE;
 }
 
-/* The comparison with the experiments of --compare. Drawn by rt-compare's analysis where it
- * is part of the build; this section is the one place to draw it. */
+/* A plot of rt_plot_compare, shown where it was written (it leaves out a plot without values). */
+static void
+plot_if_written (RtReport *r, Section *sec, const char *name, const char *data_stem)
+{
+  g_autofree char *script = g_strdup_printf ("%s.gp", name);
+  g_autofree char *path = rt_session_out_path (r->s, script);
+  if (g_file_test (path, G_FILE_TEST_EXISTS))
+    plot (r, sec, name, data_stem);
+}
+
+/* The comparison with the experiments of --compare, by rt-compare's analysis and plots: this
+ * experiment is the reference, steps paired by number. */
 static gboolean
 section_comparison (RtReport *r, Section *sec, gboolean *shown, GError **error)
 {
-  (void) error;
   RtSession *s = r->s;
   if (s->experiments == NULL || s->experiments->len < 2)
     {
       *shown = FALSE;
       return TRUE;
     }
-  html (sec, "<p class=\"note\">");
-  text (sec, "The comparison with ");
-  for (guint i = 1; i < s->experiments->len; i++)
+  guint n = s->experiments->len;
+  g_autofree RtCompareInput *inputs = g_new0 (RtCompareInput, n);
+  g_autofree const char **labels = g_new0 (const char *, n + 1);
+  for (guint e = 0; e < n; e++)
     {
-      const RtExperiment *e = rt_session_experiment (s, i);
-      text_printf (sec, "%s%s (%u steps selected)", i > 1 ? ", " : "", e->label, e->steps->len);
+      const RtExperiment *x = rt_session_experiment (s, e);
+      inputs[e] = (RtCompareInput) { x->trace, x->label, x->trace->path };
+      labels[e] = x->label;
     }
-  text (sec, " is not drawn yet: this build has no comparison analysis (rt-compare). The experiments were loaded.");
-  html (sec, "</p>\n");
+  g_autoptr (RtCompare) c = rt_compare_analyse (inputs, n, s->steps, RT_COMPARE_ALIGN_STEP);
+  caption (sec, "This experiment (the first row, the reference) beside each --compare experiment: the ratios of "
+                "request-duration percentiles, and the KS test (a small p-value: the durations differ beyond chance); "
+                "below, the same views drawn side by side, steps paired by number.");
+  for (guint e = 0; e < n; e++)
+    if (c->experiments[e].durations->len == 0)
+      {
+        html (sec, "<p class=\"note\">");
+        text_printf (sec, "%s has no finite request duration in the selected steps.", c->experiments[e].in.label);
+        html (sec, "</p>\n");
+      }
+  g_autoptr (RtTable) experiments = rt_compare_experiments_table (c);
+  g_autoptr (RtTable) versus = rt_compare_versus_table (c);
+  g_autoptr (RtTable) steps = rt_compare_steps_table (c);
+  static const char *const experiment_cols[] = { "label", "requests", "mean", "p50", "p90", "p99", "rollout_mean",
+                                                 "barrier_share_mean", "requests_per_s", "tokens_per_s", NULL };
+  static const char *const versus_cols[] = { "label", "mean_ratio", "p50_ratio", "p90_ratio", "p99_ratio",
+                                             "statistic", "pvalue", NULL };
+  if (!table (r, sec, experiments, experiment_cols, "compare_experiments", error)
+      || !table (r, sec, versus, versus_cols, "compare_versus", error)
+      || !rt_session_write_table (s, steps, "compare_steps", error))
+    return FALSE;
+
+  /* the plots' titles name the experiments compared, as rt-compare's do */
+  char *subject = s->subject;
+  s->subject = g_strjoinv (" vs ", (char **) labels);
+  g_autofree char *steps_text = rt_compare_describe_steps (c);
+  gboolean drawn = rt_plot_compare (s, c, steps_text, error);
+  g_free (s->subject);
+  s->subject = subject;
+  if (!drawn)
+    return FALSE;
+  static const char *const plots[][2] = {
+    { "compare_cdf", "compare_cdf" }, { "compare_steps", "compare_steps" },
+    { "compare_throughput", "compare_steps" }, { "compare_hist", "compare_hist" },
+    { "compare_turns", "compare_turns" }, { "compare_turn_dist", "compare_turn_dist" },
+    { "compare_events", "compare_events" },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (plots); i++)
+    plot_if_written (r, sec, plots[i][0], plots[i][1]);
   return TRUE;
 }
 

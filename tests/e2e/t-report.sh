@@ -37,7 +37,13 @@ check(seen["requests"] == ["file://" + sys.argv[1].rsplit("/", 1)[0].replace("re
       "nothing fetched but the page itself: %s" % seen["requests"])
 check(seen["console_errors"] == [], "no console error: %s" % seen["console_errors"])
 check(not seen["refresh"], "no self-reload without --watch")
-check("not drawn yet" in dom, "the comparison section says it is not drawn yet")
+compare_plots = ["compare_cdf", "compare_steps", "compare_throughput", "compare_hist", "compare_turns",
+                 "compare_turn_dist", "compare_events"]
+drawn = [s["plot"] for s in seen["svgs"]]
+check(all("plot-" + p in drawn for p in compare_plots), "the comparison draws rt-compare's seven plots: %s" % drawn)
+comparison = dom[dom.index('id="comparison"'):]
+check(comparison.count("<table") == 2, "the comparison shows the experiments and the ratios and KS test")
+check("<td>no</td>" in comparison and "<td>yes</td>" in comparison, "the comparison names both experiments")
 PY
 while read -r verdict what; do
   [ "$verdict" = ok ] && ok || fail "$what"
@@ -50,8 +56,11 @@ expect_exit 0 "$BUILD/rt-report" "$FIX/no" --json --out "$TMP/page-no" --cache-d
 expect_grep '"findings": \[\]' "$TMP/out" "no finding on the quiet fixture"
 expect_grep 'No rule fired' "$TMP/page-no/index.html" "the quiet page says no rule fired"
 
-# --compare loads the other experiment: its section names it and its steps
-expect_grep 'The comparison with no (6 steps selected)' "$TMP/browser.dom.html" "the comparison names the experiment loaded"
+# the comparison's figures are rt-compare's, the same experiments given to it
+expect_exit 0 "$BUILD/rt-compare" "$FIX/yes" "$FIX/no" --json --out "$TMP/cmp" --cache-dir "$TMP/c" --no-render
+for t in experiments versus steps; do
+  cmp -s "$TMP/cmp/compare_$t.tsv" "$TMP/page/compare_$t.tsv" && ok || fail "the report's compare_$t.tsv is not rt-compare's"
+done
 
 # --- usage and data errors ---------------------------------------------------------------------------
 # an experiment without a rollout time or a request: the page says so, exit 1

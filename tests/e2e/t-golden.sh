@@ -46,6 +46,8 @@ cases=(
   "export-workers|rt-export EXP --table workers --steps 2-"
   "trace|rt-trace EXP"
   "trace-steps|rt-trace EXP --steps 2- --worker 0"
+  "cdf-fit|rt-cdf EXP --fit"
+  "cdf-fit-events|rt-cdf EXP --fit --event turn_engine_call --event tool_execution --event total_step_duration"
 )
 # rt-train reads a trainer log, not an experiment
 train_cases=(

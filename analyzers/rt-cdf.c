@@ -154,7 +154,7 @@ static void
 print_fit (RtSession *s, const RtFit *fit)
 {
   const RtFitModel *best = rt_fit_best (fit);
-  rt_session_print (s, "  fit to the %u values > 0 (%u excluded): best by KS distance %s\n", fit->n,
+  rt_session_print (s, "  fit (values > 0: %u, excluded: %u), best by KS distance: %s\n", fit->n,
                     fit->excluded, best ? rt_fit_dist_name (best->dist) : "none");
   for (guint d = 0; d < RT_FIT_N_DISTS; d++)
     {

@@ -132,14 +132,18 @@ rt_fit_model_cdf (const RtFitModel *m, double x)
     return NAN;
   if (!(x > 0))
     return 0;
+  FitGslHandler saved = fit_gsl_begin ();
+  double p = NAN;
   switch (m->dist)
     {
-    case RT_FIT_EXPONENTIAL: return gsl_cdf_exponential_P (x, m->scale);
-    case RT_FIT_LOGNORMAL: return gsl_cdf_lognormal_P (x, m->mu, m->sigma);
-    case RT_FIT_GAMMA: return gsl_cdf_gamma_P (x, m->shape, m->scale);
-    case RT_FIT_WEIBULL: return gsl_cdf_weibull_P (x, m->scale, m->shape);
-    default: return NAN;
+    case RT_FIT_EXPONENTIAL: p = gsl_cdf_exponential_P (x, m->scale); break;
+    case RT_FIT_LOGNORMAL: p = gsl_cdf_lognormal_P (x, m->mu, m->sigma); break;
+    case RT_FIT_GAMMA: p = gsl_cdf_gamma_P (x, m->shape, m->scale); break;
+    case RT_FIT_WEIBULL: p = gsl_cdf_weibull_P (x, m->scale, m->shape); break;
+    default: break;
     }
+  fit_gsl_end (saved);
+  return p;
 }
 
 double

@@ -16,7 +16,8 @@ DEMO_DIR  ?= demo
 
 # Debian packages the build, the plots and the tests need.
 DEB_PACKAGES = build-essential cmake pkg-config libglib2.0-dev libsimdjson-dev gnuplot-nox python3 time \
-               clang libclang-rt-14-dev chromium
+                clang libclang-rt-14-dev chromium \
+                libgsl-dev python3-scipy
 
 BIN = $(abspath $(BUILD))
 

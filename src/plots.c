@@ -42,9 +42,69 @@ rt_plot_overview (RtSession *s, const RtOverview *o, GError **error)
 /* ---- cdf ---- */
 
 #define MAX_STEP_SERIES 12   /* more steps than this are drawn as a grey fan, unlabelled */
+#define FIT_CURVE_POINTS 256
+#define FIT_COLOUR "'#d62728'"   /* the best fit of the one event, dashed over the black "all" */
+
+/* The best fit of each event (fits: RtFit* or NULL, in the order of cdfs): its CDF dashed on
+ * the CDF plot, in the colour of its event when several are overlaid; fit.tsv, and the
+ * Q-Q plot of each event's values against its best fit. */
+static gboolean
+write_fit_plots (RtSession *s, GPtrArray *cdfs, const GPtrArray *fits, GString *tsv, GString *plot,
+                 guint block, const char *steps_text, GError **error)
+{
+  g_autoptr (RtTable) table = rt_table_new (&rt_fit_spec);
+  g_autoptr (GString) qq_tsv = g_string_new ("# fit_quantile_s\tdata_quantile_s\n");
+  g_autoptr (GString) qq_plot = g_string_new ("plot ");
+  gboolean overlay = cdfs->len > 1;
+  guint qq_block = 0;
+  for (guint e = 0; e < cdfs->len; e++)
+    {
+      const RtCdfEvent *c = g_ptr_array_index (cdfs, e);
+      const RtFit *fit = g_ptr_array_index (fits, e);
+      rt_fit_table_add (table, c->event, fit);
+      const RtFitModel *best = rt_fit_best (fit);
+      if (best == NULL)
+        continue;
+      g_autofree char *model = rt_fit_model_describe (best);
+      g_autofree char *label = overlay ? g_strdup_printf ("%s best fit: %s", c->event, model)
+                                       : g_strdup_printf ("best fit: %s", model);
+      g_autofree char *title = rt_gnuplot_quote (label);
+      g_autofree char *colour = overlay ? g_strdup_printf ("lt %u", e + 1) : g_strdup ("lc rgb " FIT_COLOUR);
+      const double *v = rt_samples_data (c->all);
+      guint n = c->all->len;
+      rt_fit_tsv_cdf_block (tsv, label, best, v[n - fit->n], v[n - 1], FIT_CURVE_POINTS);
+      g_string_append_printf (plot, ", \\\n     data index %u using 1:2 with lines %s dt (8,5) lw 2.5 title %s",
+                              block++, colour, title);
+      rt_fit_tsv_qq_block (qq_tsv, label, best, v, n, 2000);
+      g_autofree char *qq_label = overlay ? g_strdup_printf ("%s: %u values against %s", c->event, fit->n, model)
+                                          : g_strdup_printf ("%u values against %s", fit->n, model);
+      g_autofree char *qq_title = rt_gnuplot_quote (qq_label);
+      g_string_append_printf (qq_plot, "%sdata index %u using 1:2 with points pt 7 ps 0.6 %s title %s",
+                              qq_block ? ", \\\n     " : "", qq_block,
+                              overlay ? colour : "lc rgb '#1f77b4'", qq_title);
+      qq_block++;
+    }
+  if (!rt_session_write_table (s, table, "fit", error))
+    return FALSE;
+  if (qq_block == 0)
+    {
+      if (!s->quiet)
+        g_printerr ("%s: note: no distribution could be fitted (fewer than one value > 0): no fit_qq plot\n",
+                    s->command->name);
+      return TRUE;
+    }
+  g_string_append (qq_plot, ", \\\n     x with lines dt 2 lw 1 lc rgb '#555555' title 'data = fit'\n");
+  if (!rt_session_write (s, "fit_qq.tsv", qq_tsv, error))
+    return FALSE;
+  const RtCdfEvent *first = g_ptr_array_index (cdfs, 0);
+  g_autofree char *what = g_strdup_printf ("Q-Q plot of %s against %s, %s", overlay ? "events" : first->event,
+                                           overlay ? "the best fit of each" : "its best fit", steps_text);
+  const char *vars[] = { "PLOT", qq_plot->str, NULL };
+  return rt_session_plot (s, "fit-qq", "fit_qq", what, vars, error);
+}
 
 gboolean
-rt_plot_cdf (RtSession *s, const RtCdf *cdf, guint step_points, GError **error)
+rt_plot_cdf (RtSession *s, const RtCdf *cdf, const GPtrArray *fits, guint step_points, GError **error)
 {
   GPtrArray *cdfs = cdf->events;
   g_autoptr (GString) tsv = g_string_new ("# duration_s\tfraction\n");
@@ -86,10 +146,11 @@ rt_plot_cdf (RtSession *s, const RtCdf *cdf, guint step_points, GError **error)
           rt_plot_cdf_markers (markers, &c->all_summary, overlay ? c->event : "all selected steps");
         }
     }
-  g_string_append_c (plot, '\n');
-
   g_autoptr (GArray) selected = rt_session_selected_steps (s);
   g_autofree char *steps_text = rt_session_describe_step_indices (s, selected);
+  if (fits != NULL && !write_fit_plots (s, cdfs, fits, tsv, plot, block, steps_text, error))
+    return FALSE;
+  g_string_append_c (plot, '\n');
   const RtCdfEvent *first = g_ptr_array_index (cdfs, 0);
   g_autofree char *what = g_strdup_printf ("CDF of %s, %s", overlay ? "events" : first->event, steps_text);
   g_autofree char *xlabel = g_strdup_printf ("'%s (s, log scale)'",

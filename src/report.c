@@ -274,7 +274,7 @@ section_tail (RtReport *r, Section *sec, gboolean *shown, GError **error)
   /* a page stays light whatever the number of steps: a step's line needs no more points than a
    * picture has pixels across, divided among the steps drawn */
   guint step_points = MAX (100u, RT_PLOT_CDF_STEP_POINTS / MAX (1u, c->steps->len / 4));
-  if (!rt_plot_cdf (r->s, r->cdf, MIN (step_points, (guint) RT_PLOT_CDF_STEP_POINTS), error))
+  if (!rt_plot_cdf (r->s, r->cdf, NULL, MIN (step_points, (guint) RT_PLOT_CDF_STEP_POINTS), error))
     return FALSE;
   plot (r, sec, "cdf", "cdf");
   g_autoptr (RtTable) all = rt_cdf_steps_table (c);

@@ -17,9 +17,10 @@ G_BEGIN_DECLS
 gboolean rt_plot_overview (RtSession *s, const RtOverview *o, GError **error);
 
 /* cdf.tsv, cdf: the CDF of each event of `cdf` (the first that has values draws the markers), each
- * step's line thinned to about `step_points` points (the whole: 4000). */
+ * step's line thinned to about `step_points` points (the whole: 4000). With `fits` (RtFit* or
+ * NULL of each event, in order; NULL: none), each best fit dashed on it, fit.tsv and fit_qq. */
 #define RT_PLOT_CDF_STEP_POINTS 2000
-gboolean rt_plot_cdf (RtSession *s, const RtCdf *cdf, guint step_points, GError **error);
+gboolean rt_plot_cdf (RtSession *s, const RtCdf *cdf, const GPtrArray *fits, guint step_points, GError **error);
 
 /* workers_steps.tsv, workers_steps: slowest worker and imbalance per step (w->steps not empty). */
 gboolean rt_plot_workers_steps (RtSession *s, const RtWorkers *w, GError **error);

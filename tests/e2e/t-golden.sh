@@ -50,6 +50,8 @@ cases=(
   "trace-steps|rt-trace EXP --steps 2- --worker 0"
   "report|rt-report EXP"
   "report-train|rt-report EXP --train fixtures/train/console.log --steps 1-3"
+  "cdf-fit|rt-cdf EXP --fit"
+  "cdf-fit-events|rt-cdf EXP --fit --event turn_engine_call --event tool_execution --event total_step_duration"
 )
 # rt-train reads a trainer log, not an experiment
 train_cases=(

@@ -75,6 +75,7 @@ run_all () {
   }
   expect_safe 0 "$BUILD/rt-check" "$exp" --cache-dir "$TMP/c"
   run cdf cdf
+  run cdf "cdf fit_qq" --fit
   run overview overview
   run workers workers_steps
   run workers "workers_step_1 worker_0_step_1 worker_1_step_1" --step 1
@@ -124,6 +125,12 @@ expect_safe 0 "$BUILD/rt-cdf" "$TMP/text" --out "$TMP/events-cdf" --cache-dir "$
 expect_plots "$TMP/events-cdf" cdf
 expect_no_pwned "rt-cdf --event with hostile names"
 expect_no_temps "$TMP/events-cdf" "rt-cdf --event with hostile names"
+# and the legends of their fits
+expect_safe 0 "$BUILD/rt-cdf" "$TMP/text" --out "$TMP/events-fit" --cache-dir "$TMP/c" --fit \
+  --event $'x\n!touch PWNED' --event $'y\'"\\\nsystem "touch PWNED"' --event async_rollout_request_complete
+expect_plots "$TMP/events-fit" cdf fit_qq
+expect_no_pwned "rt-cdf --fit --event with hostile names"
+expect_no_temps "$TMP/events-fit" "rt-cdf --fit --event with hostile names"
 # rt-trace writes no script: the hostile texts of both experiments go into its JSON, which stays
 # valid for the viewers (tests/trace-check.py) and holds the request ids as they were
 for exp in "$NAMED" "$TMP/text"; do

@@ -31,23 +31,6 @@ write_event_json (RtJsonWriter *w, const RtCdfEvent *c, const RtFit *fit)
   rt_jw_end_object (w);
 }
 
-static void
-print_fit (RtSession *s, const RtFit *fit)
-{
-  const RtFitModel *best = rt_fit_best (fit);
-  rt_session_print (s, "  fit (values > 0: %u, excluded: %u), best by KS distance: %s\n", fit->n,
-                    fit->excluded, best ? rt_fit_dist_name (best->dist) : "none");
-  for (guint d = 0; d < RT_FIT_N_DISTS; d++)
-    {
-      const RtFitModel *m = &fit->dists[d];
-      g_autofree char *model = rt_fit_model_describe (m);
-      if (m->exists)
-        rt_session_print (s, "    %-38s KS %.4f  loglik %.6g  AIC %.6g\n", model, m->ks, m->loglik, m->aic);
-      else
-        rt_session_print (s, "    %s\n", model);
-    }
-}
-
 static int
 run (RtSession *s, GError **error)
 {
@@ -96,7 +79,10 @@ run (RtSession *s, GError **error)
       rt_session_print (s, "  P50 %.3f  P80 %.3f  P90 %.3f  P95 %.3f  P99 %.3f  P99.9 %.3f s\n",
                         sum.p50, sum.p80, sum.p90, sum.p95, sum.p99, sum.p999);
       if (fits != NULL)
-        print_fit (s, g_ptr_array_index (fits, i));
+        {
+          g_autofree char *text = rt_fit_text (g_ptr_array_index (fits, i), "  ");
+          rt_session_print (s, "%s", text);
+        }
     }
   if (!any)
     return 1;

@@ -10,6 +10,7 @@
 #include <string.h>
 
 static char *opt_labels;
+static gboolean opt_fit;
 static RtCompareAlign opt_align = RT_COMPARE_ALIGN_STEP;
 
 static gboolean
@@ -127,13 +128,37 @@ run (RtSession *s, GError **error)
     inputs[e] = (RtCompareInput) { rt_session_experiment (s, e)->trace, labels[e], s->args[e] };
   g_autoptr (RtCompare) c = rt_compare_analyse (inputs, n, s->steps, opt_align);
 
+  /* --fit: the fit of each experiment's durations (rt-cdf's "all"); NULL where it has none */
+  g_autoptr (GPtrArray) fits = NULL;
+  if (opt_fit)
+    {
+      fits = g_ptr_array_new_with_free_func ((GDestroyNotify) rt_fit_free);
+      for (guint e = 0; e < n; e++)
+        {
+          const RtSamples *d = c->experiments[e].durations;
+          g_ptr_array_add (fits, d->len > 0 ? rt_fit_analyse (rt_samples_data (d), d->len) : NULL);
+        }
+    }
+
   g_autoptr (RtTable) experiments = rt_compare_experiments_table (c);
   g_autoptr (RtTable) versus = rt_compare_versus_table (c);
   g_autoptr (RtTable) steps = rt_compare_steps_table (c);
   RtJsonWriter *w = rt_session_json (s);
   rt_jw_begin_object (w);
   rt_jw_key (w, "experiments");
-  rt_table_write_json (experiments, w);
+  rt_jw_begin_array (w);
+  for (guint e = 0; e < n; e++)
+    {
+      rt_jw_begin_object (w);
+      rt_table_write_json_members (experiments, e, w);
+      if (fits != NULL)
+        {
+          rt_jw_key (w, "fit");
+          rt_fit_write_json (g_ptr_array_index (fits, e), w);
+        }
+      rt_jw_end_object (w);
+    }
+  rt_jw_end_array (w);
   rt_jw_key (w, "versus");
   rt_table_write_json (versus, w);
   rt_jw_key (w, "steps");
@@ -151,12 +176,20 @@ run (RtSession *s, GError **error)
       }
   g_autofree char *steps_text = rt_compare_describe_steps (c);
   print_table (s, c, steps_text);
+  for (guint e = 0; fits != NULL && e < n; e++)
+    if (g_ptr_array_index (fits, e) != NULL)
+      {
+        g_autoptr (GString) label = g_string_new (NULL);
+        rt_tsv_append_text (label, c->experiments[e].in.label);
+        g_autofree char *text = rt_fit_text (g_ptr_array_index (fits, e), "  ");
+        rt_session_print (s, "%s: %s", label->str, text + 2);
+      }
   if (status != 0)
     return status;
   return rt_session_write_table (s, experiments, "compare_experiments", error)
          && rt_session_write_table (s, versus, "compare_versus", error)
          && rt_session_write_table (s, steps, "compare_steps", error)
-         && rt_plot_compare (s, c, steps_text, error) ? 0 : 1;
+         && rt_plot_compare (s, c, fits, steps_text, error) ? 0 : 1;
 }
 
 int
@@ -167,6 +200,9 @@ main (int argc, char **argv)
       "One non-empty label per experiment, comma-separated, in the order given (default: the folders' names)", "A,B,..." },
     { "align", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer) parse_align,
       "Pair the steps of the experiments by number (step, the default) or by position (index)", "step|index" },
+    { "fit", 0, 0, G_OPTION_ARG_NONE, &opt_fit,
+      "Fit exponential, lognormal, gamma and Weibull distributions to each experiment's request "
+      "durations, as rt-cdf --fit does (see its --help)", NULL },
     G_OPTION_ENTRY_NULL
   };
   static const RtTableSpec *const tables[] = {
@@ -188,9 +224,13 @@ main (int argc, char **argv)
                    "experiment (its interval runs to the next step, selected or not); a step with data is\n"
                    "one rt-overview lists. Exit status 1, naming it, when an experiment has no finite\n"
                    "request duration in the selected steps (the JSON is still printed).\n\n"
+                   "--fit: each experiment object also has \"fit\", rt-cdf --fit's object for its request\n"
+                   "durations (the sample of \"duration\"): {\"n\", \"excluded\", \"best\", \"dists\": [...]},\n"
+                   "null when it has none; each best fit is drawn dashed on compare_cdf.\n\n"
                    "Examples:\n  rt-compare logs/baseline logs/new-tool-server\n"
                    "  rt-compare logs/a logs/b logs/c --labels bs64,bs128,bs256 --steps 10-\n"
-                   "  rt-compare logs/resumed logs/fresh --align index",
+                   "  rt-compare logs/resumed logs/fresh --align index\n"
+                   "  rt-compare logs/a logs/b --fit --json",
     .entries = entries,
     .tables = tables,
     .run = run,

@@ -60,8 +60,10 @@ quoted_label (const RtCompare *c, guint e, const char *suffix)
   return rt_gnuplot_quote (text);
 }
 
+#define FIT_CURVE_POINTS 256
+
 static gboolean
-plot_cdf (RtSession *s, const RtCompare *c, const char *steps_text, GError **error)
+plot_cdf (RtSession *s, const RtCompare *c, const GPtrArray *fits, const char *steps_text, GError **error)
 {
   g_autoptr (GString) tsv = g_string_new ("# duration_s\tfraction; each experiment, then its P50, P90, P99\n");
   g_autoptr (GString) plot = g_string_new (NULL);
@@ -80,6 +82,23 @@ plot_cdf (RtSession *s, const RtCompare *c, const char *steps_text, GError **err
       g_autofree char *title = quoted_label (c, e, suffix);
       clause (plot, "data index %u using 1:2 with steps lw 2.5 lt %u title %s", 2 * e, e + 1, title);
       clause (plot, "data index %u using 1:2 with points pt 7 ps 1.6 lt %u notitle", 2 * e + 1, e + 1);
+    }
+  /* with --fit, each experiment's best fit dashed in its colour, after the data blocks */
+  for (guint e = 0, block = 2 * c->n; fits != NULL && e < c->n; e++)
+    {
+      const RtFit *fit = g_ptr_array_index (fits, e);
+      const RtFitModel *best = rt_fit_best (fit);
+      if (best == NULL)
+        continue;
+      const RtCompareExperiment *x = &c->experiments[e];
+      const double *v = rt_samples_data (x->durations);
+      guint n = x->durations->len;
+      g_autofree char *model = rt_fit_model_describe (best);
+      g_autofree char *suffix = g_strdup_printf (" best fit: %s", model);
+      g_autofree char *label = g_strdup_printf ("%s%s", x->in.label, suffix);
+      rt_fit_tsv_cdf_block (tsv, label, best, v[n - fit->n], v[n - 1], FIT_CURVE_POINTS);
+      g_autofree char *title = quoted_label (c, e, suffix);
+      clause (plot, "data index %u using 1:2 with lines lt %u dt (8,5) lw 2 title %s", block++, e + 1, title);
     }
   g_string_append_c (plot, '\n');
   if (!rt_session_write (s, "compare_cdf.tsv", tsv, error))
@@ -237,7 +256,7 @@ plot_hist (RtSession *s, const RtCompare *c, const char *steps_text, GError **er
 }
 
 gboolean
-rt_plot_compare (RtSession *s, const RtCompare *c, const char *steps_text, GError **error)
+rt_plot_compare (RtSession *s, const RtCompare *c, const GPtrArray *fits, const char *steps_text, GError **error)
 {
   g_autoptr (RtTable) turns = rt_compare_turns_table (c);
   g_autoptr (RtTable) turn_dist = rt_compare_turn_dist_table (c);
@@ -245,7 +264,7 @@ rt_plot_compare (RtSession *s, const RtCompare *c, const char *steps_text, GErro
   g_autofree char *turns_what = g_strdup_printf ("mean engine time per turn, %s", steps_text);
   g_autofree char *dist_what = g_strdup_printf ("requests by number of turns, %s", steps_text);
   g_autofree char *events_what = g_strdup_printf ("mean share of the step per section, %s", steps_text);
-  return plot_cdf (s, c, steps_text, error)
+  return plot_cdf (s, c, fits, steps_text, error)
          && plot_steps (s, c, steps_text, error)
          && plot_columns (s, c, turns, "compare-lines", turns_what, "turn index (from 0)",
                           "mean engine call time (s)", error)

@@ -587,7 +587,7 @@ section_comparison (RtReport *r, Section *sec, gboolean *shown, GError **error)
   char *subject = s->subject;
   s->subject = g_strjoinv (" vs ", (char **) labels);
   g_autofree char *steps_text = rt_compare_describe_steps (c);
-  gboolean drawn = rt_plot_compare (s, c, steps_text, error);
+  gboolean drawn = rt_plot_compare (s, c, NULL, steps_text, error);
   g_free (s->subject);
   s->subject = subject;
   if (!drawn)

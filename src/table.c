@@ -334,6 +334,13 @@ void
 rt_table_write_json_row (const RtTable *t, guint r, RtJsonWriter *w)
 {
   rt_jw_begin_object (w);
+  rt_table_write_json_members (t, r, w);
+  rt_jw_end_object (w);
+}
+
+void
+rt_table_write_json_members (const RtTable *t, guint r, RtJsonWriter *w)
+{
   const char *group = NULL;   /* the nested object (or array) open, if any */
   gboolean array = FALSE, skip = FALSE;
   for (guint k = 0; k < t->columns->len; k++)
@@ -364,7 +371,6 @@ rt_table_write_json_row (const RtTable *t, guint r, RtJsonWriter *w)
     }
   if (group != NULL && !skip)
     (array ? rt_jw_end_array : rt_jw_end_object) (w);
-  rt_jw_end_object (w);
 }
 
 void

@@ -816,6 +816,9 @@ char *rt_fit_model_describe (const RtFitModel *m);
  * "params": {"scale"} | {"mu", "sigma"} | {"shape", "scale"}, "ks", "loglik", "aic"}]},
  * with null params, ks, loglik and aic for an estimate that does not exist; NULL fit: null. */
 void rt_fit_write_json (const RtFit *fit, RtJsonWriter *w);
+/* The fit for a text summary: a line of its n, excluded and best, then a line per distribution
+ * (parameters, KS, log-likelihood, AIC), each line after `indent`. */
+char *rt_fit_text (const RtFit *fit, const char *indent);
 /* fit.tsv: the four rows of each sample fitted, named `sample` */
 extern const RtTableSpec rt_fit_spec;
 void rt_fit_table_add (RtTable *table, const char *sample, const RtFit *fit);

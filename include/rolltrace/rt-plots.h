@@ -63,7 +63,9 @@ gboolean rt_plot_train_breakdown (RtSession *s, const RtTrainLog *log, const RtT
 char *rt_compare_describe_steps (const RtCompare *c);
 /* compare_cdf, compare_steps, compare_throughput (reading compare_steps.tsv, which the caller
  * writes from rt_compare_steps_table), compare_turns, compare_turn_dist, compare_events and
- * compare_hist, with their TSV files; `steps_text` names the steps in the titles. */
-gboolean rt_plot_compare (RtSession *s, const RtCompare *c, const char *steps_text, GError **error);
+ * compare_hist, with their TSV files; `steps_text` names the steps in the titles. `fits`
+ * (RtFit* or NULL of each experiment; NULL: none) adds each best fit dashed on compare_cdf. */
+gboolean rt_plot_compare (RtSession *s, const RtCompare *c, const GPtrArray *fits, const char *steps_text,
+                          GError **error);
 
 G_END_DECLS

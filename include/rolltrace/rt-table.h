@@ -86,6 +86,9 @@ GString *rt_table_tsv (const RtTable *table);
 void rt_table_write_json (const RtTable *table, RtJsonWriter *w);
 /* One row as a JSON object (a table of one row that stands for one thing). */
 void rt_table_write_json_row (const RtTable *table, guint row, RtJsonWriter *w);
+/* Its members alone, into an object the caller has begun, so that it can add members of its
+ * own (rt-compare --fit: each experiment's "fit"). */
+void rt_table_write_json_members (const RtTable *table, guint row, RtJsonWriter *w);
 
 /* CSV (RFC 4180), from the columns of the TSV file and its header names: a header line
  * when `header`, then a line per row, each ended by "\n". A null or non-finite cell is

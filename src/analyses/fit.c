@@ -487,3 +487,23 @@ rt_fit_tsv_qq_block (GString *tsv, const char *label, const RtFitModel *m, const
     }
   g_string_append (tsv, "\n\n");
 }
+
+char *
+rt_fit_text (const RtFit *fit, const char *indent)
+{
+  GString *out = g_string_new (NULL);
+  const RtFitModel *best = rt_fit_best (fit);
+  g_string_append_printf (out, "%sfit (values > 0: %u, excluded: %u), best by KS distance: %s\n", indent, fit->n,
+                          fit->excluded, best ? rt_fit_dist_name (best->dist) : "none");
+  for (guint d = 0; d < RT_FIT_N_DISTS; d++)
+    {
+      const RtFitModel *m = &fit->dists[d];
+      g_autofree char *model = rt_fit_model_describe (m);
+      if (m->exists)
+        g_string_append_printf (out, "%s  %-38s KS %.4f  loglik %.6g  AIC %.6g\n", indent, model, m->ks, m->loglik,
+                                m->aic);
+      else
+        g_string_append_printf (out, "%s  %s\n", indent, model);
+    }
+  return g_string_free (out, FALSE);
+}

@@ -107,4 +107,24 @@ PY
 else
   echo "t-compare: scipy is missing (apt-get install python3-scipy): the KS check against scipy is skipped"
 fi
+# --fit: each experiment carries rt-cdf --fit's object for its request durations, the same numbers;
+# an experiment without a duration has "fit": null; without --fit there is no "fit" key at all
+run 0 $FX/base $FX/fast --fit --steps 2-
+cp "$TMP/out" "$TMP/compare-fit.json"
+for x in base fast; do
+  expect_exit 0 "$BUILD/rt-cdf" $FX/$x --fit --steps 2- --no-cache --no-render --out "$TMP/cdf-$x" --json
+  cp "$TMP/out" "$TMP/cdf-fit-$x.json"
+done
+"$PYTHON" - "$TMP/compare-fit.json" "$TMP/cdf-fit-base.json" "$TMP/cdf-fit-fast.json" <<'PY' && ok || fail "rt-compare --fit differs from rt-cdf --fit"
+import json, sys
+c = json.load(open(sys.argv[1]))
+for e, path in zip(c["experiments"], sys.argv[2:]):
+    assert e["fit"] == json.load(open(path))["fit"], (e["label"], e["fit"])
+    assert e["fit"]["n"] == e["duration"]["count"]
+PY
+run 1 $FX/base $FX/none --fit
+"$PYTHON" -c "import json,sys; d=json.load(open(sys.argv[1])); assert d['experiments'][1]['fit'] is None" "$TMP/out" \
+  && ok || fail "an experiment without a duration has no null fit"
+run 0 $FX/base $FX/fast
+grep -q '"fit"' "$TMP/out" && fail "rt-compare without --fit writes a fit" || ok
 finish

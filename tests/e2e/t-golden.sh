@@ -66,6 +66,7 @@ compare_cases=(
   "compare-index|rt-compare fixtures/compare/base fixtures/compare/fast --align index --labels b,f"
   "compare-none|rt-compare fixtures/compare/base fixtures/compare/none"
   "compare-hand|rt-compare fixtures/hand-v2 fixtures/hand-v1 fixtures/hand-v2 --steps 1-3"
+  "compare-fit|rt-compare fixtures/compare/base fixtures/compare/fast fixtures/hand-v2 --fit"
   "compare-samples|rt-compare ../shared/samples/exp-v1 ../shared/samples/exp-v2-damaged"
 )
 

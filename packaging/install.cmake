@@ -84,12 +84,12 @@ set(CPACK_PACKAGE_NAME rolltrace)
 set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
 set(CPACK_PACKAGE_CONTACT "rolltrace developers <rolltrace@localhost>")
 set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "analysers of the rollout traces of multi-turn LLM RL runs")
-set(CPACK_PACKAGE_DESCRIPTION
-    "rolltrace reads the EXP/step_N/worker_M.jsonl traces that a patched verl writes during\n"
-    "multi-turn reinforcement learning, loads them into tables once (with a cache), and answers\n"
-    "where a step's time goes: request duration CDFs, straggler ranks, turns, the barrier.\n"
-    "One command per question (rt-cdf, rt-workers...), all under `rolltrace`, each with --json,\n"
-    "TSV tables and gnuplot plots. Also the librolltrace library and its headers.")
+string(CONCAT CPACK_PACKAGE_DESCRIPTION
+       "rolltrace reads the EXP/step_N/worker_M.jsonl traces that a patched verl writes during\n"
+       "multi-turn reinforcement learning, loads them into tables once (with a cache), and answers\n"
+       "where a step's time goes: request duration CDFs, straggler ranks, turns, the barrier.\n"
+       "One command per question (rt-cdf, rt-workers...), all under `rolltrace`, each with --json,\n"
+       "TSV tables and gnuplot plots. Also the librolltrace library and its headers.")
 set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
 set(CPACK_STRIP_FILES ON)
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)          # rolltrace_VERSION_ARCH.deb

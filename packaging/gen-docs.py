@@ -5,9 +5,10 @@
 #   gen-docs.py --out DIR --version V --date YYYY-MM-DD --events EVENTS_FILE
 #               --page7 rolltrace.7.in --completion completion.bash.in NAME=PATH...
 #
-# Writes DIR/man1/NAME.1 for every command, DIR/man7/rolltrace.7 from its template (the list of
+# Writes DIR/man1/NAME.1 (and .1.gz) for every command, DIR/man7/rolltrace.7 from its template (the list of
 # commands filled in), and DIR/completion/rolltrace with a symlink per command beside it.
 import argparse
+import gzip
 import os
 import re
 import subprocess
@@ -126,15 +127,21 @@ def section(title, lines):
     or `  word   text` lines (the front's commands) become tagged paragraphs; anything else
     keeps its lines."""
     out = [".SH %s" % esc(title.upper())]
-    tagged = re.compile(r"^\s+(\S+)\s{2,}(.*)$")
-    sub = re.compile(r"^  (\S[^:]*): (.*)$")
-    if all(tagged.match(l) or sub.match(l) for l in lines):
-        for l in lines:
-            m = sub.match(l) if not l.startswith("    ") else None
-            if m and not tagged.match(l):
+    column = re.compile(r"^    (\S+)\s+(.*)$")       # a table's column: name, meaning
+    tagged = re.compile(r"^  (\S+)\s{2,}(.*)$")      # the front's commands: name, what it does
+    sub = re.compile(r"^  (\S[^:]*): (.*)$")          # a table: name: what a row is
+
+    def kind(l):
+        if l.startswith("    "):
+            return "tag", column.match(l)
+        return ("tag", tagged.match(l)) if tagged.match(l) else ("sub", sub.match(l))
+
+    parts = [kind(l) for l in lines]
+    if all(m for _, m in parts):
+        for k, m in parts:
+            if k == "sub":
                 out.append(".SS %s\n%s" % (esc(m.group(1)), line(m.group(2))))
             else:
-                m = tagged.match(l)
                 out.append(".TP\n.B %s\n%s" % (esc(m.group(1)), line(m.group(2))))
     else:
         out.append(preformatted([l[2:] if l.startswith("  ") else l for l in lines]))
@@ -163,10 +170,10 @@ def man_page(h, version, date, commands):
             out += [".TP", bold_option(spec), line(desc)]
     for title, lines in h.sections:
         if title.startswith("Tables"):
+            # the command's own heading says what its tables are (TSV files, JSON arrays...)
             out.append(section("JSON keys and table columns", lines).replace(
                 ".SH JSON KEYS AND TABLE COLUMNS",
-                ".SH JSON KEYS AND TABLE COLUMNS\nEach table is a NAME.tsv file with a header line, "
-                "and the JSON array of objects of the same name; a column is a key of those objects."))
+                ".SH JSON KEYS AND TABLE COLUMNS\n" + line(title + ".")))
         else:
             out.append(section(title, lines))
     if h.examples:
@@ -221,6 +228,16 @@ def write(path, text):
     os.replace(tmp, path)
 
 
+def write_page(path, text):
+    """PATH, and PATH.gz as Debian installs pages (gzip -9n: no name, no time)."""
+    write(path, text)
+    tmp = path + ".gz.tmp"
+    with open(tmp, "wb") as raw:
+        with gzip.GzipFile(filename="", mode="wb", compresslevel=9, fileobj=raw, mtime=0) as f:
+            f.write(text.encode("utf-8"))
+    os.replace(tmp, path + ".gz")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", required=True)
@@ -240,9 +257,9 @@ def main():
         os.makedirs(os.path.join(a.out, d), exist_ok=True)
     names = [h.name for h in helps]
     for h in helps:
-        write(os.path.join(a.out, "man1", h.name + ".1"), man_page(h, a.version, a.date, names))
+        write_page(os.path.join(a.out, "man1", h.name + ".1"), man_page(h, a.version, a.date, names))
     analyzers = [h for h in helps if h.name != "rolltrace"]
-    write(os.path.join(a.out, "man7", "rolltrace.7"), page7(a.page7, analyzers, a.version, a.date))
+    write_page(os.path.join(a.out, "man7", "rolltrace.7"), page7(a.page7, analyzers, a.version, a.date))
     comp_dir = os.path.join(a.out, "completion")
     write(os.path.join(comp_dir, "rolltrace"), completion(a.completion, helps, events))
     # bash-completion loads completions/NAME for the command NAME: one script, a link per command

@@ -33,11 +33,11 @@ target_link_libraries(rt-event-names PRIVATE rolltrace)
 set(RT_DOCS_DIR ${CMAKE_BINARY_DIR}/docs)
 string(TIMESTAMP RT_DOCS_DATE "%Y-%m-%d" UTC)   # SOURCE_DATE_EPOCH, when set, fixes it
 set(rt_doc_args "rolltrace=$<TARGET_FILE:rolltrace-front>")
-set(rt_doc_outputs ${RT_DOCS_DIR}/man1/rolltrace.1 ${RT_DOCS_DIR}/man7/rolltrace.7
+set(rt_doc_outputs ${RT_DOCS_DIR}/man1/rolltrace.1.gz ${RT_DOCS_DIR}/man7/rolltrace.7.gz
                    ${RT_DOCS_DIR}/completion/rolltrace)
 foreach(name IN LISTS RT_INSTALLED_COMMANDS)
   list(APPEND rt_doc_args "${name}=$<TARGET_FILE:${name}>")
-  list(APPEND rt_doc_outputs ${RT_DOCS_DIR}/man1/${name}.1)
+  list(APPEND rt_doc_outputs ${RT_DOCS_DIR}/man1/${name}.1.gz)
 endforeach()
 set(rt_doc_sources ${CMAKE_SOURCE_DIR}/packaging/gen-docs.py ${CMAKE_SOURCE_DIR}/packaging/rolltrace.7.in
                    ${CMAKE_SOURCE_DIR}/packaging/completion.bash.in)
@@ -72,7 +72,9 @@ install(TARGETS rolltrace rolltrace-shared
 install(DIRECTORY ${CMAKE_SOURCE_DIR}/include/rolltrace ${CMAKE_BINARY_DIR}/include/rolltrace
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} FILES_MATCHING PATTERN "*.h")
 install(FILES ${CMAKE_BINARY_DIR}/rolltrace.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
-install(DIRECTORY ${RT_DOCS_DIR}/man1 ${RT_DOCS_DIR}/man7 DESTINATION ${CMAKE_INSTALL_MANDIR})
+# compressed, as Debian installs them (the plain pages beside them are for reading in the build)
+install(DIRECTORY ${RT_DOCS_DIR}/man1 ${RT_DOCS_DIR}/man7 DESTINATION ${CMAKE_INSTALL_MANDIR}
+        FILES_MATCHING PATTERN "*.gz")
 # the script and a link to it per command: bash-completion loads completions/NAME for NAME
 install(DIRECTORY ${RT_DOCS_DIR}/completion/ DESTINATION ${CMAKE_INSTALL_DATADIR}/bash-completion/completions)
 install(FILES ${CMAKE_SOURCE_DIR}/packaging/copyright ${RT_DOCS_DIR}/changelog.gz

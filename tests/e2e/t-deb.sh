@@ -40,11 +40,11 @@ dpkg-deb -c "$DEB" | awk '{ print $6 }' | sed 's|^\./|/|' >"$TMP/files"
 outside=$(grep -v '^/usr/' "$TMP/files" | grep -vx '/')
 [ -z "$outside" ] && ok || fail "files outside /usr: $outside"
 for cmd in $INSTALLED; do
-  for f in /usr/bin/$cmd /usr/share/man/man1/$cmd.1 /usr/share/bash-completion/completions/$cmd; do
+  for f in /usr/bin/$cmd /usr/share/man/man1/$cmd.1.gz /usr/share/bash-completion/completions/$cmd; do
     grep -qx "$f" "$TMP/files" && ok || fail "the .deb lacks $f"
   done
 done
-for f in /usr/share/man/man7/rolltrace.7 /usr/lib/librolltrace.a /usr/lib/librolltrace.so \
+for f in /usr/share/man/man7/rolltrace.7.gz /usr/lib/librolltrace.a /usr/lib/librolltrace.so \
          /usr/lib/pkgconfig/rolltrace.pc /usr/include/rolltrace/rt-analyses.h /usr/include/rolltrace/rt-version.h \
          /usr/share/doc/rolltrace/copyright /usr/share/doc/rolltrace/changelog.gz; do
   grep -qx "$f" "$TMP/files" && ok || fail "the .deb lacks $f"
@@ -69,6 +69,6 @@ done
 "$BUILD/rt-workers" exp --json --no-render --out "$TMP/build-out" >"$TMP/build.json" 2>/dev/null
 expect_exit 0 "$R/bin/rolltrace" workers exp --json --no-render
 expect_same_answer "$TMP/build.json" "$TMP/out" "rolltrace workers from the .deb"
-warnings=$(MANWIDTH=80 man -l "$R/share/man/man1/rt-workers.1" 2>&1 >/dev/null)
+warnings=$(MANWIDTH=80 man -l "$R/share/man/man1/rt-workers.1.gz" 2>&1 >/dev/null)
 [ -z "$warnings" ] && ok || fail "man -l rt-workers.1 of the .deb warns: $warnings"
 finish

@@ -61,17 +61,18 @@ expect_exit 0 env MANPATH="$TMP/no-pages" "$P/bin/rolltrace" help cdf
 expect_grep "^  rt-cdf \[OPTION" "$TMP/out" "rolltrace help cdf, without a man page"
 
 # ---- man pages: one per command and the front, rolltrace(7); man reads each without a warning ----
-for page in $(for c in $INSTALLED rolltrace; do echo "man1/$c.1"; done) man7/rolltrace.7; do
+for page in $(for c in $INSTALLED rolltrace; do echo "man1/$c.1.gz"; done) man7/rolltrace.7.gz; do
   f="$P/share/man/$page"
   if [ ! -s "$f" ]; then fail "no $page installed"; continue; fi
   warnings=$(MANWIDTH=80 man -l "$f" 2>&1 >/dev/null)
   [ -z "$warnings" ] && ok || fail "man -l $page warns: $(echo "$warnings" | head -3)"
   for section in NAME SYNOPSIS DESCRIPTION "EXIT STATUS" "SEE ALSO"; do
-    grep -q "^\.SH $section" "$f" && ok || fail "$page has no $section section"
+    zgrep -q "^\.SH $section" "$f" && ok || fail "$page has no $section section"
   done
 done
 for cmd in $INSTALLED rolltrace; do
-  f="$P/share/man/man1/$cmd.1"
+  f="$TMP/$cmd.1"
+  zcat "$P/share/man/man1/$cmd.1.gz" >"$f"
   grep -q '^\.SH EXAMPLES' "$f" && ok || fail "$cmd.1 has no EXAMPLES"
   # every option of --help is in the page
   for opt in $("$P/bin/$cmd" --help | grep -o -- '^ \+\(-[a-z], \)\?--[a-z-]*' | grep -o -- '--[a-z-]*'); do
@@ -84,7 +85,7 @@ for cmd in $INSTALLED rolltrace; do
   grep -q "^${cmd//-/\\\\-} \\\\- [A-Z]" "$f" && ok || fail "$cmd.1 has no NAME line ($cmd \\- what it does)"
 done
 for cmd in $INSTALLED; do
-  grep -qF "\\fB${cmd//-/\\-}\\fR(1)" "$P/share/man/man7/rolltrace.7" && ok || fail "rolltrace(7) does not list $cmd"
+  grep -qF "\\fB${cmd//-/\\-}\\fR(1)" <(zcat "$P/share/man/man7/rolltrace.7.gz") && ok || fail "rolltrace(7) does not list $cmd"
 done
 
 # ---- the library, with the installed headers and pkg-config only ----
@@ -114,6 +115,6 @@ cc "$TMP/v.c" $(pkg-config --cflags rolltrace) -o "$TMP/v" && [ "$("$TMP/v")" = 
 
 # ---- make install PREFIX=... and DESTDIR go to the same places ----
 expect_exit 0 env DESTDIR="$TMP/dest" cmake --install "$BUILD" --prefix /opt/rt
-[ -x "$TMP/dest/opt/rt/bin/rolltrace" ] && [ -s "$TMP/dest/opt/rt/share/man/man1/rt-cdf.1" ] && ok \
+[ -x "$TMP/dest/opt/rt/bin/rolltrace" ] && [ -s "$TMP/dest/opt/rt/share/man/man1/rt-cdf.1.gz" ] && ok \
   || fail "DESTDIR=$TMP/dest --prefix /opt/rt did not install under $TMP/dest/opt/rt"
 finish

@@ -17,14 +17,15 @@ mkdir "$TMP/exp/step_x" "$TMP/exp/plots"
 cd "$TMP" || exit 1
 
 # complete WORD...: what Tab offers after WORD... (the last WORD is the one being completed,
-# "" for a new one), one per line, sorted; as bash would call the function with COMP_* set.
+# "" for a new one; CWORD=N: the N-th), one per line, sorted; as bash calls the function.
 cat >"$TMP/complete.sh" <<'EOF'
 source "$1"; source "$2"; shift 2
 words=("$@")
 COMP_WORDS=("${words[@]}")
-COMP_CWORD=$((${#words[@]} - 1))
+COMP_CWORD=${CWORD:-$((${#words[@]} - 1))}   # the word being completed: the last, or CWORD
 COMP_LINE="${words[*]}"
-COMP_POINT=${#COMP_LINE}
+before="${words[*]:0:COMP_CWORD+1}"
+COMP_POINT=${#before}
 spec=$(complete -p "${words[0]}" 2>/dev/null) || { echo "no completion for ${words[0]}"; exit 1; }
 fn=$(sed -n 's/.*-F \([^ ]*\) .*/\1/p' <<<"$spec")
 "$fn" "${words[0]}" "${words[COMP_CWORD]}" "${words[COMP_CWORD - 1]}"
@@ -69,6 +70,9 @@ expect_offers "9,10 9,12" "rt-cdf EXP --steps 9,1" rt-cdf exp --steps 9,1
 expect_offers "3 9 10 12" "rt-workers EXP --step" rt-workers exp --step ""
 expect_offers "3 9 10 12" "rolltrace requests EXP --step" rolltrace requests exp --json --step ""
 expect_offers "" "--steps without an EXP on the line" rt-cdf --steps ""
+CWORD=2 expect_offers "10 12" "rt-cdf --steps 1 EXP: the EXP after the cursor" rt-cdf --steps 1 exp
+mkdir -p "$TMP/out-dir/step_77"
+expect_offers "3 9 10 12" "rt-cdf --out DIR EXP --steps: DIR is not the EXP" rt-cdf --out out-dir exp --steps ""
 # EXP: folders only
 mkdir -p "$TMP/expdir-a" && touch "$TMP/expfile"
 expect_offers "exp expdir-a" "rt-cdf EXP" rt-cdf exp

@@ -157,6 +157,8 @@ def man_page(h, version, date, commands):
     name = h.name
     out = ['.\\" Generated at build time from "%s --help" by packaging/gen-docs.py: do not edit.' % name,
            '.TH %s 1 "%s" "rolltrace %s" "rolltrace"' % (esc(name.upper()), date, version),
+           # names, options and paths must not be hyphenated nor stretched across the line
+           ".nh", ".ad l",
            ".SH NAME", "%s \\- %s" % (esc(name), esc(h.summary_line)), ".SH SYNOPSIS"]
     for u in h.usage:
         words = u.split()
@@ -251,7 +253,16 @@ def main():
     helps = []
     for spec in a.commands:
         name, _, path = spec.partition("=")
-        helps.append(Help(name, run(path, "--help"), run(path, "--summary-line").strip()))
+        text = run(path, "--help")
+        try:
+            line = run(path, "--summary-line").strip()
+        except subprocess.CalledProcessError:
+            line = ""
+        h = Help(name, text, line)
+        if not h.summary_line:   # a command without the hidden option: its summary's first sentence
+            first = " ".join(l.strip() for l in (h.summary[0] if h.summary else [name]))
+            h.summary_line = re.split(r"(?<=[^.])[.:;] ", first)[0].rstrip(".")
+        helps.append(h)
     events = run(a.events).split()
     for d in ("man1", "man7", "completion"):
         os.makedirs(os.path.join(a.out, d), exist_ok=True)

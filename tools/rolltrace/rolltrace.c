@@ -86,7 +86,8 @@ usage (void)
         continue;
       g_autofree char *path = find_command (names[i]);
       g_autofree char *summary = path != NULL ? command_summary (path) : NULL;
-      g_print ("  %-14s %s\n", names[i] + 3, summary != NULL ? summary : "(not installed)");
+      if (path != NULL)
+        g_print ("  %-14s %s\n", names[i] + 3, summary != NULL ? summary : "");
     }
   g_print ("\n"
            "Help Options:\n"

@@ -80,4 +80,24 @@ expect_offers "exp expdir-a" "rt-cdf EXP" rt-cdf exp
 want="help --help --version $(for c in $ALL_ANALYZERS rt-synth; do printf '%s ' "${c#rt-}"; done)"
 expect_offers "$want" "rolltrace" rolltrace ""
 expect_offers "workers" "rolltrace help w" rolltrace help w
+
+# a command added later is completed from its --help alone, even one without --summary-line:
+# here a stand-in for a comparison command whose --align takes step|index
+cat >"$TMP/rt-pair" <<'SH'
+#!/bin/sh
+[ "$1" = --help ] || exit 2
+printf 'Usage:\n  rt-pair [OPTION...] EXP...\n\nPairs the steps of two runs. More.\n\n'
+printf 'Help Options:\n  -h, --help            Show help options\n\n'
+printf 'Application Options:\n  --align=step|index    How steps are paired\n  -s, --steps=SPEC      Only these steps\n'
+SH
+chmod +x "$TMP/rt-pair"
+expect_exit 0 "$PYTHON" "$SRC/packaging/gen-docs.py" --out "$TMP/docs" --version 0 --date 2000-01-01 \
+  --events "$BUILD/rt-event-names" --page7 "$SRC/packaging/rolltrace.7.in" \
+  --completion "$SRC/packaging/completion.bash.in" rolltrace="$BUILD/rolltrace" rt-pair="$TMP/rt-pair"
+SCRIPT="$TMP/docs/completion/rolltrace"
+expect_offers "step index" "rt-pair --align" rt-pair exp exp --align ""
+expect_offers "3 9 10 12" "rt-pair EXP EXP --steps" rt-pair exp expdir-a --steps ""
+expect_offers "pair" "rolltrace p" rolltrace p
+zcat "$TMP/docs/man1/rt-pair.1.gz" | grep -qx 'rt\\-pair \\- Pairs the steps of two runs' && ok \
+  || fail "the page of a command without --summary-line has no NAME line from its summary"
 finish

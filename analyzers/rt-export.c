@@ -160,11 +160,11 @@ main (int argc, char **argv)
                    "file holds the header only), 2 for a usage error.\n\n"
                    "Examples:\n  rt-export logs/exp --steps 1-100 -o exp-1-100.csv.gz\n"
                    "  rt-export logs/exp --table events -o - | duckdb -c \"SELECT event, count(*) FROM "
-                   "read_csv('/dev/stdin') GROUP BY 1\"\n\n"
-                   "The tables below are written as NAME.csv, not TSV, and never in the JSON; EVENT_s\n"
-                   "columns are seconds summed over the lines of that event.",
+                   "read_csv('/dev/stdin') GROUP BY 1\"",
     .entries = entries,
     .tables = tables,
+    .tables_heading = "Tables (written as NAME.csv, never in the JSON; EVENT_s columns are seconds summed\n"
+                      "over the lines of that event), by column:",
     .run = run,
     .flags = RT_COMMAND_ANALYZER,
   };

@@ -55,9 +55,22 @@ finish_marks (const RtTimeline *tl)
   return g_string_free (gp, FALSE);
 }
 
-/* Which bars occur in the table, as gnuplot plot clauses; `thin`: requests without phases. */
+/* The bar of row `r` shows in the window [from_s, to_s] (NAN: open on that side): it overlaps
+ * it, not only touches its edge; a bar of no length shows where it stands. */
+static gboolean
+bar_in_window (const RtTable *table, guint r, double from_s, double to_s)
+{
+  double start = rt_table_get_number (table, r, rt_table_find (table, "start_s"));
+  double end = rt_table_get_number (table, r, rt_table_find (table, "end_s"));
+  if (end <= start)
+    return !(end < from_s) && !(start > to_s);
+  return !(end <= from_s) && !(start >= to_s);
+}
+
+/* Which bars show in the window, as gnuplot plot clauses (the legend names only those);
+ * `thin`: requests without phases. */
 static char *
-gantt_clauses (const RtTable *table, gboolean thin)
+gantt_clauses (const RtTable *table, gboolean thin, double from_s, double to_s)
 {
   int phase_col = rt_table_find (table, "phase");
   GString *gp = g_string_new (NULL);
@@ -67,7 +80,8 @@ gantt_clauses (const RtTable *table, gboolean thin)
         continue;
       gboolean occurs = FALSE;
       for (guint r = 0; r < rt_table_n_rows (table) && !occurs; r++)
-        occurs = g_strcmp0 (rt_table_get_text (table, r, phase_col), bars[b].phase) == 0;
+        occurs = g_strcmp0 (rt_table_get_text (table, r, phase_col), bars[b].phase) == 0
+                 && bar_in_window (table, r, from_s, to_s);
       if (!occurs)
         continue;
       /* the worker's span is a thin line under its sections; request bars fill most of a lane */
@@ -115,7 +129,7 @@ plot_gantt (RtSession *s, const RtTimeline *tl, const GArray *workers, const cha
       lanes = MAX (lanes, (guint) rt_table_get_number (table, r, lane_col) + 1);
     }
   gboolean thin = requests > THIN_ABOVE;
-  g_autofree char *clauses = gantt_clauses (table, thin);
+  g_autofree char *clauses = gantt_clauses (table, thin, from_s, to_s);
   g_autofree char *tics = worker_tics (table);
   g_autofree char *marks = finish_marks (tl);
   g_autofree char *from_text = range_bound (from_s), *to_text = range_bound (to_s);
@@ -208,17 +222,11 @@ print_summary (RtSession *s, const RtTimeline *tl)
 
 /* The worker numbers of the step that --worker names (NULL: no --worker, all). */
 static gboolean
-wanted_workers (const RtTimeline *tl, GArray **out, GError **error)
+wanted_workers (const RtTimeline *tl, const RtStepSet *set, GArray **out, GError **error)
 {
   *out = NULL;
   if (opt_worker == NULL)
     return TRUE;
-  g_autoptr (RtStepSet) set = rt_step_set_parse (opt_worker, error);
-  if (set == NULL)
-    {
-      g_prefix_error (error, "--worker: ");
-      return FALSE;
-    }
   *out = g_array_new (FALSE, FALSE, sizeof (gint32));
   for (guint i = 0; i < tl->workers->len; i++)
     {
@@ -253,11 +261,8 @@ parse_seconds (const char *option, const char *value, double *out, GError **erro
 }
 
 static gboolean
-plot_all (RtSession *s, const RtTimeline *tl, double from_s, double to_s, GError **error)
+plot_all (RtSession *s, const RtTimeline *tl, GArray *workers, double from_s, double to_s, GError **error)
 {
-  g_autoptr (GArray) workers = NULL;
-  if (!wanted_workers (tl, &workers, error))
-    return FALSE;
   g_autofree char *name = g_strdup_printf ("timeline_step_%d", tl->step);
   g_autofree char *first = g_strdup_printf ("timeline_step_%d_first_60s", tl->step);
   g_autofree char *tail = g_strdup_printf ("timeline_step_%d_tail", tl->step);
@@ -282,6 +287,9 @@ run (RtSession *s, GError **error)
        && !rt_parse_int_option ("--step", opt_step, 0, G_MAXINT32, &step, error))
       || !parse_seconds ("--from", opt_from, &from_s, error) || !parse_seconds ("--to", opt_to, &to_s, error))
     return 0;   /* the error decides the exit status */
+  g_autoptr (RtStepSet) worker_set = rt_number_set_parse (opt_worker, "--worker", error);
+  if (worker_set == NULL)
+    return 0;
   if (from_s >= to_s || (opt_all_zooms && (opt_from || opt_to)))
     {
       g_set_error (error, RT_ERROR, RT_ERROR_USAGE, opt_all_zooms ? "--all-zooms draws its own windows: no --from/--to with it"
@@ -298,8 +306,11 @@ run (RtSession *s, GError **error)
                                rt_trace_find_step (s->trace, tl->step) < 0 ? "in the trace" : "among the steps selected");
   if (tl->requests == 0)
     return rt_session_no_data (s, "step %d has no completed request with a duration and a time", tl->step);
+  g_autoptr (GArray) workers = NULL;
+  if (!wanted_workers (tl, worker_set, &workers, error))
+    return 0;
   print_summary (s, tl);
-  return plot_all (s, tl, from_s, to_s, error) ? 0 : 1;
+  return plot_all (s, tl, workers, from_s, to_s, error) ? 0 : 1;
 }
 
 int

@@ -23,20 +23,6 @@ warn_size (gpointer data)
               "takes about 2 GB): --steps or --worker write less\n", s->command->name);
 }
 
-/* --worker LIST, read as --steps is: N, A-B, A- and commas */
-static RtStepSet *
-parse_workers (GError **error)
-{
-  g_autoptr (GError) local = NULL;
-  RtStepSet *set = rt_step_set_parse (opt_workers, &local);
-  if (set == NULL)
-    {
-      const char *what = g_str_has_prefix (local->message, "--steps: ") ? local->message + 9 : local->message;
-      g_set_error (error, RT_ERROR, RT_ERROR_USAGE, "--worker: %s", what);
-    }
-  return set;
-}
-
 static gboolean
 any_file_selected (const RtTrace *t, const GArray *steps, const RtStepSet *workers)
 {
@@ -82,7 +68,7 @@ write_json (RtSession *s, const char *path, guint64 bytes, guint64 events, const
 static int
 run (RtSession *s, GError **error)
 {
-  g_autoptr (RtStepSet) workers = parse_workers (error);
+  g_autoptr (RtStepSet) workers = rt_number_set_parse (opt_workers, "--worker", error);
   if (workers == NULL)
     return 2;
   g_autofree char *path = trace_path (s);

@@ -278,6 +278,10 @@ rt_chrome_trace_write_experiment (RtChromeTrace *ct, const RtTrace *t, const GAr
           if ((workers == NULL || rt_step_set_contains (workers, f->worker)) && isfinite (f->start_s))
             write_file (&e, f);
         }
+      /* a step is written once: its rows need not stay in memory while the next ones are */
+      const RtStep *step = rt_trace_step (t, g_array_index (step_indices, guint, i));
+      for (guint f = step->first_file; f < step->first_file + step->n_files; f++)
+        rt_trace_file_events_done (t, f);
     }
   g_hash_table_unref (e.workers);
   g_array_unref (e.buf);

@@ -91,20 +91,6 @@ rt_chrome_trace_on_size (RtChromeTrace *ct, guint64 bytes, void (*func) (gpointe
  * integers by hand (printf costs more than the rest of an event), and every string through
  * the JSON writer, which owns the escaping. */
 static void
-append_int (GString *buf, gint64 v)
-{
-  char digits[24];
-  char *p = digits + sizeof digits;
-  guint64 u = v < 0 ? -(guint64) v : (guint64) v;
-  do
-    *--p = (char) ('0' + u % 10);
-  while ((u /= 10) > 0);
-  if (v < 0)
-    *--p = '-';
-  g_string_append_len (buf, p, digits + sizeof digits - p);
-}
-
-static void
 append_string (RtChromeTrace *ct, const char *s)
 {
   rt_jw_init (&ct->w, ct->buf);
@@ -121,28 +107,30 @@ static void
 event_begin (RtChromeTrace *ct, const char *ph, const char *name, gint64 pid, gint64 tid, gint64 ts_us)
 {
   GString *buf = ct->buf;
-  g_string_append (buf, ct->events > 0 ? ",\n{\"ph\": \"" : "\n{\"ph\": \"");
-  g_string_append (buf, ph);          /* one of ours: "X", "C", "M" */
-  g_string_append (buf, "\", \"name\": ");
+  if (ct->events > 0)
+    RT_STRING_PUT_LITERAL (buf, ",");
+  RT_STRING_PUT_LITERAL (buf, "\n{\"ph\": \"");
+  rt_string_put (buf, ph, strlen (ph));   /* one of ours: "X", "C", "M" */
+  RT_STRING_PUT_LITERAL (buf, "\", \"name\": ");
   append_string (ct, name);
-  g_string_append (buf, ", \"pid\": ");
-  append_int (buf, pid);
+  RT_STRING_PUT_LITERAL (buf, ", \"pid\": ");
+  rt_format_int (buf, pid);
   if (tid != NO_ID)
     {
-      g_string_append (buf, ", \"tid\": ");
-      append_int (buf, tid);
+      RT_STRING_PUT_LITERAL (buf, ", \"tid\": ");
+      rt_format_int (buf, tid);
     }
   if (ts_us != NO_ID)
     {
-      g_string_append (buf, ", \"ts\": ");
-      append_int (buf, ts_us);
+      RT_STRING_PUT_LITERAL (buf, ", \"ts\": ");
+      rt_format_int (buf, ts_us);
     }
 }
 
 static void
 event_end (RtChromeTrace *ct)
 {
-  g_string_append_c (ct->buf, '}');
+  RT_STRING_PUT_LITERAL (ct->buf, "}");
   ct->events++;
   if (ct->buf->len >= RT_CHROME_TRACE_CHUNK)
     flush (ct);
@@ -152,7 +140,7 @@ event_end (RtChromeTrace *ct)
 static RtJsonWriter *
 args_begin (RtChromeTrace *ct)
 {
-  g_string_append (ct->buf, ", \"args\": ");
+  RT_STRING_PUT_LITERAL (ct->buf, ", \"args\": ");
   rt_jw_init (&ct->w, ct->buf);
   rt_jw_begin_object (&ct->w);
   return &ct->w;
@@ -196,8 +184,8 @@ static void
 complete_begin (RtChromeTrace *ct, gint64 pid, gint64 tid, const char *name, gint64 ts_us, gint64 dur_us)
 {
   event_begin (ct, "X", name, pid, tid, ts_us);
-  g_string_append (ct->buf, ", \"dur\": ");
-  append_int (ct->buf, dur_us);
+  RT_STRING_PUT_LITERAL (ct->buf, ", \"dur\": ");
+  rt_format_int (ct->buf, dur_us);
 }
 
 void

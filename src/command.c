@@ -88,7 +88,8 @@ describe_tables (const RtCommand *cmd, GString *out)
 {
   if (cmd->tables == NULL || cmd->tables[0] == NULL)
     return;
-  g_string_append (out, "\n\nTables (NAME.tsv files, and the JSON arrays of objects named above), by column:\n");
+  g_string_append_printf (out, "\n\n%s\n", cmd->tables_heading != NULL ? cmd->tables_heading
+                          : "Tables (NAME.tsv files, and the JSON arrays of objects named above), by column:");
   for (guint i = 0; cmd->tables[i] != NULL; i++)
     rt_table_spec_describe (cmd->tables[i], out, 2);
 }

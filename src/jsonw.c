@@ -27,6 +27,20 @@ rt_format_double (GString *out, double v)
 }
 
 void
+rt_format_int (GString *out, gint64 v)
+{
+  char digits[24];
+  char *p = digits + sizeof digits;
+  guint64 u = v < 0 ? -(guint64) v : (guint64) v;
+  do
+    *--p = (char) ('0' + u % 10);
+  while ((u /= 10) > 0);
+  if (v < 0)
+    *--p = '-';
+  rt_string_put (out, p, (gsize) (digits + sizeof digits - p));
+}
+
+void
 rt_jw_init (RtJsonWriter *w, GString *buf)
 {
   w->buf = buf;
@@ -102,8 +116,14 @@ append_escaped (RtJsonWriter *w, const char *s)
       w->replaced_texts++;
     }
   g_string_append_c (out, '"');
-  for (const unsigned char *p = (const unsigned char *) s; *p; p++)
+  /* the bytes that need no escape are copied a run at a time */
+  const unsigned char *run = (const unsigned char *) s, *p = run;
+  for (; *p; p++)
     {
+      if (*p >= 0x20 && *p != '"' && *p != '\\')
+        continue;
+      rt_string_put (out, (const char *) run, (gsize) (p - run));
+      run = p + 1;
       switch (*p)
         {
         case '"': g_string_append (out, "\\\""); break;
@@ -111,13 +131,10 @@ append_escaped (RtJsonWriter *w, const char *s)
         case '\n': g_string_append (out, "\\n"); break;
         case '\t': g_string_append (out, "\\t"); break;
         case '\r': g_string_append (out, "\\r"); break;
-        default:
-          if (*p < 0x20)
-            g_string_append_printf (out, "\\u%04x", *p);
-          else
-            g_string_append_c (out, (char) *p);
+        default: g_string_append_printf (out, "\\u%04x", *p);
         }
     }
+  rt_string_put (out, (const char *) run, (gsize) (p - run));
   g_string_append_c (out, '"');
 }
 
@@ -144,7 +161,7 @@ void
 rt_jw_int (RtJsonWriter *w, gint64 v)
 {
   before_value (w);
-  g_string_append_printf (w->buf, "%" G_GINT64_FORMAT, v);
+  rt_format_int (w->buf, v);
 }
 
 void

@@ -8,6 +8,7 @@
 #include <math.h>
 #include <string.h>
 #include <glib/gstdio.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -906,6 +907,20 @@ rt_trace_file_events (const RtTrace *t, guint file)
         reread_rows ((RtTrace *) t, file);
     }
   return fs->own_events != NULL ? (const RtEvent *) fs->own_events->data : fs->mapped;
+}
+
+void
+rt_trace_file_events_done (const RtTrace *t, guint file)
+{
+  RtFileState *fs = &t->priv->files[file];
+  if (fs->mapped == NULL || fs->own_events != NULL)
+    return;                   /* rows in our own memory: the table still owns them */
+  /* only the pages wholly inside this file's rows: the ones at its edges hold a neighbour's */
+  gsize page = (gsize) sysconf (_SC_PAGESIZE);
+  guintptr start = ((guintptr) fs->mapped + page - 1) / page * page;
+  guintptr end = ((guintptr) (fs->mapped + rt_trace_file (t, file)->n_events)) / page * page;
+  if (end > start)
+    madvise ((void *) start, end - start, MADV_DONTNEED);
 }
 
 int

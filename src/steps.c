@@ -54,6 +54,12 @@ parse_piece (const char *piece, StepRange *r)
 RtStepSet *
 rt_step_set_parse (const char *spec, GError **error)
 {
+  return rt_number_set_parse (spec, "--steps", error);
+}
+
+RtStepSet *
+rt_number_set_parse (const char *spec, const char *option, GError **error)
+{
   g_autoptr (RtStepSet) set = g_new0 (RtStepSet, 1);
   set->ranges = g_array_new (FALSE, FALSE, sizeof (StepRange));
   if (spec == NULL)
@@ -62,8 +68,8 @@ rt_step_set_parse (const char *spec, GError **error)
     {
       /* `--steps "$STEPS"` with STEPS unset: a mistake, not a request for every step */
       g_set_error (error, RT_ERROR, RT_ERROR_USAGE,
-                   "--steps: empty (expected N, A-B or A-, separated by commas; leave the option "
-                   "out for every step)");
+                   "%s: empty (expected N, A-B or A-, separated by commas; leave the option "
+                   "out for all)", option);
       return NULL;
     }
 
@@ -74,9 +80,9 @@ rt_step_set_parse (const char *spec, GError **error)
       if (!parse_piece (pieces[i], &r))
         {
           g_set_error (error, RT_ERROR, RT_ERROR_USAGE,
-                       "--steps: cannot read '%s' in '%s' (expected N, A-B or A-, "
+                       "%s: cannot read '%s' in '%s' (expected N, A-B or A-, "
                        "separated by commas, e.g. 1,4,10-20,50-)",
-                       pieces[i], spec);
+                       option, pieces[i], spec);
           return NULL;
         }
       g_array_append_val (set->ranges, r);

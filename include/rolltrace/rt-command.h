@@ -39,6 +39,8 @@ typedef struct {
   int min_args, max_args;    /* positional arguments, EXP included; both 0: exactly one */
   const RtTableSpec *const *tables;  /* the tables it writes (TSV files, JSON arrays), NULL-
                                       * terminated: --help lists their columns */
+  const char *tables_heading;        /* --help's line above them when they are written some
+                                      * other way (rt-export: CSV); NULL: TSV files and JSON */
 } RtCommand;
 
 /* One experiment of the command line, loaded (RT_COMMAND_LOADS_TRACE or _TRACES). */

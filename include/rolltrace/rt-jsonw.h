@@ -3,6 +3,7 @@
 #pragma once
 
 #include <glib.h>
+#include <string.h>
 
 G_BEGIN_DECLS
 
@@ -36,5 +37,26 @@ void rt_jw_member_string (RtJsonWriter *w, const char *key, const char *s);
 /* Appends the shortest decimal text of v that reads back as v ("NaN" never occurs:
  * callers decide what a NAN means). Shared by the TSV writers. */
 void rt_format_double (GString *out, double v);
+
+/* Appends the decimal text of v, as "%" G_GINT64_FORMAT writes it, without printf: the trace
+ * writer prints hundreds of millions of them. */
+void rt_format_int (GString *out, gint64 v);
+
+/* g_string_append_len for the writers' inner loops: GLib's goes through g_string_insert_len,
+ * which costs more than the copy for the few bytes of a key or a number. */
+static inline void
+rt_string_put (GString *out, const char *s, gsize n)
+{
+  if (G_UNLIKELY (out->len + n >= out->allocated_len))
+    {
+      g_string_append_len (out, s, (gssize) n);
+      return;
+    }
+  memcpy (out->str + out->len, s, n);
+  out->len += n;
+  out->str[out->len] = '\0';
+}
+/* the same for a string literal, its length known at compile time */
+#define RT_STRING_PUT_LITERAL(out, literal) rt_string_put ((out), "" literal, sizeof (literal) - 1)
 
 G_END_DECLS

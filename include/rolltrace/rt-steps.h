@@ -10,6 +10,9 @@ typedef struct _RtStepSet RtStepSet;
 
 /* NULL selects every step; "" is an error, like any other SPEC that names no step. Errors are RT_ERROR_USAGE with the offending piece. */
 RtStepSet *rt_step_set_parse (const char *spec, GError **error);
+/* The same for another option that takes numbers the same way (--worker LIST): errors name
+ * `option`. */
+RtStepSet *rt_number_set_parse (const char *spec, const char *option, GError **error);
 void rt_step_set_free (RtStepSet *set);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (RtStepSet, rt_step_set_free)
 

@@ -159,6 +159,12 @@ rt_trace_step (const RtTrace *t, guint i)
  * read again from the file if they fail. */
 const RtEvent *rt_trace_file_events (const RtTrace *t, guint file);
 
+/* The caller will not read file `file`'s rows again soon (a command that walks the steps one
+ * after another): rows mapped from the cache give their memory back, and are read from the
+ * cache file again if asked for. Rows the load made itself stay. Pointers to the rows stay
+ * valid either way. */
+void rt_trace_file_events_done (const RtTrace *t, guint file);
+
 static inline const RtRequest *
 rt_trace_request (const RtTrace *t, guint i)
 {

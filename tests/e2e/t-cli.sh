@@ -44,6 +44,19 @@ expect_exit 2 "$BUILD/rt-workers" "$fx" --step 99
 expect_grep "no step_99" "$TMP/err" "rt-workers --step 99"
 expect_exit 2 "$BUILD/rt-requests" "$fx" --step 1 --top many
 expect_exit 2 "$BUILD/rt-cdf" "$fx" --format gif
+# --help says how the tables it lists are written: rt-export's as CSV, never as TSV
+"$BUILD/rt-export" --help >"$TMP/help" 2>&1
+expect_grep "^Tables (written as NAME.csv" "$TMP/help" "rt-export --help"
+grep -q "NAME.tsv" "$TMP/help" && fail "rt-export --help says its tables are TSV files" || ok
+# --worker LIST is read as --steps is, its errors name --worker, and nothing is printed before them
+for cmd in rt-timeline rt-trace; do
+  expect_exit 2 "$BUILD/$cmd" "$fx" --worker x --out "$TMP/w.json" --no-render
+  expect_grep "^$cmd: --worker: cannot read 'x'" "$TMP/err" "$cmd --worker x"
+  [ ! -s "$TMP/out" ] && ok || fail "$cmd --worker x printed a summary before its usage error"
+done
+expect_exit 2 "$BUILD/rt-timeline" "$fx" --worker 99 --out "$TMP/w" --no-render
+expect_grep "no such worker file" "$TMP/err" "rt-timeline --worker 99"
+[ ! -s "$TMP/out" ] && ok || fail "rt-timeline --worker 99 printed a summary before its usage error"
 expect_exit 1 "$BUILD/rt-cdf" "$fx" --event never_logged --out "$TMP/o" --no-render
 expect_grep "never_logged" "$TMP/err" "rt-cdf --event never_logged"
 

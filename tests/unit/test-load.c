@@ -310,6 +310,37 @@ load_over_damaged_rows (const char *exp, const char *cache_dir)
   return t;
 }
 
+/* Rows given back after use (rt_trace_file_events_done) read the same when asked for again:
+ * from the cache's mapping, and from a load's own memory, which keeps them. */
+static void
+test_rows_given_back_read_the_same_again (void)
+{
+  g_autoptr (GString) text = g_string_new (NULL);
+  for (int i = 0; i < 3000; i++)   /* rows over several pages */
+    g_string_append_printf (text, LINE ("turn_engine_call", "\"duration_sec\": %d.25, \"extra\": "
+                                        "{\"request_id\": \"r%d\", \"turn\": 0}"), i, i);
+  g_autofree char *exp = make_experiment (text->str, text->len);
+  g_autofree char *cache_dir = g_dir_make_tmp ("rt-cache-XXXXXX", NULL);
+  RtLoadOptions opts = { .n_threads = 1, .max_problems_per_file = 100, .cache_dir = cache_dir };
+  for (int run = 0; run < 2; run++)
+    {
+      g_autoptr (GError) error = NULL;
+      g_autoptr (RtTrace) t = rt_trace_load (exp, &opts, &error);
+      g_assert_no_error (error);
+      g_assert_true (run == 0 ? t->stats.cache_written : t->stats.cache_used);
+      guint n = rt_trace_file (t, 0)->n_events;
+      g_assert_cmpuint (n, ==, 3000);
+      g_autofree RtEvent *before = g_memdup2 (rt_trace_file_events (t, 0), n * sizeof (RtEvent));
+      rt_trace_file_events_done (t, 0);
+      g_assert_cmpmem (rt_trace_file_events (t, 0), n * sizeof (RtEvent), before, n * sizeof (RtEvent));
+      g_assert_cmpfloat (rt_trace_file_events (t, 0)[2999].duration_s, ==, 2999.25);
+    }
+  g_autofree char *cache = cache_file_in (cache_dir);
+  g_unlink (cache);
+  remove_experiment (exp);
+  g_rmdir (cache_dir);
+}
+
 static void
 test_damaged_rows_are_read_again_to_a_fresh_loads_rows (void)
 {
@@ -394,6 +425,7 @@ main (int argc, char **argv)
   g_test_add_func ("/load/a-cache-folder-holds-only-finished-caches",
                    test_a_cache_folder_holds_only_finished_caches);
   g_test_add_func ("/load/an-abandoned-cache-draft-leaves-nothing", test_an_abandoned_cache_draft_leaves_nothing);
+  g_test_add_func ("/load/rows-given-back-read-the-same-again", test_rows_given_back_read_the_same_again);
   g_test_add_func ("/load/damaged-rows-are-read-again-to-a-fresh-loads-rows",
                    test_damaged_rows_are_read_again_to_a_fresh_loads_rows);
   g_test_add_func ("/load/a-file-changed-under-damaged-rows-is-no-crash",

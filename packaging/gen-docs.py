@@ -70,12 +70,20 @@ class Help:
                 self.examples += ([rest] if rest else []) + [l.strip() for l in b[1:]]
             elif head.startswith("Exit status"):
                 self.exit_status = re.sub(r"^Exit status:?\s*", "", " ".join(l.strip() for l in b))
-            elif head.endswith(":") and not head.startswith(" ") and len(b) > 1 and b[1].startswith(" "):
-                self.sections.append((head[:-1], b[1:]))
+            elif self.heading(b):
+                k = self.heading(b)
+                self.sections.append((" ".join(l.strip() for l in b[:k])[:-1], b[k:]))
             elif not seen_options:
                 self.summary.append(b)
             else:
                 self.paragraphs.append(b)
+
+    @staticmethod
+    def heading(block):
+        """How many lines head an indented list: unindented ones ending with ':' ("Examples:",
+        "Tables (...), by column:" on one line or more), or 0."""
+        k = next((i for i, l in enumerate(block) if l.startswith(" ")), 0)
+        return k if k > 0 and not block[0].startswith(" ") and block[k - 1].endswith(":") else 0
 
     def option_args(self):
         """{"--steps": "SPEC", "-s": "SPEC", "--json": None, ...}"""
@@ -173,9 +181,9 @@ def man_page(h, version, date, commands):
     for title, lines in h.sections:
         if title.startswith("Tables"):
             # the command's own heading says what its tables are (TSV files, JSON arrays...)
-            out.append(section("JSON keys and table columns", lines).replace(
-                ".SH JSON KEYS AND TABLE COLUMNS",
-                ".SH JSON KEYS AND TABLE COLUMNS\n" + line(title + ".")))
+            out.append(section("Table columns and JSON keys", lines).replace(
+                ".SH TABLE COLUMNS AND JSON KEYS",
+                ".SH TABLE COLUMNS AND JSON KEYS\n" + line(title + ".")))
         else:
             out.append(section(title, lines))
     if h.examples:

@@ -80,7 +80,13 @@ for cmd in $INSTALLED rolltrace; do
   done
   # a command whose --help lists table columns has them, the JSON keys, in its page
   if "$P/bin/$cmd" --help | grep -q '^Tables'; then
-    grep -q '^\.SH JSON KEYS' "$f" && ok || fail "$cmd.1 has no JSON KEYS section"
+    grep -q '^\.SH TABLE COLUMNS AND JSON KEYS' "$f" && ok || fail "$cmd.1 has no section of its tables' columns"
+    # each column (the keys of the JSON objects) is a tagged paragraph of its own
+    missing=""
+    for col in $("$P/bin/$cmd" --help | sed -n '/^Tables/,$p' | sed -n 's/^    \([^ ]*\) .*/\1/p' | sort -u); do
+      grep -qxF ".B ${col//-/\\-}" "$f" || missing="$missing $col"
+    done
+    [ -z "$missing" ] && ok || fail "$cmd.1 does not list the columns$missing"
   fi
   grep -q "^${cmd//-/\\\\-} \\\\- [A-Z]" "$f" && ok || fail "$cmd.1 has no NAME line ($cmd \\- what it does)"
 done

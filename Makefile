@@ -13,15 +13,16 @@ STEP      ?= slowest
 TRAIN     ?=
 FORMAT    ?= png
 DEMO_DIR  ?= demo
+PREFIX    ?= /usr/local
 
 # Debian packages the build, the plots and the tests need.
 DEB_PACKAGES = build-essential cmake pkg-config libglib2.0-dev libsimdjson-dev gnuplot-nox python3 time \
                 clang libclang-rt-14-dev chromium \
-                libgsl-dev python3-scipy
+                libgsl-dev python3-scipy man-db dpkg-dev bash-completion
 
 BIN = $(abspath $(BUILD))
 
-.PHONY: all build deps demo test test-asan fuzz fuzz-build fuzz-short plots report compare bench clean help
+.PHONY: all build deps demo test test-asan fuzz fuzz-build fuzz-short plots report compare bench clean help install deb
 
 all: build
 
@@ -37,6 +38,8 @@ help:
 	@echo "                one HTML page of EXP: findings and every section (OUT/report/index.html)"
 	@echo "make bench      the speed and memory benchmark (see bench/run.sh, bench/RESULTS.md)"
 	@echo "make fuzz [FUZZ_SECONDS=60]  run each fuzz target that long (see tests/fuzz/README.md)"
+	@echo "make install [PREFIX=/usr/local]  the commands, man pages, completion, library and headers"
+	@echo "make deb        $(BUILD)/rolltrace_VERSION_ARCH.deb, for apt install ./$(BUILD)/rolltrace_*.deb"
 
 # Installs only the packages that are missing, so a machine that has them needs no root.
 deps:
@@ -125,6 +128,15 @@ report: build
 
 bench: deps build
 	bench/run.sh
+
+# The same files as the .deb, into PREFIX (DESTDIR is honoured, as cmake --install does).
+install: build
+	cmake --install $(BUILD) --prefix "$(PREFIX)"
+
+# The Debian package, made by CPack from the install rules of the build tree already built.
+deb: build
+	cd $(BUILD) && cpack -G DEB >/dev/null
+	@ls $(BUILD)/rolltrace_*.deb
 
 clean:
 	rm -rf $(BUILD) $(ASAN) $(FUZZ) $(DEMO_DIR) rt-out

@@ -98,6 +98,32 @@ schema_of (const char *name)
   return RT_SCHEMA_NEITHER;
 }
 
+const char *const *
+rt_event_known_names (void)
+{
+  static gsize done;
+  static const char **names;
+  if (g_once_init_enter (&done))
+    {
+      /* the newer names first, then what only the older logger writes; each once */
+      static const char *const others[] = { "async_rollout_request_complete", "engine_async_generate" };
+      GPtrArray *all = g_ptr_array_new ();
+      const char *const *lists[] = { v2_only_names, others, v1_only_names };
+      gsize lens[] = { G_N_ELEMENTS (v2_only_names), G_N_ELEMENTS (others), G_N_ELEMENTS (v1_only_names) };
+      for (gsize l = 0; l < G_N_ELEMENTS (lists); l++)
+        for (gsize i = 0; i < lens[l]; i++)
+          if (!g_ptr_array_find_with_equal_func (all, lists[l][i], g_str_equal, NULL))
+            g_ptr_array_add (all, (gpointer) lists[l][i]);
+      for (gsize i = 0; i < G_N_ELEMENTS (v1_names); i++)
+        if (!g_ptr_array_find_with_equal_func (all, v1_names[i].old_name, g_str_equal, NULL))
+          g_ptr_array_add (all, (gpointer) v1_names[i].old_name);
+      g_ptr_array_add (all, NULL);
+      names = (const char **) g_ptr_array_free (all, FALSE);
+      g_once_init_leave (&done, 1);
+    }
+  return names;
+}
+
 const char *
 rt_step_event_name (RtEventId id)
 {

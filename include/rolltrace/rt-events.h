@@ -70,6 +70,10 @@ const char *rt_event_registry_name (RtEventRegistry *reg, guint16 id);
 guint16 rt_event_registry_other_id (RtEventRegistry *reg);
 guint rt_event_registry_size (RtEventRegistry *reg);
 
+/* Every event name FORMAT.md gives, of both logger generations (newer names first), each
+ * once, NULL-terminated; static. For completion and documentation. */
+const char *const *rt_event_known_names (void);
+
 /* The canonical name of a step-level event, without a registry. */
 const char *rt_step_event_name (RtEventId id);
 

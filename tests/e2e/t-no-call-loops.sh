@@ -30,8 +30,8 @@ expect_exit 0 "${GRAPH[@]}" --edges "$TMP/chain"
 expect_grep "b.c -> c.c: c" "$TMP/out" "the edges of a chain"
 expect_exit 2 "${GRAPH[@]}" "$TMP/empty-$$"
 
-# the library: every object of the rolltrace target
-LIB="$BUILD/CMakeFiles/rolltrace.dir"
+# the library: every object of the core (rolltrace-objects, which both libraries are made of)
+LIB="$BUILD/CMakeFiles/rolltrace-objects.dir"   # the core is compiled once, there, for both libraries
 expect_exit 0 "${GRAPH[@]}" --edges "$LIB"
 [ -s "$TMP/err" ] && sed "s/^/    /" "$TMP/err" >&2   # every loop, not only the first lines
 # the graph was really read: the loader drives the cache and the file parser

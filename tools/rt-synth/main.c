@@ -199,9 +199,15 @@ static const char synth_description[] =
   "Example:\n"
   "  rt-synth /tmp/exp --steps 10 --workers 8 --requests 300 --seed 7 --faults\n";
 
+#ifndef RT_VERSION
+#define RT_VERSION "0.0"
+#endif
+#define SYNTH_SUMMARY_LINE "Write a synthetic rollout-trace experiment OUT/step_K/worker_M.jsonl"
+
 int
 main (int argc, char **argv)
 {
+  gboolean show_version = FALSE, show_summary_line = FALSE;
   SynthOptions o = { .steps = 3, .workers = 4, .requests = 12, .first_step = 1, .seed = 1, .tool_scale = 1.0 };
   g_autofree char *start_default = g_strdup ("2025-06-10T09:00:00");
   GOptionEntry entries[] = {
@@ -224,6 +230,9 @@ main (int argc, char **argv)
     { "tool-scale", 0, 0, G_OPTION_ARG_DOUBLE, &o.tool_scale,
       "Multiply every tool execution time by F: a slower (F > 1) or faster tool server (default 1)", "F" },
     { "quiet", 'q', 0, G_OPTION_ARG_NONE, &o.quiet, "No summary line on stderr", NULL },
+    { "version", 0, 0, G_OPTION_ARG_NONE, &show_version, "Print the version and exit", NULL },
+    { "summary-line", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_NONE, &show_summary_line,
+      "Print what the command does in one line and exit", NULL },
     { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &o.rest, NULL, "OUT" },
     G_OPTION_ENTRY_NULL
   };
@@ -232,8 +241,7 @@ main (int argc, char **argv)
   setlocale (LC_CTYPE, "");
   g_autoptr (GOptionContext) context = g_option_context_new (NULL); /* OUT comes from the G_OPTION_REMAINING entry */
   g_option_context_set_summary (context,
-                                "Write a synthetic rollout-trace experiment OUT/step_K/worker_M.jsonl: "
-                                "realistic, deterministic per seed, optionally damaged.");
+                                SYNTH_SUMMARY_LINE ": realistic, deterministic per seed, optionally damaged.");
   g_option_context_set_description (context, synth_description);
   g_option_context_add_main_entries (context, entries, NULL);
 
@@ -250,6 +258,12 @@ main (int argc, char **argv)
   g_autofree char *console_log = o.console_log;
   o.schema_name = schema_name;
   o.start = start_text;
+  if (show_version || show_summary_line)
+    {
+      /* the same version and one-line summary as the analyzers give (rolltrace help, man) */
+      g_print ("%s\n", show_version ? "rt-synth (rolltrace) " RT_VERSION : SYNTH_SUMMARY_LINE);
+      return 0;
+    }
 
   const Generation *gen;
   gint64 start_us;

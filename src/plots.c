@@ -449,15 +449,14 @@ rt_plot_timeline_gantt (RtSession *s, const RtTimeline *tl, const GArray *worker
                         const char *worker_text, const char *name, const char *zoom,
                         double from_s, double to_s, GError **error)
 {
-  g_autoptr (RtTable) table = rt_timeline_gantt_table (s->trace, tl, workers, from_s, to_s);
-  guint n_rows = rt_table_n_rows (table), requests = 0, lanes = 0;
-  int phase_col = rt_table_find (table, "phase"), lane_col = rt_table_find (table, "lane");
-  for (guint r = 0; r < n_rows; r++)
-    {
-      requests += g_strcmp0 (rt_table_get_text (table, r, phase_col), "request") == 0;
-      lanes = MAX (lanes, (guint) rt_table_get_number (table, r, lane_col) + 1);
-    }
+  guint requests = rt_timeline_gantt_requests (tl, workers, from_s, to_s), lanes = 0;
   gboolean thin = requests > THIN_ABOVE;
+  /* a thin line per request draws no phase: the data file holds none either */
+  g_autoptr (RtTable) table = rt_timeline_gantt_table (s->trace, tl, workers, from_s, to_s, !thin);
+  guint n_rows = rt_table_n_rows (table);
+  int lane_col = rt_table_find (table, "lane");
+  for (guint r = 0; r < n_rows; r++)
+    lanes = MAX (lanes, (guint) rt_table_get_number (table, r, lane_col) + 1);
   g_autofree char *clauses = gantt_clauses (table, thin, from_s, to_s);
   g_autofree char *tics = worker_tics (table);
   g_autofree char *marks = finish_marks (tl);

@@ -622,10 +622,13 @@ RtTable *rt_timeline_inflight_table (const RtTimeline *tl, const GArray *workers
  * its phases by kind and "waiting" (alive in no timed section); where phases overlap, the one
  * that began last (the innermost) is shown. A request without a phase line (the older logger
  * ties none to a request) has "unlogged" over its life instead. A request whose life ends at
- * from_s is left out (a life is [start, end)). timeline_step_N[_ZOOM].tsv */
+ * from_s is left out (a life is [start, end)). Without `phases`, a request has its "request"
+ * row alone (a Gantt of too many lanes draws a thin line each). timeline_step_N[_ZOOM].tsv */
 extern const RtTableSpec rt_timeline_gantt_spec;
 RtTable *rt_timeline_gantt_table (const RtTrace *t, const RtTimeline *tl, const GArray *workers,
-                                  double from_s, double to_s);
+                                  double from_s, double to_s, gboolean phases);
+/* How many requests of `workers` (NULL: all) that table has a lane for. */
+guint rt_timeline_gantt_requests (const RtTimeline *tl, const GArray *workers, double from_s, double to_s);
 
 
 /* ---- export: the loaded tables as rows (requests, turns, events, steps, workers) ------- */

@@ -385,8 +385,32 @@ gantt_request (RtTable *table, const RtSpans *sp, const RtSpanRequest *q, guint 
     gantt_row (table, lane, worker, id, open_phase, open_start, q->end_s);
 }
 
+/* A request's life [start, end) meets the window [from_s, to_s) (NAN: unbounded). */
+static gboolean
+request_in_window (const RtSpanRequest *q, double from_s, double to_s)
+{
+  return !(!isnan (from_s) && q->end_s <= from_s) && !(!isnan (to_s) && q->start_s >= to_s);
+}
+
+guint
+rt_timeline_gantt_requests (const RtTimeline *tl, const GArray *workers, double from_s, double to_s)
+{
+  const RtSpans *sp = tl->spans;
+  guint n = 0;
+  for (guint k = 0; sp != NULL && k < sp->workers->len; k++)
+    {
+      if (!worker_wanted (tl, k, workers))
+        continue;
+      const RtSpanWorker *w = rt_spans_worker (sp, k);
+      for (guint i = 0; i < w->n_requests; i++)
+        n += request_in_window (rt_spans_request (sp, w->first_request + i), from_s, to_s);
+    }
+  return n;
+}
+
 RtTable *
-rt_timeline_gantt_table (const RtTrace *t, const RtTimeline *tl, const GArray *workers, double from_s, double to_s)
+rt_timeline_gantt_table (const RtTrace *t, const RtTimeline *tl, const GArray *workers, double from_s, double to_s,
+                         gboolean phases)
 {
   RtTable *table = rt_table_new (&rt_timeline_gantt_spec);
   const RtSpans *sp = tl->spans;
@@ -408,10 +432,13 @@ rt_timeline_gantt_table (const RtTrace *t, const RtTimeline *tl, const GArray *w
       for (guint i = 0; i < w->n_requests; i++)
         {
           const RtSpanRequest *q = rt_spans_request (sp, w->first_request + i);
-          if ((!isnan (from_s) && q->end_s <= from_s) || (!isnan (to_s) && q->start_s >= to_s))
+          if (!request_in_window (q, from_s, to_s))
             continue;
           const char *id = q->request != RT_NONE ? rt_trace_request (t, q->request)->id : NULL;
-          gantt_request (table, sp, q, lane++, w->worker, id);
+          if (phases)
+            gantt_request (table, sp, q, lane++, w->worker, id);
+          else
+            gantt_row (table, lane++, w->worker, id, "request", q->start_s, q->end_s);
         }
       lane++;
     }

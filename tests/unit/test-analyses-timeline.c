@@ -90,7 +90,7 @@ test_timeline_gantt (void)
 {
   g_autoptr (RtTrace) t = rt_test_load_fixture ("hand-v2");
   g_autoptr (RtTimeline) tl = rt_timeline_analyse (t, NULL, 1);
-  g_autoptr (RtTable) all = rt_timeline_gantt_table (t, tl, NULL, NAN, NAN);
+  g_autoptr (RtTable) all = rt_timeline_gantt_table (t, tl, NULL, NAN, NAN, TRUE);
   /* a: waiting until its engine call [3, 6), then waiting to its end (turn_end only encloses) */
   g_autofree char *a = gantt_bars (all, "a");
   g_assert_cmpstr (a, ==, "request 2 10; waiting 2 3; engine 3 6; waiting 6 10");
@@ -101,17 +101,27 @@ test_timeline_gantt (void)
   g_assert_cmpfloat (rt_table_get_number (all, rt_table_n_rows (all) - 1, 0), ==, 5);
 
   /* from 6 s on only a and c are alive (b's life [2, 6) ends there); worker 1 only: c */
-  g_autoptr (RtTable) late = rt_timeline_gantt_table (t, tl, NULL, 6, NAN);
+  g_autoptr (RtTable) late = rt_timeline_gantt_table (t, tl, NULL, 6, NAN, TRUE);
   g_autofree char *b = gantt_bars (late, "b");
   g_assert_cmpstr (b, ==, "");
   g_autoptr (GArray) w1 = g_array_new (FALSE, FALSE, sizeof (gint32));
   gint32 one = 1;
   g_array_append_val (w1, one);
-  g_autoptr (RtTable) only1 = rt_timeline_gantt_table (t, tl, w1, NAN, NAN);
+  g_autoptr (RtTable) only1 = rt_timeline_gantt_table (t, tl, w1, NAN, NAN, TRUE);
   g_autofree char *a1 = gantt_bars (only1, "a");
   g_assert_cmpstr (a1, ==, "");
   g_autofree char *c = gantt_bars (only1, "c");
   g_assert_cmpstr (c, ==, "request 2 14; unlogged 2 14");   /* c logged no line of its own */
+
+  /* the lanes counted as the table has them; without phases, a request is its life alone */
+  g_assert_cmpuint (rt_timeline_gantt_requests (tl, NULL, NAN, NAN), ==, 3);
+  g_assert_cmpuint (rt_timeline_gantt_requests (tl, NULL, 6, NAN), ==, 2);
+  g_assert_cmpuint (rt_timeline_gantt_requests (tl, w1, NAN, NAN), ==, 1);
+  g_autoptr (RtTable) thin = rt_timeline_gantt_table (t, tl, NULL, NAN, NAN, FALSE);
+  g_autofree char *a_thin = gantt_bars (thin, "a");
+  g_assert_cmpstr (a_thin, ==, "request 2 10");
+  g_autofree char *bands_thin = gantt_bars (thin, NULL), *bands_all = gantt_bars (all, NULL);
+  g_assert_cmpstr (bands_thin, ==, bands_all);   /* the workers' bands stay */
 
   /* in flight: worker 1's column only, besides the total */
   g_autoptr (RtTable) inflight = rt_timeline_inflight_table (tl, w1);

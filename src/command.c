@@ -2,6 +2,7 @@
  * (load, run, JSON, plots) and the exit status. Analyzers hand over a table (RtCommand). */
 #include "command-private.h"
 #include "rolltrace/rt-error.h"
+#include "rolltrace/rt-json.h"
 #include "rolltrace/rt-outfile.h"
 
 #include <stdio.h>
@@ -171,6 +172,8 @@ rt_command_main (const RtCommand *cmd, int argc, char **argv)
   if (show_version)
     {
       g_print ("%s (rolltrace) %s\n", cmd->name, RT_VERSION);
+      if (cmd->flags & (RT_COMMAND_LOADS_TRACE | RT_COMMAND_LOADS_TRACES))
+        g_print ("JSON parser: simdjson On-Demand, %s kernel\n", rt_json_kernel ());
       session_clear (&s);
       return 0;
     }

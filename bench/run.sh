@@ -90,11 +90,11 @@ versus () {
 import sys
 size, nbytes, path = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 rows = [line.rstrip("\n").split("\t") for line in open(path)]
-duck = next(float(w) for label, w, m in rows if label.startswith("DuckDB, 2"))
+duck = next(float(w) for label, w, m, c in rows if label.startswith("DuckDB, 2"))
 print(f"\nside by side with DuckDB, {size} lines, {nbytes / 1e6:.0f} MB (rotating order, medians)")
-print(f"{'what':52} {'median s':>9} {'peak MiB':>9} {'/ DuckDB':>9}")
-for label, w, m in rows:
-    print(f"{label:52} {float(w):9.3f} {float(m):9.1f} {float(w) / duck:9.2f}")
+print(f"{'what':52} {'median s':>9} {'CPU s':>7} {'peak MiB':>9} {'/ DuckDB':>9}")
+for label, w, m, c in rows:
+    print(f"{label:52} {float(w):9.3f} {float(c):7.3f} {float(m):9.1f} {float(w) / duck:9.2f}")
 PY
   "$BUILD/rt-cdf" "$exp" --quiet --no-cache --no-render --json --out "$out" >"$out/rt-cdf.json"
   node bench/duckdb-quantiles.mjs "$exp" 2 >"$out/duckdb.json"

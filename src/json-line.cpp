@@ -383,6 +383,14 @@ kernel_runs_here (const RtJsonKernel *k)
 static const RtJsonKernel *
 choose_kernel (void)
 {
+  // simdjson's library finds each line's structure (its stage 1) with the implementation it
+  // chose itself, at run time, honouring the same variable; with a name it does not know it
+  // chooses one that fails every document, and with one the processor lacks it would stop
+  // on an illegal instruction. Either way every line would be lost: take its best instead.
+  const implementation *active = get_active_implementation ();
+  if (!active->supported_by_runtime_system () || strcmp (active->name ().c_str (), "unsupported") == 0)
+    get_active_implementation () = get_available_implementations ().detect_best_supported ();
+
   const char *forced = g_getenv ("SIMDJSON_FORCE_IMPLEMENTATION");
   if (forced != nullptr && *forced == '\0')
     forced = nullptr;
@@ -402,6 +410,7 @@ best_kernel (void)
 extern "C" RtJsonParser *
 rt_json_parser_new_kernel (const char *name)
 {
+  best_kernel ();   // simdjson's own choice made sound first
   for (const RtJsonKernel *k : kernels)
     if (strcmp (k->name, name) == 0 && kernel_runs_here (k))
       {

@@ -44,6 +44,16 @@ for k in haswell icelake; do
   done
 done
 echo "compared the kernels' tables on $compared experiment readings"
+[ "$(wc -l <"$TMP/k/$(echo "$TMP/synth" | md5sum | cut -c1-8)/plain/events.csv")" -gt 1000 ] && ok \
+  || fail "the plain kernel read no events of the generated trace"
+
+# simdjson's library honours the variable too: a name it does not know, or an empty one, must
+# not make it fail every line (nor the cache keep that)
+for k in no-such-kernel ""; do
+  tables "$k" "$SRC/fixtures/hand-v2" "$TMP/named-$k"
+  tables fallback "$SRC/fixtures/hand-v2" "$TMP/named-plain"
+  diff -r "$TMP/named-plain" "$TMP/named-$k" >/dev/null && ok || fail "SIMDJSON_FORCE_IMPLEMENTATION='$k' changes the tables"
+done
 
 # the checker of wide instructions catches a function outside the kernels that uses them
 if command -v objdump >/dev/null && [ "$(uname -m)" = x86_64 ]; then

@@ -151,6 +151,12 @@ parse_command_line (RtSession *s, const RtCommand *cmd, int argc, char **argv, G
   return TRUE;
 }
 
+gboolean
+rt_command_never_reads_rows (void)
+{
+  return TRUE;
+}
+
 int
 rt_command_main (const RtCommand *cmd, int argc, char **argv)
 {

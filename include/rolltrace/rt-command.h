@@ -84,6 +84,10 @@ struct _RtSession {
 
 int rt_command_main (const RtCommand *cmd, int argc, char **argv);
 
+/* RtCommand.rows_unread of a command that never reads an event row, whatever its options
+ * (its analyses read the file, request and turn tables only). */
+gboolean rt_command_never_reads_rows (void);
+
 /* Human summary on stdout, silent with --quiet or --json. */
 void rt_session_print (RtSession *s, const char *fmt, ...) G_GNUC_PRINTF (2, 3);
 

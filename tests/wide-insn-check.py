@@ -1,15 +1,17 @@
 #!/usr/bin/env python3
-"""wide-insn-check.py: fails when machine code outside the JSON parser's wide kernels uses an
-instruction that a plain x86-64 processor may lack (AVX, AVX2, AVX-512, BMI, LZCNT, PCLMUL).
+"""wide-insn-check.py: fails when machine code that a plain x86-64 processor may run uses an
+instruction it may lack (AVX, AVX2, AVX-512, BMI, LZCNT, PCLMUL).
 
   wide-insn-check.py BINARY...
 
 The parser is built once plain and once per wide kernel (src/json-line.cpp); a binary must run
-on any x86-64, so the wide instructions may appear only in the kernels' own functions, whose
-names carry the kernel's name (rt_json_haswell::..., simdjson::icelake::...), reached only after
-the processor was found to have them. A function of any other name holding one (an inline
-function of a shared header whose copy from a kernel build won the link, say) is reported,
-with the instructions found, and the exit status is 1. Reads `objdump -d`.
+on any x86-64, so the wide instructions may appear only where the kernels' code alone leads,
+reached only after the processor was found to have them: functions local to a kernel's object
+(which nothing else can call), and the kernels' own functions, whose names carry the kernel's
+name (rt_json_haswell::..., simdjson::icelake::...). A global or weak function of any other
+name holding one (an inline function of a shared header whose copy from a kernel build won the
+link) is reported, and so is a static constructor holding one (it runs at start-up, on any
+processor); the exit status is then 1. Reads `objdump -d` and `nm`.
 """
 import re
 import subprocess
@@ -20,21 +22,36 @@ KERNELS = ("haswell", "icelake")
 EXTRA = {"tzcnt", "lzcnt", "blsr", "blsi", "blsmsk", "andn", "bextr", "bzhi", "pdep", "pext",
          "shlx", "shrx", "sarx", "rorx", "mulx", "pclmulqdq", "kmovq", "kmovd", "kmovw", "kmovb"}
 WIDE_REGISTER = re.compile(r"%[yz]mm\d|%k[0-7]\b")
-FUNCTION = re.compile(r"^[0-9a-f]+ <(.*)>:$")
+FUNCTION = re.compile(r"^([0-9a-f]+) <(.*)>:$")
+
+
+def local_functions(binary):
+    """addresses of the functions local to one object (nm's t), but the static constructors"""
+    out = subprocess.run(["nm", "--defined-only", binary], check=True, capture_output=True,
+                         text=True).stdout
+    local = set()
+    for line in out.splitlines():
+        parts = line.split()
+        if len(parts) == 3 and parts[1] == "t" and not parts[2].startswith("_GLOBAL__sub_I"):
+            local.add(int(parts[0], 16))
+    return local
 
 
 def wide_functions(binary):
-    """{function name: set of wide mnemonics} of the functions outside the kernels."""
+    """{function name: set of wide mnemonics} of the functions any processor may run"""
     text = subprocess.run(["objdump", "-d", "--no-show-raw-insn", "-C", binary],
                           check=True, capture_output=True, text=True).stdout
+    local = local_functions(binary)
     found, current = {}, None
     for line in text.splitlines():
         m = FUNCTION.match(line)
         if m:
-            current = m.group(1)
+            current = m.group(2)
+            if any(k in current for k in KERNELS) or int(m.group(1), 16) in local:
+                current = None   # the kernels' own, or reached only from their object
             continue
         parts = line.split("\t")
-        if current is None or len(parts) < 2 or any(k in current for k in KERNELS):
+        if current is None or len(parts) < 2:
             continue
         insn = parts[1].strip()
         mnemonic = insn.split()[0] if insn else ""

@@ -22,7 +22,7 @@ DEB_PACKAGES = build-essential cmake pkg-config libglib2.0-dev libsimdjson-dev g
 
 BIN = $(abspath $(BUILD))
 
-.PHONY: all build deps demo test test-asan fuzz fuzz-build fuzz-short plots report compare bench clean help install deb
+.PHONY: all build deps demo test test-asan fuzz fuzz-build fuzz-short plots report compare bench bench-deps clean help install deb
 
 all: build
 
@@ -37,6 +37,7 @@ help:
 	@echo "make report EXP=logs/exp [TRAIN=trainer.log] [COMPARE=\"b c\"] [OUT=dir]"
 	@echo "                one HTML page of EXP: findings and every section (OUT/report/index.html)"
 	@echo "make bench      the speed and memory benchmark (see bench/run.sh, bench/RESULTS.md)"
+	@echo "make bench-deps node's @duckdb/node-api into bench/node_modules, for the bench's DuckDB rows"
 	@echo "make fuzz [FUZZ_SECONDS=60]  run each fuzz target that long (see tests/fuzz/README.md)"
 	@echo "make install [PREFIX=/usr/local]  the commands, man pages, completion, library and headers"
 	@echo "make deb        $(BUILD)/rolltrace_VERSION_ARCH.deb, for apt install ./$(BUILD)/rolltrace_*.deb"
@@ -137,6 +138,12 @@ install: build
 deb: build
 	cd $(BUILD) && cpack -G DEB >/dev/null
 	@ls $(BUILD)/rolltrace_*.deb
+
+# DuckDB for the benchmark's side-by-side rows (bench/duckdb-quantiles.mjs), from npm into
+# bench/node_modules (not committed); the version is pinned in bench/package.json.
+bench-deps:
+	@command -v npm >/dev/null || { echo "make bench-deps: npm is missing (apt-get install nodejs npm)" >&2; exit 1; }
+	cd bench && npm install --no-package-lock --no-audit --no-fund
 
 clean:
 	rm -rf $(BUILD) $(ASAN) $(FUZZ) $(DEMO_DIR) rt-out

@@ -12,6 +12,13 @@
 static char **opt_events;
 static gboolean opt_fit;
 
+/* Request durations come from the request table: only --event reads the event rows. */
+static gboolean
+rows_unread (void)
+{
+  return opt_events == NULL;
+}
+
 static void
 write_event_json (RtJsonWriter *w, const RtCdfEvent *c, const RtFit *fit)
 {
@@ -139,6 +146,7 @@ main (int argc, char **argv)
     .tables = tables,
     .run = run,
     .flags = RT_COMMAND_ANALYZER,
+    .rows_unread = rows_unread,
   };
   return rt_command_main (&cmd, argc, argv);
 }

@@ -8,10 +8,17 @@
 #   RUNS=9 BASELINE_RUNS=5 ...   more runs (medians are reported; defaults 5 and 3)
 #   BENCH_DIR=/data/bench ...    where the trees go (default /tmp/rolltrace-bench)
 #   TRAIN_LOG_MB=1000 ...        size of the trainer console log for rt-train (0: skip)
+#   ONLY=versus bench/run.sh     only the side by side with DuckDB (below)
 #
 # Every figure is the median of RUNS runs (BASELINE_RUNS for the slow Python baseline on the
 # 10M tree), wall seconds of the whole process, and its peak RSS in one more run under
 # /usr/bin/time (bench/measure.py says why), with the page cache warm.
+#
+# Side by side with DuckDB, the tool a user would reach for instead: when `node` and the
+# `@duckdb/node-api` package are there (`make bench-deps` installs the package into
+# bench/node_modules), the same question, per-step request-duration quantiles, asked of both
+# (bench/duckdb-quantiles.mjs is DuckDB's query, rt-cdf --json rolltrace's) in rotating order
+# (bench/interleave.py), beside the read floor; then the two answers are compared.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
@@ -57,6 +64,44 @@ print(f"cached load: {first / t['cached load (rt-check)'][0]:.1f}x faster than t
 PY
 }
 
+# versus SIZE EXP: rolltrace and DuckDB side by side on EXP, and whether their answers agree
+versus () {
+  local size=$1 exp=$2 bytes cache="$BENCH_DIR/cache-versus-$size" out="$BENCH_DIR/versus-$size"
+  if ! command -v node >/dev/null; then
+    echo; echo "side by side with DuckDB, $size: skipped: node is not installed (apt-get install nodejs npm; make bench-deps)"
+    return
+  fi
+  if ! (cd bench && node -e "require.resolve('@duckdb/node-api')" 2>/dev/null); then
+    echo; echo "side by side with DuckDB, $size: skipped: @duckdb/node-api is not installed (make bench-deps)"
+    return
+  fi
+  bytes=$(du -sb "$exp" | cut -f1)
+  mkdir -p "$out"
+  rm -rf "$cache"
+  "$BUILD/rt-cdf" "$exp" --quiet --cache-dir "$cache" --no-render --out "$out" >/dev/null
+  python3 bench/interleave.py "$RUNS" \
+    "read floor (find -exec cat)=exec find '$exp' -name 'worker_*.jsonl' -exec cat {} +" \
+    "rt-cdf --no-cache --no-render --json=exec '$BUILD/rt-cdf' '$exp' --quiet --no-cache --no-render --json --out '$out'" \
+    "rt-cdf from its cache=exec '$BUILD/rt-cdf' '$exp' --quiet --cache-dir '$cache' --no-render --json --out '$out'" \
+    "DuckDB, 2 threads (node bench/duckdb-quantiles.mjs)=exec node bench/duckdb-quantiles.mjs '$exp' 2" \
+    "DuckDB start only (node, library, SELECT 1)=exec node bench/duckdb-quantiles.mjs --start-only" \
+    >"$BENCH_DIR/results-versus-$size.tsv"
+  python3 - "$size" "$bytes" "$BENCH_DIR/results-versus-$size.tsv" <<'PY'
+import sys
+size, nbytes, path = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+rows = [line.rstrip("\n").split("\t") for line in open(path)]
+duck = next(float(w) for label, w, m, c in rows if label.startswith("DuckDB, 2"))
+print(f"\nside by side with DuckDB, {size} lines, {nbytes / 1e6:.0f} MB (rotating order, medians)")
+print(f"{'what':52} {'median s':>9} {'CPU s':>7} {'peak MiB':>9} {'/ DuckDB':>9}")
+for label, w, m, c in rows:
+    print(f"{label:52} {float(w):9.3f} {float(c):7.3f} {float(m):9.1f} {float(w) / duck:9.2f}")
+PY
+  "$BUILD/rt-cdf" "$exp" --quiet --no-cache --no-render --json --out "$out" >"$out/rt-cdf.json"
+  node bench/duckdb-quantiles.mjs "$exp" 2 >"$out/duckdb.json"
+  echo -n "answers: "
+  python3 bench/compare-cdf.py "$out/rt-cdf.json" "$out/duckdb.json" 1e-12 || echo "bench: rt-cdf and DuckDB DISAGREE on $exp"
+}
+
 for size in $SIZES; do
   case $size in
     1M) args=(--steps 10 --workers 16 --requests 230) ;;
@@ -70,6 +115,10 @@ for size in $SIZES; do
   out="$BENCH_DIR/plots-$size"
   results="$BENCH_DIR/results-$size.tsv"
   cat "$exp"/*/*.jsonl >/dev/null            # warm the page cache
+  if [ "${ONLY:-}" = versus ]; then
+    versus "$size" "$exp"
+    continue
+  fi
   baseline_runs=$RUNS
   [ "$size" = 10M ] && baseline_runs=$BASELINE_RUNS
   {
@@ -92,7 +141,16 @@ for size in $SIZES; do
   } >"$results"
   report "$size" "$bytes" "$results"
   cat "$BENCH_DIR/report-page-$size.txt"
+  versus "$size" "$exp"
 done
+machine () {
+  echo
+  echo "machine: $(nproc) cores, $(free -g | awk '/Mem:/ {print $2}') GiB, $(uname -sr), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
+}
+if [ "${ONLY:-}" = versus ]; then
+  machine
+  exit 0
+fi
 # rt-compare of three 10M-line experiments from their caches, when the other two exist
 # (rt-synth "$BENCH_DIR/exp-10M-b" --steps 100 --workers 16 --requests 230 --seed 43 --faults, -c seed 44)
 if [[ " $SIZES " == *" 10M "* ]] && [ -d "$BENCH_DIR/exp-10M-b" ] && [ -d "$BENCH_DIR/exp-10M-c" ]; then
@@ -121,5 +179,4 @@ print(f"\n{label}: {float(w):.3f} s median, {nbytes / 1e6 / float(w):.0f} MB/s, 
 PY
 fi
 
-echo
-echo "machine: $(nproc) cores, $(free -g | awk '/Mem:/ {print $2}') GiB, $(uname -sr), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
+machine

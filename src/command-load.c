@@ -192,6 +192,7 @@ rt_session_load_experiments (RtSession *s, GError **error)
         .max_problems_per_file = 1000,
         .progress = !s->quiet && isatty (STDERR_FILENO),
         .cache_dir = cache_dir,
+        .rows_unread = s->command->rows_unread != NULL && s->command->rows_unread (),
       };
     }
   load_all (tasks, n);

@@ -2,6 +2,7 @@
  * (load, run, JSON, plots) and the exit status. Analyzers hand over a table (RtCommand). */
 #include "command-private.h"
 #include "rolltrace/rt-error.h"
+#include "rolltrace/rt-json.h"
 #include "rolltrace/rt-outfile.h"
 
 #include <stdio.h>
@@ -194,6 +195,12 @@ summary_line (const char *summary)
   return g_strndup (flat->str, end);
 }
 
+gboolean
+rt_command_never_reads_rows (void)
+{
+  return TRUE;
+}
+
 int
 rt_command_main (const RtCommand *cmd, int argc, char **argv)
 {
@@ -216,7 +223,11 @@ rt_command_main (const RtCommand *cmd, int argc, char **argv)
     {
       g_autofree char *line = summary_line (cmd->summary);
       if (show_version)
-        g_print ("%s (rolltrace) %s\n", cmd->name, RT_VERSION);
+        {
+          g_print ("%s (rolltrace) %s\n", cmd->name, RT_VERSION);
+          if (cmd->flags & (RT_COMMAND_LOADS_TRACE | RT_COMMAND_LOADS_TRACES))
+            g_print ("JSON parser: simdjson On-Demand, %s kernel\n", rt_json_kernel ());
+        }
       else
         g_print ("%s\n", line);
       session_clear (&s);

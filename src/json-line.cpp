@@ -1,6 +1,16 @@
 // json-line.cpp: reads one trace line with simdjson's On-Demand API, behind a C interface.
 // The only C++ in the project; it touches only the fields the tables need and skips the rest.
-#include "rolltrace/rt-json.h"
+//
+// simdjson compiles On-Demand for one instruction set only, the one the compiler may assume
+// (its "builtin" kernel): without -march that is the portable fallback, which reads a byte at
+// a time. So this file is compiled more than once (CMakeLists.txt): plain, the build every
+// machine runs, and on x86-64 again with RT_JSON_KERNEL set to haswell (AVX2) and icelake
+// (AVX-512) and those instructions allowed. The plain build holds the public functions and
+// picks, once, the best kernel the processor runs (simdjson's own runtime detection), so the
+// binary still starts on any x86-64. The plain object comes first in the link, so the inline
+// functions the builds share are taken from it (tests/e2e/t-json-kernels.sh checks that no
+// wider instruction leaks out of the kernels).
+#include "json-kernel-private.h"
 
 #include <cmath>
 #include <cstring>
@@ -10,33 +20,31 @@
 
 #include <simdjson.h>
 
+#ifdef RT_JSON_KERNEL
+// the variant must really be the kernel it is named after, not a quiet fallback
+static_assert (std::is_same<simdjson::builtin::ondemand::parser,
+                            simdjson::RT_JSON_KERNEL::ondemand::parser>::value,
+               "the flags of this build do not select the kernel it is named after");
+#define RT_KERNEL_SYMBOL_(a, b) a##b
+#define RT_KERNEL_SYMBOL(a, b) RT_KERNEL_SYMBOL_ (a, b)
+#define RT_THIS_KERNEL RT_KERNEL_SYMBOL (rt_json_kernel_, RT_JSON_KERNEL)
+#define RT_KERNEL_NAMESPACE RT_KERNEL_SYMBOL (rt_json_, RT_JSON_KERNEL)
+#else
+#define RT_THIS_KERNEL rt_json_kernel_plain
+#define RT_KERNEL_NAMESPACE rt_json_plain
+#endif
+
 using namespace simdjson;
 
-struct _RtJsonParser {
+// every function of a kernel is named after it (rt_json_haswell::...), so that a look at the
+// machine code can tell which functions may use its instructions
+namespace RT_KERNEL_NAMESPACE {
+namespace {
+
+struct KernelParser {
   ondemand::parser parser;
   GArray *turn_timings = nullptr;
 };
-
-extern "C" RtJsonParser *
-rt_json_parser_new (void)
-{
-  auto *p = new (std::nothrow) _RtJsonParser ();
-  if (p == nullptr)
-    g_error ("out of memory");
-  p->turn_timings = g_array_new (FALSE, FALSE, sizeof (RtTurnFigures));
-  return p;
-}
-
-extern "C" void
-rt_json_parser_free (RtJsonParser *parser)
-{
-  if (parser == nullptr)
-    return;
-  g_array_unref (parser->turn_timings);
-  delete parser;
-}
-
-namespace {
 
 // Marks a field that is there but holds the wrong kind of value.
 struct LineState {
@@ -252,15 +260,28 @@ describe_non_object (const char *line, gsize len)
   return nullptr;
 }
 
-}  // namespace
-
-extern "C" RtLineStatus
-rt_json_parse_line (RtJsonParser *parser,
-                    const char *line,
-                    gsize len,
-                    RtLineFields *out,
-                    const char **reason)
+void *
+kernel_parser_new (void)
 {
+  auto *p = new (std::nothrow) KernelParser ();
+  if (p == nullptr)
+    g_error ("out of memory");
+  p->turn_timings = g_array_new (FALSE, FALSE, sizeof (RtTurnFigures));
+  return p;
+}
+
+void
+kernel_parser_free (void *data)
+{
+  auto *p = static_cast<KernelParser *> (data);
+  g_array_unref (p->turn_timings);
+  delete p;
+}
+
+RtLineStatus
+kernel_parse_line (void *data, const char *line, gsize len, RtLineFields *out, const char **reason)
+{
+  auto *parser = static_cast<KernelParser *> (data);
   memset (out, 0, sizeof *out);
   out->duration_s = NAN;
   out->turn = out->turns = out->response_length = -1;
@@ -312,6 +333,148 @@ rt_json_parse_line (RtJsonParser *parser,
   return what != nullptr ? RT_LINE_NOT_OBJECT : RT_LINE_INVALID;
 }
 
+}  // namespace
+}  // namespace RT_KERNEL_NAMESPACE
+
+using namespace RT_KERNEL_NAMESPACE;
+
+extern "C" const RtJsonKernel RT_THIS_KERNEL = {
+#ifdef RT_JSON_KERNEL
+  G_STRINGIFY (RT_JSON_KERNEL),
+#else
+  "plain",
+#endif
+  kernel_parser_new, kernel_parser_free, kernel_parse_line,
+};
+
+#ifndef RT_JSON_KERNEL
+// ---- the public functions, and the choice of a kernel (in the plain build only) ----
+
+struct _RtJsonParser {
+  const RtJsonKernel *kernel;
+  void *state;
+};
+
+// The kernels of this build, widest first; the plain one runs everywhere.
+static const RtJsonKernel *const kernels[] = {
+#ifdef RT_JSON_HAVE_ICELAKE
+  &rt_json_kernel_icelake,
+#endif
+#ifdef RT_JSON_HAVE_HASWELL
+  &rt_json_kernel_haswell,
+#endif
+  &rt_json_kernel_plain,
+};
+
+// Whether the processor runs kernel k. simdjson's library knows what each of its own
+// implementations needs and whether this processor has it; ours need the same.
+static bool
+kernel_runs_here (const RtJsonKernel *k)
+{
+  if (k == &rt_json_kernel_plain)
+    return true;
+  const implementation *impl = get_available_implementations ()[k->name];
+  return impl != nullptr && impl->supported_by_runtime_system ();
+}
+
+// The widest kernel this processor runs, chosen once. SIMDJSON_FORCE_IMPLEMENTATION (simdjson's
+// own variable, for tests and comparisons) narrows the choice: the kernel of that name if it
+// runs here, else the plain one.
+static const RtJsonKernel *
+choose_kernel (void)
+{
+  // simdjson's library finds each line's structure (its stage 1) with the implementation it
+  // chose itself, at run time, honouring the same variable; with a name it does not know it
+  // chooses one that fails every document, and with one the processor lacks it would stop
+  // on an illegal instruction. Either way every line would be lost: take its best instead.
+  const implementation *active = get_active_implementation ();
+  if (!active->supported_by_runtime_system () || strcmp (active->name ().c_str (), "unsupported") == 0)
+    get_active_implementation () = get_available_implementations ().detect_best_supported ();
+
+  const char *forced = g_getenv ("SIMDJSON_FORCE_IMPLEMENTATION");
+  if (forced != nullptr && *forced == '\0')
+    forced = nullptr;
+  for (const RtJsonKernel *k : kernels)
+    if (kernel_runs_here (k) && (forced == nullptr || strcmp (forced, k->name) == 0))
+      return k;
+  return &rt_json_kernel_plain;
+}
+
+static const RtJsonKernel *
+best_kernel (void)
+{
+  static const RtJsonKernel *const chosen = choose_kernel ();   // once, thread-safe
+  return chosen;
+}
+
+extern "C" RtJsonParser *
+rt_json_parser_new_kernel (const char *name)
+{
+  best_kernel ();   // simdjson's own choice made sound first
+  for (const RtJsonKernel *k : kernels)
+    if (strcmp (k->name, name) == 0 && kernel_runs_here (k))
+      {
+        auto *p = g_new (RtJsonParser, 1);
+        p->kernel = k;
+        p->state = k->parser_new ();
+        return p;
+      }
+  return nullptr;
+}
+
+extern "C" const char *
+rt_json_kernel (void)
+{
+  return best_kernel ()->name;
+}
+
+extern "C" RtJsonParser *
+rt_json_parser_new (void)
+{
+  return rt_json_parser_new_kernel (best_kernel ()->name);
+}
+
+extern "C" void
+rt_json_parser_free (RtJsonParser *parser)
+{
+  if (parser == nullptr)
+    return;
+  parser->kernel->parser_free (parser->state);
+  g_free (parser);
+}
+
+extern "C" const char *
+rt_json_parser_kernel (const RtJsonParser *parser)
+{
+  return parser->kernel->name;
+}
+
+struct KernelNames {
+  const char *names[G_N_ELEMENTS (kernels) + 1] = {};
+  KernelNames ()
+  {
+    for (gsize i = 0; i < G_N_ELEMENTS (kernels); i++)
+      names[i] = kernels[i]->name;
+  }
+};
+
+extern "C" const char *const *
+rt_json_kernels (void)
+{
+  static const KernelNames list;   // once, thread-safe
+  return list.names;
+}
+
+extern "C" RtLineStatus
+rt_json_parse_line (RtJsonParser *parser,
+                    const char *line,
+                    gsize len,
+                    RtLineFields *out,
+                    const char **reason)
+{
+  return parser->kernel->parse_line (parser->state, line, len, out, reason);
+}
+
 extern "C" gsize
 rt_json_object_end (const char *line, gsize len)
 {
@@ -341,3 +504,4 @@ rt_json_object_end (const char *line, gsize len)
     }
   return len;
 }
+#endif  // !RT_JSON_KERNEL

@@ -51,6 +51,7 @@ typedef struct {
   guint64 prefix_checksum;       /* rt_cache_prefix_checksum up to resume.offset */
   gboolean prefix_known;         /* FALSE: it may not describe the bytes read */
   gboolean uncacheable;          /* changed while analysed: left out of a new cache */
+  gboolean rows_dropped;         /* read, but not kept (RtLoadOptions.rows_unread) */
 } RtFileState;
 
 struct _RtTracePrivate {

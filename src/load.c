@@ -219,9 +219,11 @@ merge_file (LoadJob *job, RtFileParse *p)
   guint32 turn_base = t->turns->len;
   p->file->first_request = t->requests->len;
   p->file->n_requests = p->requests->len;
-  fs->first_event = t->events->len;
   p->file->n_events = p->events->len;
-  g_array_append_vals (t->events, p->events->data, p->events->len);
+  fs->rows_dropped = t->priv->opts.rows_unread;
+  fs->first_event = fs->rows_dropped ? 0 : t->events->len;
+  if (!fs->rows_dropped)
+    g_array_append_vals (t->events, p->events->data, p->events->len);
   for (guint i = 0; i < p->requests->len; i++)
     g_array_index (p->requests, RtRequest, i).first_turn += turn_base;
   g_array_append_vals (t->requests, p->requests->data, p->requests->len);
@@ -485,7 +487,8 @@ load_files (RtTrace *trace, RtCacheMap *cache, GError **error)
    * never resident. Not when a cache will hold them. */
   if (cache == NULL)
     {
-      rt_array_make_room (trace->events, total_bytes / 160 + 1024);
+      if (!opts->rows_unread)
+        rt_array_make_room (trace->events, total_bytes / 160 + 1024);
       rt_array_make_room (trace->requests, total_bytes / 4096 + 1024);
       rt_array_make_room (trace->turns, total_bytes / 2048 + 1024);
     }
@@ -680,6 +683,12 @@ write_cache (RtTrace *t, GError **error)
       guint64 rows_at = fs->rows_at, rows_checksum = fs->rows_checksum;
       if (!fs->rows_written)
         {
+          if (fs->rows_dropped)
+            {
+              g_set_error (error, RT_ERROR, RT_ERROR_IO, "the rows of %s were not kept",
+                           rt_trace_file (t, i)->path);
+              return FALSE;
+            }
           /* rows taken from the old cache are checked here: their file is read again
            * when they fail, and left out when it no longer holds what was cached */
           const RtEvent *rows = rt_trace_file_events (t, i);
@@ -895,6 +904,9 @@ rt_trace_file_events (const RtTrace *t, guint file)
 {
   RtFileState *fs = &t->priv->files[file];
   const RtFile *f = rt_trace_file (t, file);
+  if (fs->rows_dropped)
+    g_error ("rolltrace: the rows of %s were not kept (RtLoadOptions.rows_unread), yet are read",
+             f->path);
   if (fs->mapped == NULL)   /* no row at all: the table has no storage to point into */
     return t->events->len > 0 ? &g_array_index (t->events, RtEvent, fs->first_event) : NULL;
   if (fs->own_events == NULL && !fs->verified)

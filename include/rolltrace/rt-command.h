@@ -45,6 +45,9 @@ typedef struct {
                               * each value is one more experiment, loaded after those of the
                               * arguments (rt-report --compare EXP2); NULL: none */
   const char *out_subdir;    /* the default --out is rt-out/EXPNAME/out_subdir; NULL: rt-out/EXPNAME */
+  gboolean (*rows_unread) (void);  /* asked once its options are parsed: TRUE when run will
+                                    * read no event row, so that loading keeps none in memory
+                                    * (RtLoadOptions.rows_unread); NULL: it may read them */
 } RtCommand;
 
 /* One experiment of the command line, loaded (RT_COMMAND_LOADS_TRACE or _TRACES). */
@@ -80,6 +83,10 @@ struct _RtSession {
 };
 
 int rt_command_main (const RtCommand *cmd, int argc, char **argv);
+
+/* RtCommand.rows_unread of a command that never reads an event row, whatever its options
+ * (its analyses read the file, request and turn tables only). */
+gboolean rt_command_never_reads_rows (void);
 
 /* Human summary on stdout, silent with --quiet or --json. */
 void rt_session_print (RtSession *s, const char *fmt, ...) G_GNUC_PRINTF (2, 3);

@@ -56,8 +56,20 @@ typedef struct {
 
 typedef struct _RtJsonParser RtJsonParser;
 
+/* A parser with the widest kernel this processor runs (see json-line.cpp); the
+ * environment's SIMDJSON_FORCE_IMPLEMENTATION=NAME narrows it to that kernel, or plain. */
 RtJsonParser *rt_json_parser_new (void);
+/* A parser with the kernel of that name, NULL when this build or processor has none;
+ * every kernel gives the same fields for the same bytes. */
+RtJsonParser *rt_json_parser_new_kernel (const char *name);
 void rt_json_parser_free (RtJsonParser *parser);
+/* The kernel's name: "plain" (portable), "haswell" (AVX2), "icelake" (AVX-512). */
+const char *rt_json_parser_kernel (const RtJsonParser *parser);
+/* The kernel rt_json_parser_new gives. */
+const char *rt_json_kernel (void);
+/* The kernels of this build, widest first, NULL-terminated (whether or not this
+ * processor runs them). */
+const char *const *rt_json_kernels (void);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (RtJsonParser, rt_json_parser_free)
 
 /* Parses `line` (`len` bytes, no newline; RT_JSON_PADDING readable bytes after it).

@@ -133,6 +133,9 @@ typedef struct {
   guint max_problems_per_file;/* bad lines listed per file (the rest are counted) */
   gboolean progress;          /* a progress line on stderr when loading is slow */
   const char *cache_dir;      /* keep and reuse a binary cache of the tables there; NULL: none */
+  gboolean rows_unread;       /* the caller never reads event rows (rt_trace_file_events):
+                               * the rows of the files read are not kept in memory (a new
+                               * cache still gets them), which is most of a first load's */
 } RtLoadOptions;
 
 /* Where the cache of an experiment is kept: $XDG_CACHE_HOME/rolltrace by default. */

@@ -1,5 +1,6 @@
 /* fuzz-line.c: libFuzzer target for the trace line parser: the input is a worker file, read by
- * the real loader, and each of its lines also goes straight to the JSON and timestamp parsers. */
+ * the real loader, and each of its lines also goes straight to the JSON and timestamp parsers,
+ * where every JSON kernel the processor runs must read it as the default one does. */
 #include <glib/gstdio.h>
 #include <math.h>
 #include <string.h>
@@ -11,6 +12,7 @@
 static char *exp_dir;
 static char *worker_path;
 static RtJsonParser *parser;
+static GPtrArray *other_kernels;   /* a parser of every other kernel this processor runs */
 
 int
 LLVMFuzzerInitialize (int *argc, char ***argv)
@@ -25,6 +27,15 @@ LLVMFuzzerInitialize (int *argc, char ***argv)
   g_mkdir_with_parents (step, 0755);
   worker_path = g_build_filename (step, "worker_0.jsonl", NULL);
   parser = rt_json_parser_new ();
+  other_kernels = g_ptr_array_new ();
+  for (const char *const *k = rt_json_kernels (); *k != NULL; k++)
+    {
+      RtJsonParser *other = rt_json_parser_new_kernel (*k);
+      if (other != NULL && strcmp (*k, rt_json_parser_kernel (parser)) != 0)
+        g_ptr_array_add (other_kernels, other);
+      else
+        rt_json_parser_free (other);
+    }
   return 0;
 }
 
@@ -51,6 +62,65 @@ touch_view (RtStrView v)
   (void) sink;
 }
 
+/* by content: an unescaped string lies in its parser's own buffer */
+static gboolean
+same_view (RtStrView a, RtStrView b)
+{
+  return a.len == b.len && (a.len == 0 || memcmp (a.str, b.str, a.len) == 0);
+}
+
+static gboolean
+same_number (double a, double b)
+{
+  return memcmp (&a, &b, sizeof a) == 0 || (isnan (a) && isnan (b));
+}
+
+static gboolean
+same_turn (const RtTurnFigures *a, const RtTurnFigures *b)
+{
+  return a->turn == b->turn && same_number (a->total_s, b->total_s)
+         && same_number (a->pre_process_s, b->pre_process_s)
+         && same_number (a->engine_call_s, b->engine_call_s)
+         && same_number (a->post_process_s, b->post_process_s)
+         && same_number (a->tool_parsing_s, b->tool_parsing_s);
+}
+
+/* Every kernel must read the same bytes the same way: status, reason, every field. */
+static void
+check_other_kernels (const char *buf, gsize len, RtLineStatus status, const RtLineFields *f,
+                     const char *reason)
+{
+  for (guint i = 0; i < other_kernels->len; i++)
+    {
+      RtJsonParser *other = g_ptr_array_index (other_kernels, i);
+      RtLineFields g;
+      const char *why = NULL;
+      RtLineStatus st = rt_json_parse_line (other, buf, len, &g, &why);
+      const char *kernel = rt_json_parser_kernel (other);
+      if (st != status || g_strcmp0 (why, reason) != 0)
+        rt_fuzz_fail ("the %s kernel reads a line as %d (%s), the %s one as %d (%s)", kernel, st,
+                      why, rt_json_parser_kernel (parser), status, reason);
+      if (status != RT_LINE_OK)
+        continue;
+      gboolean same = same_view (f->event, g.event) && same_view (f->timestamp, g.timestamp)
+                      && same_view (f->request_id, g.request_id)
+                      && same_view (f->finish_reason, g.finish_reason)
+                      && same_number (f->duration_s, g.duration_s) && f->turn == g.turn
+                      && f->turns == g.turns && f->response_length == g.response_length
+                      && same_turn (&f->turn_end, &g.turn_end)
+                      && f->has_turn_timings == g.has_turn_timings
+                      && f->turn_timings->len == g.turn_timings->len
+                      && g_strcmp0 (f->type_problem, g.type_problem) == 0
+                      && f->consumed == g.consumed;
+      for (guint k = 0; same && k < f->turn_timings->len; k++)
+        same = same_turn (&g_array_index (f->turn_timings, RtTurnFigures, k),
+                          &g_array_index (g.turn_timings, RtTurnFigures, k));
+      if (!same)
+        rt_fuzz_fail ("the %s kernel reads other fields than the %s one from \"%.*s\"", kernel,
+                      rt_json_parser_kernel (parser), (int) MIN (len, 200), buf);
+    }
+}
+
 /* One line, with exactly RT_JSON_PADDING bytes after it (what the parser may read;
  * their content is ignored, so they hold what follows, as in the loader's buffer). */
 static void
@@ -64,6 +134,7 @@ parse_line_directly (const char *line, gsize len, const char *after, gsize after
   RtLineFields fields;
   const char *reason = NULL;
   RtLineStatus status = rt_json_parse_line (parser, buf, len, &fields, &reason);
+  check_other_kernels (buf, len, status, &fields, reason);
   if (status != RT_LINE_OK)
     {
       if (reason == NULL)

@@ -189,6 +189,92 @@ test_bad_lines_say_why (void)
     }
 }
 
+/* field by field: the struct has padding */
+static void
+assert_same_turn (const RtTurnFigures *a, const RtTurnFigures *b)
+{
+  g_assert_cmpint (a->turn, ==, b->turn);
+  const double x[] = { a->total_s, a->pre_process_s, a->engine_call_s, a->post_process_s, a->tool_parsing_s };
+  const double y[] = { b->total_s, b->pre_process_s, b->engine_call_s, b->post_process_s, b->tool_parsing_s };
+  g_assert_cmpmem (x, sizeof x, y, sizeof y);
+}
+
+/* Every kernel this processor runs reads the same bytes into the same fields (the e2e test
+ * t-json-kernels.sh compares whole tables; the fuzz target, every line it meets). */
+static void
+test_every_kernel_reads_lines_alike (void)
+{
+  const char *lines[] = {
+    "{\"timestamp\": \"2025-07-13T11:04:25\", \"event\": \"turn_end\", \"duration_sec\": 0.30000000000000004, "
+    "\"extra\": {\"request_id\": \"r\\u00e9\", \"turn\": 2.0, \"pre_process_duration\": NaN, "
+    "\"engine_call_duration\": 1e-7, \"finish_reason\": \"stop\"}}",
+    "{\"event\": \"async_rollout_request_complete\", \"duration_sec\": 12.5, \"extra\": {\"turns\": 2, "
+    "\"turn_timings\": [{\"turn\": 0, \"total_duration\": 1.25}, {\"turn\": 1, \"engine_call_duration\": \"x\"}]}}"
+    "{\"event\": \"glued\"}",
+    "{\"event\": \"e\", \"duration_sec\": -Infinity, \"extra\": null}",
+    "{\"event\": \"cut\", \"extra\": {\"request_id\": \"abc",
+    "[1, 2]",
+    "   ",
+  };
+  const char *const *names = rt_json_kernels ();
+  g_assert_nonnull (names[0]);
+  g_autoptr (RtJsonParser) plain = rt_json_parser_new_kernel ("plain");
+  g_assert_nonnull (plain);
+  g_assert_cmpstr (rt_json_parser_kernel (plain), ==, "plain");
+  g_assert_null (rt_json_parser_new_kernel ("no-such-kernel"));
+#if defined(__x86_64__)
+  g_assert_cmpstr (names[0], ==, "icelake");
+  g_assert_cmpstr (names[1], ==, "haswell");
+  g_assert_cmpstr (names[2], ==, "plain");
+  g_assert_null (names[3]);
+#endif
+  guint compared = 0;
+  for (const char *const *k = names; *k != NULL; k++)
+    {
+      g_autoptr (RtJsonParser) other = rt_json_parser_new_kernel (*k);
+      if (other == NULL)
+        {
+          g_test_message ("the %s kernel does not run on this processor", *k);
+          continue;
+        }
+      g_assert_cmpstr (rt_json_parser_kernel (other), ==, *k);
+      for (guint i = 0; i < G_N_ELEMENTS (lines); i++)
+        {
+          RtLineFields a, b;
+          const char *ra = NULL, *rb = NULL;
+          static char buf[8192];
+          gsize len = strlen (lines[i]);
+          memset (buf, 'x', sizeof buf);
+          memcpy (buf, lines[i], len);
+          RtLineStatus sa = rt_json_parse_line (plain, buf, len, &a, &ra);
+          g_autoptr (GArray) timings_a = g_array_copy (a.turn_timings);
+          RtLineStatus sb = rt_json_parse_line (other, buf, len, &b, &rb);
+          g_test_message ("%s kernel, line %u", *k, i);
+          g_assert_cmpint (sa, ==, sb);
+          g_assert_cmpstr (ra, ==, rb);
+          if (sa != RT_LINE_OK)
+            continue;
+          /* (an unescaped string lies in its parser's own buffer: compared by content) */
+          g_assert_cmpmem (a.event.str, a.event.len, b.event.str, b.event.len);
+          g_assert_cmpmem (a.timestamp.str, a.timestamp.len, b.timestamp.str, b.timestamp.len);
+          g_assert_cmpmem (a.request_id.str, a.request_id.len, b.request_id.str, b.request_id.len);
+          g_assert_cmpmem (a.finish_reason.str, a.finish_reason.len, b.finish_reason.str, b.finish_reason.len);
+          g_assert_cmpmem (&a.duration_s, sizeof (double), &b.duration_s, sizeof (double));
+          assert_same_turn (&a.turn_end, &b.turn_end);
+          g_assert_cmpint (a.turn, ==, b.turn);
+          g_assert_cmpint (a.turns, ==, b.turns);
+          g_assert_cmpstr (a.type_problem, ==, b.type_problem);
+          g_assert_cmpuint (a.consumed, ==, b.consumed);
+          g_assert_cmpuint (timings_a->len, ==, b.turn_timings->len);
+          for (guint t = 0; t < timings_a->len; t++)
+            assert_same_turn (&g_array_index (timings_a, RtTurnFigures, t),
+                              &g_array_index (b.turn_timings, RtTurnFigures, t));
+          compared++;
+        }
+    }
+  g_assert_cmpuint (compared, >=, 3);   /* at least the plain kernel against itself */
+}
+
 int
 main (int argc, char **argv)
 {
@@ -203,5 +289,6 @@ main (int argc, char **argv)
   g_test_add_func ("/json-line/turn-timings-and-turn-end-figures", test_turn_timings_and_turn_end_figures);
   g_test_add_func ("/json-line/escaped-strings-are-unescaped", test_escaped_strings_are_unescaped);
   g_test_add_func ("/json-line/bad-lines-say-why", test_bad_lines_say_why);
+  g_test_add_func ("/json-line/every-kernel-reads-lines-alike", test_every_kernel_reads_lines_alike);
   return g_test_run ();
 }

@@ -202,6 +202,110 @@ test_thread_count_does_not_change_the_tables (void)
     }
 }
 
+static char *folder_listing (const char *dir);
+
+/* The same files, requests, turns and problems in both; the same rows too when `rows`. */
+static void
+assert_same_tables (const RtTrace *a, const RtTrace *b, gboolean rows)
+{
+  g_assert_cmpuint (a->files->len, ==, b->files->len);
+  for (guint i = 0; i < a->files->len; i++)
+    {
+      const RtFile *x = rt_trace_file (a, i), *y = rt_trace_file (b, i);
+      g_assert_cmpstr (x->path, ==, y->path);
+      g_assert_cmpuint (x->lines, ==, y->lines);
+      g_assert_cmpuint (x->bad_lines, ==, y->bad_lines);
+      g_assert_cmpuint (x->n_events, ==, y->n_events);
+      g_assert_cmpuint (x->n_requests, ==, y->n_requests);
+      g_assert_cmpuint (x->n_complete, ==, y->n_complete);
+      g_assert_cmpmem (&x->start_min_s, sizeof (double), &y->start_min_s, sizeof (double));
+      for (guint e = 0; rows && e < x->n_events; e++)
+        {
+          const RtEvent *p = &rt_trace_file_events (a, i)[e], *q = &rt_trace_file_events (b, i)[e];
+          g_assert_cmpmem (&p->end_s, sizeof p->end_s, &q->end_s, sizeof q->end_s);
+          g_assert_cmpmem (&p->duration_s, sizeof p->duration_s, &q->duration_s, sizeof q->duration_s);
+          g_assert_cmpuint (p->request, ==, q->request);
+          g_assert_cmpint (p->turn, ==, q->turn);
+          g_assert_cmpstr (rt_event_registry_name (a->registry, p->event), ==,
+                           rt_event_registry_name (b->registry, q->event));
+        }
+    }
+  /* (files are appended as their threads finish them: requests are compared file by file) */
+  g_assert_cmpuint (a->requests->len, ==, b->requests->len);
+  for (guint i = 0; i < a->files->len; i++)
+    for (guint r = 0; r < rt_trace_file (a, i)->n_requests; r++)
+      {
+        const RtRequest *x = rt_trace_request (a, rt_trace_file (a, i)->first_request + r);
+        const RtRequest *y = rt_trace_request (b, rt_trace_file (b, i)->first_request + r);
+        g_assert_cmpstr (x->id, ==, y->id);
+        g_assert_cmpstr (x->finish_reason, ==, y->finish_reason);
+        g_assert_cmpmem (&x->total_s, sizeof (double), &y->total_s, sizeof (double));
+        g_assert_cmpint (x->turns, ==, y->turns);
+        g_assert_cmpuint (x->n_turns, ==, y->n_turns);
+        for (guint k = 0; k < x->n_turns; k++)
+          {
+            const RtTurnFigures *p = &g_array_index (a->turns, RtTurnFigures, x->first_turn + k);
+            const RtTurnFigures *q = &g_array_index (b->turns, RtTurnFigures, y->first_turn + k);
+            g_assert_cmpint (p->turn, ==, q->turn);
+            g_assert_cmpmem (&p->total_s, sizeof (double), &q->total_s, sizeof (double));
+            g_assert_cmpmem (&p->engine_call_s, sizeof (double), &q->engine_call_s, sizeof (double));
+          }
+      }
+  g_assert_cmpuint (a->problems->len, ==, b->problems->len);
+  g_assert_cmpuint (a->problems_total, ==, b->problems_total);
+}
+
+/* A load for a command that reads no event rows keeps none in memory, and every other
+ * table as a full load has it; the cache it writes still holds every row. */
+static void
+test_rows_unread_keeps_the_other_tables_and_caches_every_row (void)
+{
+  const char *fixtures[] = { "hand-v1", "hand-v2", "damaged", "timeline" };
+  for (guint i = 0; i < G_N_ELEMENTS (fixtures); i++)
+    {
+      g_autofree char *path = fixture (fixtures[i]);
+      g_autofree char *dir = g_dir_make_tmp ("rt-cache-XXXXXX", NULL);
+      g_autoptr (RtTrace) full = load (path, 2);
+      RtLoadOptions opts = { .n_threads = 2, .max_problems_per_file = 100, .cache_dir = dir,
+                             .rows_unread = TRUE };
+      g_autoptr (GError) error = NULL;
+      g_autoptr (RtTrace) lean = rt_trace_load (path, &opts, &error);
+      g_assert_no_error (error);
+      g_assert_true (lean->stats.cache_written);
+      g_assert_cmpuint (full->events->len, >, 0);
+      g_assert_cmpuint (lean->events->len, ==, 0);
+      assert_same_tables (full, lean, FALSE);
+
+      opts.rows_unread = FALSE;
+      g_autoptr (RtTrace) cached = rt_trace_load (path, &opts, &error);
+      g_assert_no_error (error);
+      g_assert_cmpuint (cached->stats.files_cached, ==, cached->files->len);
+      assert_same_tables (full, cached, TRUE);
+
+      g_autofree char *listing = folder_listing (dir);
+      g_autofree char *cache = g_build_filename (dir, listing, NULL);
+      g_unlink (cache);
+      g_rmdir (dir);
+    }
+}
+
+/* ...and asking such a trace for rows is a programming error, stopped loudly. */
+static void
+test_rows_unread_are_not_read_silently (void)
+{
+  if (g_test_subprocess ())
+    {
+      g_autofree char *path = fixture ("hand-v2");
+      RtLoadOptions opts = { .max_problems_per_file = 100, .rows_unread = TRUE };
+      g_autoptr (RtTrace) t = rt_trace_load (path, &opts, NULL);
+      rt_trace_file_events (t, 0);
+      return;
+    }
+  g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+  g_test_trap_assert_failed ();
+  g_test_trap_assert_stderr ("*were not kept*");
+}
+
 static int
 compare_names (gconstpointer a, gconstpointer b)
 {
@@ -421,6 +525,9 @@ main (int argc, char **argv)
   g_test_add_func ("/load/a-line-longer-than-the-read-buffer", test_a_line_longer_than_the_read_buffer);
   g_test_add_func ("/load/complete-last-line-without-newline", test_a_complete_last_line_without_newline_counts);
   g_test_add_func ("/load/thread-count-does-not-change-tables", test_thread_count_does_not_change_the_tables);
+  g_test_add_func ("/load/rows-unread-keeps-the-other-tables-and-caches-every-row",
+                   test_rows_unread_keeps_the_other_tables_and_caches_every_row);
+  g_test_add_func ("/load/rows-unread-are-not-read-silently", test_rows_unread_are_not_read_silently);
   g_test_add_func ("/load/bad-folders-give-one-clear-error", test_bad_folders_give_one_clear_error);
   g_test_add_func ("/load/a-cache-folder-holds-only-finished-caches",
                    test_a_cache_folder_holds_only_finished_caches);

@@ -94,6 +94,7 @@ main (int argc, char **argv)
     .tables = tables,
     .run = run,
     .flags = RT_COMMAND_ANALYZER,
+    .rows_unread = rt_command_never_reads_rows,
   };
   return rt_command_main (&cmd, argc, argv);
 }

@@ -11,7 +11,8 @@ rt_format_double (GString *out, double v)
   char buf[G_ASCII_DTOSTR_BUF_SIZE];
   if (v == floor (v) && fabs (v) < 1e15)
     {
-      g_string_append_printf (out, "%" G_GINT64_FORMAT ".0", (gint64) v);
+      rt_format_int (out, (gint64) v);
+      RT_STRING_PUT_LITERAL (out, ".0");
       return;
     }
   /* the shortest of %.15g..%.17g that reads back exactly (locale-independent) */

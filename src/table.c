@@ -230,7 +230,7 @@ tsv_cell (GString *out, const RtColumn *c, const Cell *cell)
     {
     case RT_COLUMN_INT:
     case RT_COLUMN_BOOL:
-      g_string_append_printf (out, "%" G_GINT64_FORMAT, cell->i);
+      rt_format_int (out, cell->i);
       break;
     case RT_COLUMN_NUMBER:
       if (isfinite (cell->d))
@@ -434,20 +434,6 @@ csv_text (GString *out, const char *s)
   g_string_append_c (out, '"');
 }
 
-/* Digits of a whole number, without printf: an export writes tens of millions of them. */
-static void
-csv_int (GString *out, gint64 v)
-{
-  char buf[24], *p = buf + sizeof buf;
-  guint64 u = v < 0 ? -(guint64) v : (guint64) v;
-  do
-    *--p = (char) ('0' + u % 10);
-  while ((u /= 10) != 0);
-  if (v < 0)
-    *--p = '-';
-  g_string_append_len (out, p, buf + sizeof buf - p);
-}
-
 /* A number as rt_format_double writes it, faster for the times of an export, which are
  * whole microseconds: a double that is the nearest to k / 10^6 reads back from the decimal
  * k / 10^6, which is also the text rt_format_double finds (at most 15 significant digits,
@@ -462,7 +448,7 @@ csv_number (GString *out, double v)
       gint64 whole = k / 1000000, frac = llabs (k % 1000000);
       if (k < 0 && whole == 0)
         g_string_append_c (out, '-');
-      csv_int (out, whole);
+      rt_format_int (out, whole);
       g_string_append_c (out, '.');
       char digits[7];
       int n = 6;
@@ -485,7 +471,7 @@ csv_cell (GString *out, const RtColumn *c, const Cell *cell)
     {
     case RT_COLUMN_INT:
     case RT_COLUMN_BOOL:
-      csv_int (out, cell->i);
+      rt_format_int (out, cell->i);   /* an export writes tens of millions of them */
       break;
     case RT_COLUMN_NUMBER:
       if (isfinite (cell->d))

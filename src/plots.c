@@ -383,13 +383,11 @@ finish_marks (const RtTimeline *tl)
   return g_string_free (gp, FALSE);
 }
 
-/* The bar of row `r` shows in the window [from_s, to_s] (NAN: open on that side): it overlaps
+/* A bar [start, end] shows in the window [from_s, to_s] (NAN: open on that side): it overlaps
  * it, not only touches its edge; a bar of no length shows where it stands. */
 static gboolean
-bar_in_window (const RtTable *table, guint r, double from_s, double to_s)
+bar_in_window (double start, double end, double from_s, double to_s)
 {
-  double start = rt_table_get_number (table, r, rt_table_find (table, "start_s"));
-  double end = rt_table_get_number (table, r, rt_table_find (table, "end_s"));
   if (end <= start)
     return !(end < from_s) && !(start > to_s);
   return !(end <= from_s) && !(start >= to_s);
@@ -401,6 +399,7 @@ static char *
 gantt_clauses (const RtTable *table, gboolean thin, double from_s, double to_s)
 {
   int phase_col = rt_table_find (table, "phase");
+  int start_col = rt_table_find (table, "start_s"), end_col = rt_table_find (table, "end_s");
   GString *gp = g_string_new (NULL);
   for (guint b = 0; b < G_N_ELEMENTS (bars); b++)
     {
@@ -409,7 +408,8 @@ gantt_clauses (const RtTable *table, gboolean thin, double from_s, double to_s)
       gboolean occurs = FALSE;
       for (guint r = 0; r < rt_table_n_rows (table) && !occurs; r++)
         occurs = g_strcmp0 (rt_table_get_text (table, r, phase_col), bars[b].phase) == 0
-                 && bar_in_window (table, r, from_s, to_s);
+                 && bar_in_window (rt_table_get_number (table, r, start_col),
+                                   rt_table_get_number (table, r, end_col), from_s, to_s);
       if (!occurs)
         continue;
       /* the worker's span is a thin line under its sections; request bars fill most of a lane */

@@ -150,8 +150,9 @@ RAN="$RAN rt-trace"
 # the default output folder joins the names; every script also runs on its own
 state=$(tree_state "$NAMED")
 expect_safe 0 "$BUILD/rt-compare" "$NAMED" "$TMP/text" --out "$TMP/o-compare" --cache-dir "$TMP/c"
-expect_safe 0 "$BUILD/rt-compare" "$TMP/text" "$NAMED" --out "$TMP/o-compare-l" --cache-dir "$TMP/c" \
+expect_safe 0 "$BUILD/rt-compare" "$TMP/text" "$NAMED" --out "$TMP/o-compare-l" --cache-dir "$TMP/c" --fit \
   --labels $'a\n!touch PWNED,b\'"\\\nsystem "touch PWNED"'
+grep -q "best fit" "$TMP/o-compare-l/compare_cdf.gp" && ok || fail "rt-compare --fit drew no fit under hostile labels"
 for o in o-compare o-compare-l; do
   expect_plots "$TMP/$o" compare_cdf compare_steps compare_turns compare_turn_dist compare_events compare_throughput compare_hist
   expect_no_temps "$TMP/$o" "rt-compare into $o"

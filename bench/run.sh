@@ -9,6 +9,7 @@
 #   BENCH_DIR=/data/bench ...    where the trees go (default /tmp/rolltrace-bench)
 #   TRAIN_LOG_MB=1000 ...        size of the trainer console log for rt-train (0: skip)
 #   ONLY=versus bench/run.sh     only the side by side with DuckDB (below)
+#   ONLY=cached bench/run.sh     only every analyzer from its cache against its own first load
 #
 # Every figure is the median of RUNS runs (BASELINE_RUNS for the slow Python baseline on the
 # 10M tree), wall seconds of the whole process, and its peak RSS in one more run under
@@ -102,6 +103,42 @@ PY
   python3 bench/compare-cdf.py "$out/rt-cdf.json" "$out/duckdb.json" 1e-12 || echo "bench: rt-cdf and DuckDB DISAGREE on $exp"
 }
 
+# cached_vs_first SIZE EXP: every analyzer of experiments, from its cache and with --no-cache,
+# the two runs alternating; the ratio says how much the cache saves each command (issue 16 asks
+# for 50x). Plots are not rendered (gnuplot's time is not the load's); rt-export and rt-trace
+# write their file, which is what they are for.
+cached_vs_first () {
+  local size=$1 exp=$2 cache="$BENCH_DIR/cache-each-$size" out="$BENCH_DIR/each-$size" a args
+  mkdir -p "$out"
+  : >"$BENCH_DIR/results-each-$size.tsv"
+  for a in $(awk -F'\t' '!/^#/ && $2 == "EXP" { print $1 }' "$BUILD/rt-commands.tsv"); do
+    case $a in
+      rt-check) args="--quiet" ;;
+      rt-export) args="--quiet -o '$out/export.csv'" ;;
+      rt-trace) args="--quiet -o '$out/trace.json'" ;;
+      *) args="--quiet --no-render --out '$out/$a'" ;;
+    esac
+    rm -rf "$cache"
+    sh -c "exec '$BUILD/$a' '$exp' --cache-dir '$cache' $args" >/dev/null
+    python3 bench/interleave.py "$RUNS" \
+      "$a --no-cache=exec '$BUILD/$a' '$exp' --no-cache $args" \
+      "$a cached=exec '$BUILD/$a' '$exp' --cache-dir '$cache' $args" \
+      >>"$BENCH_DIR/results-each-$size.tsv"
+  done
+  python3 - "$size" "$BENCH_DIR/results-each-$size.tsv" <<'PY'
+import sys
+size, path = sys.argv[1], sys.argv[2]
+rows = [line.rstrip("\n").split("\t") for line in open(path)]
+print(f"\nevery analyzer from its cache against its own first load, {size} lines (alternating, medians)")
+print(f"{'command':14} {'first s':>8} {'CPU s':>7} {'MiB':>7} {'cached s':>9} {'CPU s':>7} {'MiB':>7} {'first/cached':>13}")
+for first, cached in zip(rows[0::2], rows[1::2]):
+    name = first[0].split()[0]
+    fw, fm, fc = map(float, first[1:4])
+    cw, cm, cc = map(float, cached[1:4])
+    print(f"{name:14} {fw:8.3f} {fc:7.3f} {fm:7.1f} {cw:9.4f} {cc:7.4f} {cm:7.1f} {fw / cw:12.1f}x")
+PY
+}
+
 for size in $SIZES; do
   case $size in
     1M) args=(--steps 10 --workers 16 --requests 230) ;;
@@ -117,6 +154,10 @@ for size in $SIZES; do
   cat "$exp"/*/*.jsonl >/dev/null            # warm the page cache
   if [ "${ONLY:-}" = versus ]; then
     versus "$size" "$exp"
+    continue
+  fi
+  if [ "${ONLY:-}" = cached ]; then
+    cached_vs_first "$size" "$exp"
     continue
   fi
   baseline_runs=$RUNS
@@ -142,12 +183,13 @@ for size in $SIZES; do
   report "$size" "$bytes" "$results"
   cat "$BENCH_DIR/report-page-$size.txt"
   versus "$size" "$exp"
+  cached_vs_first "$size" "$exp"
 done
 machine () {
   echo
   echo "machine: $(nproc) cores, $(free -g | awk '/Mem:/ {print $2}') GiB, $(uname -sr), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
 }
-if [ "${ONLY:-}" = versus ]; then
+if [ -n "${ONLY:-}" ]; then
   machine
   exit 0
 fi

@@ -1,5 +1,6 @@
 /* parse.c: reads one worker file into its own rows: events, requests, turn records, problems.
  * The loader runs one per file on a thread pool, and can start it from a snapshot the cache kept. */
+#define _GNU_SOURCE   /* memrchr */
 #include "load-private.h"
 
 #include <errno.h>
@@ -407,6 +408,61 @@ parse_piece (RtFileParse *r, RtJsonParser *parser,
     add_problem (r, line_no, "a JSON object followed by unreadable text on one line: the object is read, the rest skipped");
 }
 
+/* Where rt_json_parse_lines hands its lines. */
+typedef struct {
+  RtFileParse *r;
+  guint64 *line;
+} LineSink;
+
+static void
+take_line (gpointer data, const RtLineFields *fields, const char *reason)
+{
+  LineSink *sink = data;
+  RtFileParse *r = sink->r;
+  guint64 line_no = ++*sink->line;
+  r->file->lines++;
+  if (fields != NULL)
+    {
+      process_line (r, fields, line_no);
+      return;
+    }
+  r->file->bad_lines++;
+  add_problem (r, line_no, reason);
+}
+
+/* Reads the whole lines of [buf, buf + len) (buf[len - 1] is a newline): in batches of
+ * documents where they are clean, one by one from each line a batch stops at (see
+ * rt_json_parse_lines). A batch that stops at its first line is halved for the next try, so
+ * that a run of damaged lines is read in short batches, not one long batch for each. */
+static void
+parse_lines (RtFileParse *r, RtJsonParser *parser, const char *buf, gsize len, guint64 *line)
+{
+  LineSink sink = { r, line };
+  gsize at = 0, batch = RT_JSON_BATCH;
+  while (at < len)
+    {
+      const char *batch_end = memrchr (buf + at, '\n', MIN (batch, len - at));
+      if (batch_end != NULL)
+        {
+          gsize n = (gsize) (batch_end + 1 - (buf + at));
+          gsize done = rt_json_parse_lines (parser, buf + at, n, take_line, &sink);
+          at += done;
+          if (done == n)
+            {
+              batch = MIN (batch * 2, RT_JSON_BATCH);
+              continue;
+            }
+          if (done == 0)
+            batch = MAX (batch / 2, 1024);
+        }
+      else
+        batch = MIN (batch * 2, RT_JSON_BATCH);   /* a line longer than the batch */
+      const char *nl = memchr (buf + at, '\n', len - at);
+      parse_piece (r, parser, buf + at, (gsize) (nl - (buf + at)), ++*line, FALSE);
+      at = (gsize) (nl + 1 - buf);
+    }
+}
+
 /* Notes where the file's tables stood after its last newline (see RtResume). */
 static void
 take_resume_point (RtFileParse *r, guint64 offset, guint64 line)
@@ -447,6 +503,7 @@ rt_file_parse_read (RtFileParse *r, guint64 offset, guint64 line, GError **error
 
   ThreadState *ts = thread_state ();
   RtJsonParser *parser = ts->parser;
+  gboolean line_by_line = r->trace->priv->opts.line_by_line;
   char *buf = ts->buf;
   gsize cap = ts->cap;
   gsize have = 0;        /* bytes in buf not yet consumed */
@@ -513,12 +570,22 @@ rt_file_parse_read (RtFileParse *r, guint64 offset, guint64 line, GError **error
         }
       have = (gsize) (end - buf);
       p = buf;
-      while ((nl = memchr (p, '\n', (gsize) (end - p))) != NULL)
+      if (!line_by_line)
         {
-          parse_piece (r, parser, p, (gsize) (nl - p), ++line, FALSE);
-          consumed += (guint64) (nl - p) + 1;
-          p = nl + 1;
+          if ((nl = memrchr (p, '\n', (gsize) (end - p))) != NULL)
+            {
+              parse_lines (r, parser, p, (gsize) (nl + 1 - p), &line);
+              consumed += (guint64) (nl + 1 - p);
+              p = nl + 1;
+            }
         }
+      else
+        while ((nl = memchr (p, '\n', (gsize) (end - p))) != NULL)
+          {
+            parse_piece (r, parser, p, (gsize) (nl - p), ++line, FALSE);
+            consumed += (guint64) (nl - p) + 1;
+            p = nl + 1;
+          }
       have = (gsize) (end - p);
       memmove (buf, p, have);
     }

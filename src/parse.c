@@ -432,33 +432,56 @@ take_line (gpointer data, const RtLineFields *fields, const char *reason)
   add_problem (r, line_no, reason);
 }
 
+/* How a file's lines are being read: how long a batch the next stream gets, and how many
+ * lines are read one by one before it. */
+typedef struct {
+  gsize batch;      /* bytes */
+  guint alone;      /* lines still to read one by one */
+  guint backoff;    /* lines to read one by one after the next batch that reads next to nothing */
+} BatchPlan;
+
+#define BATCH_MIN ((gsize) 4 << 10)
+#define BACKOFF_MAX 1023
+#define BATCH_WORTH 16   /* lines a batch must read to be worth its set-up */
+
 /* Reads the whole lines of [buf, buf + len) (buf[len - 1] is a newline): in batches of
  * documents where they are clean, one by one from each line a batch stops at (see
- * rt_json_parse_lines). A batch that stops at its first line is halved for the next try, so
- * that a run of damaged lines is read in short batches, not one long batch for each. */
+ * rt_json_parse_lines). Where batches read next to nothing (damaged lines in a row, or every
+ * other line), each costs a pass over all of its bytes for a line or two: the lines are then
+ * read one by one, and a batch, shorter each time, is tried again after 1, 3, 7... lines. */
 static void
-parse_lines (RtFileParse *r, RtJsonParser *parser, const char *buf, gsize len, guint64 *line)
+parse_lines (RtFileParse *r, RtJsonParser *parser, const char *buf, gsize len, guint64 *line,
+             BatchPlan *plan)
 {
   LineSink sink = { r, line };
-  gsize at = 0, batch = RT_JSON_BATCH;
+  gsize at = 0;
   while (at < len)
     {
-      const char *batch_end = memrchr (buf + at, '\n', MIN (batch, len - at));
-      if (batch_end != NULL)
+      const char *batch_end = NULL;
+      if (plan->alone > 0)
+        plan->alone--;
+      else if ((batch_end = memrchr (buf + at, '\n', MIN (plan->batch, len - at))) != NULL)
         {
           gsize n = (gsize) (batch_end + 1 - (buf + at));
+          guint64 before = *line;
           gsize done = rt_json_parse_lines (parser, buf + at, n, take_line, &sink);
           at += done;
-          if (done == n)
+          if (done == n || *line - before >= BATCH_WORTH)
             {
-              batch = MIN (batch * 2, RT_JSON_BATCH);
-              continue;
+              plan->backoff = 0;
+              plan->batch = MIN (plan->batch * 2, RT_JSON_BATCH);
+              if (done == n)
+                continue;
             }
-          if (done == 0)
-            batch = MAX (batch / 2, 1024);
+          else
+            {
+              plan->alone = plan->backoff;
+              plan->backoff = MIN (plan->backoff * 2 + 1, BACKOFF_MAX);
+              plan->batch = MAX (plan->batch / 2, BATCH_MIN);
+            }
         }
       else
-        batch = MIN (batch * 2, RT_JSON_BATCH);   /* a line longer than the batch */
+        plan->batch = MIN (plan->batch * 2, RT_JSON_BATCH);   /* a line longer than the batch */
       const char *nl = memchr (buf + at, '\n', len - at);
       parse_piece (r, parser, buf + at, (gsize) (nl - (buf + at)), ++*line, FALSE);
       at = (gsize) (nl + 1 - buf);
@@ -507,6 +530,7 @@ rt_file_parse_read (RtFileParse *r, guint64 offset, guint64 line, GError **error
   ThreadState *ts = thread_state ();
   RtJsonParser *parser = ts->parser;
   gboolean line_by_line = r->trace->priv->opts.line_by_line;
+  BatchPlan plan = { RT_JSON_BATCH, 0, 0 };
   char *buf = ts->buf;
   gsize cap = ts->cap;
   gsize have = 0;        /* bytes in buf not yet consumed */
@@ -577,7 +601,7 @@ rt_file_parse_read (RtFileParse *r, guint64 offset, guint64 line, GError **error
         {
           if ((nl = memrchr (p, '\n', (gsize) (end - p))) != NULL)
             {
-              parse_lines (r, parser, p, (gsize) (nl + 1 - p), &line);
+              parse_lines (r, parser, p, (gsize) (nl + 1 - p), &line, &plan);
               consumed += (guint64) (nl + 1 - p);
               p = nl + 1;
             }

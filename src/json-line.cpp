@@ -401,9 +401,10 @@ hand_blank_lines (const char *line, const char *limit, RtJsonLineFunc each, gpoi
 // document can start at a line's first non-blank byte: only blanks precede that byte on its line
 // and a newline before them, so a document that starts there was found with the quote parity
 // the line has on its own. Within the line the structure simdjson finds is then the one the
-// per-line parse finds, and a document kept within its line is walked alike. Errors that
-// simdjson reports for the whole batch (invalid UTF-8, an unescaped control character in a
-// string) stop it before its first document.
+// per-line parse finds, and a document kept within its line is walked alike. (In fact a flip
+// never gets that far: the batch ends with a newline, and a newline inside a "string" is an
+// unescaped control character, which simdjson reports for the whole batch, as it does invalid
+// UTF-8 anywhere in it: such a batch stops before its first document.)
 gsize
 kernel_parse_lines (void *data, const char *buf, gsize len, RtJsonLineFunc each, gpointer user_data)
 {

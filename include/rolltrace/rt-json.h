@@ -91,9 +91,9 @@ typedef void (*RtJsonLineFunc) (gpointer user_data, const RtLineFields *fields, 
 /* Reads whole lines (`buf` holds `len` bytes ending with a newline, RT_JSON_PADDING readable
  * bytes after them) as one stream, handing each line to `each` with the fields
  * rt_json_parse_line would give it, until the first line that is not exactly one JSON object
- * (or blank): returns where that line starts, or `len`. The caller reads that line with
- * rt_json_parse_line and goes on after it; every line then gets the same fields and problems
- * as when all are read one by one. */
+ * or blank, or the last object of the stream (whose end it cannot vouch for): returns where
+ * that line starts, or `len`. The caller reads that line with rt_json_parse_line and goes on
+ * after it; every line then gets the same fields and problems as when all are read one by one. */
 gsize rt_json_parse_lines (RtJsonParser *parser, const char *buf, gsize len, RtJsonLineFunc each,
                            gpointer user_data);
 

@@ -411,10 +411,17 @@ kernel_parse_lines (void *data, const char *buf, gsize len, RtJsonLineFunc each,
   auto *parser = static_cast<KernelParser *> (data);
   const char *end = buf + len;
   const char *line = buf;   // the first line not handed over yet
+  if (len == 0 || buf[len - 1] != '\n')
+    return 0;
+  // The stream ends before the last newline, as a line the per-line parse reads ends before
+  // its own: the parser's end-of-input sentinels then point at that newline, which no
+  // document can go on with, and not at whatever follows the batch (a `}` or `,` there lets
+  // the walk of a broken last object run on through the sentinels and succeed).
+  const char *stream_end = end - 1;
   // a batch as large as the parser already is: allocate () would resize it for any other size
   size_t batch = std::max<size_t> (std::max<size_t> (len, parser->parser.capacity ()), RT_JSON_BATCH);
   ondemand::document_stream stream;
-  if (parser->parser.iterate_many (buf, len, batch).get (stream) != SUCCESS)
+  if (parser->parser.iterate_many (buf, len - 1, batch).get (stream) != SUCCESS)
     return 0;
   RtLineFields fields;
   for (auto it = stream.begin (); it != stream.end (); ++it)
@@ -432,7 +439,7 @@ kernel_parse_lines (void *data, const char *buf, gsize len, RtJsonLineFunc each,
       if (doc.get_object ().get (obj) != SUCCESS || read_line (obj, parser->turn_timings, st) != SUCCESS)
         break;
       // the batch's last document: what follows it may have been cut from the stream
-      if (doc.current_location ().get (next) != SUCCESS || next <= start || next > end)
+      if (doc.current_location ().get (next) != SUCCESS || next <= start || next >= stream_end)
         break;
       const char *last = next - 1;   // the object's closing brace: only blanks follow it
       while (last > start && json_blank (*last))

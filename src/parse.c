@@ -636,6 +636,9 @@ rt_file_parse_read (RtFileParse *r, guint64 offset, guint64 line, GError **error
       /* The unterminated last piece (a line being written, or cut off) may change a
        * request that the cache must keep as it was before it. */
       r->resume.requests = g_array_copy (r->requests);
+      /* a newline after it, as after every other line: what the parser reads past the end
+       * of the piece must not be what an earlier file left in the buffer */
+      buf[have] = '\n';
       parse_piece (r, parser, buf, have, ++line, TRUE);
     }
   return TRUE;

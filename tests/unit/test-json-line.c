@@ -287,18 +287,24 @@ note_line (gpointer data, const RtLineFields *f, const char *reason)
     g_string_append_printf (seen, "%s;", reason);
 }
 
-/* Runs rt_json_parse_lines over `text` (whole lines) from a padded copy, as the loader would:
- * returns where it stopped, and what it handed over in `seen`. */
+/* Runs rt_json_parse_lines over `text` (whole lines) from a copy padded with `pad`, as the
+ * loader would: returns where it stopped, and what it handed over in `seen`. */
 static gsize
-parse_lines (RtJsonParser *p, const char *text, GString *seen)
+parse_lines_padded (RtJsonParser *p, const char *text, char pad, GString *seen)
 {
   static char buf[8192];
   gsize len = strlen (text);
   g_assert_cmpuint (len + RT_JSON_PADDING, <, sizeof buf);
-  memset (buf, 'x', sizeof buf);
+  memset (buf, pad, sizeof buf);
   memcpy (buf, text, len);
   g_string_truncate (seen, 0);
   return rt_json_parse_lines (p, buf, len, note_line, seen);
+}
+
+static gsize
+parse_lines (RtJsonParser *p, const char *text, GString *seen)
+{
+  return parse_lines_padded (p, text, 'x', seen);
 }
 
 #define D(x) "{\"event\": \"e\", \"duration_sec\": " #x "}\n"
@@ -337,6 +343,23 @@ test_a_stream_of_lines_stops_where_a_line_is_not_one_object (void)
     }
 }
 
+/* The walk of a broken object at the end of a batch reaches the parser's end sentinels, which
+ * point just past the batch: whatever is there (what an earlier file left in the buffer) must
+ * not let it pass for an object. */
+static void
+test_what_follows_a_stream_of_lines_does_not_matter (void)
+{
+  g_autoptr (RtJsonParser) p = rt_json_parser_new ();
+  g_autoptr (GString) seen = g_string_new (NULL);
+  const char *text = D (1) D (2) "{\"event\": \"e\": \"f\", \"duration_sec\": 3}\n";
+  const char pads[] = { 'x', '}', ',', ']', ' ', '\n', '"', '{' };
+  for (gsize k = 0; k < G_N_ELEMENTS (pads); k++)
+    {
+      g_assert_cmpuint (parse_lines_padded (p, text, pads[k], seen), ==, strlen (D (1) D (2)));
+      g_assert_cmpstr (seen->str, ==, "1;2;");
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -354,5 +377,7 @@ main (int argc, char **argv)
   g_test_add_func ("/json-line/every-kernel-reads-lines-alike", test_every_kernel_reads_lines_alike);
   g_test_add_func ("/json-line/a-stream-of-lines-stops-where-a-line-is-not-one-object",
                    test_a_stream_of_lines_stops_where_a_line_is_not_one_object);
+  g_test_add_func ("/json-line/what-follows-a-stream-of-lines-does-not-matter",
+                   test_what_follows_a_stream_of_lines_does_not_matter);
   return g_test_run ();
 }

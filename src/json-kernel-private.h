@@ -12,6 +12,8 @@ typedef struct {
   void (*parser_free) (void *state);
   RtLineStatus (*parse_line) (void *state, const char *line, gsize len, RtLineFields *out,
                               const char **reason);
+  gsize (*parse_lines) (void *state, const char *buf, gsize len, RtJsonLineFunc each,
+                        gpointer user_data);
 } RtJsonKernel;
 
 extern const RtJsonKernel rt_json_kernel_plain;

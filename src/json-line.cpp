@@ -12,6 +12,7 @@
 // wider instruction leaks out of the kernels).
 #include "json-kernel-private.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <new>
@@ -267,6 +268,11 @@ kernel_parser_new (void)
   if (p == nullptr)
     g_error ("out of memory");
   p->turn_timings = g_array_new (FALSE, FALSE, sizeof (RtTurnFigures));
+#ifdef SIMDJSON_THREADS_ENABLED
+  // a document stream would find the structure of its next batch on a thread of its own:
+  // the loader already keeps every core busy, and hands one batch at a time
+  p->parser.threaded = false;
+#endif
   return p;
 }
 
@@ -278,16 +284,25 @@ kernel_parser_free (void *data)
   delete p;
 }
 
-RtLineStatus
-kernel_parse_line (void *data, const char *line, gsize len, RtLineFields *out, const char **reason)
+// Every field absent, before a line is read.
+void
+line_fields_reset (KernelParser *parser, RtLineFields *out)
 {
-  auto *parser = static_cast<KernelParser *> (data);
   memset (out, 0, sizeof *out);
   out->duration_s = NAN;
   out->turn = out->turns = out->response_length = -1;
   turn_figures_init (&out->turn_end);
   g_array_set_size (parser->turn_timings, 0);
   out->turn_timings = parser->turn_timings;
+}
+
+const char *const empty_line_reason = "empty line";
+
+RtLineStatus
+kernel_parse_line (void *data, const char *line, gsize len, RtLineFields *out, const char **reason)
+{
+  auto *parser = static_cast<KernelParser *> (data);
+  line_fields_reset (parser, out);
   *reason = nullptr;
 
   gsize start = 0;
@@ -295,7 +310,7 @@ kernel_parse_line (void *data, const char *line, gsize len, RtLineFields *out, c
     start++;
   if (start == len)
     {
-      *reason = "empty line";
+      *reason = empty_line_reason;
       return RT_LINE_EMPTY;
     }
 
@@ -333,6 +348,112 @@ kernel_parse_line (void *data, const char *line, gsize len, RtLineFields *out, c
   return what != nullptr ? RT_LINE_NOT_OBJECT : RT_LINE_INVALID;
 }
 
+
+// The bytes simdjson takes for white space between tokens and documents.
+inline bool
+json_blank (char c)
+{
+  return c == ' ' || c == '\t' || c == '\r' || c == '\n';
+}
+
+// Whether [p, end) is all white space, as the per-line parse takes it.
+inline bool
+only_blanks (const char *p, const char *end)
+{
+  for (; p < end; p++)
+    if (!g_ascii_isspace (*p))
+      return false;
+  return true;
+}
+
+// Hands every whole line of [line, limit) that is blank to `each` as an empty line; returns
+// where the first line that is not blank, or does not end before limit, starts.
+const char *
+hand_blank_lines (const char *line, const char *limit, RtJsonLineFunc each, gpointer user_data)
+{
+  for (const char *p = line; p < limit; p++)
+    if (*p == '\n')
+      {
+        each (user_data, nullptr, empty_line_reason);
+        line = p + 1;
+      }
+    else if (!g_ascii_isspace (*p))
+      break;
+  return line;
+}
+
+// Reads complete lines as one stream of documents (simdjson's iterate_many), which finds the
+// structure of the whole buffer in one pass instead of one pass per line. A document is taken
+// as a line's object only when the line holds exactly it: it is an object, it starts at the
+// line's first non-blank byte, its closing brace comes before the line's newline, and the next
+// document starts after that newline (the bytes between two documents are white space to
+// simdjson, so the line holds nothing else). The first line that is anything else (an error,
+// two documents on one line, one spanning lines, not an object, the batch's last document,
+// whose end cannot be seen) stops the stream: the caller reads that line on its own and starts
+// a new stream after it. So every line is read either here, with the same walk of the same
+// tokens the per-line parse makes, or by the per-line parse itself, and gives the same fields
+// and the same problems.
+//
+// Why a damaged line cannot spoil the lines after it: simdjson tells strings apart by the
+// parity of the quotes since the start of the batch, so a line with an odd number of unescaped
+// quotes (one cut off inside a string) flips the string mask for the rest of the batch. Under a
+// flipped mask a line's leading `{` is inside a "string" and is no structural character, so no
+// document can start at a line's first non-blank byte: only blanks precede that byte on its line
+// and a newline before them, so a document that starts there was found with the quote parity
+// the line has on its own. Within the line the structure simdjson finds is then the one the
+// per-line parse finds, and a document kept within its line is walked alike. (In fact a flip
+// never gets that far: the batch ends with a newline, and a newline inside a "string" is an
+// unescaped control character, which simdjson reports for the whole batch, as it does invalid
+// UTF-8 anywhere in it: such a batch stops before its first document.)
+gsize
+kernel_parse_lines (void *data, const char *buf, gsize len, RtJsonLineFunc each, gpointer user_data)
+{
+  auto *parser = static_cast<KernelParser *> (data);
+  const char *end = buf + len;
+  const char *line = buf;   // the first line not handed over yet
+  if (len == 0 || buf[len - 1] != '\n')
+    return 0;
+  // The stream ends before the last newline, as a line the per-line parse reads ends before
+  // its own: the parser's end-of-input sentinels then point at that newline, which no
+  // document can go on with, and not at whatever follows the batch (a `}` or `,` there lets
+  // the walk of a broken last object run on through the sentinels and succeed).
+  const char *stream_end = end - 1;
+  // a batch as large as the parser already is: allocate () would resize it for any other size
+  size_t batch = std::max<size_t> (std::max<size_t> (len, parser->parser.capacity ()), RT_JSON_BATCH);
+  ondemand::document_stream stream;
+  if (parser->parser.iterate_many (buf, len - 1, batch).get (stream) != SUCCESS)
+    return 0;
+  RtLineFields fields;
+  for (auto it = stream.begin (); it != stream.end (); ++it)
+    {
+      ondemand::document_reference doc;
+      const char *start, *next;
+      if ((*it).get (doc) != SUCCESS || doc.current_location ().get (start) != SUCCESS)
+        break;
+      line = hand_blank_lines (line, start, each, user_data);
+      if (*start != '{' || !only_blanks (line, start))
+        break;
+      line_fields_reset (parser, &fields);
+      ondemand::object obj;
+      LineState st{ &fields };
+      if (doc.get_object ().get (obj) != SUCCESS || read_line (obj, parser->turn_timings, st) != SUCCESS)
+        break;
+      // the batch's last document: what follows it may have been cut from the stream
+      if (doc.current_location ().get (next) != SUCCESS || next <= start || next >= stream_end)
+        break;
+      const char *last = next - 1;   // the object's closing brace: only blanks follow it
+      while (last > start && json_blank (*last))
+        last--;
+      const char *newline = static_cast<const char *> (memchr (start, '\n', (gsize) (next - start)));
+      if (*last != '}' || newline == nullptr || newline < last)
+        break;
+      fields.consumed = (gsize) (last + 1 - start);
+      each (user_data, &fields, nullptr);
+      line = newline + 1;
+    }
+  return (gsize) (hand_blank_lines (line, end, each, user_data) - buf);
+}
+
 }  // namespace
 }  // namespace RT_KERNEL_NAMESPACE
 
@@ -344,7 +465,7 @@ extern "C" const RtJsonKernel RT_THIS_KERNEL = {
 #else
   "plain",
 #endif
-  kernel_parser_new, kernel_parser_free, kernel_parse_line,
+  kernel_parser_new, kernel_parser_free, kernel_parse_line, kernel_parse_lines,
 };
 
 #ifndef RT_JSON_KERNEL
@@ -473,6 +594,13 @@ rt_json_parse_line (RtJsonParser *parser,
                     const char **reason)
 {
   return parser->kernel->parse_line (parser->state, line, len, out, reason);
+}
+
+extern "C" gsize
+rt_json_parse_lines (RtJsonParser *parser, const char *buf, gsize len, RtJsonLineFunc each,
+                     gpointer user_data)
+{
+  return parser->kernel->parse_lines (parser->state, buf, len, each, user_data);
 }
 
 extern "C" gsize

@@ -783,6 +783,8 @@ rt_trace_load (const char *exp_path, const RtLoadOptions *opts, GError **error)
   trace->priv = g_new0 (RtTracePrivate, 1);
   trace->priv->opts = *opts;
   trace->priv->opts.cache_dir = NULL;
+  if (g_strcmp0 (g_getenv ("ROLLTRACE_PARSE"), "lines") == 0)
+    trace->priv->opts.line_by_line = TRUE;
 
   if (!discover (trace, error))
     return NULL;

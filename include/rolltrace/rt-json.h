@@ -81,6 +81,22 @@ RtLineStatus rt_json_parse_line (RtJsonParser *parser,
                                  RtLineFields *out,
                                  const char **reason);
 
+/* What rt_json_parse_lines hands over for each line it reads, in order: the line's object, or
+ * NULL and why the line is a bad one (an empty line is the only bad line it reads itself). */
+typedef void (*RtJsonLineFunc) (gpointer user_data, const RtLineFields *fields, const char *reason);
+
+/* Bytes of lines best given to rt_json_parse_lines at a time. */
+#define RT_JSON_BATCH ((gsize) 128 << 10)
+
+/* Reads whole lines (`buf` holds `len` bytes ending with a newline, RT_JSON_PADDING readable
+ * bytes after them) as one stream, handing each line to `each` with the fields
+ * rt_json_parse_line would give it, until the first line that is not exactly one JSON object
+ * or blank, or the last object of the stream (whose end it cannot vouch for): returns where
+ * that line starts, or `len`. The caller reads that line with rt_json_parse_line and goes on
+ * after it; every line then gets the same fields and problems as when all are read one by one. */
+gsize rt_json_parse_lines (RtJsonParser *parser, const char *buf, gsize len, RtJsonLineFunc each,
+                           gpointer user_data);
+
 /* Where the first JSON object of `line` ends (just after its closing brace), found
  * by matching braces outside strings; `len` when the line does not start with '{'
  * or the object does not close. For a line that fails as a whole because a second

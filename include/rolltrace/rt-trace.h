@@ -136,6 +136,9 @@ typedef struct {
   gboolean rows_unread;       /* the caller never reads event rows (rt_trace_file_events):
                                * the rows of the files read are not kept in memory (a new
                                * cache still gets them), which is most of a first load's */
+  gboolean line_by_line;      /* parse every line on its own instead of whole buffers at a
+                               * time: slower, the same tables (the reference the faster way
+                               * is tested against); also set by ROLLTRACE_PARSE=lines */
 } RtLoadOptions;
 
 /* Where the cache of an experiment is kept: $XDG_CACHE_HOME/rolltrace by default. */

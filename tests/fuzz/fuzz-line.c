@@ -1,6 +1,7 @@
 /* fuzz-line.c: libFuzzer target for the trace line parser: the input is a worker file, read by
- * the real loader, and each of its lines also goes straight to the JSON and timestamp parsers,
- * where every JSON kernel the processor runs must read it as the default one does. */
+ * the real loader both a buffer at a time and line by line, which must agree, and each of its
+ * lines also goes straight to the JSON and timestamp parsers, where every JSON kernel the
+ * processor runs must read it as the default one does. */
 #include <glib/gstdio.h>
 #include <math.h>
 #include <string.h>
@@ -154,6 +155,63 @@ parse_line_directly (const char *line, gsize len, const char *after, gsize after
     check_timestamp (fields.timestamp.str, fields.timestamp.len, memo);
 }
 
+/* The loader reads clean lines a buffer at a time and the rest one by one: the tables must be
+ * those of reading every line on its own (RtLoadOptions.line_by_line). */
+static void
+check_line_by_line (const RtTrace *a)
+{
+  RtLoadOptions opts = { .n_threads = 1, .max_problems_per_file = 8, .line_by_line = TRUE };
+  g_autoptr (GError) error = NULL;
+  g_autoptr (RtTrace) b = rt_trace_load (exp_dir, &opts, &error);
+  if (b == NULL)
+    rt_fuzz_fail ("the experiment failed to load line by line: %s", error->message);
+  const RtFile *x = rt_trace_file (a, 0), *y = rt_trace_file (b, 0);
+  if (x->lines != y->lines || x->events != y->events || x->bad_lines != y->bad_lines
+      || x->field_problems != y->field_problems || x->problems_total != y->problems_total
+      || x->glued_lines != y->glued_lines || x->n_events != y->n_events
+      || x->n_requests != y->n_requests || x->n_complete != y->n_complete
+      || !same_number (x->start_min_s, y->start_min_s) || x->schema != y->schema)
+    rt_fuzz_fail ("a buffer at a time and line by line count the file differently: %" G_GUINT64_FORMAT
+                  " / %" G_GUINT64_FORMAT " lines, %" G_GUINT64_FORMAT " / %" G_GUINT64_FORMAT
+                  " bad", x->lines, y->lines, x->bad_lines, y->bad_lines);
+  for (int k = 0; k < RT_N_STEP_EVENTS; k++)
+    if (!same_number (x->step_sum_s[k], y->step_sum_s[k]))
+      rt_fuzz_fail ("a buffer at a time and line by line sum step event %d differently", k);
+  const RtEvent *er = rt_trace_file_events (a, 0), *fr = rt_trace_file_events (b, 0);
+  for (guint e = 0; e < x->n_events; e++)
+    if (!same_number (er[e].end_s, fr[e].end_s) || !same_number (er[e].duration_s, fr[e].duration_s)
+        || er[e].request != fr[e].request || er[e].turn != fr[e].turn
+        || g_strcmp0 (rt_event_registry_name (a->registry, er[e].event),
+                      rt_event_registry_name (b->registry, fr[e].event)) != 0)
+      rt_fuzz_fail ("a buffer at a time and line by line read event row %u differently", e);
+  if (a->turns->len != b->turns->len)
+    rt_fuzz_fail ("a buffer at a time and line by line find %u / %u turns", a->turns->len, b->turns->len);
+  for (guint r = 0; r < x->n_requests; r++)
+    {
+      const RtRequest *u = rt_trace_request (a, r), *v = rt_trace_request (b, r);
+      if (g_strcmp0 (u->id, v->id) != 0 || g_strcmp0 (u->finish_reason, v->finish_reason) != 0
+          || u->complete != v->complete || !same_number (u->end_s, v->end_s)
+          || !same_number (u->total_s, v->total_s) || u->turns != v->turns
+          || u->response_length != v->response_length || u->n_turns != v->n_turns
+          || u->first_turn != v->first_turn || u->turns_from_timings != v->turns_from_timings)
+        rt_fuzz_fail ("a buffer at a time and line by line read request %u differently", r);
+    }
+  for (guint k = 0; k < a->turns->len; k++)
+    if (!same_turn (&g_array_index (a->turns, RtTurnFigures, k), &g_array_index (b->turns, RtTurnFigures, k)))
+      rt_fuzz_fail ("a buffer at a time and line by line read turn %u differently", k);
+  if (a->problems->len != b->problems->len)
+    rt_fuzz_fail ("a buffer at a time and line by line list %u / %u problems", a->problems->len,
+                  b->problems->len);
+  for (guint k = 0; k < a->problems->len; k++)
+    {
+      const RtProblem *p = &g_array_index (a->problems, RtProblem, k);
+      const RtProblem *q = &g_array_index (b->problems, RtProblem, k);
+      if (strcmp (p->where, q->where) != 0 || strcmp (p->reason, q->reason) != 0)
+        rt_fuzz_fail ("a buffer at a time lists %s: %s, line by line %s: %s", p->where, p->reason,
+                      q->where, q->reason);
+    }
+}
+
 int
 LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
 {
@@ -167,6 +225,7 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
   if (trace == NULL)
     rt_fuzz_fail ("a readable experiment failed to load: %s", error->message);
   rt_fuzz_check_trace (trace);
+  check_line_by_line (trace);
 
   /* 2. each line straight to the parsers, as the loader cuts them */
   RtTimestampMemo memo = { .valid = FALSE };

@@ -29,8 +29,10 @@ rt_fuzz_init (void)
    * is freed as the thread ends. Once, at the exit of a 22-minute run, LeakSanitizer
    * reported that state as leaked (never per input, never in a replay): most likely
    * a thread ending while the process did. Idle threads that are never stopped keep
-   * their state reachable to the end. */
+   * their state reachable to the end; nor may GLib stop one because more than two are
+   * idle (fuzz-line loads each input twice, and once more threads than that ended so). */
   g_thread_pool_set_max_idle_time (0);
+  g_thread_pool_set_max_unused_threads (-1);
 }
 
 static void

@@ -275,6 +275,91 @@ test_every_kernel_reads_lines_alike (void)
   g_assert_cmpuint (compared, >=, 3);   /* at least the plain kernel against itself */
 }
 
+/* What rt_json_parse_lines hands over, as text: "duration" for an object, the reason for a
+ * bad line. */
+static void
+note_line (gpointer data, const RtLineFields *f, const char *reason)
+{
+  GString *seen = data;
+  if (f != NULL)
+    g_string_append_printf (seen, "%g;", f->duration_s);
+  else
+    g_string_append_printf (seen, "%s;", reason);
+}
+
+/* Runs rt_json_parse_lines over `text` (whole lines) from a copy padded with `pad`, as the
+ * loader would: returns where it stopped, and what it handed over in `seen`. */
+static gsize
+parse_lines_padded (RtJsonParser *p, const char *text, char pad, GString *seen)
+{
+  static char buf[8192];
+  gsize len = strlen (text);
+  g_assert_cmpuint (len + RT_JSON_PADDING, <, sizeof buf);
+  memset (buf, pad, sizeof buf);
+  memcpy (buf, text, len);
+  g_string_truncate (seen, 0);
+  return rt_json_parse_lines (p, buf, len, note_line, seen);
+}
+
+static gsize
+parse_lines (RtJsonParser *p, const char *text, GString *seen)
+{
+  return parse_lines_padded (p, text, 'x', seen);
+}
+
+#define D(x) "{\"event\": \"e\", \"duration_sec\": " #x "}\n"
+
+static void
+test_a_stream_of_lines_stops_where_a_line_is_not_one_object (void)
+{
+  g_autoptr (RtJsonParser) p = rt_json_parser_new ();
+  g_autoptr (GString) seen = g_string_new (NULL);
+  /* clean lines and blank ones: all but the last object, whose end the stream cannot see */
+  const char *clean = D (1) "\n  \r\n" D (2) " " D (3);
+  g_assert_cmpuint (parse_lines (p, clean, seen), ==, strlen (D (1) "\n  \r\n" D (2)));
+  g_assert_cmpstr (seen->str, ==, "1;empty line;empty line;2;");
+
+  /* a line cut inside a string flips the quotes of all that follows, which puts a newline
+   * inside a "string": simdjson fails the whole batch, before its first line; the lines after
+   * the cut one are read again from their own start */
+  const char *cut = D (1) "{\"event\": \"e\", \"duration_sec\": 2, \"x\": \"cut\n" D (3) D (4) D (5);
+  g_assert_cmpuint (parse_lines (p, cut, seen), ==, 0);
+  g_assert_cmpstr (seen->str, ==, "");
+  const char *after = strchr (cut + strlen (D (1)), '\n') + 1;
+  g_assert_cmpuint (parse_lines (p, after, seen), ==, strlen (D (3) D (4)));
+  g_assert_cmpstr (seen->str, ==, "3;4;");
+
+  /* two objects on a line, one over two lines, a non-object: each stops the stream at its line */
+  const char *stops[] = { D (1) "{\"a\": 1} {\"b\": 2}\n" D (3),
+                          D (1) "{\"event\": \"e\",\n\"duration_sec\": 2}\n" D (3),
+                          D (1) "[1, 2]\n" D (3), D (1) "{\"a\": 1} x\n" D (3),
+                          D (1) "{\"event\": \"\xff\"}\n" D (3) };
+  for (gsize k = 0; k < G_N_ELEMENTS (stops); k++)
+    {
+      gsize stop = parse_lines (p, stops[k], seen);
+      /* (invalid UTF-8 anywhere stops it before its first line) */
+      g_assert_cmpuint (stop, ==, k == 4 ? 0 : strlen (D (1)));
+      g_assert_cmpstr (seen->str, ==, k == 4 ? "" : "1;");
+    }
+}
+
+/* The walk of a broken object at the end of a batch reaches the parser's end sentinels, which
+ * point just past the batch: whatever is there (what an earlier file left in the buffer) must
+ * not let it pass for an object. */
+static void
+test_what_follows_a_stream_of_lines_does_not_matter (void)
+{
+  g_autoptr (RtJsonParser) p = rt_json_parser_new ();
+  g_autoptr (GString) seen = g_string_new (NULL);
+  const char *text = D (1) D (2) "{\"event\": \"e\": \"f\", \"duration_sec\": 3}\n";
+  const char pads[] = { 'x', '}', ',', ']', ' ', '\n', '"', '{' };
+  for (gsize k = 0; k < G_N_ELEMENTS (pads); k++)
+    {
+      g_assert_cmpuint (parse_lines_padded (p, text, pads[k], seen), ==, strlen (D (1) D (2)));
+      g_assert_cmpstr (seen->str, ==, "1;2;");
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -290,5 +375,9 @@ main (int argc, char **argv)
   g_test_add_func ("/json-line/escaped-strings-are-unescaped", test_escaped_strings_are_unescaped);
   g_test_add_func ("/json-line/bad-lines-say-why", test_bad_lines_say_why);
   g_test_add_func ("/json-line/every-kernel-reads-lines-alike", test_every_kernel_reads_lines_alike);
+  g_test_add_func ("/json-line/a-stream-of-lines-stops-where-a-line-is-not-one-object",
+                   test_a_stream_of_lines_stops_where_a_line_is_not_one_object);
+  g_test_add_func ("/json-line/what-follows-a-stream-of-lines-does-not-matter",
+                   test_what_follows_a_stream_of_lines_does_not_matter);
   return g_test_run ();
 }

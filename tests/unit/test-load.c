@@ -176,6 +176,24 @@ test_a_complete_last_line_without_newline_counts (void)
   remove_experiment (dir);
 }
 
+/* A file's cut-off last line is parsed where it lies in the read buffer, after the lines
+ * before it were: the byte the parser finds after it (here the closing brace of the line
+ * before, read into the same place) must not complete a broken object. */
+static void
+test_what_the_buffer_held_does_not_complete_a_cut_last_line (void)
+{
+  /* the first line is one byte longer than the cut one, and ends with a brace */
+  const char *text = "{\"event\": \"padding\", \"duration_sec\": 2}\n"
+                     "{\"event\": \"e\": \"f\", \"duration_sec\": 3}";
+  g_autofree char *dir = make_experiment (text, strlen (text));
+  g_autoptr (RtTrace) t = load (dir, 1);
+  const RtFile *f = rt_trace_file (t, 0);
+  g_assert_cmpuint (f->lines, ==, 2);
+  g_assert_cmpuint (f->events, ==, 1);
+  g_assert_cmpuint (f->bad_lines, ==, 1);
+  remove_experiment (dir);
+}
+
 static void
 test_thread_count_does_not_change_the_tables (void)
 {
@@ -525,6 +543,8 @@ main (int argc, char **argv)
   g_test_add_func ("/load/a-line-longer-than-the-read-buffer", test_a_line_longer_than_the_read_buffer);
   g_test_add_func ("/load/complete-last-line-without-newline", test_a_complete_last_line_without_newline_counts);
   g_test_add_func ("/load/thread-count-does-not-change-tables", test_thread_count_does_not_change_the_tables);
+  g_test_add_func ("/load/what-the-buffer-held-does-not-complete-a-cut-last-line",
+                   test_what_the_buffer_held_does_not_complete_a_cut_last_line);
   g_test_add_func ("/load/rows-unread-keeps-the-other-tables-and-caches-every-row",
                    test_rows_unread_keeps_the_other_tables_and_caches_every_row);
   g_test_add_func ("/load/rows-unread-are-not-read-silently", test_rows_unread_are_not_read_silently);

@@ -81,6 +81,7 @@ typedef struct {
 typedef struct {
   guint64 hash;
   guint32 index;                 /* RT_NONE: free */
+  guint32 len;                   /* of the id, which may hold NUL bytes */
 } RtIdSlot;
 
 typedef struct {

@@ -88,6 +88,7 @@ typedef struct {
   RtIdSlot *slots;
   gsize mask;                    /* capacity - 1, a power of two */
   gsize used;
+  RtIdSlot *last;                /* the slot of the id looked up last, or NULL */
 } RtIdIndex;
 
 /* One file being read: its rows, built locally and appended to the trace at the end. */

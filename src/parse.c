@@ -243,6 +243,7 @@ id_index_init (RtIdIndex *ix, gsize capacity)
     ix->slots[i].index = RT_NONE;
   ix->mask = cap - 1;
   ix->used = 0;
+  ix->last = NULL;
 }
 
 /* The slot holding `id`, or the free slot where it belongs. */
@@ -294,14 +295,26 @@ new_request (RtFileParse *r, RtStrView id)
 }
 
 /* The local request a line belongs to. A second complete line for an id that
- * already completed (a rerun after a restart) opens a new request. */
+ * already completed (a rerun after a restart) opens a new request. Two lines in three
+ * belong to the request of the line before: its id is compared first, which spares
+ * the hash and the probe. */
 static guint32
 request_for_line (RtFileParse *r, RtStrView id, gboolean is_complete)
 {
   if (id.len == 0)
     return is_complete ? new_request (r, id) : RT_NONE;
-  guint64 h = bytes_hash (id.str, id.len);
-  RtIdSlot *slot = id_index_slot (&r->request_index, r->requests, h, id);
+  RtIdIndex *ix = &r->request_index;
+  RtIdSlot *slot = ix->last;
+  guint64 h;
+  if (slot != NULL && slot->len == id.len
+      && bytes_equal (g_array_index (r->requests, RtRequest, slot->index).id, id.str, id.len))
+    h = slot->hash;
+  else
+    {
+      h = bytes_hash (id.str, id.len);
+      slot = id_index_slot (ix, r->requests, h, id);
+    }
+  ix->last = slot;
   if (slot->index != RT_NONE
       && !(is_complete && g_array_index (r->requests, RtRequest, slot->index).complete))
     return slot->index;
@@ -310,8 +323,8 @@ request_for_line (RtFileParse *r, RtStrView id, gboolean is_complete)
   slot->hash = h;
   slot->len = (guint32) id.len;
   slot->index = idx;   /* a rerun's new request takes over the id */
-  if (fresh && ++r->request_index.used * 2 > r->request_index.mask)
-    id_index_grow (&r->request_index);
+  if (fresh && ++ix->used * 2 > ix->mask)
+    id_index_grow (ix);   /* (which forgets the last slot) */
   return idx;
 }
 

@@ -224,6 +224,37 @@ test_ids_and_names_one_byte_apart_stay_apart (void)
   remove_experiment (dir);
 }
 
+/* A second complete line for an id opens a new request (a rerun after a restart), and the
+ * lines of that id after it belong to the new one, whether they follow it at once or come
+ * after other requests' lines. */
+static void
+test_a_rerun_takes_over_its_id (void)
+{
+  const char *text =
+    "{\"event\": \"turn_start\", \"extra\": {\"request_id\": \"a\"}}\n"
+    "{\"event\": \"async_rollout_request_complete\", \"extra\": {\"request_id\": \"a\", \"turns\": 1}}\n"
+    "{\"event\": \"async_rollout_request_complete\", \"extra\": {\"request_id\": \"a\", \"turns\": 2}}\n"
+    "{\"event\": \"turn_start\", \"extra\": {\"request_id\": \"a\"}}\n"
+    "{\"event\": \"turn_start\", \"extra\": {\"request_id\": \"b\"}}\n"
+    "{\"event\": \"turn_start\", \"extra\": {\"request_id\": \"a\"}}\n"
+    "{\"event\": \"async_rollout_request_complete\", \"extra\": {\"request_id\": \"a\", \"turns\": 3}}\n"
+    "{\"event\": \"turn_start\", \"extra\": {\"request_id\": \"b\"}}\n";
+  g_autofree char *dir = make_experiment (text, strlen (text));
+  g_autoptr (RtTrace) t = load (dir, 1);
+  g_assert_cmpuint (t->requests->len, ==, 4);   /* a three times, b once */
+  const RtEvent *rows = rt_trace_file_events (t, 0);
+  const guint32 expected[] = { 0, 0, 1, 1, 2, 1, 3, 2 };
+  for (guint i = 0; i < G_N_ELEMENTS (expected); i++)
+    g_assert_cmpuint (rows[i].request, ==, expected[i]);
+  g_assert_cmpint (rt_trace_request (t, 0)->turns, ==, 1);
+  g_assert_cmpint (rt_trace_request (t, 1)->turns, ==, 2);
+  g_assert_cmpstr (rt_trace_request (t, 2)->id, ==, "b");
+  g_assert_false (rt_trace_request (t, 2)->complete);
+  g_assert_cmpint (rt_trace_request (t, 3)->turns, ==, 3);
+  rt_trace_file_events_done (t, 0);
+  remove_experiment (dir);
+}
+
 static void
 test_thread_count_does_not_change_the_tables (void)
 {
@@ -573,6 +604,7 @@ main (int argc, char **argv)
   g_test_add_func ("/load/a-line-longer-than-the-read-buffer", test_a_line_longer_than_the_read_buffer);
   g_test_add_func ("/load/complete-last-line-without-newline", test_a_complete_last_line_without_newline_counts);
   g_test_add_func ("/load/ids-and-names-one-byte-apart-stay-apart", test_ids_and_names_one_byte_apart_stay_apart);
+  g_test_add_func ("/load/a-rerun-takes-over-its-id", test_a_rerun_takes_over_its_id);
   g_test_add_func ("/load/thread-count-does-not-change-tables", test_thread_count_does_not_change_the_tables);
   g_test_add_func ("/load/rows-unread-keeps-the-other-tables-and-caches-every-row",
                    test_rows_unread_keeps_the_other_tables_and_caches_every_row);

@@ -113,30 +113,75 @@ turn_figures_init (RtTurnFigures *t)
   t->post_process_s = t->tool_parsing_s = NAN;
 }
 
-// Keys are compared in place, without unescaping them first: every key we look
-// for is a plain identifier, and a key spelled with escapes is not one of ours.
-inline bool
-key_is (ondemand::raw_json_string key, std::string_view name)
+inline guint64
+load8 (const char *p)
 {
-  return key.unsafe_is_equal (name);
+  guint64 w;
+  memcpy (&w, p, 8);
+  return w;
 }
 
-// Fills the *_duration figures shared by turn_end's extra and a turn_timings entry.
-// Returns false when the key is none of them.
-bool
-read_turn_figure (ondemand::raw_json_string key, ondemand::value value, RtTurnFigures *t, LineState &st)
+// Keys are compared in place, without unescaping them first: every key we look
+// for is a plain identifier, and a key spelled with escapes is not one of ours.
+// KEY_IS (key, "name"): whether the raw key text (after its opening quote) is the name
+// and then the closing quote. Both are compared eight bytes at a time with words made
+// at compile time (the line's padding makes reading past a short key safe), and the
+// key's first byte picks the few names worth comparing: each key of a line costs a
+// branch or two, not one for every name we look for.
+template <std::size_t N>
+struct KeyWords {
+  guint64 word[(N + 7) / 8];
+  guint64 last_mask;
+};
+
+// The words of a name and its closing quote (N - 1 characters and the quote).
+template <std::size_t N>
+constexpr KeyWords<N>
+key_words (const char (&name)[N])
 {
-  if (key_is (key, "pre_process_duration"))
-    t->pre_process_s = read_number (value, st, "wrong type: pre_process_duration");
-  else if (key_is (key, "engine_call_duration"))
-    t->engine_call_s = read_number (value, st, "wrong type: engine_call_duration");
-  else if (key_is (key, "post_process_duration"))
-    t->post_process_s = read_number (value, st, "wrong type: post_process_duration");
-  else if (key_is (key, "tool_parsing_duration"))
-    t->tool_parsing_s = read_number (value, st, "wrong type: tool_parsing_duration");
-  else
-    return false;
-  return true;
+  KeyWords<N> w{};
+  for (std::size_t k = 0; k < N; k++)
+    w.word[k / 8] |= (guint64) (guchar) (k < N - 1 ? name[k] : '"') << (8 * (k % 8));
+  w.last_mask = N % 8 == 0 ? ~0ull : (1ull << (8 * (N % 8))) - 1;
+  return w;
+}
+
+template <std::size_t N>
+inline bool
+key_matches (const char *key, const KeyWords<N> &w)
+{
+  bool same = true;
+  for (std::size_t i = 0; i + 1 < (N + 7) / 8; i++)
+    same &= load8 (key + 8 * i) == w.word[i];
+  return same & ((load8 (key + 8 * ((N - 1) / 8)) & w.last_mask) == w.word[(N - 1) / 8]);
+}
+
+#define KEY_IS(key, name) \
+  ([] (const char *k) { static constexpr auto w = key_words (name); return key_matches (k, w); } (key))
+
+// Fills the *_duration figures shared by turn_end's extra and a turn_timings entry.
+void
+read_turn_figure (const char *key, ondemand::value value, RtTurnFigures *t, LineState &st)
+{
+  switch (key[0])
+    {
+    case 'p':
+      if (KEY_IS (key, "pre_process_duration"))
+        t->pre_process_s = read_number (value, st, "wrong type: pre_process_duration");
+      else if (KEY_IS (key, "post_process_duration"))
+        t->post_process_s = read_number (value, st, "wrong type: post_process_duration");
+      break;
+    case 'e':
+      if (KEY_IS (key, "engine_call_duration"))
+        t->engine_call_s = read_number (value, st, "wrong type: engine_call_duration");
+      break;
+    case 't':
+      if (KEY_IS (key, "tool_parsing_duration"))
+        t->tool_parsing_s = read_number (value, st, "wrong type: tool_parsing_duration");
+      break;
+    default:
+      break;
+    }
 }
 
 error_code
@@ -164,14 +209,14 @@ read_turn_timings (ondemand::value value, GArray *timings, LineState &st)
         {
           ondemand::field fld;
           SIMDJSON_TRY (std::move (field).get (fld));
-          ondemand::raw_json_string key = fld.key ();
+          const char *key = fld.key ().raw ();
           ondemand::value v = fld.value ();
-          if (key_is (key, "turn"))
+          if (KEY_IS (key, "turn"))
             {
               gint64 n = read_count (v, st, "wrong type: turn_timings.turn");
               t.turn = n > G_MAXINT16 ? -1 : (gint32) n;
             }
-          else if (key_is (key, "total_duration"))
+          else if (KEY_IS (key, "total_duration"))
             t.total_s = read_number (v, st, "wrong type: turn_timings.total_duration");
           else
             read_turn_figure (key, v, &t, st);
@@ -199,25 +244,36 @@ read_extra (ondemand::value value, GArray *timings, LineState &st)
     {
       ondemand::field fld;
       SIMDJSON_TRY (std::move (field).get (fld));
-      ondemand::raw_json_string key = fld.key ();
+      const char *key = fld.key ().raw ();
       ondemand::value v = fld.value ();
-      if (key_is (key, "request_id"))
-        read_string (v, &out->request_id, st, "wrong type: extra.request_id");
-      else if (key_is (key, "turn"))
-        out->turn = read_count (v, st, "wrong type: extra.turn");
-      else if (key_is (key, "turns"))
-        out->turns = read_count (v, st, "wrong type: extra.turns");
-      else if (key_is (key, "response_length"))
-        out->response_length = read_count (v, st, "wrong type: extra.response_length");
-      else if (key_is (key, "finish_reason"))
-        read_string (v, &out->finish_reason, st, "wrong type: extra.finish_reason");
-      else if (key_is (key, "turn_timings"))
+      switch (key[0])
         {
-          out->has_turn_timings = TRUE;
-          SIMDJSON_TRY (read_turn_timings (v, timings, st));
+        case 'r':
+          if (KEY_IS (key, "request_id"))
+            read_string (v, &out->request_id, st, "wrong type: extra.request_id");
+          else if (KEY_IS (key, "response_length"))
+            out->response_length = read_count (v, st, "wrong type: extra.response_length");
+          break;
+        case 't':
+          if (KEY_IS (key, "turn"))
+            out->turn = read_count (v, st, "wrong type: extra.turn");
+          else if (KEY_IS (key, "turns"))
+            out->turns = read_count (v, st, "wrong type: extra.turns");
+          else if (KEY_IS (key, "turn_timings"))
+            {
+              out->has_turn_timings = TRUE;
+              SIMDJSON_TRY (read_turn_timings (v, timings, st));
+            }
+          else
+            read_turn_figure (key, v, &out->turn_end, st);
+          break;
+        case 'f':
+          if (KEY_IS (key, "finish_reason"))
+            read_string (v, &out->finish_reason, st, "wrong type: extra.finish_reason");
+          break;
+        default:
+          read_turn_figure (key, v, &out->turn_end, st);
         }
-      else
-        read_turn_figure (key, v, &out->turn_end, st);
       // Every other key (arrays of response lengths, flags...) is skipped unread.
     }
   return SUCCESS;
@@ -231,16 +287,27 @@ read_line (ondemand::object obj, GArray *timings, LineState &st)
     {
       ondemand::field fld;
       SIMDJSON_TRY (std::move (field).get (fld));
-      ondemand::raw_json_string key = fld.key ();
+      const char *key = fld.key ().raw ();
       ondemand::value v = fld.value ();
-      if (key_is (key, "event"))
-        read_string (v, &out->event, st, "wrong type: event");
-      else if (key_is (key, "timestamp"))
-        read_string (v, &out->timestamp, st, "wrong type: timestamp");
-      else if (key_is (key, "duration_sec"))
-        out->duration_s = read_number (v, st, "wrong type: duration_sec");
-      else if (key_is (key, "extra"))
-        SIMDJSON_TRY (read_extra (v, timings, st));
+      switch (key[0])
+        {
+        case 'e':
+          if (KEY_IS (key, "event"))
+            read_string (v, &out->event, st, "wrong type: event");
+          else if (KEY_IS (key, "extra"))
+            SIMDJSON_TRY (read_extra (v, timings, st));
+          break;
+        case 't':
+          if (KEY_IS (key, "timestamp"))
+            read_string (v, &out->timestamp, st, "wrong type: timestamp");
+          break;
+        case 'd':
+          if (KEY_IS (key, "duration_sec"))
+            out->duration_s = read_number (v, st, "wrong type: duration_sec");
+          break;
+        default:   // workid, step and the rest: skipped unread
+          break;
+        }
     }
   return SUCCESS;
 }
@@ -292,7 +359,8 @@ line_fields_reset (KernelParser *parser, RtLineFields *out)
   out->duration_s = NAN;
   out->turn = out->turns = out->response_length = -1;
   turn_figures_init (&out->turn_end);
-  g_array_set_size (parser->turn_timings, 0);
+  if (parser->turn_timings->len > 0)   // (a call into GLib saved on most lines)
+    g_array_set_size (parser->turn_timings, 0);
   out->turn_timings = parser->turn_timings;
 }
 

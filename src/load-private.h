@@ -81,12 +81,14 @@ typedef struct {
 typedef struct {
   guint64 hash;
   guint32 index;                 /* RT_NONE: free */
+  guint32 len;                   /* of the id, which may hold NUL bytes */
 } RtIdSlot;
 
 typedef struct {
   RtIdSlot *slots;
   gsize mask;                    /* capacity - 1, a power of two */
   gsize used;
+  RtIdSlot *last;                /* the slot of the id looked up last, or NULL */
 } RtIdIndex;
 
 /* One file being read: its rows, built locally and appended to the trace at the end. */

@@ -134,30 +134,67 @@ add_problem (RtFileParse *p, guint64 line, const char *reason)
   g_array_append_val (p->problems, pr);
 }
 
-/* A hash of raw bytes (event names, request ids) for the small tables below. */
+static inline guint64
+load_u64 (const char *s)
+{
+  guint64 w;
+  memcpy (&w, s, 8);
+  return w;
+}
+
+static inline guint32
+load_u32 (const char *s)
+{
+  guint32 w;
+  memcpy (&w, s, 4);
+  return w;
+}
+
+static inline guint64
+hash_fold (guint64 h, guint64 w)
+{
+  h = (h ^ w) * 0xBF58476D1CE4E5B9ull;
+  return h ^ (h >> 29);
+}
+
+/* A hash of raw bytes (event names, request ids) for the small tables below: eight
+ * bytes a step (a uuid takes five), each folded in with a multiply and a shift that
+ * brings the high bits down to the low ones the index uses. The last eight bytes are
+ * the last step, overlapping the one before when the length is no multiple of eight;
+ * under eight bytes, two overlapping halves (the length is hashed too). No loop over
+ * single bytes: its length would change with every name. */
 static guint64
 bytes_hash (const char *s, gsize len)
 {
-  /* eight bytes a step (a uuid takes five), each folded in with a multiply and
-   * a shift that brings the high bits down to the low ones the index uses */
   guint64 h = len * 0x9E3779B97F4A7C15ull;
-  gsize i = 0;
-  for (; i + 8 <= len; i += 8)
+  if (len >= 8)
     {
-      guint64 w;
-      memcpy (&w, s + i, 8);
-      h = (h ^ w) * 0xBF58476D1CE4E5B9ull;
-      h ^= h >> 29;
+      for (gsize i = 0; i + 8 < len; i += 8)
+        h = hash_fold (h, load_u64 (s + i));
+      h = hash_fold (h, load_u64 (s + len - 8));
     }
-  if (i < len)
-    {
-      guint64 w = 0;
-      for (gsize k = 0; i + k < len; k++)
-        w |= (guint64) (guchar) s[i + k] << (8 * k);
-      h = (h ^ w) * 0xBF58476D1CE4E5B9ull;
-      h ^= h >> 29;
-    }
+  else if (len >= 4)
+    h = hash_fold (h, load_u32 (s) | (guint64) load_u32 (s + len - 4) << 32);
+  else if (len > 0)
+    h = hash_fold (h, (guchar) s[0] | (guint64) (guchar) s[len / 2] << 8 | (guint64) (guchar) s[len - 1] << 16);
   return h ^ (h >> 32);
+}
+
+/* Whether len bytes at a and at b are the same, read as bytes_hash reads them (an inline
+ * memcmp for the short texts of the tables, both at least len bytes long). */
+static inline gboolean
+bytes_equal (const char *a, const char *b, gsize len)
+{
+  if (len >= 8)
+    {
+      for (gsize i = 0; i + 8 < len; i += 8)
+        if (load_u64 (a + i) != load_u64 (b + i))
+          return FALSE;
+      return load_u64 (a + len - 8) == load_u64 (b + len - 8);
+    }
+  if (len >= 4)
+    return load_u32 (a) == load_u32 (b) && load_u32 (a + len - 4) == load_u32 (b + len - 4);
+  return len == 0 || (a[0] == b[0] && a[len / 2] == b[len / 2] && a[len - 1] == b[len - 1]);
 }
 
 /* Canonical id of a raw event name: from the file's cache, or from the shared
@@ -179,7 +216,7 @@ event_id (RtFileParse *r, RtEventRegistry *reg, RtStrView name, gboolean has_rid
             free_slot = slot;
             break;
           }
-        if (slot->hash == h && slot->len == name.len && memcmp (slot->name, name.str, name.len) == 0)
+        if (slot->hash == h && slot->len == name.len && bytes_equal (slot->name, name.str, name.len))
           return slot->id;
       }
 
@@ -209,6 +246,7 @@ id_index_init (RtIdIndex *ix, gsize capacity)
     ix->slots[i].index = RT_NONE;
   ix->mask = cap - 1;
   ix->used = 0;
+  ix->last = NULL;
 }
 
 /* The slot holding `id`, or the free slot where it belongs. */
@@ -220,12 +258,9 @@ id_index_slot (RtIdIndex *ix, const GArray *requests, guint64 h, RtStrView id)
       RtIdSlot *slot = &ix->slots[i];
       if (slot->index == RT_NONE)
         return slot;
-      if (slot->hash == h)
-        {
-          const char *known = g_array_index (requests, RtRequest, slot->index).id;
-          if (memcmp (known, id.str, id.len) == 0 && known[id.len] == '\0')
-            return slot;
-        }
+      if (slot->hash == h && slot->len == id.len
+          && bytes_equal (g_array_index (requests, RtRequest, slot->index).id, id.str, id.len))
+        return slot;
     }
 }
 
@@ -263,23 +298,36 @@ new_request (RtFileParse *r, RtStrView id)
 }
 
 /* The local request a line belongs to. A second complete line for an id that
- * already completed (a rerun after a restart) opens a new request. */
+ * already completed (a rerun after a restart) opens a new request. Two lines in three
+ * belong to the request of the line before: its id is compared first, which spares
+ * the hash and the probe. */
 static guint32
 request_for_line (RtFileParse *r, RtStrView id, gboolean is_complete)
 {
   if (id.len == 0)
     return is_complete ? new_request (r, id) : RT_NONE;
-  guint64 h = bytes_hash (id.str, id.len);
-  RtIdSlot *slot = id_index_slot (&r->request_index, r->requests, h, id);
+  RtIdIndex *ix = &r->request_index;
+  RtIdSlot *slot = ix->last;
+  guint64 h;
+  if (slot != NULL && slot->len == id.len
+      && bytes_equal (g_array_index (r->requests, RtRequest, slot->index).id, id.str, id.len))
+    h = slot->hash;
+  else
+    {
+      h = bytes_hash (id.str, id.len);
+      slot = id_index_slot (ix, r->requests, h, id);
+    }
+  ix->last = slot;
   if (slot->index != RT_NONE
       && !(is_complete && g_array_index (r->requests, RtRequest, slot->index).complete))
     return slot->index;
   gboolean fresh = slot->index == RT_NONE;
   guint32 idx = new_request (r, id);
   slot->hash = h;
+  slot->len = (guint32) id.len;
   slot->index = idx;   /* a rerun's new request takes over the id */
-  if (fresh && ++r->request_index.used * 2 > r->request_index.mask)
-    id_index_grow (&r->request_index);
+  if (fresh && ++ix->used * 2 > ix->mask)
+    id_index_grow (ix);   /* (which forgets the last slot) */
   return idx;
 }
 

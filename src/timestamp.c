@@ -50,6 +50,26 @@ parse_minute (const char *s, gint64 *secs)
   return TRUE;
 }
 
+/* The six digits at s as a number, or -1 when one of them is no digit: all at once,
+ * as the logger writes six on nearly every line. */
+static gint64
+six_digits (const char *s)
+{
+  guint32 lo;
+  guint16 hi;
+  memcpy (&lo, s, 4);
+  memcpy (&hi, s + 4, 2);
+  guint64 v = (lo | (guint64) hi << 32) - 0x303030303030ull;
+  /* a byte is no digit when it was below '0' (its high bit is then set; a borrow may
+   * spoil the bytes after it, which no longer matter) or above '9' (+ 0x76 sets it) */
+  if (((v | (v + 0x767676767676ull)) & 0x808080808080ull) != 0)
+    return -1;
+  v <<= 16;   /* as the last six of eight digits, behind two zeros */
+  v = (v * 10 + (v >> 8)) & 0x00FF00FF00FF00FFull;
+  v = (v * 100 + (v >> 16)) & 0x0000FFFF0000FFFFull;
+  return (gint64) ((v * 10000 + (v >> 32)) & 0xFFFFFFFFull);
+}
+
 /* ":SS" and an optional fraction, after the minute: the seconds and microseconds. */
 static gboolean
 parse_seconds (const char *s, gsize len, int *sec, gint64 *micros)
@@ -57,6 +77,9 @@ parse_seconds (const char *s, gsize len, int *sec, gint64 *micros)
   if (s[16] != ':' || !digits (s + 17, 2, sec) || *sec > 60)
     return FALSE;
   gsize i = 19;
+  *micros = 0;
+  if (len == 26 && s[19] == '.' && (*micros = six_digits (s + 20)) >= 0)
+    return TRUE;   /* the usual ".ffffff", read as the loop below would */
   *micros = 0;
   if (i < len && s[i] == '.')
     {

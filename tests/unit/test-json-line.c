@@ -54,6 +54,35 @@ test_key_order_does_not_matter (void)
   g_assert_cmpfloat (f.duration_s, ==, 1.5);
 }
 
+/* A key is one of ours only when it is the whole name, spelled without escapes: longer or
+ * shorter names, or names with the same first letters, are skipped unread. */
+static void
+test_keys_match_whole_names_only (void)
+{
+  g_autoptr (RtJsonParser) p = rt_json_parser_new ();
+  RtLineFields f;
+  const char *reason;
+  g_assert_cmpint (parse (p, "{\"events\": \"a\", \"even\": \"b\", \"\\u0065vent\": \"c\", \"event\": \"d\", "
+                             "\"timestamps\": \"x\", \"duration\": 1, \"duration_sec_\": 2, \"duration_sec\": 3, "
+                             "\"extra_\": {\"turn\": 9}, \"extr\": 8, \"extra\": {\"turns_\": 7, \"turn\": 1, "
+                             "\"request_idx\": \"no\", \"request_i\": \"no\", \"request_id\": \"r\", "
+                             "\"pre_process_duration_pct\": 5, \"engine_call_duration\": 0.5, "
+                             "\"tool_parsing_durations\": 6, \"turn_timings_\": [1], \"finish_reasons\": \"no\"}}",
+                          &f, &reason), ==, RT_LINE_OK);
+  g_assert_true (view_is (f.event, "d"));
+  g_assert_cmpuint (f.timestamp.len, ==, 0);
+  g_assert_cmpfloat (f.duration_s, ==, 3);
+  g_assert_cmpint (f.turn, ==, 1);
+  g_assert_cmpint (f.turns, ==, -1);
+  g_assert_true (view_is (f.request_id, "r"));
+  g_assert_cmpuint (f.finish_reason.len, ==, 0);
+  g_assert_true (isnan (f.turn_end.pre_process_s));
+  g_assert_cmpfloat (f.turn_end.engine_call_s, ==, 0.5);
+  g_assert_true (isnan (f.turn_end.tool_parsing_s));
+  g_assert_false (f.has_turn_timings);
+  g_assert_null (f.type_problem);
+}
+
 static void
 test_python_nan_and_infinity_make_the_field_absent (void)
 {
@@ -366,6 +395,7 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/json-line/reads-the-fields-the-tables-need", test_reads_the_fields_the_tables_need);
   g_test_add_func ("/json-line/key-order-does-not-matter", test_key_order_does_not_matter);
+  g_test_add_func ("/json-line/keys-match-whole-names-only", test_keys_match_whole_names_only);
   g_test_add_func ("/json-line/python-nan-and-infinity-make-the-field-absent",
                    test_python_nan_and_infinity_make_the_field_absent);
   g_test_add_func ("/json-line/nan-in-a-field-nobody-reads-is-ignored", test_nan_in_a_field_nobody_reads_is_ignored);

@@ -194,6 +194,85 @@ test_what_the_buffer_held_does_not_complete_a_cut_last_line (void)
   remove_experiment (dir);
 }
 
+/* Request ids and event names are told apart by every byte and by their length: ids and
+ * names of 1 to 47 bytes, each beside one that differs only in its first or its last byte,
+ * and each beside itself one byte shorter, all become requests and events of their own. */
+static void
+test_ids_and_names_one_byte_apart_stay_apart (void)
+{
+  const char *base = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJK";   /* 47 bytes */
+  g_autoptr (GPtrArray) texts = g_ptr_array_new_with_free_func (g_free);
+  for (int len = 1; len <= 47; len++)
+    {
+      g_ptr_array_add (texts, g_strndup (base, len));
+      char *first = g_strndup (base, len), *last = g_strndup (base, len);
+      first[0] = '#';
+      last[len - 1] = '#';
+      g_ptr_array_add (texts, first);
+      if (len > 1)
+        g_ptr_array_add (texts, last);
+      else
+        g_free (last);
+    }
+  GString *s = g_string_new (NULL);
+  for (guint i = 0; i < texts->len; i++)
+    g_string_append_printf (s, "{\"event\": \"turn_start\", \"extra\": {\"request_id\": \"%s\"}}\n"
+                               "{\"event\": \"async_rollout_request_complete\", \"extra\": "
+                               "{\"request_id\": \"%s\", \"turns\": %u}}\n"
+                               "{\"event\": \"%s\", \"duration_sec\": %u}\n",
+                            (char *) texts->pdata[i], (char *) texts->pdata[i], i, (char *) texts->pdata[i], i);
+  g_autofree char *dir = make_experiment (s->str, s->len);
+  g_string_free (s, TRUE);
+  g_autoptr (RtTrace) t = load (dir, 1);
+  g_assert_cmpuint (t->requests->len, ==, texts->len);
+  for (guint i = 0; i < texts->len; i++)
+    g_assert_cmpint (find_request (t, texts->pdata[i])->turns, ==, (gint) i);
+  const RtEvent *rows = rt_trace_file_events (t, 0);
+  g_assert_cmpuint (rt_trace_file (t, 0)->n_events, ==, 3 * texts->len);
+  for (guint i = 0; i < texts->len; i++)
+    {
+      const RtEvent *start = &rows[3 * i], *named = &rows[3 * i + 2];
+      g_assert_cmpuint (start->request, ==, rows[3 * i + 1].request);
+      g_assert_cmpstr (rt_trace_request (t, rt_trace_file (t, 0)->first_request + start->request)->id, ==,
+                       texts->pdata[i]);
+      g_assert_cmpstr (rt_event_registry_name (t->registry, named->event), ==, texts->pdata[i]);
+      g_assert_cmpfloat (named->duration_s, ==, i);
+    }
+  rt_trace_file_events_done (t, 0);
+  remove_experiment (dir);
+}
+
+/* A second complete line for an id opens a new request (a rerun after a restart), and the
+ * lines of that id after it belong to the new one, whether they follow it at once or come
+ * after other requests' lines. */
+static void
+test_a_rerun_takes_over_its_id (void)
+{
+  const char *text =
+    "{\"event\": \"turn_start\", \"extra\": {\"request_id\": \"a\"}}\n"
+    "{\"event\": \"async_rollout_request_complete\", \"extra\": {\"request_id\": \"a\", \"turns\": 1}}\n"
+    "{\"event\": \"async_rollout_request_complete\", \"extra\": {\"request_id\": \"a\", \"turns\": 2}}\n"
+    "{\"event\": \"turn_start\", \"extra\": {\"request_id\": \"a\"}}\n"
+    "{\"event\": \"turn_start\", \"extra\": {\"request_id\": \"b\"}}\n"
+    "{\"event\": \"turn_start\", \"extra\": {\"request_id\": \"a\"}}\n"
+    "{\"event\": \"async_rollout_request_complete\", \"extra\": {\"request_id\": \"a\", \"turns\": 3}}\n"
+    "{\"event\": \"turn_start\", \"extra\": {\"request_id\": \"b\"}}\n";
+  g_autofree char *dir = make_experiment (text, strlen (text));
+  g_autoptr (RtTrace) t = load (dir, 1);
+  g_assert_cmpuint (t->requests->len, ==, 4);   /* a three times, b once */
+  const RtEvent *rows = rt_trace_file_events (t, 0);
+  const guint32 expected[] = { 0, 0, 1, 1, 2, 1, 3, 2 };
+  for (guint i = 0; i < G_N_ELEMENTS (expected); i++)
+    g_assert_cmpuint (rows[i].request, ==, expected[i]);
+  g_assert_cmpint (rt_trace_request (t, 0)->turns, ==, 1);
+  g_assert_cmpint (rt_trace_request (t, 1)->turns, ==, 2);
+  g_assert_cmpstr (rt_trace_request (t, 2)->id, ==, "b");
+  g_assert_false (rt_trace_request (t, 2)->complete);
+  g_assert_cmpint (rt_trace_request (t, 3)->turns, ==, 3);
+  rt_trace_file_events_done (t, 0);
+  remove_experiment (dir);
+}
+
 static void
 test_thread_count_does_not_change_the_tables (void)
 {
@@ -542,6 +621,8 @@ main (int argc, char **argv)
   g_test_add_func ("/load/damaged-fixture-counts", test_damaged_fixture_counts);
   g_test_add_func ("/load/a-line-longer-than-the-read-buffer", test_a_line_longer_than_the_read_buffer);
   g_test_add_func ("/load/complete-last-line-without-newline", test_a_complete_last_line_without_newline_counts);
+  g_test_add_func ("/load/ids-and-names-one-byte-apart-stay-apart", test_ids_and_names_one_byte_apart_stay_apart);
+  g_test_add_func ("/load/a-rerun-takes-over-its-id", test_a_rerun_takes_over_its_id);
   g_test_add_func ("/load/thread-count-does-not-change-tables", test_thread_count_does_not_change_the_tables);
   g_test_add_func ("/load/what-the-buffer-held-does-not-complete-a-cut-last-line",
                    test_what_the_buffer_held_does_not_complete_a_cut_last_line);

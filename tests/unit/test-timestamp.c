@@ -70,6 +70,36 @@ test_finish_reason_short_form (void)
   g_assert_null (rt_finish_reason_short (NULL));
 }
 
+/* Six digits of fraction, the logger's usual form, read as any other number of them is:
+ * each is the same time as its seven-digit form (a seventh digit is cut off), and a
+ * fraction with anything but a digit in any of its six places is refused. */
+static void
+test_six_digit_fractions_read_like_the_rest (void)
+{
+  g_autoptr (GRand) r = g_rand_new_with_seed (16);
+  for (guint i = 0; i < 100000; i++)
+    {
+      char six[32], seven[32];
+      int sec = g_rand_int_range (r, 0, 61);
+      guint32 micros = (guint32) g_rand_int_range (r, 0, 1000000);
+      g_snprintf (six, sizeof six, "2025-06-10T09:00:%02d.%06u", sec, micros);
+      g_snprintf (seven, sizeof seven, "%s%u", six, micros % 10);
+      double a, b;
+      g_assert_true (rt_parse_timestamp (six, strlen (six), &a));
+      g_assert_true (rt_parse_timestamp (seven, strlen (seven), &b));
+      g_assert_cmpmem (&a, sizeof a, &b, sizeof b);
+    }
+  const char not_digits[] = { '/', ':', 'a', ' ', '.', '-', (char) 0xb0, '\0' };
+  for (int place = 0; place < 6; place++)
+    for (guint k = 0; k < G_N_ELEMENTS (not_digits); k++)
+      {
+        char t[] = "2025-06-10T09:00:12.123456";
+        t[20 + place] = not_digits[k];
+        double v;
+        g_assert_false (rt_parse_timestamp (t, sizeof t - 1, &v));
+      }
+}
+
 /* The memo must never change an answer: a sequence with minute, hour, day and year
  * changes, repeated minutes, and bad strings in between (which must not poison it). */
 static void
@@ -107,6 +137,7 @@ main (int argc, char **argv)
   g_test_add_func ("/timestamp/space-separator", test_a_space_may_separate_date_and_time);
   g_test_add_func ("/timestamp/anything-else-is-refused", test_anything_else_is_refused);
   g_test_add_func ("/timestamp/finish-reason-short-form", test_finish_reason_short_form);
+  g_test_add_func ("/timestamp/six-digit-fractions-read-like-the-rest", test_six_digit_fractions_read_like_the_rest);
   g_test_add_func ("/timestamp/the-minute-memo-gives-the-same-answers",
                    test_the_minute_memo_gives_the_same_answers);
   return g_test_run ();

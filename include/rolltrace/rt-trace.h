@@ -136,6 +136,12 @@ typedef struct {
   gboolean rows_unread;       /* the caller never reads event rows (rt_trace_file_events):
                                * the rows of the files read are not kept in memory (a new
                                * cache still gets them), which is most of a first load's */
+  gboolean requests_unread;   /* the caller never reads the request and turn tables (only
+                               * RtFile.n_requests and rt_trace_step_sorted_durations): a
+                               * load wholly from a cache that holds every step's durations
+                               * then leaves them empty, each RtFile.first_request RT_NONE */
+  gboolean turns_unread;      /* the caller never reads the turns table: a load wholly from
+                               * the cache leaves it empty, each first_turn RT_NONE */
 } RtLoadOptions;
 
 /* Where the cache of an experiment is kept: $XDG_CACHE_HOME/rolltrace by default. */
@@ -167,6 +173,11 @@ const RtEvent *rt_trace_file_events (const RtTrace *t, guint file);
  * cache file again if asked for. Rows the load made itself stay. Pointers to the rows stay
  * valid either way. */
 void rt_trace_file_events_done (const RtTrace *t, guint file);
+
+/* The durations of the complete requests of step `step_index` (rt_view_request_durations'
+ * values, NaN left out), sorted ascending, when the cache holds them ready: `n` is then set
+ * to their number. NULL otherwise (rt_view_request_durations_sorted computes them then). */
+const double *rt_trace_step_sorted_durations (const RtTrace *t, guint step_index, guint *n);
 
 static inline const RtRequest *
 rt_trace_request (const RtTrace *t, guint i)

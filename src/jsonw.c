@@ -4,6 +4,7 @@
 #include "rolltrace/rt-text.h"
 
 #include <math.h>
+#include <string.h>
 
 void
 rt_format_double (GString *out, double v)
@@ -25,6 +26,111 @@ rt_format_double (GString *out, double v)
         break;
     }
   g_string_append (out, buf);
+}
+
+/* The P significant digits of a > 0 as an integer d (10^(P-1) <= d < 10^P), with
+ * a = d * 10^(e10 - P + 1) rounded as printf rounds: FALSE when that cannot be told
+ * for sure with a long double's 64 bits (a rounding tie or nearly; a huge or tiny
+ * a), which is then left to printf. */
+static gboolean
+round_digits (double a, int precision, guint64 *d, int *e10)
+{
+  static const long double pow10[] = {
+    1e0L, 1e1L, 1e2L, 1e3L, 1e4L, 1e5L, 1e6L, 1e7L, 1e8L, 1e9L, 1e10L, 1e11L, 1e12L, 1e13L,
+    1e14L, 1e15L, 1e16L, 1e17L, 1e18L, 1e19L, 1e20L, 1e21L, 1e22L, 1e23L, 1e24L, 1e25L,
+    1e26L, 1e27L,   /* 5^27 < 2^64: each exact in a long double */
+  };
+  const guint64 low = (guint64) pow10[precision - 1], high = (guint64) pow10[precision];
+  int e = (int) floor (log10 (a));
+  for (int tries = 0; tries < 3; tries++)
+    {
+      int k = precision - 1 - e;   /* a * 10^k has `precision` digits before the point */
+      if (k > 27 || k < -27)
+        return FALSE;
+      /* one rounding: the relative error is at most 2^-64 */
+      long double scaled = k >= 0 ? (long double) a * pow10[k] : (long double) a / pow10[-k];
+      long double whole = floorl (scaled), frac = scaled - whole;
+      if (fabsl (frac - 0.5L) < 1e-6L)
+        return FALSE;   /* a tie, or too near one to tell */
+      guint64 digits = (guint64) whole + (frac > 0.5L);
+      if (digits < low)
+        e--;
+      else if (digits >= high)
+        e++;
+      else
+        {
+          *d = digits;
+          *e10 = e;
+          return TRUE;
+        }
+    }
+  return FALSE;
+}
+
+void
+rt_format_g (GString *out, double v, int precision)
+{
+  guint64 d;
+  int e10;
+  /* up to 12 digits, the error of the scaling stays far below the margin it keeps */
+  if (precision < 1 || precision > 12 || !isfinite (v) || v == 0
+      || !round_digits (fabs (v), precision, &d, &e10))
+    {
+      char fmt[8], buf[G_ASCII_DTOSTR_BUF_SIZE];
+      g_snprintf (fmt, sizeof fmt, "%%.%dg", CLAMP (precision, 1, 17));
+      g_string_append (out, g_ascii_formatd (buf, sizeof buf, fmt, v));
+      return;
+    }
+  char digits[20], text[48];
+  for (int i = precision - 1; i >= 0; i--, d /= 10)
+    digits[i] = (char) ('0' + d % 10);
+  int n = precision;
+  char *p = text;
+  if (v < 0)
+    *p++ = '-';
+  if (e10 < -4 || e10 >= precision)
+    {
+      /* d.ddde+XX, the fraction's trailing zeros dropped, and its point with them */
+      while (n > 1 && digits[n - 1] == '0')
+        n--;
+      *p++ = digits[0];
+      if (n > 1)
+        {
+          *p++ = '.';
+          memcpy (p, digits + 1, (gsize) n - 1);
+          p += n - 1;
+        }
+      int x = ABS (e10);
+      *p++ = 'e';
+      *p++ = e10 < 0 ? '-' : '+';
+      if (x >= 100)
+        *p++ = (char) ('0' + x / 100);
+      *p++ = (char) ('0' + x / 10 % 10);
+      *p++ = (char) ('0' + x % 10);
+    }
+  else
+    {
+      /* fixed: precision - 1 - e10 decimals, trailing zeros dropped */
+      int int_digits = e10 >= 0 ? e10 + 1 : 0;
+      while (n > int_digits && digits[n - 1] == '0')
+        n--;
+      if (e10 >= 0)
+        {
+          memcpy (p, digits, (gsize) int_digits);
+          p += int_digits;
+        }
+      else
+        *p++ = '0';
+      if (n > int_digits)
+        {
+          *p++ = '.';
+          for (int z = 0; z < -e10 - 1; z++)
+            *p++ = '0';
+          memcpy (p, digits + int_digits, (gsize) (n - int_digits));
+          p += n - int_digits;
+        }
+    }
+  rt_string_put (out, text, (gsize) (p - text));
 }
 
 void

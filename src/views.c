@@ -1,6 +1,7 @@
 /* views.c: derived columns of the tables that more than one analyzer reads.
  * Kept here so that every analyzer agrees on what "a request's duration" or "a worker's value" is. */
 #include "rolltrace/rt-views.h"
+#include "rolltrace/rt-jsonw.h"
 #include "rolltrace/rt-text.h"
 
 #include <math.h>
@@ -88,9 +89,10 @@ rt_view_tsv_cdf_block (GString *tsv, const char *label, const double *sorted, gu
       if (i % stride != 0 && i != n - 1)
         continue;
       /* nine digits are plenty for a plot, and far cheaper than the shortest exact form */
-      char x[G_ASCII_DTOSTR_BUF_SIZE], y[G_ASCII_DTOSTR_BUF_SIZE];
-      g_string_append_printf (tsv, "%s\t%s\n", g_ascii_formatd (x, sizeof x, "%.9g", sorted[i]),
-                              g_ascii_formatd (y, sizeof y, "%.6g", (double) (i + 1) / n));
+      rt_format_g (tsv, sorted[i], 9);
+      g_string_append_c (tsv, '\t');
+      rt_format_g (tsv, (double) (i + 1) / n, 6);
+      g_string_append_c (tsv, '\n');
     }
   g_string_append (tsv, "\n\n");
 }

@@ -46,7 +46,7 @@ typedef struct _RtCacheMap RtCacheMap;
  * interns its event names into `reg` (which must be fresh: they keep their ids);
  * NULL (with `why` set) when there is none or it cannot be trusted. The cache is
  * mapped, not read: its large tables (requests, turns, step durations) are checked
- * when first used, by rt_cache_tables_ok and rt_cache_step_durations. */
+ * when first used, by rt_cache_file_tables_ok and rt_cache_step_durations. */
 RtCacheMap *rt_cache_open (const char *path, const char *exp_canonical, RtEventRegistry *reg,
                            const char **why);
 void rt_cache_close (RtCacheMap *map);
@@ -84,12 +84,13 @@ gboolean rt_cache_prefix_same (RtCacheMap *map, guint record, int fd);
 /* The prefix checksum kept for `record`, and whether it can be trusted. */
 gboolean rt_cache_prefix (RtCacheMap *map, guint record, guint64 *sum);
 
-/* The requests and turns tables pass their checks (checksums, bounds): until it
- * has said so, no snapshot may be taken. Checked once; not thread-safe the first time. */
-gboolean rt_cache_tables_ok (RtCacheMap *map);
+/* The requests and turns of `record` pass their checks (checksum, bounds): until it
+ * has said so, no snapshot of it with its requests may be taken. Checked once; not
+ * thread-safe the first time. */
+gboolean rt_cache_file_tables_ok (RtCacheMap *map, guint record);
 
 /* Fills `snap` with what the cache holds of `record`, appending its requests,
- * turns and problems to the arrays the caller put in it (rt_cache_tables_ok first).
+ * turns and problems to the arrays the caller put in it (rt_cache_file_tables_ok first).
  * Restored strings point into the cache, valid until rt_cache_close. */
 void rt_cache_file_snapshot (RtCacheMap *map, guint record, RtCacheSnapshot *snap);
 

@@ -32,7 +32,8 @@ typedef enum {
  * of its last newline); then fixed-size tables (the parts above) and a blob of
  * NUL-terminated strings they point into by offset. The whole file is mapped and
  * used in place: each part is checked (its checksum, and that what it points to is
- * inside what it refers to) when it is first used, the small ones at open. */
+ * inside what it refers to) when it is first used, the small ones at open; requests
+ * and turns file by file (a file's checksum covers its own), as the rows are. */
 typedef struct {
   char magic[8];              /* "RTCACHE\n" */
   guint32 byte_order;         /* BYTE_ORDER_MARK as the writer saw it */
@@ -67,6 +68,8 @@ typedef struct {
   guint32 n_rows, first_request;
   guint32 n_requests, first_problem;
   guint32 n_problems, prefix_known;   /* 0: the prefix checksum is not to be trusted */
+  guint32 first_turn, n_turns;        /* its requests' turns, all in this range */
+  guint64 tables_checksum;            /* of its requests and of its turns */
 } CacheFile;
 
 typedef struct {
@@ -111,6 +114,7 @@ struct _RtCacheMap {
   CacheHeader h;
   Tables t;
   gint state[N_PARTS];                /* PartState, set once checked */
+  guint8 *file_state;                 /* PartState of each file's requests and turns */
   GHashTable *by_path;                /* path -> index + 1 */
   dev_t dev;                          /* the cache file itself, to remove only it */
   ino_t ino;
@@ -248,17 +252,9 @@ part_bounds_ok (const RtCacheMap *m, Part part)
           const CacheFile *f = &m->t.files[i];
           if (!string_ok (m, f->path) || (guint64) f->first_request + f->n_requests > h->n_requests
               || (guint64) f->first_problem + f->n_problems > h->n_problems
+              || (guint64) f->first_turn + f->n_turns > h->n_turns
               || f->rows_at % 8 != 0 || f->rows_at > m->size
               || (guint64) f->n_rows * sizeof (RtEvent) > m->size - f->rows_at)
-            return FALSE;
-        }
-      return TRUE;
-    case PART_REQUESTS:
-      for (guint64 i = 0; i < h->n_requests; i++)
-        {
-          const CacheRequest *q = &m->t.requests[i];
-          if (!string_ok (m, q->id) || (q->finish_reason != NO_STRING && !string_ok (m, q->finish_reason))
-              || (guint64) q->first_turn + q->n_turns > h->n_turns)
             return FALSE;
         }
       return TRUE;
@@ -282,9 +278,11 @@ part_bounds_ok (const RtCacheMap *m, Part part)
             return FALSE;
         }
       return TRUE;
-    case PART_TURNS:
     case PART_DURATIONS:
       return TRUE;   /* plain numbers: nothing to point out of */
+    case PART_REQUESTS:
+    case PART_TURNS:
+      break;         /* checked file by file (file_tables_ok) */
     case N_PARTS:
       break;
     }
@@ -317,9 +315,44 @@ part_ok (RtCacheMap *m, Part part)
   return state == PART_GOOD;
 }
 
+/* The checksum of a file's requests and turns, as the writer makes it. */
+static guint64
+file_tables_checksum (const CacheRequest *requests, guint32 n_requests, const RtTurnFigures *turns,
+                      guint32 n_turns)
+{
+  guint64 sums[2] = { rt_hash64 (requests, (gsize) n_requests * sizeof (CacheRequest), 11),
+                      rt_hash64 (turns, (gsize) n_turns * sizeof (RtTurnFigures), 12) };
+  return rt_hash64 (sums, sizeof sums, 13);
+}
+
+/* A file's requests and turns pass their checksum, and each request's strings and
+ * turns are inside the blob and the file's range (its own bounds were checked with
+ * the files). Once per file. */
+static gboolean
+file_tables_ok (RtCacheMap *m, guint record)
+{
+  if (m->file_state[record] == PART_UNCHECKED)
+    {
+      const CacheFile *cf = &m->t.files[record];
+      gboolean ok = file_tables_checksum (&m->t.requests[cf->first_request], cf->n_requests,
+                                          &m->t.turns[cf->first_turn], cf->n_turns)
+                    == cf->tables_checksum;
+      for (guint32 k = 0; ok && k < cf->n_requests; k++)
+        {
+          const CacheRequest *q = &m->t.requests[cf->first_request + k];
+          ok = string_ok (m, q->id) && (q->finish_reason == NO_STRING || string_ok (m, q->finish_reason))
+               && q->first_turn >= cf->first_turn && q->n_turns <= cf->n_turns
+               && q->first_turn - cf->first_turn <= cf->n_turns - q->n_turns;
+        }
+      m->file_state[record] = ok ? PART_GOOD : PART_BAD;
+    }
+  return m->file_state[record] == PART_GOOD;
+}
+
 static void
 map_free (RtCacheMap *m)
 {
+  g_free (m->file_state);
   if (m->data)
     munmap ((void *) m->data, m->size);
   if (m->by_path)
@@ -394,6 +427,7 @@ rt_cache_open (const char *path, const char *exp_canonical, RtEventRegistry *reg
           goto reject;
         }
     }
+  m->file_state = g_new0 (guint8, m->h.n_files + 1);
   m->by_path = g_hash_table_new (g_str_hash, g_str_equal);
   for (guint32 i = 0; i < m->h.n_files; i++)
     g_hash_table_insert (m->by_path, (gpointer) (m->strings + m->t.files[i].path), GUINT_TO_POINTER (i + 1));
@@ -414,9 +448,9 @@ rt_cache_close (RtCacheMap *map)
 }
 
 gboolean
-rt_cache_tables_ok (RtCacheMap *map)
+rt_cache_file_tables_ok (RtCacheMap *map, guint record)
 {
-  return part_ok (map, PART_REQUESTS) && part_ok (map, PART_TURNS);
+  return file_tables_ok (map, record);
 }
 
 guint
@@ -533,8 +567,7 @@ rt_cache_file_snapshot (RtCacheMap *map, guint record, RtCacheSnapshot *snap)
 
   /* each request's turns follow those of the one before: its range is taken as the
    * cache says, which need not be so (part_bounds_ok only keeps it in bounds) */
-  g_assert (snap->requests == NULL || map->state[PART_REQUESTS] == PART_GOOD);
-  g_assert (snap->turns == NULL || map->state[PART_TURNS] == PART_GOOD);
+  g_assert (snap->requests == NULL || map->file_state[record] == PART_GOOD);
   for (guint32 k = 0; snap->requests != NULL && k < cf->n_requests; k++)
     {
       const CacheRequest *cq = &map->t.requests[cf->first_request + k];
@@ -772,6 +805,7 @@ rt_cache_draft_add_file (RtCacheDraft *d, const RtFile *f, const RtCacheSnapshot
   GArray *requests = w->parts[PART_REQUESTS], *turns = w->parts[PART_TURNS];
   GArray *problems = w->parts[PART_PROBLEMS];
   guint32 turn_base = (guint32) (turns->len / sizeof (RtTurnFigures));
+  cf.first_turn = turn_base;
   cf.first_request = (guint32) (requests->len / sizeof (CacheRequest));
   cf.n_requests = snap->requests->len;
   for (guint k = 0; k < snap->requests->len; k++)
@@ -791,6 +825,10 @@ rt_cache_draft_add_file (RtCacheDraft *d, const RtFile *f, const RtCacheSnapshot
                              q->n_turns * (guint) sizeof (RtTurnFigures));
       turn_base += q->n_turns;
     }
+  cf.n_turns = turn_base - cf.first_turn;
+  cf.tables_checksum = file_tables_checksum (
+    (const CacheRequest *) (requests->data + requests->len) - cf.n_requests, cf.n_requests,
+    (const RtTurnFigures *) (turns->data + turns->len) - cf.n_turns, cf.n_turns);
   cf.first_problem = (guint32) (problems->len / sizeof (CacheProblem));
   cf.n_problems = snap->problems->len;
   for (guint k = 0; k < snap->problems->len; k++)
@@ -846,7 +884,9 @@ rt_cache_write (RtCacheDraft *draft, const char *path, GError **error)
   guint64 at = h.tables_at;
   for (Part p = 0; p < N_PARTS; p++)
     {
-      h.part_checksum[p] = rt_hash64 (parts[p]->data, parts[p]->len, 1 + p);
+      /* requests and turns have their checksums file by file */
+      gboolean per_file = p == PART_REQUESTS || p == PART_TURNS;
+      h.part_checksum[p] = per_file ? 0 : rt_hash64 (parts[p]->data, parts[p]->len, 1 + p);
       if (failed == 0)
         failed = put_at (d->fd, parts[p]->data, parts[p]->len, at);
       at += parts[p]->len;

@@ -41,7 +41,11 @@ round_digits (double a, int precision, guint64 *d, int *e10)
     1e26L, 1e27L,   /* 5^27 < 2^64: each exact in a long double */
   };
   const guint64 low = (guint64) pow10[precision - 1], high = (guint64) pow10[precision];
-  int e = (int) floor (log10 (a));
+  /* the decimal exponent from the binary one, off by one at most (log10 2 < 0.30103):
+   * the digits tell, and the next try corrects it */
+  int e2;
+  frexp (a, &e2);
+  int e = (int) floor ((e2 - 1) * 0.30102999566398120);
   for (int tries = 0; tries < 3; tries++)
     {
       int k = precision - 1 - e;   /* a * 10^k has `precision` digits before the point */
@@ -49,7 +53,12 @@ round_digits (double a, int precision, guint64 *d, int *e10)
         return FALSE;
       /* one rounding: the relative error is at most 2^-64 */
       long double scaled = k >= 0 ? (long double) a * pow10[k] : (long double) a / pow10[-k];
-      long double whole = floorl (scaled), frac = scaled - whole;
+      if (scaled >= 1e13L)
+        {
+          e++;   /* far from the digits wanted (and from what a guint64 holds) */
+          continue;
+        }
+      long double whole = (long double) (guint64) scaled, frac = scaled - whole;
       if (fabsl (frac - 0.5L) < 1e-6L)
         return FALSE;   /* a tie, or too near one to tell */
       guint64 digits = (guint64) whole + (frac > 0.5L);

@@ -508,20 +508,22 @@ rt_trace_step_sorted_durations (const RtTrace *t, guint step_index, guint *n)
   return step_durations_from_cache (t, step_index, n);
 }
 
-/* Adopts the files the cache holds as they are now, with nothing to read
- * (records[i] != G_MAXUINT and complete[i]), with as much of their tables as the
- * caller reads: when every file is as the cache holds it (`whole`: no new cache will
- * be written), the requests (and turns) of a caller that never reads them are left
- * out, provided the cache holds every step's durations, which stand in for them.
- * FALSE when the tables that must be taken fail their checks (nothing was taken). */
+/* Adopts the files the cache holds as they are now with nothing to read
+ * (matches[i] RT_CACHE_SAME and complete[i]; records[i]: where the cache holds file
+ * i), with as much of their tables as the caller reads: when every file is as the
+ * cache holds it (`whole`: no new cache will be written), the requests (and turns)
+ * of a caller that never reads them are left out, provided the cache holds every
+ * step's durations, which stand in for them. FALSE when tables that must be taken,
+ * or that the files read on from the cache take, fail their checks (nothing was
+ * taken then). */
 static gboolean
-adopt_files (RtTrace *t, RtCacheMap *cache, const guint *records, const gboolean *complete,
-             gboolean whole, GArray *problems)
+adopt_files (RtTrace *t, RtCacheMap *cache, const RtCacheMatch *matches, const guint *records,
+             const gboolean *complete, gboolean whole, GArray *problems)
 {
   RtTracePrivate *priv = t->priv;
   guint n_files = t->files->len;
   for (guint i = 0; i < n_files; i++)
-    if (records[i] != G_MAXUINT)
+    if (matches[i] == RT_CACHE_SAME)
       {
         priv->files[i].as_cached = TRUE;   /* what step_durations_from_cache asks */
         priv->files[i].record = records[i];
@@ -533,11 +535,12 @@ adopt_files (RtTrace *t, RtCacheMap *cache, const guint *records, const gboolean
       keep_requests = rt_trace_step_sorted_durations (t, si, &n) == NULL;
     }
   gboolean keep_turns = keep_requests && (!whole || !priv->opts.turns_unread);
-  /* a file restored from the cache and read on needs them too, whatever the caller */
-  gboolean any_restored = FALSE;
-  for (guint i = 0; i < n_files; i++)
-    any_restored = any_restored || (records[i] != G_MAXUINT && !complete[i]);
-  if ((keep_requests || !whole || any_restored) && !rt_cache_tables_ok (cache))
+  /* a file restored from the cache and read on needs its tables, whatever the caller */
+  gboolean tables_ok = TRUE;
+  for (guint i = 0; i < n_files && tables_ok; i++)
+    if (matches[i] != RT_CACHE_MISS && (keep_requests || !complete[i]))
+      tables_ok = rt_cache_file_tables_ok (cache, records[i]);
+  if (!tables_ok)
     {
       for (guint i = 0; i < n_files; i++)
         priv->files[i].as_cached = FALSE;
@@ -554,7 +557,7 @@ adopt_files (RtTrace *t, RtCacheMap *cache, const guint *records, const gboolean
         reserve_rows (t->turns, n_turns);
     }
   for (guint i = 0; i < n_files; i++)
-    if (records[i] != G_MAXUINT && complete[i])
+    if (matches[i] == RT_CACHE_SAME && complete[i])
       {
         adopt_file (t, cache, records[i], i, problems, keep_requests, keep_turns);
         t->stats.files_cached++;
@@ -595,28 +598,26 @@ load_files (RtTrace *trace, RtCacheMap *cache, GError **error)
   guint64 to_read = 0;
   g_autoptr (GArray) problems = g_array_new (FALSE, FALSE, sizeof (RtCacheProblem));
   guint n_files = trace->files->len;
-  /* G_MAXUINT: not as the cache holds it; complete: nothing to read at all */
-  g_autofree guint *records = g_new (guint, n_files + 1);
+  /* what the cache holds of each file, where, and whether nothing is left to read */
+  g_autofree RtCacheMatch *matches = g_new0 (RtCacheMatch, n_files + 1);
+  g_autofree guint *records = g_new0 (guint, n_files + 1);
   g_autofree gboolean *complete = g_new0 (gboolean, n_files + 1);
   gboolean whole = cache != NULL && rt_cache_n_files (cache) == n_files;
   for (guint i = 0; i < n_files; i++)
     {
       const RtFile *f = rt_trace_file (trace, i);
-      guint record;
-      RtCacheMatch match = cache != NULL ? rt_cache_match (cache, f, &record) : RT_CACHE_MISS;
-      records[i] = G_MAXUINT;
-      if (match == RT_CACHE_MISS)
+      matches[i] = cache != NULL ? rt_cache_match (cache, f, &records[i]) : RT_CACHE_MISS;
+      if (matches[i] == RT_CACHE_MISS)
         to_read += f->size;
       else
         {
-          records[i] = match == RT_CACHE_SAME ? record : G_MAXUINT;
-          complete[i] = match == RT_CACHE_SAME && rt_cache_complete (cache, record, f);
+          complete[i] = matches[i] == RT_CACHE_SAME && rt_cache_complete (cache, records[i], f);
           if (!complete[i])
-            to_read += f->size - rt_cache_resume_offset (cache, record);
+            to_read += f->size - rt_cache_resume_offset (cache, records[i]);
         }
-      whole = whole && records[i] != G_MAXUINT;
+      whole = whole && matches[i] == RT_CACHE_SAME;
     }
-  if (cache != NULL && !adopt_files (trace, cache, records, complete, whole, problems))
+  if (cache != NULL && !adopt_files (trace, cache, matches, records, complete, whole, problems))
     {
       /* its tables failed their checks before any was used: as if there were none */
       trace->stats.cache_used = FALSE;
@@ -798,6 +799,14 @@ add_file_to_draft (RtTrace *t, RtCacheDraft *d, guint i, RtCacheSnapshot *snap, 
       rows_at = rt_cache_draft_reserve (d, fs->resume.n_events);
       rows_checksum = rt_cache_draft_put_rows (d, rows_at, rows, fs->resume.n_events);
     }
+  if (rt_trace_file (t, i)->first_request == RT_NONE
+      && !rt_cache_file_tables_ok (t->priv->cache, fs->record))
+    {
+      /* left out of the trace (RtLoadOptions.requests_unread), and now found damaged */
+      g_set_error (error, RT_ERROR, RT_ERROR_IO, "the old cache's tables of %s are damaged",
+                   rt_trace_file (t, i)->path);
+      return FALSE;
+    }
   file_snapshot (t, i, snap);
   snap->rows_checksum = rows_checksum;
   rt_cache_draft_add_file (d, rt_trace_file (t, i), snap, rows_at);
@@ -846,11 +855,6 @@ write_cache (RtTrace *t, GError **error)
                                            : rt_cache_draft_new (priv->cache_path, error);
   if (d == NULL)
     return FALSE;
-  if (priv->cache != NULL && !rt_cache_tables_ok (priv->cache))
-    {
-      g_set_error (error, RT_ERROR, RT_ERROR_IO, "the old cache's tables are damaged");
-      return FALSE;
-    }
   g_autofree char *exp = g_canonicalize_filename (t->path, NULL);
   rt_cache_draft_begin_tables (d, exp, t->registry, t->files->len, t->requests->len, t->turns->len);
 

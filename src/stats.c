@@ -109,13 +109,13 @@ rt_sort_doubles (double *values, guint n)
     values[i] = value_of (a[i]);
 }
 
-/* Merges the sorted a and b into out, in the order of their keys (rt_sort_doubles'). */
+/* Merges the sorted keys a and b into out. */
 static void
-merge_two (const double *a, guint na, const double *b, guint nb, double *out)
+merge_two (const guint64 *a, guint na, const guint64 *b, guint nb, guint64 *out)
 {
   guint i = 0, j = 0, k = 0;
   while (i < na && j < nb)
-    out[k++] = key_of (b[j]) < key_of (a[i]) ? b[j++] : a[i++];
+    out[k++] = b[j] < a[i] ? b[j++] : a[i++];
   while (i < na)
     out[k++] = a[i++];
   while (j < nb)
@@ -132,17 +132,18 @@ rt_merge_sorted (GArray *out, const double *const *runs, const guint *lens, guin
   double *dst = (double *) out->data + start;
   if (total == 0)
     return;
-  /* runs merged two by two, level by level, between dst and a scratch array */
-  g_autofree double *scratch = g_new (double, total);
+  /* the keys of the runs (rt_sort_doubles' order), merged two by two, level by level */
+  g_autofree guint64 *keys = g_new (guint64, total);
+  g_autofree guint64 *scratch = g_new (guint64, total);
   g_autofree guint *bounds = g_new (guint, n_runs + 1);   /* run r: bounds[r] .. bounds[r + 1] */
   bounds[0] = 0;
   for (guint r = 0; r < n_runs; r++)
     {
-      if (lens[r] > 0)
-        memcpy (dst + bounds[r], runs[r], lens[r] * sizeof (double));
+      for (guint i = 0; i < lens[r]; i++)
+        keys[bounds[r] + i] = key_of (runs[r][i]);
       bounds[r + 1] = bounds[r] + lens[r];
     }
-  double *from = dst, *to = scratch;
+  guint64 *from = keys, *to = scratch;
   guint n = n_runs;
   while (n > 1)
     {
@@ -155,12 +156,12 @@ rt_merge_sorted (GArray *out, const double *const *runs, const guint *lens, guin
         }
       bounds[m] = total;
       n = m;
-      double *t = from;
+      guint64 *t = from;
       from = to;
       to = t;
     }
-  if (from != dst)
-    memcpy (dst, from, total * sizeof (double));
+  for (guint i = 0; i < total; i++)
+    dst[i] = value_of (from[i]);
 }
 
 double

@@ -565,23 +565,33 @@ rt_cache_file_snapshot (RtCacheMap *map, guint record, RtCacheSnapshot *snap)
   snap->rows = (const RtEvent *) (map->data + cf->rows_at);
   snap->rows_checksum = cf->rows_checksum;
 
-  /* each request's turns follow those of the one before: its range is taken as the
-   * cache says, which need not be so (part_bounds_ok only keeps it in bounds) */
+  /* The file's turns in one go; each request's range is taken as the cache says,
+   * inside the file's (file_tables_ok checked it), one after another or not. */
   g_assert (snap->requests == NULL || map->file_state[record] == PART_GOOD);
-  for (guint32 k = 0; snap->requests != NULL && k < cf->n_requests; k++)
+  if (snap->requests != NULL)
     {
-      const CacheRequest *cq = &map->t.requests[cf->first_request + k];
-      RtRequest q = {
-        .id = map->strings + cq->id,
-        .finish_reason = cq->finish_reason == NO_STRING ? NULL : map->strings + cq->finish_reason,
-        .complete = cq->complete, .end_s = cq->end_s, .total_s = cq->total_s,
-        .turns = cq->turns, .response_length = cq->response_length,
-        .first_turn = snap->turns ? snap->turns->len : RT_NONE, .n_turns = cq->n_turns,
-        .turns_from_timings = cq->turns_from_timings,
-      };
+      guint32 turn_base = RT_NONE;
       if (snap->turns != NULL)
-        g_array_append_vals (snap->turns, &map->t.turns[cq->first_turn], cq->n_turns);
-      g_array_append_val (snap->requests, q);
+        {
+          turn_base = snap->turns->len;
+          g_array_append_vals (snap->turns, &map->t.turns[cf->first_turn], cf->n_turns);
+        }
+      guint first = snap->requests->len;
+      g_array_set_size (snap->requests, first + cf->n_requests);
+      RtRequest *out = &g_array_index (snap->requests, RtRequest, first);
+      const CacheRequest *in = &map->t.requests[cf->first_request];
+      for (guint32 k = 0; k < cf->n_requests; k++)
+        {
+          const CacheRequest *cq = &in[k];
+          out[k] = (RtRequest) {
+            .id = map->strings + cq->id,
+            .finish_reason = cq->finish_reason == NO_STRING ? NULL : map->strings + cq->finish_reason,
+            .complete = cq->complete, .end_s = cq->end_s, .total_s = cq->total_s,
+            .turns = cq->turns, .response_length = cq->response_length,
+            .first_turn = turn_base == RT_NONE ? RT_NONE : turn_base + (cq->first_turn - cf->first_turn),
+            .n_turns = cq->n_turns, .turns_from_timings = cq->turns_from_timings,
+          };
+        }
     }
   for (guint32 k = 0; k < cf->n_problems; k++)
     {

@@ -141,7 +141,8 @@ void rt_cache_draft_add_file (RtCacheDraft *draft, const RtFile *f, const RtCach
 guint rt_cache_draft_n_files (RtCacheDraft *draft);
 
 /* Adds step `step`: its files are the records from `first_record` to the last one
- * added, `sorted` the durations rt_cache_step_durations will give of it. */
+ * added, `sorted` the durations rt_cache_step_durations will give of it. Any number
+ * serves as `step` (the loader keeps those of all the steps as step -1). */
 void rt_cache_draft_add_step (RtCacheDraft *draft, gint32 step, guint first_record,
                               const double *sorted, guint n);
 

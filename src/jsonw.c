@@ -40,12 +40,20 @@ round_digits (double a, int precision, guint64 *d, int *e10)
     1e14L, 1e15L, 1e16L, 1e17L, 1e18L, 1e19L, 1e20L, 1e21L, 1e22L, 1e23L, 1e24L, 1e25L,
     1e26L, 1e27L,   /* 5^27 < 2^64: each exact in a long double */
   };
-  const guint64 low = (guint64) pow10[precision - 1], high = (guint64) pow10[precision];
-  /* the decimal exponent from the binary one, off by one at most (log10 2 < 0.30103):
-   * the digits tell, and the next try corrects it */
-  int e2;
-  frexp (a, &e2);
-  int e = (int) floor ((e2 - 1) * 0.30102999566398120);
+  static const guint64 ipow10[] = {
+    1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000, 1000000000, 10000000000,
+    100000000000, 1000000000000, 10000000000000,
+  };
+  const guint64 low = ipow10[precision - 1], high = ipow10[precision];
+  /* the decimal exponent from the binary one (a = m 2^e2, m in [1, 2)), off by one at
+   * most (78913 / 2^18 is log10 2 to 6 digits): the digits tell, and the next try
+   * corrects it */
+  guint64 bits;
+  memcpy (&bits, &a, sizeof bits);
+  int e2 = (int) ((bits >> 52) & 0x7FF) - 1023;
+  if (e2 == -1023)
+    return FALSE;   /* subnormal */
+  int e = (e2 * 78913) >> 18;   /* floor, also for a negative e2 (an arithmetic shift) */
   for (int tries = 0; tries < 3; tries++)
     {
       int k = precision - 1 - e;   /* a * 10^k has `precision` digits before the point */
@@ -90,9 +98,16 @@ rt_format_g (GString *out, double v, int precision)
       g_string_append (out, g_ascii_formatd (buf, sizeof buf, fmt, v));
       return;
     }
+  static const char pairs[] =
+    "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+    "8081828384858687888990919293949596979899";
   char digits[20], text[48];
-  for (int i = precision - 1; i >= 0; i--, d /= 10)
-    digits[i] = (char) ('0' + d % 10);
+  int i = precision;
+  for (; i >= 2; i -= 2, d /= 100)
+    memcpy (digits + i - 2, pairs + 2 * (d % 100), 2);
+  if (i == 1)
+    digits[0] = (char) ('0' + d);
   int n = precision;
   char *p = text;
   if (v < 0)

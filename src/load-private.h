@@ -72,6 +72,7 @@ struct _RtTracePrivate {
   RtCacheDraft *draft;           /* the new cache, begun while loading, or NULL */
   gboolean draft_failed;         /* could not begin one: tried again, and why said, at the end */
   RtStepDurations *step_durations;   /* one per trace->steps */
+  RtStepDurations all_durations;     /* those of every step */
   RtLoadOptions opts;
 };
 

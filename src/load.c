@@ -471,28 +471,51 @@ adopt_file (RtTrace *t, RtCacheMap *cache, guint record, guint file_index, GArra
   fs->prefix_known = snap.prefix_known;
 }
 
+/* What the cache keeps the durations of all the steps together as (step numbers are
+ * never negative). */
+#define ALL_STEPS (-1)
+
+static const double *durations_from_cache (const RtTrace *t, RtStepDurations *sd, gint32 step,
+                                           guint first_file, guint n_files, guint *n);
+
 /* The cache's sorted durations of step `si`, when every file of the step is as the
  * cache holds it, as the records the cache gives the step. */
 static const double *
 step_durations_from_cache (const RtTrace *t, guint si, guint *n)
 {
-  RtStepDurations *sd = &t->priv->step_durations[si];
   const RtStep *st = rt_trace_step (t, si);
-  if (!sd->looked && t->priv->cache != NULL && st->n_files > 0)
+  return durations_from_cache (t, &t->priv->step_durations[si], st->step, st->first_file,
+                               st->n_files, n);
+}
+
+/* The cache's sorted durations of the files first_file ... first_file + n_files - 1,
+ * kept as `step` (ALL_STEPS: those of every file), when every one of those files is as
+ * the cache holds it, as records one after another. Asked once, remembered in `sd`. */
+static const double *
+durations_from_cache (const RtTrace *t, RtStepDurations *sd, gint32 step, guint first_file,
+                      guint n_files, guint *n)
+{
+  if (!sd->looked && t->priv->cache != NULL && n_files > 0)
     {
-      const RtFileState *first = &t->priv->files[st->first_file];
+      const RtFileState *first = &t->priv->files[first_file];
       gboolean consecutive = TRUE;
-      for (guint k = 0; k < st->n_files && consecutive; k++)
+      for (guint k = 0; k < n_files && consecutive; k++)
         {
-          const RtFileState *fs = &t->priv->files[st->first_file + k];
+          const RtFileState *fs = &t->priv->files[first_file + k];
           consecutive = fs->as_cached && fs->record == first->record + k;
         }
       if (consecutive)
-        sd->sorted = rt_cache_step_durations (t->priv->cache, st->step, first->record, st->n_files, &sd->n);
+        sd->sorted = rt_cache_step_durations (t->priv->cache, step, first->record, n_files, &sd->n);
     }
   sd->looked = TRUE;
   *n = sd->n;
   return sd->sorted;
+}
+
+const double *
+rt_trace_all_sorted_durations (const RtTrace *t, guint *n)
+{
+  return durations_from_cache (t, &t->priv->all_durations, ALL_STEPS, 0, t->files->len, n);
 }
 
 const double *
@@ -861,6 +884,8 @@ write_cache (RtTrace *t, GError **error)
   /* the rows of every file, as of its last newline, after the header: those not
    * written while loading now; and each step's durations */
   g_auto (RtCacheSnapshot) snap = snapshot_init ();
+  g_autoptr (GArray) all = rt_samples_new ();   /* every step's, while all are kept */
+  gboolean all_steps = TRUE;
   for (guint si = 0; si < t->steps->len; si++)
     {
       const RtStep *st = rt_trace_step (t, si);
@@ -873,8 +898,19 @@ write_cache (RtTrace *t, GError **error)
           all_kept = all_kept && !priv->files[i].uncacheable;
       g_autoptr (GArray) durations = all_kept && st->n_files > 0 ? step_durations_to_cache (t, si) : NULL;
       if (durations != NULL)
-        rt_cache_draft_add_step (d, st->step, first_record, (const double *) durations->data,
-                                 durations->len);
+        {
+          rt_cache_draft_add_step (d, st->step, first_record, (const double *) durations->data,
+                                   durations->len);
+          g_array_append_vals (all, durations->data, durations->len);
+        }
+      all_steps = all_steps && (durations != NULL || (all_kept && st->n_files == 0));
+    }
+  if (all_steps && t->files->len > 0)
+    {
+      /* the records of every file, from the first: what rt_trace_all_sorted_durations finds */
+      rt_sort_doubles ((double *) all->data, all->len);
+      g_assert (rt_cache_draft_n_files (d) == t->files->len);
+      rt_cache_draft_add_step (d, ALL_STEPS, 0, (const double *) all->data, all->len);
     }
   return rt_cache_write (g_steal_pointer (&d), priv->cache_path, error);
 }

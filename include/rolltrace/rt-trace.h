@@ -179,6 +179,9 @@ void rt_trace_file_events_done (const RtTrace *t, guint file);
  * to their number. NULL otherwise (rt_view_request_durations_sorted computes them then). */
 const double *rt_trace_step_sorted_durations (const RtTrace *t, guint step_index, guint *n);
 
+/* The same of all the steps together, when the cache holds them ready; else NULL. */
+const double *rt_trace_all_sorted_durations (const RtTrace *t, guint *n);
+
 static inline const RtRequest *
 rt_trace_request (const RtTrace *t, guint i)
 {

@@ -44,7 +44,16 @@ cdf_event_collect (const RtTrace *t, const char *name, GArray *selected)
         }
       g_array_append_val (c->steps, st);
     }
-  if (durations)
+  guint n_all;
+  const double *all = durations && selected->len == t->steps->len
+                        ? rt_trace_all_sorted_durations (t, &n_all) : NULL;
+  if (all != NULL)
+    {
+      /* every step selected: the cache has them sorted together already */
+      g_array_append_vals (c->all, all, n_all);
+      rt_summary_of_sorted (rt_samples_data (c->all), c->all->len, &c->all_summary);
+    }
+  else if (durations)
     {
       guint n = c->steps->len;
       g_autofree const double **runs = g_new (const double *, n + 1);

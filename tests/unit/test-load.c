@@ -480,6 +480,19 @@ test_cached_step_durations_stand_in_for_the_requests (void)
           g_assert_cmpuint (n, ==, want->len);
           g_assert_true (n == 0 || memcmp (got, want->data, n * sizeof (double)) == 0);
         }
+      /* and all the steps' together */
+      g_autoptr (GArray) want_all = g_array_new (FALSE, FALSE, sizeof (double));
+      for (guint si = 0; si < full->steps->len; si++)
+        {
+          g_autoptr (GArray) step = sorted_durations (full, si);
+          g_array_append_vals (want_all, step->data, step->len);
+        }
+      rt_sort_doubles ((double *) want_all->data, want_all->len);
+      guint n_all;
+      const double *all = rt_trace_all_sorted_durations (lean, &n_all);
+      g_assert_nonnull (all);
+      g_assert_cmpuint (n_all, ==, want_all->len);
+      g_assert_true (n_all == 0 || memcmp (all, want_all->data, n_all * sizeof (double)) == 0);
 
       RtLoadOptions opts = { .n_threads = 1, .max_problems_per_file = 100, .cache_dir = dir };
       g_autoptr (RtTrace) cached = rt_trace_load (path, &opts, NULL);

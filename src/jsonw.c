@@ -29,50 +29,85 @@ rt_format_double (GString *out, double v)
 }
 
 /* The P significant digits of a > 0 as an integer d (10^(P-1) <= d < 10^P), with
- * a = d * 10^(e10 - P + 1) rounded as printf rounds: FALSE when that cannot be told
- * for sure with a long double's 64 bits (a rounding tie or nearly; a huge or tiny
- * a), which is then left to printf. */
+ * a = d * 10^(e10 - P + 1) rounded as printf rounds (to nearest, a tie to even), in
+ * exact integer arithmetic: a is m 2^q with an integer m < 2^53, and a 10^k is
+ * m 5^k 2^(q+k), or m 2^(q-j) / 5^j for k = -j. FALSE for an a too large or too small
+ * for that (|k| > 27), which is then left to printf. */
 static gboolean
 round_digits (double a, int precision, guint64 *d, int *e10)
 {
-  static const long double pow10[] = {
-    1e0L, 1e1L, 1e2L, 1e3L, 1e4L, 1e5L, 1e6L, 1e7L, 1e8L, 1e9L, 1e10L, 1e11L, 1e12L, 1e13L,
-    1e14L, 1e15L, 1e16L, 1e17L, 1e18L, 1e19L, 1e20L, 1e21L, 1e22L, 1e23L, 1e24L, 1e25L,
-    1e26L, 1e27L,   /* 5^27 < 2^64: each exact in a long double */
+  static const guint64 pow5[28] = {
+    1ull, 5ull, 25ull, 125ull, 625ull, 3125ull, 15625ull, 78125ull, 390625ull, 1953125ull,
+    9765625ull, 48828125ull, 244140625ull, 1220703125ull, 6103515625ull, 30517578125ull,
+    152587890625ull, 762939453125ull, 3814697265625ull, 19073486328125ull, 95367431640625ull,
+    476837158203125ull, 2384185791015625ull, 11920928955078125ull, 59604644775390625ull,
+    298023223876953125ull, 1490116119384765625ull, 7450580596923828125ull,
   };
-  static const guint64 ipow10[] = {
-    1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000, 1000000000, 10000000000,
-    100000000000, 1000000000000, 10000000000000,
+  static const guint64 pow10[19] = {
+    1ull, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull, 10000000ull, 100000000ull,
+    1000000000ull, 10000000000ull, 100000000000ull, 1000000000000ull, 10000000000000ull,
+    100000000000000ull, 1000000000000000ull, 10000000000000000ull, 100000000000000000ull,
+    1000000000000000000ull,
   };
-  const guint64 low = ipow10[precision - 1], high = ipow10[precision];
-  /* the decimal exponent from the binary one (a = m 2^e2, m in [1, 2)), off by one at
-   * most (78913 / 2^18 is log10 2 to 6 digits): the digits tell, and the next try
-   * corrects it */
+  typedef unsigned __int128 u128;
   guint64 bits;
   memcpy (&bits, &a, sizeof bits);
-  int e2 = (int) ((bits >> 52) & 0x7FF) - 1023;
-  if (e2 == -1023)
-    return FALSE;   /* subnormal */
-  int e = (e2 * 78913) >> 18;   /* floor, also for a negative e2 (an arithmetic shift) */
-  for (int tries = 0; tries < 3; tries++)
+  int biased = (int) ((bits >> 52) & 0x7FF);
+  if (biased == 0 || biased == 0x7FF)
+    return FALSE;   /* subnormal, or not finite */
+  guint64 m = (bits & ((1ull << 52) - 1)) | (1ull << 52);
+  int e2 = biased - 1023;   /* a = m 2^(e2 - 52), 2^e2 <= a < 2^(e2 + 1) */
+  /* the decimal exponent, off by one at most (78913 / 2^18 is log10 2 to 6 digits):
+   * the digits tell, and the next try corrects it */
+  int e = (e2 * 78913) >> 18;
+  for (int tries = 0; tries < 4; tries++)
     {
-      int k = precision - 1 - e;   /* a * 10^k has `precision` digits before the point */
+      int k = precision - 1 - e;   /* a 10^k has `precision` digits before the point */
       if (k > 27 || k < -27)
         return FALSE;
-      /* one rounding: the relative error is at most 2^-64 */
-      long double scaled = k >= 0 ? (long double) a * pow10[k] : (long double) a / pow10[-k];
-      if (scaled >= 1e13L)
+      u128 whole, rem, den;        /* a 10^k = whole + rem / den */
+      if (k >= 0)
         {
-          e++;   /* far from the digits wanted (and from what a guint64 holds) */
+          u128 x = (u128) m * pow5[k];
+          int s = e2 - 52 + k;
+          if (s >= 0)
+            {
+              if (s > 40)
+                return FALSE;
+              whole = x << s;
+              rem = 0;
+              den = 1;
+            }
+          else
+            {
+              if (s < -120)
+                return FALSE;
+              whole = x >> -s;
+              den = (u128) 1 << -s;
+              rem = x & (den - 1);
+            }
+        }
+      else
+        {
+          int q = e2 - 52 + k;     /* a 10^k = m 2^q / 5^j */
+          if (q > 60 || q < -60)
+            return FALSE;
+          u128 num = q >= 0 ? (u128) m << q : (u128) m;
+          den = q >= 0 ? (u128) pow5[-k] : (u128) pow5[-k] << -q;
+          whole = num / den;
+          rem = num % den;
+        }
+      if (whole >= (u128) pow10[precision + 1])
+        {
+          e++;
           continue;
         }
-      long double whole = (long double) (guint64) scaled, frac = scaled - whole;
-      if (fabsl (frac - 0.5L) < 1e-6L)
-        return FALSE;   /* a tie, or too near one to tell */
-      guint64 digits = (guint64) whole + (frac > 0.5L);
-      if (digits < low)
+      guint64 digits = (guint64) whole;
+      if (2 * rem > den || (2 * rem == den && (digits & 1)))
+        digits++;
+      if (digits < pow10[precision - 1])
         e--;
-      else if (digits >= high)
+      else if (digits >= pow10[precision])
         e++;
       else
         {
@@ -89,8 +124,7 @@ rt_format_g (GString *out, double v, int precision)
 {
   guint64 d;
   int e10;
-  /* up to 12 digits, the error of the scaling stays far below the margin it keeps */
-  if (precision < 1 || precision > 12 || !isfinite (v) || v == 0
+  if (precision < 1 || precision > 17 || !isfinite (v) || v == 0
       || !round_digits (fabs (v), precision, &d, &e10))
     {
       char fmt[8], buf[G_ASCII_DTOSTR_BUF_SIZE];

@@ -6,35 +6,14 @@
 #include <math.h>
 #include <string.h>
 
-void
-rt_format_double (GString *out, double v)
-{
-  char buf[G_ASCII_DTOSTR_BUF_SIZE];
-  if (v == floor (v) && fabs (v) < 1e15)
-    {
-      rt_format_int (out, (gint64) v);
-      RT_STRING_PUT_LITERAL (out, ".0");
-      return;
-    }
-  /* the shortest of %.15g..%.17g that reads back exactly (locale-independent) */
-  for (int prec = 15; prec <= 17; prec++)
-    {
-      char fmt[8];
-      g_snprintf (fmt, sizeof fmt, "%%.%dg", prec);
-      g_ascii_formatd (buf, sizeof buf, fmt, v);
-      if (prec == 17 || g_ascii_strtod (buf, NULL) == v)
-        break;
-    }
-  g_string_append (out, buf);
-}
-
 /* The P significant digits of a > 0 as an integer d (10^(P-1) <= d < 10^P), with
  * a = d * 10^(e10 - P + 1) rounded as printf rounds (to nearest, a tie to even), in
  * exact integer arithmetic: a is m 2^q with an integer m < 2^53, and a 10^k is
  * m 5^k 2^(q+k), or m 2^(q-j) / 5^j for k = -j. FALSE for an a too large or too small
- * for that (|k| > 27), which is then left to printf. */
+ * for that (|k| > 27), which is then left to printf. `reads_back`: whether that decimal
+ * reads back as a (strtod takes the double nearest to it, a tie to the even one). */
 static gboolean
-round_digits (double a, int precision, guint64 *d, int *e10)
+round_digits (double a, int precision, guint64 *d, int *e10, gboolean *reads_back)
 {
   static const guint64 pow5[28] = {
     1ull, 5ull, 25ull, 125ull, 625ull, 3125ull, 15625ull, 78125ull, 390625ull, 1953125ull,
@@ -66,6 +45,7 @@ round_digits (double a, int precision, guint64 *d, int *e10)
       if (k > 27 || k < -27)
         return FALSE;
       u128 whole, rem, den;        /* a 10^k = whole + rem / den */
+      u128 gap;                    /* a's ulp times 10^k, in units of 1 / den */
       if (k >= 0)
         {
           u128 x = (u128) m * pow5[k];
@@ -77,6 +57,7 @@ round_digits (double a, int precision, guint64 *d, int *e10)
               whole = x << s;
               rem = 0;
               den = 1;
+              gap = (u128) pow5[k] << s;
             }
           else
             {
@@ -85,6 +66,7 @@ round_digits (double a, int precision, guint64 *d, int *e10)
               whole = x >> -s;
               den = (u128) 1 << -s;
               rem = x & (den - 1);
+              gap = pow5[k];
             }
         }
       else
@@ -96,6 +78,7 @@ round_digits (double a, int precision, guint64 *d, int *e10)
           den = q >= 0 ? (u128) pow5[-k] : (u128) pow5[-k] << -q;
           whole = num / den;
           rem = num % den;
+          gap = q >= 0 ? (u128) 1 << q : 1;
         }
       if (whole >= (u128) pow10[precision + 1])
         {
@@ -113,25 +96,25 @@ round_digits (double a, int precision, guint64 *d, int *e10)
         {
           *d = digits;
           *e10 = e;
+          /* a 10^k = (whole den + rem) / den and the decimal is digits den / den: it reads
+           * back as a while nearer to a than half the gap to a's neighbour on its side
+           * (below a power of two, the neighbour is half as far) */
+          u128 at = whole * den + rem, dec = (u128) digits * den;
+          gboolean below = dec < at;
+          u128 diff = below ? at - dec : dec - at;
+          gboolean power_of_two = m == (1ull << 52) && biased > 1;
+          u128 twice = below && power_of_two ? 4 * diff : 2 * diff;
+          *reads_back = twice < gap || (twice == gap && (m & 1) == 0);
           return TRUE;
         }
     }
   return FALSE;
 }
 
-void
-rt_format_g (GString *out, double v, int precision)
+/* Appends the text %.<precision>g makes of v's digits d and exponent e10. */
+static void
+put_g (GString *out, gboolean negative, guint64 d, int e10, int precision)
 {
-  guint64 d;
-  int e10;
-  if (precision < 1 || precision > 17 || !isfinite (v) || v == 0
-      || !round_digits (fabs (v), precision, &d, &e10))
-    {
-      char fmt[8], buf[G_ASCII_DTOSTR_BUF_SIZE];
-      g_snprintf (fmt, sizeof fmt, "%%.%dg", CLAMP (precision, 1, 17));
-      g_string_append (out, g_ascii_formatd (buf, sizeof buf, fmt, v));
-      return;
-    }
   static const char pairs[] =
     "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
     "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
@@ -144,7 +127,7 @@ rt_format_g (GString *out, double v, int precision)
     digits[0] = (char) ('0' + d);
   int n = precision;
   char *p = text;
-  if (v < 0)
+  if (negative)
     *p++ = '-';
   if (e10 < -4 || e10 >= precision)
     {
@@ -189,6 +172,59 @@ rt_format_g (GString *out, double v, int precision)
         }
     }
   rt_string_put (out, text, (gsize) (p - text));
+}
+
+void
+rt_format_g (GString *out, double v, int precision)
+{
+  guint64 d;
+  int e10;
+  gboolean reads_back;
+  if (precision < 1 || precision > 17 || !isfinite (v) || v == 0
+      || !round_digits (fabs (v), precision, &d, &e10, &reads_back))
+    {
+      char fmt[8], buf[G_ASCII_DTOSTR_BUF_SIZE];
+      g_snprintf (fmt, sizeof fmt, "%%.%dg", CLAMP (precision, 1, 17));
+      g_string_append (out, g_ascii_formatd (buf, sizeof buf, fmt, v));
+      return;
+    }
+  put_g (out, v < 0, d, e10, precision);
+}
+
+void
+rt_format_double (GString *out, double v)
+{
+  if (v == floor (v) && fabs (v) < 1e15)
+    {
+      rt_format_int (out, (gint64) v);
+      RT_STRING_PUT_LITERAL (out, ".0");
+      return;
+    }
+  /* the shortest of %.15g..%.17g that reads back exactly: told in integers, or failing
+   * that (a value past 10^+-27 of its digits) by reading it back (locale-independent) */
+  for (int prec = 15; prec <= 17; prec++)
+    {
+      guint64 d;
+      int e10;
+      gboolean reads_back;
+      if (!isfinite (v) || !round_digits (fabs (v), prec, &d, &e10, &reads_back))
+        break;
+      if (reads_back || prec == 17)
+        {
+          put_g (out, v < 0, d, e10, prec);
+          return;
+        }
+    }
+  char buf[G_ASCII_DTOSTR_BUF_SIZE];
+  for (int prec = 15; prec <= 17; prec++)
+    {
+      char fmt[8];
+      g_snprintf (fmt, sizeof fmt, "%%.%dg", prec);
+      g_ascii_formatd (buf, sizeof buf, fmt, v);
+      if (prec == 17 || g_ascii_strtod (buf, NULL) == v)
+        break;
+    }
+  g_string_append (out, buf);
 }
 
 void

@@ -156,6 +156,54 @@ test_g_format_as_printf_writes_it (void)
   g_assert_cmpuint (checked, >, 1900000);
 }
 
+/* rt_format_double decides in integers which of %.15g..%.17g reads back: the same choice
+ * as printing each and reading it back with strtod, on powers of two and their neighbours
+ * (where the gap below is half the gap above), timestamps, fractions and any double. */
+static void
+test_shortest_form_as_printf_and_strtod_choose (void)
+{
+  g_autoptr (GString) out = g_string_new (NULL);
+  GRand *r = g_rand_new_with_seed (23);
+  for (guint i = 0; i < 600000; i++)
+    {
+      double v;
+      guint64 bits;
+      switch (i % 5)
+        {
+        case 0: v = g_rand_double_range (r, 1.7e9, 1.8e9) + g_rand_int_range (r, 0, 1000000) / 1e6; break;
+        case 1: v = (double) g_rand_int_range (r, 1, 100000) / g_rand_int_range (r, 1, 100000); break;
+        case 2:
+          v = ldexp (1.0, g_rand_int_range (r, -200, 200));
+          v = g_rand_boolean (r) ? nextafter (v, 0) : g_rand_boolean (r) ? nextafter (v, INFINITY) : v;
+          break;
+        case 3: v = -g_rand_double_range (r, 0, 1e-3); break;
+        default:
+          bits = ((guint64) g_rand_int (r) << 32) | g_rand_int (r);
+          memcpy (&v, &bits, sizeof v);
+          if (!isfinite (v))
+            continue;
+          break;
+        }
+      char want[G_ASCII_DTOSTR_BUF_SIZE];
+      if (v == floor (v) && fabs (v) < 1e15)
+        g_snprintf (want, sizeof want, "%" G_GINT64_FORMAT ".0", (gint64) v);
+      else
+        for (int prec = 15; prec <= 17; prec++)
+          {
+            char fmt[8];
+            g_snprintf (fmt, sizeof fmt, "%%.%dg", prec);
+            g_ascii_formatd (want, sizeof want, fmt, v);
+            if (prec == 17 || g_ascii_strtod (want, NULL) == v)
+              break;
+          }
+      g_string_truncate (out, 0);
+      rt_format_double (out, v);
+      if (strcmp (out->str, want) != 0)
+        g_error ("%a: %s, printf and strtod %s", v, out->str, want);
+    }
+  g_rand_free (r);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -166,5 +214,7 @@ main (int argc, char **argv)
   g_test_add_func ("/jsonw/escapes-at-every-position", test_escapes_at_every_position);
   g_test_add_func ("/jsonw/integers-as-printf-writes-them", test_integers_as_printf_writes_them);
   g_test_add_func ("/jsonw/g-format-as-printf-writes-it", test_g_format_as_printf_writes_it);
+  g_test_add_func ("/jsonw/shortest-form-as-printf-and-strtod-choose",
+                   test_shortest_form_as_printf_and_strtod_choose);
   return g_test_run ();
 }

@@ -150,7 +150,6 @@ main (int argc, char **argv)
     .flags = RT_COMMAND_ANALYZER,
     .rows_unread = rows_unread,
     .requests_unread = rows_unread,
-    .turns_unread = rt_command_never_reads_turns,
   };
   return rt_command_main (&cmd, argc, argv);
 }

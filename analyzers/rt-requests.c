@@ -110,7 +110,6 @@ main (int argc, char **argv)
     .tables = tables,
     .run = run,
     .flags = RT_COMMAND_ANALYZER,
-    .turns_unread = rt_command_never_reads_turns,
   };
   return rt_command_main (&cmd, argc, argv);
 }

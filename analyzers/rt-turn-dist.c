@@ -49,7 +49,6 @@ main (int argc, char **argv)
     .run = run,
     .flags = RT_COMMAND_ANALYZER,
     .rows_unread = rt_command_never_reads_rows,
-    .turns_unread = rt_command_never_reads_turns,
   };
   return rt_command_main (&cmd, argc, argv);
 }

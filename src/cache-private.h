@@ -31,7 +31,8 @@ typedef struct {
   /* Arrays the caller provides: appended to by rt_cache_file_snapshot, read by
    * rt_cache_draft_add_file. Strings restored point into the cache (valid until
    * rt_cache_close). Restoring: requests NULL, neither requests nor turns are
-   * restored; turns NULL, no turns are, and each request's first_turn is RT_NONE. */
+   * restored; turns NULL, no turns are: each request's first_turn is then an index
+   * into the cache's own table (rt_cache_turns). */
   GArray *requests;           /* RtRequest: first_turn indexes `turns` (from its start);
                                * file, step and worker are not part of it */
   GArray *turns;              /* RtTurnFigures */
@@ -93,6 +94,10 @@ gboolean rt_cache_file_tables_ok (RtCacheMap *map, guint record);
  * turns and problems to the arrays the caller put in it (rt_cache_file_tables_ok first).
  * Restored strings point into the cache, valid until rt_cache_close. */
 void rt_cache_file_snapshot (RtCacheMap *map, guint record, RtCacheSnapshot *snap);
+
+/* The cache's turns table, used in place: rt_cache_file_tables_ok has checked the
+ * turns of a record before any snapshot of it points into it. */
+const RtTurnFigures *rt_cache_turns (RtCacheMap *map, guint *n);
 
 /* The durations of the complete requests of step `step` (those rt_cache_file_snapshot
  * gives of its records first_record ... first_record + n_files - 1, in that order,

@@ -570,7 +570,7 @@ rt_cache_file_snapshot (RtCacheMap *map, guint record, RtCacheSnapshot *snap)
   g_assert (snap->requests == NULL || map->file_state[record] == PART_GOOD);
   if (snap->requests != NULL)
     {
-      guint32 turn_base = RT_NONE;
+      guint32 turn_base = cf->first_turn;   /* no turns array: the cache's own */
       if (snap->turns != NULL)
         {
           turn_base = snap->turns->len;
@@ -588,7 +588,7 @@ rt_cache_file_snapshot (RtCacheMap *map, guint record, RtCacheSnapshot *snap)
             .finish_reason = cq->finish_reason == NO_STRING ? NULL : map->strings + cq->finish_reason,
             .complete = cq->complete, .end_s = cq->end_s, .total_s = cq->total_s,
             .turns = cq->turns, .response_length = cq->response_length,
-            .first_turn = turn_base == RT_NONE ? RT_NONE : turn_base + (cq->first_turn - cf->first_turn),
+            .first_turn = turn_base + (cq->first_turn - cf->first_turn),
             .n_turns = cq->n_turns, .turns_from_timings = cq->turns_from_timings,
           };
         }
@@ -599,6 +599,13 @@ rt_cache_file_snapshot (RtCacheMap *map, guint record, RtCacheSnapshot *snap)
       RtCacheProblem pr = { cp->line, map->strings + cp->reason };
       g_array_append_val (snap->problems, pr);
     }
+}
+
+const RtTurnFigures *
+rt_cache_turns (RtCacheMap *map, guint *n)
+{
+  *n = (guint) map->h.n_turns;
+  return map->t.turns;
 }
 
 const double *

@@ -194,7 +194,6 @@ rt_session_load_experiments (RtSession *s, GError **error)
         .cache_dir = cache_dir,
         .rows_unread = s->command->rows_unread != NULL && s->command->rows_unread (),
         .requests_unread = s->command->requests_unread != NULL && s->command->requests_unread (),
-        .turns_unread = s->command->turns_unread != NULL && s->command->turns_unread (),
       };
     }
   load_all (tasks, n);

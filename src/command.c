@@ -207,12 +207,6 @@ rt_command_never_reads_requests (void)
   return TRUE;
 }
 
-gboolean
-rt_command_never_reads_turns (void)
-{
-  return TRUE;
-}
-
 int
 rt_command_main (const RtCommand *cmd, int argc, char **argv)
 {

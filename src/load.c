@@ -217,7 +217,7 @@ merge_file (LoadJob *job, RtFileParse *p)
   g_autoptr (GArray) turns = rt_file_parse_collect_turns (p);
 
   g_mutex_lock (&job->lock);
-  guint32 turn_base = t->turns->len;
+  guint32 turn_base = t->n_cached_turns + t->turns->len;   /* numbered after the cache's */
   p->file->first_request = t->requests->len;
   p->file->n_requests = p->requests->len;
   p->file->n_events = p->events->len;
@@ -432,19 +432,19 @@ reserve_rows (GArray *a, gsize n)
 }
 
 /* Takes a file the cache holds as it is now straight into the trace: its requests
- * and turns are appended to the trace's tables (those the caller reads: see
- * RtLoadOptions.requests_unread), its rows stay in the mapping.
+ * are appended to the trace's table (unless the caller reads none: see
+ * RtLoadOptions.requests_unread), its turns and rows stay in the mapping.
  * `problems`: a scratch array. Not thread-safe. */
 static void
 adopt_file (RtTrace *t, RtCacheMap *cache, guint record, guint file_index, GArray *problems,
-            gboolean keep_requests, gboolean keep_turns)
+            gboolean keep_requests)
 {
   RtFile *f = &g_array_index (t->files, RtFile, file_index);
   RtFileState *fs = &t->priv->files[file_index];
   guint32 first = t->requests->len;
   g_array_set_size (problems, 0);
   RtCacheSnapshot snap = { .requests = keep_requests ? t->requests : NULL,
-                           .turns = keep_turns ? t->turns : NULL, .problems = problems };
+                           .turns = NULL, .problems = problems };
   rt_cache_file_snapshot (cache, record, &snap);
   rt_resume_from_snapshot (f, &fs->resume, &snap);
 
@@ -557,7 +557,6 @@ adopt_files (RtTrace *t, RtCacheMap *cache, const RtCacheMatch *matches, const g
       guint n;
       keep_requests = rt_trace_step_sorted_durations (t, si, &n) == NULL;
     }
-  gboolean keep_turns = keep_requests && (!whole || !priv->opts.turns_unread);
   /* a file restored from the cache and read on needs its tables, whatever the caller */
   gboolean tables_ok = TRUE;
   for (guint i = 0; i < n_files && tables_ok; i++)
@@ -576,13 +575,11 @@ adopt_files (RtTrace *t, RtCacheMap *cache, const RtCacheMatch *matches, const g
       guint64 n_requests, n_turns;
       rt_cache_totals (cache, &n_requests, &n_turns);
       reserve_rows (t->requests, n_requests);
-      if (keep_turns)
-        reserve_rows (t->turns, n_turns);
     }
   for (guint i = 0; i < n_files; i++)
     if (matches[i] == RT_CACHE_SAME && complete[i])
       {
-        adopt_file (t, cache, records[i], i, problems, keep_requests, keep_turns);
+        adopt_file (t, cache, records[i], i, problems, keep_requests);
         t->stats.files_cached++;
       }
   return TRUE;
@@ -626,6 +623,8 @@ load_files (RtTrace *trace, RtCacheMap *cache, GError **error)
   g_autofree guint *records = g_new0 (guint, n_files + 1);
   g_autofree gboolean *complete = g_new0 (gboolean, n_files + 1);
   gboolean whole = cache != NULL && rt_cache_n_files (cache) == n_files;
+  if (cache != NULL)   /* files taken whole keep their turns there: numbered first */
+    trace->cached_turns = rt_cache_turns (cache, &trace->n_cached_turns);
   for (guint i = 0; i < n_files; i++)
     {
       const RtFile *f = rt_trace_file (trace, i);
@@ -647,6 +646,8 @@ load_files (RtTrace *trace, RtCacheMap *cache, GError **error)
       trace->stats.cache_rejected = "damaged tables";
       g_clear_pointer (&trace->priv->cache, rt_cache_close);
       job.cache = cache = NULL;
+      trace->cached_turns = NULL;
+      trace->n_cached_turns = 0;
       to_read = total_bytes;
     }
   job.files_done = trace->stats.files_cached;
@@ -788,7 +789,8 @@ file_snapshot (const RtTrace *t, guint i, RtCacheSnapshot *snap)
     for (guint k = 0; k < snap->requests->len; k++)
       {
         RtRequest *q = &g_array_index (snap->requests, RtRequest, k);
-        g_array_append_vals (snap->turns, &g_array_index (t->turns, RtTurnFigures, q->first_turn), q->n_turns);
+        if (q->n_turns > 0)   /* a range is in one table, the cache's or the load's */
+          g_array_append_vals (snap->turns, rt_trace_turn (t, q->first_turn), q->n_turns);
         q->first_turn = snap->turns->len - q->n_turns;
       }
   for (guint32 k = 0; k < rp->n_problems; k++)
@@ -879,7 +881,8 @@ write_cache (RtTrace *t, GError **error)
   if (d == NULL)
     return FALSE;
   g_autofree char *exp = g_canonicalize_filename (t->path, NULL);
-  rt_cache_draft_begin_tables (d, exp, t->registry, t->files->len, t->requests->len, t->turns->len);
+  rt_cache_draft_begin_tables (d, exp, t->registry, t->files->len, t->requests->len,
+                               (guint) rt_trace_n_turns (t));
 
   /* the rows of every file, as of its last newline, after the header: those not
    * written while loading now; and each step's durations */

@@ -50,8 +50,6 @@ typedef struct {
                                     * (RtLoadOptions.rows_unread); NULL: it may read them */
   gboolean (*requests_unread) (void);  /* likewise: TRUE when run reads neither the request nor
                                         * the turn table (RtLoadOptions.requests_unread) */
-  gboolean (*turns_unread) (void);     /* likewise for the turn table alone
-                                        * (RtLoadOptions.turns_unread) */
 } RtCommand;
 
 /* One experiment of the command line, loaded (RT_COMMAND_LOADS_TRACE or _TRACES). */
@@ -92,9 +90,8 @@ int rt_command_main (const RtCommand *cmd, int argc, char **argv);
  * (its analyses read the file, request and turn tables only). */
 gboolean rt_command_never_reads_rows (void);
 
-/* RtCommand.requests_unread and turns_unread of a command that never reads those tables. */
+/* RtCommand.requests_unread of a command that never reads the request and turn tables. */
 gboolean rt_command_never_reads_requests (void);
-gboolean rt_command_never_reads_turns (void);
 
 /* Human summary on stdout, silent with --quiet or --json. */
 void rt_session_print (RtSession *s, const char *fmt, ...) G_GNUC_PRINTF (2, 3);

@@ -64,7 +64,7 @@ test_hand_fixture_tables (void)
   /* no turn_timings: its two turn_end lines stand in */
   g_assert_false (a->turns_from_timings);
   g_assert_cmpuint (a->n_turns, ==, 2);
-  const RtTurnFigures *a1 = &g_array_index (t->turns, RtTurnFigures, a->first_turn + 1);
+  const RtTurnFigures *a1 = rt_trace_turn (t, a->first_turn + 1);
   g_assert_cmpint (a1->turn, ==, 1);
   g_assert_cmpfloat (a1->total_s, ==, 4.0);
   g_assert_cmpfloat (a1->pre_process_s, ==, 1.0);
@@ -246,8 +246,8 @@ assert_same_tables (const RtTrace *a, const RtTrace *b, gboolean rows)
         g_assert_cmpuint (x->n_turns, ==, y->n_turns);
         for (guint k = 0; k < x->n_turns; k++)
           {
-            const RtTurnFigures *p = &g_array_index (a->turns, RtTurnFigures, x->first_turn + k);
-            const RtTurnFigures *q = &g_array_index (b->turns, RtTurnFigures, y->first_turn + k);
+            const RtTurnFigures *p = rt_trace_turn (a, x->first_turn + k);
+            const RtTurnFigures *q = rt_trace_turn (b, y->first_turn + k);
             g_assert_cmpint (p->turn, ==, q->turn);
             g_assert_cmpmem (&p->total_s, sizeof (double), &q->total_s, sizeof (double));
             g_assert_cmpmem (&p->engine_call_s, sizeof (double), &q->engine_call_s, sizeof (double));
@@ -431,7 +431,7 @@ static RtTrace *
 load_lean (const char *path, const char *dir)
 {
   RtLoadOptions opts = { .n_threads = 1, .max_problems_per_file = 100, .cache_dir = dir,
-                         .rows_unread = TRUE, .requests_unread = TRUE, .turns_unread = TRUE };
+                         .rows_unread = TRUE, .requests_unread = TRUE };
   g_autoptr (GError) error = NULL;
   RtTrace *t = rt_trace_load (path, &opts, &error);
   g_assert_no_error (error);

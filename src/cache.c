@@ -30,7 +30,8 @@ typedef enum {
 
 /* Layout: the header; the event rows of every file (each file's rows together, as
  * of its last newline); then fixed-size tables (the parts above) and a blob of
- * NUL-terminated strings they point into by offset. The whole file is mapped and
+ * NUL-terminated strings they point into by offset, and one of the request ids
+ * (most of the text, and only read with the requests). The whole file is mapped and
  * used in place: each part is checked (its checksum, and that what it points to is
  * inside what it refers to) when it is first used, the small ones at open; requests
  * and turns file by file (a file's checksum covers its own), as the rows are. */
@@ -44,6 +45,7 @@ typedef struct {
   guint64 total_size;         /* of the whole file: a shorter one was cut */
   guint64 tables_at, tables_size;
   guint64 strings_at, strings_size, strings_checksum;
+  guint64 ids_at, ids_size, ids_checksum;   /* the request ids: a blob of their own */
   guint64 n_files, n_requests, n_turns, n_problems, n_steps, n_durations;
   guint64 part_checksum[N_PARTS];
   guint64 experiment;         /* string: the canonical path it was made for */
@@ -111,6 +113,9 @@ struct _RtCacheMap {
   gsize size;
   const char *strings;                /* in the mapping */
   gsize strings_size;
+  const char *ids;                    /* the request ids, in the mapping */
+  gsize ids_size;
+  gint ids_state;                     /* PartState */
   CacheHeader h;
   Tables t;
   gint state[N_PARTS];                /* PartState, set once checked */
@@ -208,7 +213,8 @@ header_ok (const CacheHeader *h, gsize file_size, const char **why)
            || h->n_durations > G_MAXUINT32 || h->tables_at > file_size || h->tables_at % 8 != 0
            || h->tables_size > file_size - h->tables_at || h->tables_size != tables_size_for (h)
            || h->strings_at > file_size || h->strings_size > file_size - h->strings_at
-           || h->strings_size == 0)
+           || h->strings_size == 0 || h->ids_at > file_size
+           || h->ids_size > file_size - h->ids_at)
     *why = "damaged header";
   else
     return TRUE;
@@ -315,6 +321,16 @@ part_ok (RtCacheMap *m, Part part)
   return state == PART_GOOD;
 }
 
+/* The request ids pass their checksum, and end in a NUL (so every id ends). Once. */
+static gboolean
+ids_ok (RtCacheMap *m)
+{
+  if (m->ids_state == PART_UNCHECKED)
+    m->ids_state = rt_hash64 (m->ids, m->ids_size, 4) == m->h.ids_checksum
+                   && m->ids_size > 0 && m->ids[m->ids_size - 1] == '\0' ? PART_GOOD : PART_BAD;
+  return m->ids_state == PART_GOOD;
+}
+
 /* The checksum of a file's requests and turns, as the writer makes it. */
 static guint64
 file_tables_checksum (const CacheRequest *requests, guint32 n_requests, const RtTurnFigures *turns,
@@ -336,11 +352,12 @@ file_tables_ok (RtCacheMap *m, guint record)
       const CacheFile *cf = &m->t.files[record];
       gboolean ok = file_tables_checksum (&m->t.requests[cf->first_request], cf->n_requests,
                                           &m->t.turns[cf->first_turn], cf->n_turns)
-                    == cf->tables_checksum;
+                    == cf->tables_checksum
+                    && (cf->n_requests == 0 || ids_ok (m));
       for (guint32 k = 0; ok && k < cf->n_requests; k++)
         {
           const CacheRequest *q = &m->t.requests[cf->first_request + k];
-          ok = string_ok (m, q->id) && (q->finish_reason == NO_STRING || string_ok (m, q->finish_reason))
+          ok = q->id < m->ids_size && (q->finish_reason == NO_STRING || string_ok (m, q->finish_reason))
                && q->first_turn >= cf->first_turn && q->n_turns <= cf->n_turns
                && q->first_turn - cf->first_turn <= cf->n_turns - q->n_turns;
         }
@@ -394,6 +411,8 @@ rt_cache_open (const char *path, const char *exp_canonical, RtEventRegistry *reg
   m->data = data;
   m->strings = (const char *) m->data + m->h.strings_at;
   m->strings_size = m->h.strings_size;
+  m->ids = (const char *) m->data + m->h.ids_at;
+  m->ids_size = m->h.ids_size;
   m->t.files = part_data (m, PART_FILES);
   m->t.requests = part_data (m, PART_REQUESTS);
   m->t.turns = part_data (m, PART_TURNS);
@@ -584,7 +603,7 @@ rt_cache_file_snapshot (RtCacheMap *map, guint record, RtCacheSnapshot *snap)
         {
           const CacheRequest *cq = &in[k];
           out[k] = (RtRequest) {
-            .id = map->strings + cq->id,
+            .id = map->ids + cq->id,
             .finish_reason = cq->finish_reason == NO_STRING ? NULL : map->strings + cq->finish_reason,
             .complete = cq->complete, .end_s = cq->end_s, .total_s = cq->total_s,
             .turns = cq->turns, .response_length = cq->response_length,
@@ -655,6 +674,7 @@ rt_cache_discard (RtCacheMap *map, const char *path)
 typedef struct {
   GArray *parts[N_PARTS];   /* of bytes */
   GArray *strings;
+  GArray *ids;              /* the request ids */
   GHashTable *shared;       /* strings written once: paths of reasons, names */
   guint64 experiment;       /* string */
 } Writer;
@@ -664,6 +684,14 @@ add_string (Writer *w, const char *s)
 {
   guint64 at = w->strings->len;
   g_array_append_vals (w->strings, s, (guint) strlen (s) + 1);
+  return at;
+}
+
+static guint64
+add_id (Writer *w, const char *s)
+{
+  guint64 at = w->ids->len;
+  g_array_append_vals (w->ids, s, (guint) strlen (s) + 1);
   return at;
 }
 
@@ -685,6 +713,7 @@ writer_clear (Writer *w)
   for (Part p = 0; p < N_PARTS; p++)
     g_clear_pointer (&w->parts[p], g_array_unref);
   g_clear_pointer (&w->strings, g_array_unref);
+  g_clear_pointer (&w->ids, g_array_unref);
   g_clear_pointer (&w->shared, g_hash_table_unref);
 }
 
@@ -785,13 +814,15 @@ rt_cache_draft_begin_tables (RtCacheDraft *d, const char *exp_canonical, RtEvent
   for (Part p = 0; p < N_PARTS; p++)
     w->parts[p] = g_array_new (FALSE, FALSE, 1);
   w->strings = g_array_new (FALSE, FALSE, 1);
+  w->ids = g_array_new (FALSE, FALSE, 1);
   w->shared = g_hash_table_new (g_str_hash, g_str_equal);
   /* the tables' sizes are about known: each grows once, on huge pages */
   rt_array_make_room (w->parts[PART_FILES], (gsize) n_files * sizeof (CacheFile));
   rt_array_make_room (w->parts[PART_REQUESTS], (gsize) n_requests * sizeof (CacheRequest));
   rt_array_make_room (w->parts[PART_TURNS], (gsize) n_turns * sizeof (RtTurnFigures));
   rt_array_make_room (w->parts[PART_DURATIONS], (gsize) n_requests * sizeof (double));
-  rt_array_make_room (w->strings, (gsize) n_requests * 40 + 4096);
+  rt_array_make_room (w->strings, (gsize) n_files * 64 + 4096);
+  rt_array_make_room (w->ids, (gsize) n_requests * 40 + 4096);
   w->experiment = add_string (w, exp_canonical);
   for (guint i = 0; i < rt_event_registry_size (reg); i++)
     {
@@ -829,7 +860,7 @@ rt_cache_draft_add_file (RtCacheDraft *d, const RtFile *f, const RtCacheSnapshot
     {
       const RtRequest *q = &g_array_index (snap->requests, RtRequest, k);
       CacheRequest cq = {
-        .id = add_string (w, q->id),
+        .id = add_id (w, q->id),
         .finish_reason = q->finish_reason ? add_shared_string (w, q->finish_reason) : NO_STRING,
         .end_s = q->end_s, .total_s = q->total_s, .turns = q->turns,
         .response_length = q->response_length, .first_turn = turn_base,
@@ -911,10 +942,15 @@ rt_cache_write (RtCacheDraft *draft, const char *path, GError **error)
   h.strings_at = h.tables_at + h.tables_size;
   h.strings_size = w->strings->len;
   h.strings_checksum = rt_hash64 (w->strings->data, w->strings->len, 3);
-  h.total_size = h.strings_at + h.strings_size;
+  h.ids_at = h.strings_at + h.strings_size;
+  h.ids_size = w->ids->len;
+  h.ids_checksum = rt_hash64 (w->ids->data, w->ids->len, 4);
+  h.total_size = h.ids_at + h.ids_size;
   h.header_checksum = rt_hash64 (&h, offsetof (CacheHeader, header_checksum), 0);
   if (failed == 0)
     failed = put_at (d->fd, w->strings->data, w->strings->len, h.strings_at);
+  if (failed == 0)
+    failed = put_at (d->fd, w->ids->data, w->ids->len, h.ids_at);
   /* the header last: a cache cut short never has a valid one */
   if (failed == 0)
     failed = put_at (d->fd, &h, sizeof h, 0);

@@ -587,7 +587,7 @@ rt_cache_file_snapshot (RtCacheMap *map, guint record, RtCacheSnapshot *snap)
   /* The file's turns in one go; each request's range is taken as the cache says,
    * inside the file's (file_tables_ok checked it), one after another or not. */
   g_assert (snap->requests == NULL || map->file_state[record] == PART_GOOD);
-  if (snap->requests != NULL)
+  if (snap->requests != NULL && cf->n_requests > 0)
     {
       guint32 turn_base = cf->first_turn;   /* no turns array: the cache's own */
       if (snap->turns != NULL)
@@ -874,9 +874,15 @@ rt_cache_draft_add_file (RtCacheDraft *d, const RtFile *f, const RtCacheSnapshot
       turn_base += q->n_turns;
     }
   cf.n_turns = turn_base - cf.first_turn;
-  cf.tables_checksum = file_tables_checksum (
-    (const CacheRequest *) (requests->data + requests->len) - cf.n_requests, cf.n_requests,
-    (const RtTurnFigures *) (turns->data + turns->len) - cf.n_turns, cf.n_turns);
+  /* (an array that never grew has no storage: no pointer into it then) */
+  const guint8 *its_requests = requests->data ? (const guint8 *) requests->data + requests->len
+                                                  - (gsize) cf.n_requests * sizeof (CacheRequest)
+                                              : NULL;
+  const guint8 *its_turns = turns->data ? (const guint8 *) turns->data + turns->len
+                                            - (gsize) cf.n_turns * sizeof (RtTurnFigures)
+                                        : NULL;
+  cf.tables_checksum = file_tables_checksum ((const CacheRequest *) its_requests, cf.n_requests,
+                                             (const RtTurnFigures *) its_turns, cf.n_turns);
   cf.first_problem = (guint32) (problems->len / sizeof (CacheProblem));
   cf.n_problems = snap->problems->len;
   for (guint k = 0; k < snap->problems->len; k++)

@@ -95,6 +95,10 @@ gboolean rt_cache_file_tables_ok (RtCacheMap *map, guint record);
  * Restored strings point into the cache, valid until rt_cache_close. */
 void rt_cache_file_snapshot (RtCacheMap *map, guint record, RtCacheSnapshot *snap);
 
+/* The requests were taken (converted into the loader's own table): the memory of the
+ * cache's is given back; they are read from the file again if asked for. */
+void rt_cache_requests_taken (RtCacheMap *map);
+
 /* The cache's turns table, used in place: rt_cache_file_tables_ok has checked the
  * turns of a record before any snapshot of it points into it. */
 const RtTurnFigures *rt_cache_turns (RtCacheMap *map, guint *n);

@@ -620,6 +620,17 @@ rt_cache_file_snapshot (RtCacheMap *map, guint record, RtCacheSnapshot *snap)
     }
 }
 
+void
+rt_cache_requests_taken (RtCacheMap *map)
+{
+  /* only the pages wholly inside the part: the ones at its edges hold its neighbours' */
+  const gsize page = (gsize) sysconf (_SC_PAGESIZE);
+  guintptr start = ((guintptr) map->t.requests + page - 1) / page * page;
+  guintptr end = (guintptr) (map->t.requests + map->h.n_requests) / page * page;
+  if (end > start)
+    madvise ((void *) start, end - start, MADV_DONTNEED);
+}
+
 const RtTurnFigures *
 rt_cache_turns (RtCacheMap *map, guint *n)
 {

@@ -582,6 +582,8 @@ adopt_files (RtTrace *t, RtCacheMap *cache, const RtCacheMatch *matches, const g
         adopt_file (t, cache, records[i], i, problems, keep_requests);
         t->stats.files_cached++;
       }
+  if (keep_requests)
+    rt_cache_requests_taken (cache);   /* the trace has its own now */
   return TRUE;
 }
 

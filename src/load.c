@@ -106,6 +106,16 @@ is_dir (const char *path)
   return g_file_test (path, G_FILE_TEST_IS_DIR);
 }
 
+/* stat of `entry` of the folder open as dir_fd (at dir_path, when it could not be opened). */
+static gboolean
+stat_entry (int dir_fd, const char *dir_path, const char *entry, struct stat *st)
+{
+  if (dir_fd >= 0)
+    return fstatat (dir_fd, entry, st, 0) == 0;
+  g_autofree char *full = g_build_filename (dir_path, entry, NULL);
+  return stat (full, st) == 0;
+}
+
 /* Lists step_N/worker_M.jsonl into trace->files and trace->steps, and everything
  * else into trace->strays. */
 static gboolean
@@ -140,15 +150,17 @@ discover (RtTrace *trace, GError **error)
                        step_path, local->message);
           return FALSE;
         }
+      /* its files are looked up from the folder itself: a whole path walked for each of
+       * thousands of files was a good part of a run from the cache */
+      int dir_fd = open (step_path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
       const char *entry;
       while ((entry = g_dir_read_name (dir)) != NULL)
         {
           g_autofree char *rel = g_build_filename (name, entry, NULL);
-          g_autofree char *full = g_build_filename (trace->path, rel, NULL);
           gint32 worker;
           struct stat st;
           if (!parse_numbered_name (entry, "worker_", ".jsonl", &worker)
-              || stat (full, &st) != 0 || !S_ISREG (st.st_mode))
+              || !stat_entry (dir_fd, step_path, entry, &st) || !S_ISREG (st.st_mode))
             {
               g_ptr_array_add (trace->strays, g_steal_pointer (&rel));
               continue;
@@ -163,6 +175,8 @@ discover (RtTrace *trace, GError **error)
           f.ctime_ns = (gint64) st.st_ctim.tv_sec * 1000000000 + st.st_ctim.tv_nsec;
           g_array_append_val (trace->files, f);
         }
+      if (dir_fd >= 0)
+        close (dir_fd);
     }
 
   if (step_numbers->len == 0)

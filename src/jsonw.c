@@ -36,9 +36,19 @@ round_digits (double a, int precision, guint64 *d, int *e10, gboolean *reads_bac
     return FALSE;   /* subnormal, or not finite */
   guint64 m = (bits & ((1ull << 52) - 1)) | (1ull << 52);
   int e2 = biased - 1023;   /* a = m 2^(e2 - 52), 2^e2 <= a < 2^(e2 + 1) */
-  /* the decimal exponent, off by one at most (78913 / 2^18 is log10 2 to 6 digits):
-   * the digits tell, and the next try corrects it */
+  /* the decimal exponent: from the binary one (78913 / 2^18 is log10 2 to 6 digits), one
+   * less than it at most, which the powers of ten then tell; should the digits still say
+   * otherwise (a rounding up to the next power), the next try corrects it */
+  static const double pow10_d[] = {
+    1e-30, 1e-29, 1e-28, 1e-27, 1e-26, 1e-25, 1e-24, 1e-23, 1e-22, 1e-21, 1e-20, 1e-19,
+    1e-18, 1e-17, 1e-16, 1e-15, 1e-14, 1e-13, 1e-12, 1e-11, 1e-10, 1e-9, 1e-8, 1e-7, 1e-6,
+    1e-5, 1e-4, 1e-3, 1e-2, 1e-1, 1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10,
+    1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22, 1e23, 1e24,
+    1e25, 1e26, 1e27, 1e28, 1e29, 1e30,
+  };
   int e = (e2 * 78913) >> 18;
+  if (e >= -30 && e < 30 && a >= pow10_d[e + 31])
+    e++;
   for (int tries = 0; tries < 4; tries++)
     {
       int k = precision - 1 - e;   /* a 10^k has `precision` digits before the point */
@@ -96,6 +106,8 @@ round_digits (double a, int precision, guint64 *d, int *e10, gboolean *reads_bac
         {
           *d = digits;
           *e10 = e;
+          if (reads_back == NULL)
+            return TRUE;
           /* a 10^k = (whole den + rem) / den and the decimal is digits den / den: it reads
            * back as a while nearer to a than half the gap to a's neighbour on its side
            * (below a power of two, the neighbour is half as far) */
@@ -119,26 +131,33 @@ put_g (GString *out, gboolean negative, guint64 d, int e10, int precision)
     "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
     "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
     "8081828384858687888990919293949596979899";
-  char digits[20], text[48];
-  int i = precision;
+  /* the trailing zeros that %g drops, dropped from d first (not from the integer part) */
+  int n = precision;
+  int keep = e10 < -4 || e10 >= precision ? 1 : MAX (e10 + 1, 1);
+  while (n > keep && d % 10 == 0)
+    {
+      d /= 10;
+      n--;
+    }
+  /* copies below are of a fixed 17 bytes, which the compiler inlines: the slack of
+   * digits[] and text[] takes what lies past the ones wanted */
+  char digits[40], text[80];
+  int i = n;
   for (; i >= 2; i -= 2, d /= 100)
     memcpy (digits + i - 2, pairs + 2 * (d % 100), 2);
   if (i == 1)
     digits[0] = (char) ('0' + d);
-  int n = precision;
   char *p = text;
   if (negative)
     *p++ = '-';
   if (e10 < -4 || e10 >= precision)
     {
-      /* d.ddde+XX, the fraction's trailing zeros dropped, and its point with them */
-      while (n > 1 && digits[n - 1] == '0')
-        n--;
+      /* d.ddde+XX, without the fraction's trailing zeros, and its point with them */
       *p++ = digits[0];
       if (n > 1)
         {
           *p++ = '.';
-          memcpy (p, digits + 1, (gsize) n - 1);
+          memcpy (p, digits + 1, 17);
           p += n - 1;
         }
       int x = ABS (e10);
@@ -151,13 +170,11 @@ put_g (GString *out, gboolean negative, guint64 d, int e10, int precision)
     }
   else
     {
-      /* fixed: precision - 1 - e10 decimals, trailing zeros dropped */
+      /* fixed: precision - 1 - e10 decimals, without trailing zeros */
       int int_digits = e10 >= 0 ? e10 + 1 : 0;
-      while (n > int_digits && digits[n - 1] == '0')
-        n--;
       if (e10 >= 0)
         {
-          memcpy (p, digits, (gsize) int_digits);
+          memcpy (p, digits, 17);
           p += int_digits;
         }
       else
@@ -167,7 +184,7 @@ put_g (GString *out, gboolean negative, guint64 d, int e10, int precision)
           *p++ = '.';
           for (int z = 0; z < -e10 - 1; z++)
             *p++ = '0';
-          memcpy (p, digits + int_digits, (gsize) (n - int_digits));
+          memcpy (p, digits + int_digits, 17);
           p += n - int_digits;
         }
     }
@@ -179,9 +196,8 @@ rt_format_g (GString *out, double v, int precision)
 {
   guint64 d;
   int e10;
-  gboolean reads_back;
   if (precision < 1 || precision > 17 || !isfinite (v) || v == 0
-      || !round_digits (fabs (v), precision, &d, &e10, &reads_back))
+      || !round_digits (fabs (v), precision, &d, &e10, NULL))
     {
       char fmt[8], buf[G_ASCII_DTOSTR_BUF_SIZE];
       g_snprintf (fmt, sizeof fmt, "%%.%dg", CLAMP (precision, 1, 17));

@@ -581,6 +581,7 @@ adopt_files (RtTrace *t, RtCacheMap *cache, const RtCacheMatch *matches, const g
       for (guint i = 0; i < n_files; i++)
         priv->files[i].as_cached = FALSE;
       memset (priv->step_durations, 0, t->steps->len * sizeof (RtStepDurations));
+      memset (&priv->all_durations, 0, sizeof priv->all_durations);
       return FALSE;
     }
   if (keep_requests)

@@ -47,7 +47,7 @@ typedef struct {
   guint64 strings_at, strings_size, strings_checksum;
   guint64 ids_at, ids_size, ids_checksum;   /* the request ids: a blob of their own */
   guint64 n_files, n_requests, n_turns, n_problems, n_steps, n_durations;
-  guint64 part_checksum[N_PARTS];
+  guint64 part_checksum[N_PARTS];   /* 0 for requests and turns: theirs are per file */
   guint64 experiment;         /* string: the canonical path it was made for */
   guint64 header_checksum;    /* of everything above */
 } CacheHeader;

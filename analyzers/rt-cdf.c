@@ -12,7 +12,9 @@
 static char **opt_events;
 static gboolean opt_fit;
 
-/* Request durations come from the request table: only --event reads the event rows. */
+/* Request durations come from the request table (or ready sorted from the cache): only
+ * --event reads the event rows, and then the request table too (when it names
+ * async_rollout_request_complete, a step the cache does not hold must be computed). */
 static gboolean
 rows_unread (void)
 {
@@ -147,6 +149,7 @@ main (int argc, char **argv)
     .run = run,
     .flags = RT_COMMAND_ANALYZER,
     .rows_unread = rows_unread,
+    .requests_unread = rows_unread,
   };
   return rt_command_main (&cmd, argc, argv);
 }

@@ -135,6 +135,7 @@ main (int argc, char **argv)
     .tables = tables,
     .run = run,
     .flags = RT_COMMAND_LOADS_TRACE | RT_COMMAND_LISTS_PROBLEMS,
+    .requests_unread = rt_command_never_reads_requests,
   };
   return rt_command_main (&cmd, argc, argv);
 }

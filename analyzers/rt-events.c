@@ -44,6 +44,7 @@ main (int argc, char **argv)
     .run = run,
     .flags = RT_COMMAND_ANALYZER,
     .rows_unread = rt_command_never_reads_rows,
+    .requests_unread = rt_command_never_reads_requests,
   };
   return rt_command_main (&cmd, argc, argv);
 }

@@ -18,8 +18,9 @@ typedef struct {
  * rt_cache_file_snapshot gives back and rt_cache_draft_add_file takes. It knows
  * nothing of how the loader keeps files; the loader turns it into its own state. */
 typedef struct {
-  RtFile counters;            /* lines ... schema, and n_events: the rows. Not part of
-                               * it: path, step, worker, identity, first_request, n_requests */
+  RtFile counters;            /* lines ... schema, n_events (the rows) and, when restored,
+                               * n_requests. Not part of it: path, step, worker, identity,
+                               * first_request */
   guint64 offset;             /* bytes up to and including the last newline */
   guint64 line;               /* lines in those bytes */
   guint64 prefix_checksum;    /* rt_cache_prefix_checksum up to offset */
@@ -29,7 +30,9 @@ typedef struct {
   guint64 rows_checksum;
   /* Arrays the caller provides: appended to by rt_cache_file_snapshot, read by
    * rt_cache_draft_add_file. Strings restored point into the cache (valid until
-   * rt_cache_close). */
+   * rt_cache_close). Restoring: requests NULL, neither requests nor turns are
+   * restored; turns NULL, no turns are: each request's first_turn is then an index
+   * into the cache's own table (rt_cache_turns). */
   GArray *requests;           /* RtRequest: first_turn indexes `turns` (from its start);
                                * file, step and worker are not part of it */
   GArray *turns;              /* RtTurnFigures */
@@ -42,7 +45,9 @@ typedef struct _RtCacheMap RtCacheMap;
 
 /* Opens and checks the cache at `path` for the experiment `exp_canonical`, and
  * interns its event names into `reg` (which must be fresh: they keep their ids);
- * NULL (with `why` set) when there is none or it cannot be trusted. */
+ * NULL (with `why` set) when there is none or it cannot be trusted. The cache is
+ * mapped, not read: its large tables (requests, turns, step durations) are checked
+ * when first used, by rt_cache_file_tables_ok and rt_cache_step_durations. */
 RtCacheMap *rt_cache_open (const char *path, const char *exp_canonical, RtEventRegistry *reg,
                            const char **why);
 void rt_cache_close (RtCacheMap *map);
@@ -80,13 +85,30 @@ gboolean rt_cache_prefix_same (RtCacheMap *map, guint record, int fd);
 /* The prefix checksum kept for `record`, and whether it can be trusted. */
 gboolean rt_cache_prefix (RtCacheMap *map, guint record, guint64 *sum);
 
+/* The requests and turns of `record` pass their checks (checksum, bounds): until it
+ * has said so, no snapshot of it with its requests may be taken. Checked once; not
+ * thread-safe the first time. */
+gboolean rt_cache_file_tables_ok (RtCacheMap *map, guint record);
+
 /* Fills `snap` with what the cache holds of `record`, appending its requests,
- * turns and problems to the arrays the caller put in it. */
+ * turns and problems to the arrays the caller put in it (rt_cache_file_tables_ok first).
+ * Restored strings point into the cache, valid until rt_cache_close. */
 void rt_cache_file_snapshot (RtCacheMap *map, guint record, RtCacheSnapshot *snap);
 
-/* Frees what only loading needed (snapshots can no longer be taken); the strings
- * stay, restored requests point into them. */
-void rt_cache_loaded (RtCacheMap *map);
+/* The requests were taken (converted into the loader's own table): the memory of the
+ * cache's is given back; they are read from the file again if asked for. */
+void rt_cache_requests_taken (RtCacheMap *map);
+
+/* The cache's turns table, used in place: rt_cache_file_tables_ok has checked the
+ * turns of a record before any snapshot of it points into it. */
+const RtTurnFigures *rt_cache_turns (RtCacheMap *map, guint *n);
+
+/* The durations of the complete requests of step `step` (those rt_cache_file_snapshot
+ * gives of its records first_record ... first_record + n_files - 1, in that order,
+ * without the NaN ones), sorted ascending, with `n` set to their number: NULL when
+ * the cache holds no such step, or when they fail their check. */
+const double *rt_cache_step_durations (RtCacheMap *map, gint32 step, guint first_record,
+                                       guint n_files, guint *n);
 
 /* Checks mapped rows against their checksum, and that each names an event and a
  * request that exist (n_names and n_requests: the sizes of those tables). */
@@ -123,6 +145,15 @@ void rt_cache_draft_begin_tables (RtCacheDraft *draft, const char *exp_canonical
  * those rt_cache_draft_put_rows wrote at `rows_at` (snap->rows_checksum). */
 void rt_cache_draft_add_file (RtCacheDraft *draft, const RtFile *f, const RtCacheSnapshot *snap,
                               guint64 rows_at);
+
+/* How many files were added so far: the record the next one gets. */
+guint rt_cache_draft_n_files (RtCacheDraft *draft);
+
+/* Adds step `step`: its files are the records from `first_record` to the last one
+ * added, `sorted` the durations rt_cache_step_durations will give of it. Any number
+ * serves as `step` (the loader keeps those of all the steps as step -1). */
+void rt_cache_draft_add_step (RtCacheDraft *draft, gint32 step, guint first_record,
+                              const double *sorted, guint n);
 
 /* Completes `draft` (taken) as the cache at `path`, and renames it into place. */
 gboolean rt_cache_write (RtCacheDraft *draft, const char *path, GError **error);

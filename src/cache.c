@@ -18,14 +18,23 @@
 #endif
 
 /* Bump on any change of the layout below. */
-#define CACHE_FORMAT 5
+#define CACHE_FORMAT 6
 #define BYTE_ORDER_MARK 0x01020304u
 #define NO_STRING G_MAXUINT64
 
+/* The parts of the tables section, in this order. */
+typedef enum {
+  PART_FILES, PART_REQUESTS, PART_TURNS, PART_PROBLEMS, PART_NAMES, PART_STEPS, PART_DURATIONS,
+  N_PARTS
+} Part;
+
 /* Layout: the header; the event rows of every file (each file's rows together, as
- * of its last newline); then fixed-size tables (files, requests, turns, problems,
- * names) and a blob of NUL-terminated strings they point into by offset. Rows are
- * used in place from a mapping; tables are read in one go and copied. */
+ * of its last newline); then fixed-size tables (the parts above) and a blob of
+ * NUL-terminated strings they point into by offset, and one of the request ids
+ * (most of the text, and only read with the requests). The whole file is mapped and
+ * used in place: each part is checked (its checksum, and that what it points to is
+ * inside what it refers to) when it is first used, the small ones at open; requests
+ * and turns file by file (a file's checksum covers its own), as the rows are. */
 typedef struct {
   char magic[8];              /* "RTCACHE\n" */
   guint32 byte_order;         /* BYTE_ORDER_MARK as the writer saw it */
@@ -34,9 +43,11 @@ typedef struct {
   guint32 n_names;
   char version[16];           /* the rolltrace that wrote it */
   guint64 total_size;         /* of the whole file: a shorter one was cut */
-  guint64 tables_at, tables_size, tables_checksum;
+  guint64 tables_at, tables_size;
   guint64 strings_at, strings_size, strings_checksum;
-  guint64 n_files, n_requests, n_turns, n_problems;
+  guint64 ids_at, ids_size, ids_checksum;   /* the request ids: a blob of their own */
+  guint64 n_files, n_requests, n_turns, n_problems, n_steps, n_durations;
+  guint64 part_checksum[N_PARTS];   /* 0 for requests and turns: theirs are per file */
   guint64 experiment;         /* string: the canonical path it was made for */
   guint64 header_checksum;    /* of everything above */
 } CacheHeader;
@@ -59,6 +70,8 @@ typedef struct {
   guint32 n_rows, first_request;
   guint32 n_requests, first_problem;
   guint32 n_problems, prefix_known;   /* 0: the prefix checksum is not to be trusted */
+  guint32 first_turn, n_turns;        /* its requests' turns, all in this range */
+  guint64 tables_checksum;            /* of its requests and of its turns */
 } CacheFile;
 
 typedef struct {
@@ -73,23 +86,40 @@ typedef struct {
   guint64 line, reason;               /* reason: string */
 } CacheProblem;
 
-/* The tables section: its parts, in this order. */
+/* A step whose files are records first_file... of the files table, one after another:
+ * the durations of its complete requests (as of those records), sorted ascending. */
+typedef struct {
+  gint32 step;
+  guint32 first_file, n_files;
+  guint32 n_durations;
+  guint64 first_duration;             /* in the durations table */
+} CacheStep;
+
+/* The tables section, in place in the mapping. */
 typedef struct {
   const CacheFile *files;
   const CacheRequest *requests;
   const RtTurnFigures *turns;
   const CacheProblem *problems;
   const guint64 *names;               /* strings */
+  const CacheStep *steps;
+  const double *durations;
 } Tables;
 
+typedef enum { PART_UNCHECKED, PART_GOOD, PART_BAD } PartState;
+
 struct _RtCacheMap {
-  const guint8 *data;                 /* the whole file, mapped (rows are used from it) */
+  const guint8 *data;                 /* the whole file, mapped */
   gsize size;
-  guint8 *tables_buf;                 /* the tables, read; freed once loading is done */
-  char *strings;                      /* the strings, read; kept: requests point into them */
+  const char *strings;                /* in the mapping */
   gsize strings_size;
+  const char *ids;                    /* the request ids, in the mapping */
+  gsize ids_size;
+  gint ids_state;                     /* PartState */
   CacheHeader h;
   Tables t;
+  gint state[N_PARTS];                /* PartState, set once checked */
+  guint8 *file_state;                 /* PartState of each file's requests and turns */
   GHashTable *by_path;                /* path -> index + 1 */
   dev_t dev;                          /* the cache file itself, to remove only it */
   ino_t ino;
@@ -139,11 +169,29 @@ rt_hash64 (const void *data, gsize len, guint64 seed)
 /* ---- opening ---------------------------------------------------------------------- */
 
 static gsize
+part_size (const CacheHeader *h, Part part)
+{
+  switch (part)
+    {
+    case PART_FILES: return h->n_files * sizeof (CacheFile);
+    case PART_REQUESTS: return h->n_requests * sizeof (CacheRequest);
+    case PART_TURNS: return h->n_turns * sizeof (RtTurnFigures);
+    case PART_PROBLEMS: return h->n_problems * sizeof (CacheProblem);
+    case PART_NAMES: return (gsize) h->n_names * sizeof (guint64);
+    case PART_STEPS: return h->n_steps * sizeof (CacheStep);
+    case PART_DURATIONS: return h->n_durations * sizeof (double);
+    case N_PARTS: break;
+    }
+  g_assert_not_reached ();
+}
+
+static gsize
 tables_size_for (const CacheHeader *h)
 {
-  return h->n_files * sizeof (CacheFile) + h->n_requests * sizeof (CacheRequest)
-         + h->n_turns * sizeof (RtTurnFigures) + h->n_problems * sizeof (CacheProblem)
-         + (gsize) h->n_names * sizeof (guint64);
+  gsize size = 0;
+  for (Part p = 0; p < N_PARTS; p++)
+    size += part_size (h, p);
+  return size;
 }
 
 static gboolean
@@ -161,33 +209,16 @@ header_ok (const CacheHeader *h, gsize file_size, const char **why)
   else if (h->header_checksum != rt_hash64 (h, offsetof (CacheHeader, header_checksum), 0))
     *why = "damaged header";
   else if (h->n_files > G_MAXUINT32 || h->n_requests > G_MAXUINT32 || h->n_turns > G_MAXUINT32
-           || h->n_problems > G_MAXUINT32 || h->tables_at > file_size
+           || h->n_problems > G_MAXUINT32 || h->n_steps > G_MAXUINT32
+           || h->n_durations > G_MAXUINT32 || h->tables_at > file_size || h->tables_at % 8 != 0
            || h->tables_size > file_size - h->tables_at || h->tables_size != tables_size_for (h)
            || h->strings_at > file_size || h->strings_size > file_size - h->strings_at
-           || h->strings_size == 0)
+           || h->strings_size == 0 || h->ids_at > file_size
+           || h->ids_size > file_size - h->ids_at)
     *why = "damaged header";
   else
     return TRUE;
   return FALSE;
-}
-
-/* The tables' checksum: of the checksums of its five parts, so that the writer
- * need not put them together in memory. */
-static guint64
-tables_checksum (const RtCacheMap *m)
-{
-  const CacheHeader *h = &m->h;
-  gsize sizes[5] = { h->n_files * sizeof (CacheFile), h->n_requests * sizeof (CacheRequest),
-                     h->n_turns * sizeof (RtTurnFigures), h->n_problems * sizeof (CacheProblem),
-                     (gsize) h->n_names * sizeof (guint64) };
-  guint64 sums[5];
-  const guint8 *p = m->tables_buf;
-  for (guint i = 0; i < 5; i++)
-    {
-      sums[i] = rt_hash64 (p, sizes[i], 1);
-      p += sizes[i];
-    }
-  return rt_hash64 (sums, sizeof sums, 1);
 }
 
 static gboolean
@@ -214,45 +245,133 @@ string_ok (const RtCacheMap *m, guint64 s)
   return s < m->strings_size;   /* the blob ends in a NUL, so every string ends */
 }
 
-/* Every offset and range of the tables points inside what it refers to. */
+/* Every offset and range of one part points inside what it refers to. */
 static gboolean
-tables_ok (const RtCacheMap *m)
+part_bounds_ok (const RtCacheMap *m, Part part)
 {
   const CacheHeader *h = &m->h;
-  if (m->strings[m->strings_size - 1] != '\0' || !string_ok (m, h->experiment))
-    return FALSE;
-  for (guint64 i = 0; i < h->n_names; i++)
-    if (!string_ok (m, m->t.names[i]))
-      return FALSE;
-  for (guint64 i = 0; i < h->n_files; i++)
+  switch (part)
     {
-      const CacheFile *f = &m->t.files[i];
-      if (!string_ok (m, f->path) || (guint64) f->first_request + f->n_requests > h->n_requests
-          || (guint64) f->first_problem + f->n_problems > h->n_problems
-          || f->rows_at % 8 != 0 || f->rows_at > m->size
-          || (guint64) f->n_rows * sizeof (RtEvent) > m->size - f->rows_at)
-        return FALSE;
+    case PART_FILES:
+      for (guint64 i = 0; i < h->n_files; i++)
+        {
+          const CacheFile *f = &m->t.files[i];
+          if (!string_ok (m, f->path) || (guint64) f->first_request + f->n_requests > h->n_requests
+              || (guint64) f->first_problem + f->n_problems > h->n_problems
+              || (guint64) f->first_turn + f->n_turns > h->n_turns
+              || f->rows_at % 8 != 0 || f->rows_at > m->size
+              || (guint64) f->n_rows * sizeof (RtEvent) > m->size - f->rows_at)
+            return FALSE;
+        }
+      return TRUE;
+    case PART_PROBLEMS:
+      for (guint64 i = 0; i < h->n_problems; i++)
+        if (!string_ok (m, m->t.problems[i].reason))
+          return FALSE;
+      return TRUE;
+    case PART_NAMES:
+      for (guint64 i = 0; i < h->n_names; i++)
+        if (!string_ok (m, m->t.names[i]))
+          return FALSE;
+      return TRUE;
+    case PART_STEPS:
+      for (guint64 i = 0; i < h->n_steps; i++)
+        {
+          const CacheStep *s = &m->t.steps[i];
+          if ((guint64) s->first_file + s->n_files > h->n_files
+              || s->first_duration > h->n_durations
+              || s->n_durations > h->n_durations - s->first_duration)
+            return FALSE;
+        }
+      return TRUE;
+    case PART_DURATIONS:
+      return TRUE;   /* plain numbers: nothing to point out of */
+    case PART_REQUESTS:
+    case PART_TURNS:
+      break;         /* checked file by file (file_tables_ok) */
+    case N_PARTS:
+      break;
     }
-  for (guint64 i = 0; i < h->n_requests; i++)
+  g_assert_not_reached ();
+}
+
+static const void *
+part_data (const RtCacheMap *m, Part part)
+{
+  const guint8 *p = m->data + m->h.tables_at;
+  for (Part before = 0; before < part; before++)
+    p += part_size (&m->h, before);
+  return p;
+}
+
+/* Checks a part the first time it is used: its checksum, then its bounds. Parts
+ * checked from several threads at once are checked twice, with the same answer. */
+static gboolean
+part_ok (RtCacheMap *m, Part part)
+{
+  gint state = g_atomic_int_get (&m->state[part]);
+  if (state == PART_UNCHECKED)
     {
-      const CacheRequest *q = &m->t.requests[i];
-      if (!string_ok (m, q->id) || (q->finish_reason != NO_STRING && !string_ok (m, q->finish_reason))
-          || (guint64) q->first_turn + q->n_turns > h->n_turns)
-        return FALSE;
+      gboolean ok = rt_hash64 (part_data (m, part), part_size (&m->h, part), 1 + part)
+                      == m->h.part_checksum[part]
+                    && part_bounds_ok (m, part);
+      state = ok ? PART_GOOD : PART_BAD;
+      g_atomic_int_set (&m->state[part], state);
     }
-  for (guint64 i = 0; i < h->n_problems; i++)
-    if (!string_ok (m, m->t.problems[i].reason))
-      return FALSE;
-  return TRUE;
+  return state == PART_GOOD;
+}
+
+/* The request ids pass their checksum, and end in a NUL (so every id ends). Once. */
+static gboolean
+ids_ok (RtCacheMap *m)
+{
+  if (m->ids_state == PART_UNCHECKED)
+    m->ids_state = rt_hash64 (m->ids, m->ids_size, 4) == m->h.ids_checksum
+                   && m->ids_size > 0 && m->ids[m->ids_size - 1] == '\0' ? PART_GOOD : PART_BAD;
+  return m->ids_state == PART_GOOD;
+}
+
+/* The checksum of a file's requests and turns, as the writer makes it. */
+static guint64
+file_tables_checksum (const CacheRequest *requests, guint32 n_requests, const RtTurnFigures *turns,
+                      guint32 n_turns)
+{
+  guint64 sums[2] = { rt_hash64 (requests, (gsize) n_requests * sizeof (CacheRequest), 11),
+                      rt_hash64 (turns, (gsize) n_turns * sizeof (RtTurnFigures), 12) };
+  return rt_hash64 (sums, sizeof sums, 13);
+}
+
+/* A file's requests and turns pass their checksum, and each request's strings and
+ * turns are inside the blob and the file's range (its own bounds were checked with
+ * the files). Once per file. */
+static gboolean
+file_tables_ok (RtCacheMap *m, guint record)
+{
+  if (m->file_state[record] == PART_UNCHECKED)
+    {
+      const CacheFile *cf = &m->t.files[record];
+      gboolean ok = file_tables_checksum (&m->t.requests[cf->first_request], cf->n_requests,
+                                          &m->t.turns[cf->first_turn], cf->n_turns)
+                    == cf->tables_checksum
+                    && (cf->n_requests == 0 || ids_ok (m));
+      for (guint32 k = 0; ok && k < cf->n_requests; k++)
+        {
+          const CacheRequest *q = &m->t.requests[cf->first_request + k];
+          ok = q->id < m->ids_size && (q->finish_reason == NO_STRING || string_ok (m, q->finish_reason))
+               && q->first_turn >= cf->first_turn && q->n_turns <= cf->n_turns
+               && q->first_turn - cf->first_turn <= cf->n_turns - q->n_turns;
+        }
+      m->file_state[record] = ok ? PART_GOOD : PART_BAD;
+    }
+  return m->file_state[record] == PART_GOOD;
 }
 
 static void
 map_free (RtCacheMap *m)
 {
+  g_free (m->file_state);
   if (m->data)
     munmap ((void *) m->data, m->size);
-  rt_huge_free (m->tables_buf);
-  rt_huge_free (m->strings);
   if (m->by_path)
     g_hash_table_unref (m->by_path);
   g_free (m);
@@ -279,44 +398,34 @@ rt_cache_open (const char *path, const char *exp_canonical, RtEventRegistry *reg
   if (!header_ok (&m->h, m->size, why))
     goto reject;
 
-  /* the tables and strings are read (and checked) whole; rows stay mapped */
-  m->tables_buf = rt_huge_alloc (m->h.tables_size + 8);
-  m->strings_size = m->h.strings_size;
-  m->strings = rt_huge_alloc (m->strings_size);
-  if (!read_at (fd, m->tables_buf, m->h.tables_size, m->h.tables_at)
-      || !read_at (fd, m->strings, m->strings_size, m->h.strings_at))
-    {
-      *why = "unreadable";
-      goto reject;
-    }
-  if (tables_checksum (m) != m->h.tables_checksum
-      || rt_hash64 (m->strings, m->strings_size, 3) != m->h.strings_checksum)
-    {
-      *why = "damaged tables";
-      goto reject;
-    }
-  const guint8 *p = m->tables_buf;
-  m->t.files = (const CacheFile *) p;
-  p += m->h.n_files * sizeof (CacheFile);
-  m->t.requests = (const CacheRequest *) p;
-  p += m->h.n_requests * sizeof (CacheRequest);
-  m->t.turns = (const RtTurnFigures *) p;
-  p += m->h.n_turns * sizeof (RtTurnFigures);
-  m->t.problems = (const CacheProblem *) p;
-  p += m->h.n_problems * sizeof (CacheProblem);
-  m->t.names = (const guint64 *) p;
-
+  /* Mapped, not read: pages of the page cache cost no copy, and a part no command
+   * asks for is never touched. Private and read-only: what the checks saw stays. */
   void *data = mmap (NULL, m->size, PROT_READ, MAP_PRIVATE, fd, 0);
+  close (fd);
+  fd = -1;
   if (data == MAP_FAILED)
     {
       *why = "unreadable";
       goto reject;
     }
   m->data = data;
-  close (fd);
-  fd = -1;
+  m->strings = (const char *) m->data + m->h.strings_at;
+  m->strings_size = m->h.strings_size;
+  m->ids = (const char *) m->data + m->h.ids_at;
+  m->ids_size = m->h.ids_size;
+  m->t.files = part_data (m, PART_FILES);
+  m->t.requests = part_data (m, PART_REQUESTS);
+  m->t.turns = part_data (m, PART_TURNS);
+  m->t.problems = part_data (m, PART_PROBLEMS);
+  m->t.names = part_data (m, PART_NAMES);
+  m->t.steps = part_data (m, PART_STEPS);
+  m->t.durations = part_data (m, PART_DURATIONS);
 
-  if (!tables_ok (m))
+  /* the strings and the small parts now; requests, turns and durations when used */
+  if (rt_hash64 (m->strings, m->strings_size, 3) != m->h.strings_checksum
+      || m->strings[m->strings_size - 1] != '\0' || !string_ok (m, m->h.experiment)
+      || !part_ok (m, PART_FILES) || !part_ok (m, PART_PROBLEMS) || !part_ok (m, PART_NAMES)
+      || !part_ok (m, PART_STEPS))
     {
       *why = "damaged tables";
       goto reject;
@@ -337,9 +446,10 @@ rt_cache_open (const char *path, const char *exp_canonical, RtEventRegistry *reg
           goto reject;
         }
     }
+  m->file_state = g_new0 (guint8, m->h.n_files + 1);
   m->by_path = g_hash_table_new (g_str_hash, g_str_equal);
   for (guint32 i = 0; i < m->h.n_files; i++)
-    g_hash_table_insert (m->by_path, m->strings + m->t.files[i].path, GUINT_TO_POINTER (i + 1));
+    g_hash_table_insert (m->by_path, (gpointer) (m->strings + m->t.files[i].path), GUINT_TO_POINTER (i + 1));
   return m;
 
 reject:
@@ -356,11 +466,10 @@ rt_cache_close (RtCacheMap *map)
     map_free (map);
 }
 
-void
-rt_cache_loaded (RtCacheMap *map)
+gboolean
+rt_cache_file_tables_ok (RtCacheMap *map, guint record)
 {
-  g_clear_pointer (&map->tables_buf, rt_huge_free);
-  memset (&map->t, 0, sizeof map->t);
+  return file_tables_ok (map, record);
 }
 
 guint
@@ -467,6 +576,7 @@ rt_cache_file_snapshot (RtCacheMap *map, guint record, RtCacheSnapshot *snap)
   memcpy (c->step_sum_s, cf->step_sum_s, sizeof c->step_sum_s);
   c->schema = cf->schema;
   c->n_events = cf->n_rows;
+  c->n_requests = cf->n_requests;
   snap->offset = cf->resume_offset;
   snap->line = cf->resume_line;
   snap->prefix_checksum = cf->prefix_checksum;
@@ -474,21 +584,33 @@ rt_cache_file_snapshot (RtCacheMap *map, guint record, RtCacheSnapshot *snap)
   snap->rows = (const RtEvent *) (map->data + cf->rows_at);
   snap->rows_checksum = cf->rows_checksum;
 
-  /* each request's turns follow those of the one before: its range is taken as the
-   * cache says, which need not be so (tables_ok only keeps it in bounds) */
-  for (guint32 k = 0; k < cf->n_requests; k++)
+  /* The file's turns in one go; each request's range is taken as the cache says,
+   * inside the file's (file_tables_ok checked it), one after another or not. */
+  g_assert (snap->requests == NULL || map->file_state[record] == PART_GOOD);
+  if (snap->requests != NULL && cf->n_requests > 0)
     {
-      const CacheRequest *cq = &map->t.requests[cf->first_request + k];
-      RtRequest q = {
-        .id = map->strings + cq->id,
-        .finish_reason = cq->finish_reason == NO_STRING ? NULL : map->strings + cq->finish_reason,
-        .complete = cq->complete, .end_s = cq->end_s, .total_s = cq->total_s,
-        .turns = cq->turns, .response_length = cq->response_length,
-        .first_turn = snap->turns->len, .n_turns = cq->n_turns,
-        .turns_from_timings = cq->turns_from_timings,
-      };
-      g_array_append_vals (snap->turns, &map->t.turns[cq->first_turn], cq->n_turns);
-      g_array_append_val (snap->requests, q);
+      guint32 turn_base = cf->first_turn;   /* no turns array: the cache's own */
+      if (snap->turns != NULL)
+        {
+          turn_base = snap->turns->len;
+          g_array_append_vals (snap->turns, &map->t.turns[cf->first_turn], cf->n_turns);
+        }
+      guint first = snap->requests->len;
+      g_array_set_size (snap->requests, first + cf->n_requests);
+      RtRequest *out = &g_array_index (snap->requests, RtRequest, first);
+      const CacheRequest *in = &map->t.requests[cf->first_request];
+      for (guint32 k = 0; k < cf->n_requests; k++)
+        {
+          const CacheRequest *cq = &in[k];
+          out[k] = (RtRequest) {
+            .id = map->ids + cq->id,
+            .finish_reason = cq->finish_reason == NO_STRING ? NULL : map->strings + cq->finish_reason,
+            .complete = cq->complete, .end_s = cq->end_s, .total_s = cq->total_s,
+            .turns = cq->turns, .response_length = cq->response_length,
+            .first_turn = turn_base + (cq->first_turn - cf->first_turn),
+            .n_turns = cq->n_turns, .turns_from_timings = cq->turns_from_timings,
+          };
+        }
     }
   for (guint32 k = 0; k < cf->n_problems; k++)
     {
@@ -496,6 +618,40 @@ rt_cache_file_snapshot (RtCacheMap *map, guint record, RtCacheSnapshot *snap)
       RtCacheProblem pr = { cp->line, map->strings + cp->reason };
       g_array_append_val (snap->problems, pr);
     }
+}
+
+void
+rt_cache_requests_taken (RtCacheMap *map)
+{
+  /* only the pages wholly inside the part: the ones at its edges hold its neighbours' */
+  const gsize page = (gsize) sysconf (_SC_PAGESIZE);
+  guintptr start = ((guintptr) map->t.requests + page - 1) / page * page;
+  guintptr end = (guintptr) (map->t.requests + map->h.n_requests) / page * page;
+  if (end > start)
+    madvise ((void *) start, end - start, MADV_DONTNEED);
+}
+
+const RtTurnFigures *
+rt_cache_turns (RtCacheMap *map, guint *n)
+{
+  *n = (guint) map->h.n_turns;
+  return map->t.turns;
+}
+
+const double *
+rt_cache_step_durations (RtCacheMap *map, gint32 step, guint first_record, guint n_files, guint *n)
+{
+  for (guint64 i = 0; i < map->h.n_steps; i++)
+    {
+      const CacheStep *s = &map->t.steps[i];
+      if (s->step != step || s->first_file != first_record || s->n_files != n_files)
+        continue;
+      if (!part_ok (map, PART_DURATIONS))
+        return NULL;
+      *n = s->n_durations;
+      return map->t.durations + s->first_duration;
+    }
+  return NULL;
 }
 
 gboolean
@@ -527,8 +683,9 @@ rt_cache_discard (RtCacheMap *map, const char *path)
 
 /* The tables of a cache being written, and its strings. */
 typedef struct {
-  GArray *files, *requests, *turns, *problems, *names;   /* of bytes */
+  GArray *parts[N_PARTS];   /* of bytes */
   GArray *strings;
+  GArray *ids;              /* the request ids */
   GHashTable *shared;       /* strings written once: paths of reasons, names */
   guint64 experiment;       /* string */
 } Writer;
@@ -538,6 +695,14 @@ add_string (Writer *w, const char *s)
 {
   guint64 at = w->strings->len;
   g_array_append_vals (w->strings, s, (guint) strlen (s) + 1);
+  return at;
+}
+
+static guint64
+add_id (Writer *w, const char *s)
+{
+  guint64 at = w->ids->len;
+  g_array_append_vals (w->ids, s, (guint) strlen (s) + 1);
   return at;
 }
 
@@ -556,9 +721,10 @@ add_shared_string (Writer *w, const char *s)
 static void
 writer_clear (Writer *w)
 {
-  GArray **arrays[] = { &w->files, &w->requests, &w->turns, &w->problems, &w->names, &w->strings };
-  for (guint i = 0; i < G_N_ELEMENTS (arrays); i++)
-    g_clear_pointer (arrays[i], g_array_unref);
+  for (Part p = 0; p < N_PARTS; p++)
+    g_clear_pointer (&w->parts[p], g_array_unref);
+  g_clear_pointer (&w->strings, g_array_unref);
+  g_clear_pointer (&w->ids, g_array_unref);
   g_clear_pointer (&w->shared, g_hash_table_unref);
 }
 
@@ -656,20 +822,23 @@ rt_cache_draft_begin_tables (RtCacheDraft *d, const char *exp_canonical, RtEvent
                              guint n_files, guint n_requests, guint n_turns)
 {
   Writer *w = &d->w;
-  GArray **arrays[] = { &w->files, &w->requests, &w->turns, &w->problems, &w->names, &w->strings };
-  for (guint i = 0; i < G_N_ELEMENTS (arrays); i++)
-    *arrays[i] = g_array_new (FALSE, FALSE, 1);
+  for (Part p = 0; p < N_PARTS; p++)
+    w->parts[p] = g_array_new (FALSE, FALSE, 1);
+  w->strings = g_array_new (FALSE, FALSE, 1);
+  w->ids = g_array_new (FALSE, FALSE, 1);
   w->shared = g_hash_table_new (g_str_hash, g_str_equal);
   /* the tables' sizes are about known: each grows once, on huge pages */
-  rt_array_make_room (w->files, (gsize) n_files * sizeof (CacheFile));
-  rt_array_make_room (w->requests, (gsize) n_requests * sizeof (CacheRequest));
-  rt_array_make_room (w->turns, (gsize) n_turns * sizeof (RtTurnFigures));
-  rt_array_make_room (w->strings, (gsize) n_requests * 40 + 4096);
+  rt_array_make_room (w->parts[PART_FILES], (gsize) n_files * sizeof (CacheFile));
+  rt_array_make_room (w->parts[PART_REQUESTS], (gsize) n_requests * sizeof (CacheRequest));
+  rt_array_make_room (w->parts[PART_TURNS], (gsize) n_turns * sizeof (RtTurnFigures));
+  rt_array_make_room (w->parts[PART_DURATIONS], (gsize) n_requests * sizeof (double));
+  rt_array_make_room (w->strings, (gsize) n_files * 64 + 4096);
+  rt_array_make_room (w->ids, (gsize) n_requests * 40 + 4096);
   w->experiment = add_string (w, exp_canonical);
   for (guint i = 0; i < rt_event_registry_size (reg); i++)
     {
       guint64 at = add_string (w, rt_event_registry_name (reg, (guint16) i));
-      g_array_append_vals (w->names, &at, sizeof at);
+      g_array_append_vals (w->parts[PART_NAMES], &at, sizeof at);
     }
 }
 
@@ -692,35 +861,68 @@ rt_cache_draft_add_file (RtCacheDraft *d, const RtFile *f, const RtCacheSnapshot
   memcpy (cf.step_sum_s, c->step_sum_s, sizeof cf.step_sum_s);
 
   /* requests, each followed in the turns table by its own turns */
-  guint32 turn_base = (guint32) (w->turns->len / sizeof (RtTurnFigures));
-  cf.first_request = (guint32) (w->requests->len / sizeof (CacheRequest));
+  GArray *requests = w->parts[PART_REQUESTS], *turns = w->parts[PART_TURNS];
+  GArray *problems = w->parts[PART_PROBLEMS];
+  guint32 turn_base = (guint32) (turns->len / sizeof (RtTurnFigures));
+  cf.first_turn = turn_base;
+  cf.first_request = (guint32) (requests->len / sizeof (CacheRequest));
   cf.n_requests = snap->requests->len;
   for (guint k = 0; k < snap->requests->len; k++)
     {
       const RtRequest *q = &g_array_index (snap->requests, RtRequest, k);
       CacheRequest cq = {
-        .id = add_string (w, q->id),
+        .id = add_id (w, q->id),
         .finish_reason = q->finish_reason ? add_shared_string (w, q->finish_reason) : NO_STRING,
         .end_s = q->end_s, .total_s = q->total_s, .turns = q->turns,
         .response_length = q->response_length, .first_turn = turn_base,
         .n_turns = q->n_turns, .complete = (guint32) q->complete,
         .turns_from_timings = (guint32) q->turns_from_timings,
       };
-      g_array_append_vals (w->requests, &cq, sizeof cq);
+      g_array_append_vals (requests, &cq, sizeof cq);
       if (q->n_turns > 0)   /* else `turns` may have no storage to point into */
-        g_array_append_vals (w->turns, &g_array_index (snap->turns, RtTurnFigures, q->first_turn),
+        g_array_append_vals (turns, &g_array_index (snap->turns, RtTurnFigures, q->first_turn),
                              q->n_turns * (guint) sizeof (RtTurnFigures));
       turn_base += q->n_turns;
     }
-  cf.first_problem = (guint32) (w->problems->len / sizeof (CacheProblem));
+  cf.n_turns = turn_base - cf.first_turn;
+  /* (an array that never grew has no storage: no pointer into it then) */
+  const guint8 *its_requests = requests->data ? (const guint8 *) requests->data + requests->len
+                                                  - (gsize) cf.n_requests * sizeof (CacheRequest)
+                                              : NULL;
+  const guint8 *its_turns = turns->data ? (const guint8 *) turns->data + turns->len
+                                            - (gsize) cf.n_turns * sizeof (RtTurnFigures)
+                                        : NULL;
+  cf.tables_checksum = file_tables_checksum ((const CacheRequest *) its_requests, cf.n_requests,
+                                             (const RtTurnFigures *) its_turns, cf.n_turns);
+  cf.first_problem = (guint32) (problems->len / sizeof (CacheProblem));
   cf.n_problems = snap->problems->len;
   for (guint k = 0; k < snap->problems->len; k++)
     {
       const RtCacheProblem *pr = &g_array_index (snap->problems, RtCacheProblem, k);
       CacheProblem cp = { pr->line, add_shared_string (w, pr->reason) };
-      g_array_append_vals (w->problems, &cp, sizeof cp);
+      g_array_append_vals (problems, &cp, sizeof cp);
     }
-  g_array_append_vals (w->files, &cf, sizeof cf);
+  g_array_append_vals (w->parts[PART_FILES], &cf, sizeof cf);
+}
+
+guint
+rt_cache_draft_n_files (RtCacheDraft *d)
+{
+  return d->w.parts[PART_FILES]->len / sizeof (CacheFile);
+}
+
+void
+rt_cache_draft_add_step (RtCacheDraft *d, gint32 step, guint first_record, const double *sorted,
+                         guint n)
+{
+  Writer *w = &d->w;
+  CacheStep cs = {
+    .step = step, .first_file = first_record, .n_files = rt_cache_draft_n_files (d) - first_record,
+    .n_durations = n, .first_duration = w->parts[PART_DURATIONS]->len / sizeof (double),
+  };
+  if (n > 0)
+    g_array_append_vals (w->parts[PART_DURATIONS], sorted, n * (guint) sizeof (double));
+  g_array_append_vals (w->parts[PART_STEPS], &cs, sizeof cs);
 }
 
 gboolean
@@ -733,32 +935,39 @@ rt_cache_write (RtCacheDraft *draft, const char *path, GError **error)
   memcpy (h.magic, "RTCACHE\n", 8);
   g_strlcpy (h.version, RT_VERSION, sizeof h.version);
   h.experiment = w->experiment;
-  h.n_names = w->names->len / sizeof (guint64);
-  h.n_files = w->files->len / sizeof (CacheFile);
-  h.n_requests = w->requests->len / sizeof (CacheRequest);
-  h.n_turns = w->turns->len / sizeof (RtTurnFigures);
-  h.n_problems = w->problems->len / sizeof (CacheProblem);
+  GArray **parts = w->parts;
+  h.n_names = parts[PART_NAMES]->len / sizeof (guint64);
+  h.n_files = parts[PART_FILES]->len / sizeof (CacheFile);
+  h.n_requests = parts[PART_REQUESTS]->len / sizeof (CacheRequest);
+  h.n_turns = parts[PART_TURNS]->len / sizeof (RtTurnFigures);
+  h.n_problems = parts[PART_PROBLEMS]->len / sizeof (CacheProblem);
+  h.n_steps = parts[PART_STEPS]->len / sizeof (CacheStep);
+  h.n_durations = parts[PART_DURATIONS]->len / sizeof (double);
   h.tables_at = d->end;
   h.tables_size = tables_size_for (&h);
-  GArray *parts[] = { w->files, w->requests, w->turns, w->problems, w->names };
-  guint64 part_sums[G_N_ELEMENTS (parts)];
   int failed = g_atomic_int_get (&d->failed);
   guint64 at = h.tables_at;
-  for (guint i = 0; i < G_N_ELEMENTS (parts); i++)
+  for (Part p = 0; p < N_PARTS; p++)
     {
-      part_sums[i] = rt_hash64 (parts[i]->data, parts[i]->len, 1);
+      /* requests and turns have their checksums file by file */
+      gboolean per_file = p == PART_REQUESTS || p == PART_TURNS;
+      h.part_checksum[p] = per_file ? 0 : rt_hash64 (parts[p]->data, parts[p]->len, 1 + p);
       if (failed == 0)
-        failed = put_at (d->fd, parts[i]->data, parts[i]->len, at);
-      at += parts[i]->len;
+        failed = put_at (d->fd, parts[p]->data, parts[p]->len, at);
+      at += parts[p]->len;
     }
-  h.tables_checksum = rt_hash64 (part_sums, sizeof part_sums, 1);
   h.strings_at = h.tables_at + h.tables_size;
   h.strings_size = w->strings->len;
   h.strings_checksum = rt_hash64 (w->strings->data, w->strings->len, 3);
-  h.total_size = h.strings_at + h.strings_size;
+  h.ids_at = h.strings_at + h.strings_size;
+  h.ids_size = w->ids->len;
+  h.ids_checksum = rt_hash64 (w->ids->data, w->ids->len, 4);
+  h.total_size = h.ids_at + h.ids_size;
   h.header_checksum = rt_hash64 (&h, offsetof (CacheHeader, header_checksum), 0);
   if (failed == 0)
     failed = put_at (d->fd, w->strings->data, w->strings->len, h.strings_at);
+  if (failed == 0)
+    failed = put_at (d->fd, w->ids->data, w->ids->len, h.ids_at);
   /* the header last: a cache cut short never has a valid one */
   if (failed == 0)
     failed = put_at (d->fd, &h, sizeof h, 0);

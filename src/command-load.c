@@ -193,6 +193,7 @@ rt_session_load_experiments (RtSession *s, GError **error)
         .progress = !s->quiet && isatty (STDERR_FILENO),
         .cache_dir = cache_dir,
         .rows_unread = s->command->rows_unread != NULL && s->command->rows_unread (),
+        .requests_unread = s->command->requests_unread != NULL && s->command->requests_unread (),
       };
     }
   load_all (tasks, n);

@@ -5,7 +5,10 @@
 #include "rolltrace/rt-outfile.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 char *
 rt_session_out_path (RtSession *s, const char *name)
@@ -29,6 +32,31 @@ rt_session_ensure_out_dir (RtSession *s, GError **error)
   return TRUE;
 }
 
+/* The file at `path` holds exactly `content`: read a block at a time, not whole (the data
+ * files of a large trace run to megabytes), and only when its size is the same. */
+static gboolean
+file_holds (const char *path, const GString *content)
+{
+  int fd = open (path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return FALSE;
+  struct stat st;
+  gboolean same = fstat (fd, &st) == 0 && S_ISREG (st.st_mode) && (guint64) st.st_size == content->len;
+  static char block[64 << 10];   /* commands write from one thread */
+  for (gsize at = 0; same && at < content->len;)
+    {
+      gssize r = read (fd, block, MIN (sizeof block, content->len - at));
+      if (r < 0 && errno == EINTR)
+        continue;
+      same = r > 0 && memcmp (block, content->str + at, (gsize) r) == 0;
+      at += r > 0 ? (gsize) r : 0;
+    }
+  char extra;
+  same = same && read (fd, &extra, 1) == 0;   /* nor longer than stat said */
+  close (fd);
+  return same;
+}
+
 gboolean
 rt_session_write (RtSession *s, const char *name, const GString *content, GError **error)
 {
@@ -37,10 +65,7 @@ rt_session_write (RtSession *s, const char *name, const GString *content, GError
   g_autofree char *path = rt_session_out_path (s, name);
   /* An unchanged file keeps its time stamp, so that `make plots` re-renders only
    * the plots whose data or script changed. */
-  g_autofree char *old = NULL;
-  gsize old_len;
-  if (g_file_get_contents (path, &old, &old_len, NULL) && old_len == content->len
-      && memcmp (old, content->str, old_len) == 0)
+  if (file_holds (path, content))
     return TRUE;
   return rt_file_write_atomic (path, content->str, content->len, error);
 }

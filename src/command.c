@@ -201,6 +201,12 @@ rt_command_never_reads_rows (void)
   return TRUE;
 }
 
+gboolean
+rt_command_never_reads_requests (void)
+{
+  return TRUE;
+}
+
 int
 rt_command_main (const RtCommand *cmd, int argc, char **argv)
 {

@@ -4,18 +4,234 @@
 #include "rolltrace/rt-text.h"
 
 #include <math.h>
+#include <string.h>
+
+/* The P significant digits of a > 0 as an integer d (10^(P-1) <= d < 10^P), with
+ * a = d * 10^(e10 - P + 1) rounded as printf rounds (to nearest, a tie to even), in
+ * exact integer arithmetic: a is m 2^q with an integer m < 2^53, and a 10^k is
+ * m 5^k 2^(q+k), or m 2^(q-j) / 5^j for k = -j. FALSE for an a too large or too small
+ * for that (|k| > 27), which is then left to printf. `reads_back`: whether that decimal
+ * reads back as a (strtod takes the double nearest to it, a tie to the even one). */
+static gboolean
+round_digits (double a, int precision, guint64 *d, int *e10, gboolean *reads_back)
+{
+  static const guint64 pow5[28] = {
+    1ull, 5ull, 25ull, 125ull, 625ull, 3125ull, 15625ull, 78125ull, 390625ull, 1953125ull,
+    9765625ull, 48828125ull, 244140625ull, 1220703125ull, 6103515625ull, 30517578125ull,
+    152587890625ull, 762939453125ull, 3814697265625ull, 19073486328125ull, 95367431640625ull,
+    476837158203125ull, 2384185791015625ull, 11920928955078125ull, 59604644775390625ull,
+    298023223876953125ull, 1490116119384765625ull, 7450580596923828125ull,
+  };
+  static const guint64 pow10[19] = {
+    1ull, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull, 10000000ull, 100000000ull,
+    1000000000ull, 10000000000ull, 100000000000ull, 1000000000000ull, 10000000000000ull,
+    100000000000000ull, 1000000000000000ull, 10000000000000000ull, 100000000000000000ull,
+    1000000000000000000ull,
+  };
+  typedef unsigned __int128 u128;
+  guint64 bits;
+  memcpy (&bits, &a, sizeof bits);
+  int biased = (int) ((bits >> 52) & 0x7FF);
+  if (biased == 0 || biased == 0x7FF)
+    return FALSE;   /* subnormal, or not finite */
+  guint64 m = (bits & ((1ull << 52) - 1)) | (1ull << 52);
+  int e2 = biased - 1023;   /* a = m 2^(e2 - 52), 2^e2 <= a < 2^(e2 + 1) */
+  /* the decimal exponent: from the binary one (78913 / 2^18 is log10 2 to 6 digits), one
+   * less than it at most, which the powers of ten then tell; should the digits still say
+   * otherwise (a rounding up to the next power), the next try corrects it */
+  static const double pow10_d[] = {
+    1e-30, 1e-29, 1e-28, 1e-27, 1e-26, 1e-25, 1e-24, 1e-23, 1e-22, 1e-21, 1e-20, 1e-19,
+    1e-18, 1e-17, 1e-16, 1e-15, 1e-14, 1e-13, 1e-12, 1e-11, 1e-10, 1e-9, 1e-8, 1e-7, 1e-6,
+    1e-5, 1e-4, 1e-3, 1e-2, 1e-1, 1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10,
+    1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22, 1e23, 1e24,
+    1e25, 1e26, 1e27, 1e28, 1e29, 1e30,
+  };
+  int e = (e2 * 78913) >> 18;
+  if (e >= -30 && e < 30 && a >= pow10_d[e + 31])
+    e++;
+  for (int tries = 0; tries < 4; tries++)
+    {
+      int k = precision - 1 - e;   /* a 10^k has `precision` digits before the point */
+      if (k > 27 || k < -27)
+        return FALSE;
+      u128 whole, rem, den;        /* a 10^k = whole + rem / den */
+      u128 gap;                    /* a's ulp times 10^k, in units of 1 / den */
+      if (k >= 0)
+        {
+          u128 x = (u128) m * pow5[k];
+          int s = e2 - 52 + k;
+          if (s >= 0)
+            {
+              if (s > 40)
+                return FALSE;
+              whole = x << s;
+              rem = 0;
+              den = 1;
+              gap = (u128) pow5[k] << s;
+            }
+          else
+            {
+              if (s < -120)
+                return FALSE;
+              whole = x >> -s;
+              den = (u128) 1 << -s;
+              rem = x & (den - 1);
+              gap = pow5[k];
+            }
+        }
+      else
+        {
+          int q = e2 - 52 + k;     /* a 10^k = m 2^q / 5^j */
+          if (q > 60 || q < -60)
+            return FALSE;
+          u128 num = q >= 0 ? (u128) m << q : (u128) m;
+          den = q >= 0 ? (u128) pow5[-k] : (u128) pow5[-k] << -q;
+          whole = num / den;
+          rem = num % den;
+          gap = q >= 0 ? (u128) 1 << q : 1;
+        }
+      if (whole >= (u128) pow10[precision + 1])
+        {
+          e++;
+          continue;
+        }
+      guint64 digits = (guint64) whole;
+      if (2 * rem > den || (2 * rem == den && (digits & 1)))
+        digits++;
+      if (digits < pow10[precision - 1])
+        e--;
+      else if (digits >= pow10[precision])
+        e++;
+      else
+        {
+          *d = digits;
+          *e10 = e;
+          if (reads_back == NULL)
+            return TRUE;
+          /* a 10^k = (whole den + rem) / den and the decimal is digits den / den: it reads
+           * back as a while nearer to a than half the gap to a's neighbour on its side
+           * (below a power of two, the neighbour is half as far) */
+          u128 at = whole * den + rem, dec = (u128) digits * den;
+          gboolean below = dec < at;
+          u128 diff = below ? at - dec : dec - at;
+          gboolean power_of_two = m == (1ull << 52) && biased > 1;
+          u128 twice = below && power_of_two ? 4 * diff : 2 * diff;
+          *reads_back = twice < gap || (twice == gap && (m & 1) == 0);
+          return TRUE;
+        }
+    }
+  return FALSE;
+}
+
+/* Appends the text %.<precision>g makes of v's digits d and exponent e10. */
+static void
+put_g (GString *out, gboolean negative, guint64 d, int e10, int precision)
+{
+  static const char pairs[] =
+    "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+    "8081828384858687888990919293949596979899";
+  /* the trailing zeros that %g drops, dropped from d first (not from the integer part) */
+  int n = precision;
+  int keep = e10 < -4 || e10 >= precision ? 1 : MAX (e10 + 1, 1);
+  while (n > keep && d % 10 == 0)
+    {
+      d /= 10;
+      n--;
+    }
+  /* copies below are of a fixed 17 bytes, which the compiler inlines: the slack of
+   * digits[] and text[] takes what lies past the ones wanted */
+  char digits[40], text[80];
+  int i = n;
+  for (; i >= 2; i -= 2, d /= 100)
+    memcpy (digits + i - 2, pairs + 2 * (d % 100), 2);
+  if (i == 1)
+    digits[0] = (char) ('0' + d);
+  char *p = text;
+  if (negative)
+    *p++ = '-';
+  if (e10 < -4 || e10 >= precision)
+    {
+      /* d.ddde+XX, without the fraction's trailing zeros, and its point with them */
+      *p++ = digits[0];
+      if (n > 1)
+        {
+          *p++ = '.';
+          memcpy (p, digits + 1, 17);
+          p += n - 1;
+        }
+      int x = ABS (e10);
+      *p++ = 'e';
+      *p++ = e10 < 0 ? '-' : '+';
+      if (x >= 100)
+        *p++ = (char) ('0' + x / 100);
+      *p++ = (char) ('0' + x / 10 % 10);
+      *p++ = (char) ('0' + x % 10);
+    }
+  else
+    {
+      /* fixed: precision - 1 - e10 decimals, without trailing zeros */
+      int int_digits = e10 >= 0 ? e10 + 1 : 0;
+      if (e10 >= 0)
+        {
+          memcpy (p, digits, 17);
+          p += int_digits;
+        }
+      else
+        *p++ = '0';
+      if (n > int_digits)
+        {
+          *p++ = '.';
+          for (int z = 0; z < -e10 - 1; z++)
+            *p++ = '0';
+          memcpy (p, digits + int_digits, 17);
+          p += n - int_digits;
+        }
+    }
+  rt_string_put (out, text, (gsize) (p - text));
+}
+
+void
+rt_format_g (GString *out, double v, int precision)
+{
+  guint64 d;
+  int e10;
+  if (precision < 1 || precision > 17 || !isfinite (v) || v == 0
+      || !round_digits (fabs (v), precision, &d, &e10, NULL))
+    {
+      char fmt[8], buf[G_ASCII_DTOSTR_BUF_SIZE];
+      g_snprintf (fmt, sizeof fmt, "%%.%dg", CLAMP (precision, 1, 17));
+      g_string_append (out, g_ascii_formatd (buf, sizeof buf, fmt, v));
+      return;
+    }
+  put_g (out, v < 0, d, e10, precision);
+}
 
 void
 rt_format_double (GString *out, double v)
 {
-  char buf[G_ASCII_DTOSTR_BUF_SIZE];
   if (v == floor (v) && fabs (v) < 1e15)
     {
       rt_format_int (out, (gint64) v);
       RT_STRING_PUT_LITERAL (out, ".0");
       return;
     }
-  /* the shortest of %.15g..%.17g that reads back exactly (locale-independent) */
+  /* the shortest of %.15g..%.17g that reads back exactly: told in integers, or failing
+   * that (a value past 10^+-27 of its digits) by reading it back (locale-independent) */
+  for (int prec = 15; prec <= 17; prec++)
+    {
+      guint64 d;
+      int e10;
+      gboolean reads_back;
+      if (!isfinite (v) || !round_digits (fabs (v), prec, &d, &e10, &reads_back))
+        break;
+      if (reads_back || prec == 17)
+        {
+          put_g (out, v < 0, d, e10, prec);
+          return;
+        }
+    }
+  char buf[G_ASCII_DTOSTR_BUF_SIZE];
   for (int prec = 15; prec <= 17; prec++)
     {
       char fmt[8];

@@ -52,7 +52,18 @@ typedef struct {
   gboolean prefix_known;         /* FALSE: it may not describe the bytes read */
   gboolean uncacheable;          /* changed while analysed: left out of a new cache */
   gboolean rows_dropped;         /* read, but not kept (RtLoadOptions.rows_unread) */
+  gboolean adopted;              /* taken whole from the cache (adopt_file) */
+  gboolean as_cached;            /* the cache's `record` holds it as it is (RT_CACHE_SAME):
+                                  * taken whole, or with its unterminated last piece read */
+  guint record;
 } RtFileState;
+
+/* The sorted request durations of a step, as the cache holds them. */
+typedef struct {
+  gboolean looked;               /* the cache was asked (sorted NULL: it had none) */
+  const double *sorted;          /* in the cache's mapping */
+  guint n;
+} RtStepDurations;
 
 struct _RtTracePrivate {
   RtFileState *files;            /* one per trace->files */
@@ -60,6 +71,8 @@ struct _RtTracePrivate {
   char *cache_path;              /* where the cache is (or would be) kept, or NULL */
   RtCacheDraft *draft;           /* the new cache, begun while loading, or NULL */
   gboolean draft_failed;         /* could not begin one: tried again, and why said, at the end */
+  RtStepDurations *step_durations;   /* one per trace->steps */
+  RtStepDurations all_durations;     /* those of every step */
   RtLoadOptions opts;
 };
 

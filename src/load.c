@@ -2,6 +2,7 @@
  * Each file comes from the cache, from the cache and its new lines, or is read whole (parse.c). */
 #include "load-private.h"
 #include "rolltrace/rt-error.h"
+#include "rolltrace/rt-stats.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -105,6 +106,16 @@ is_dir (const char *path)
   return g_file_test (path, G_FILE_TEST_IS_DIR);
 }
 
+/* stat of `entry` of the folder open as dir_fd (at dir_path, when it could not be opened). */
+static gboolean
+stat_entry (int dir_fd, const char *dir_path, const char *entry, struct stat *st)
+{
+  if (dir_fd >= 0)
+    return fstatat (dir_fd, entry, st, 0) == 0;
+  g_autofree char *full = g_build_filename (dir_path, entry, NULL);
+  return stat (full, st) == 0;
+}
+
 /* Lists step_N/worker_M.jsonl into trace->files and trace->steps, and everything
  * else into trace->strays. */
 static gboolean
@@ -139,15 +150,17 @@ discover (RtTrace *trace, GError **error)
                        step_path, local->message);
           return FALSE;
         }
+      /* its files are looked up from the folder itself: a whole path walked for each of
+       * thousands of files was a good part of a run from the cache */
+      int dir_fd = open (step_path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
       const char *entry;
       while ((entry = g_dir_read_name (dir)) != NULL)
         {
           g_autofree char *rel = g_build_filename (name, entry, NULL);
-          g_autofree char *full = g_build_filename (trace->path, rel, NULL);
           gint32 worker;
           struct stat st;
           if (!parse_numbered_name (entry, "worker_", ".jsonl", &worker)
-              || stat (full, &st) != 0 || !S_ISREG (st.st_mode))
+              || !stat_entry (dir_fd, step_path, entry, &st) || !S_ISREG (st.st_mode))
             {
               g_ptr_array_add (trace->strays, g_steal_pointer (&rel));
               continue;
@@ -162,6 +175,8 @@ discover (RtTrace *trace, GError **error)
           f.ctime_ns = (gint64) st.st_ctim.tv_sec * 1000000000 + st.st_ctim.tv_nsec;
           g_array_append_val (trace->files, f);
         }
+      if (dir_fd >= 0)
+        close (dir_fd);
     }
 
   if (step_numbers->len == 0)
@@ -216,7 +231,7 @@ merge_file (LoadJob *job, RtFileParse *p)
   g_autoptr (GArray) turns = rt_file_parse_collect_turns (p);
 
   g_mutex_lock (&job->lock);
-  guint32 turn_base = t->turns->len;
+  guint32 turn_base = t->n_cached_turns + t->turns->len;   /* numbered after the cache's */
   p->file->first_request = t->requests->len;
   p->file->n_requests = p->requests->len;
   p->file->n_events = p->events->len;
@@ -431,21 +446,24 @@ reserve_rows (GArray *a, gsize n)
 }
 
 /* Takes a file the cache holds as it is now straight into the trace: its requests
- * and turns are appended to the trace's tables, its rows stay in the mapping.
+ * are appended to the trace's table (unless the caller reads none: see
+ * RtLoadOptions.requests_unread), its turns and rows stay in the mapping.
  * `problems`: a scratch array. Not thread-safe. */
 static void
-adopt_file (RtTrace *t, RtCacheMap *cache, guint record, guint file_index, GArray *problems)
+adopt_file (RtTrace *t, RtCacheMap *cache, guint record, guint file_index, GArray *problems,
+            gboolean keep_requests)
 {
   RtFile *f = &g_array_index (t->files, RtFile, file_index);
   RtFileState *fs = &t->priv->files[file_index];
   guint32 first = t->requests->len;
   g_array_set_size (problems, 0);
-  RtCacheSnapshot snap = { .requests = t->requests, .turns = t->turns, .problems = problems };
+  RtCacheSnapshot snap = { .requests = keep_requests ? t->requests : NULL,
+                           .turns = NULL, .problems = problems };
   rt_cache_file_snapshot (cache, record, &snap);
   rt_resume_from_snapshot (f, &fs->resume, &snap);
 
-  f->first_request = first;
-  f->n_requests = fs->resume.n_requests = t->requests->len - first;
+  f->first_request = keep_requests ? first : RT_NONE;
+  f->n_requests = fs->resume.n_requests = snap.counters.n_requests;
   fs->resume.n_problems = problems->len;
   for (guint32 k = first; k < t->requests->len; k++)
     {
@@ -459,10 +477,129 @@ adopt_file (RtTrace *t, RtCacheMap *cache, guint record, guint file_index, GArra
   rt_problems_from_snapshot (fs->problems, &snap, f, file_index);
   t->problems_total += f->problems_total;
   fs->origin = RT_FILE_CACHED;
+  fs->adopted = TRUE;
+  fs->record = record;
   fs->mapped = snap.rows;
   fs->mapped_checksum = snap.rows_checksum;
   fs->prefix_checksum = snap.prefix_checksum;
   fs->prefix_known = snap.prefix_known;
+}
+
+/* What the cache keeps the durations of all the steps together as (step numbers are
+ * never negative). */
+#define ALL_STEPS (-1)
+
+static const double *durations_from_cache (const RtTrace *t, RtStepDurations *sd, gint32 step,
+                                           guint first_file, guint n_files, guint *n);
+
+/* The cache's sorted durations of step `si`, when every file of the step is as the
+ * cache holds it, as the records the cache gives the step. */
+static const double *
+step_durations_from_cache (const RtTrace *t, guint si, guint *n)
+{
+  const RtStep *st = rt_trace_step (t, si);
+  return durations_from_cache (t, &t->priv->step_durations[si], st->step, st->first_file,
+                               st->n_files, n);
+}
+
+/* The cache's sorted durations of the files first_file ... first_file + n_files - 1,
+ * kept as `step` (ALL_STEPS: those of every file), when every one of those files is as
+ * the cache holds it, as records one after another. Asked once, remembered in `sd`. */
+static const double *
+durations_from_cache (const RtTrace *t, RtStepDurations *sd, gint32 step, guint first_file,
+                      guint n_files, guint *n)
+{
+  if (!sd->looked && t->priv->cache != NULL && n_files > 0)
+    {
+      const RtFileState *first = &t->priv->files[first_file];
+      gboolean consecutive = TRUE;
+      for (guint k = 0; k < n_files && consecutive; k++)
+        {
+          const RtFileState *fs = &t->priv->files[first_file + k];
+          consecutive = fs->as_cached && fs->record == first->record + k;
+        }
+      if (consecutive)
+        sd->sorted = rt_cache_step_durations (t->priv->cache, step, first->record, n_files, &sd->n);
+    }
+  sd->looked = TRUE;
+  *n = sd->n;
+  return sd->sorted;
+}
+
+const double *
+rt_trace_all_sorted_durations (const RtTrace *t, guint *n)
+{
+  return durations_from_cache (t, &t->priv->all_durations, ALL_STEPS, 0, t->files->len, n);
+}
+
+const double *
+rt_trace_step_sorted_durations (const RtTrace *t, guint step_index, guint *n)
+{
+  const RtStep *st = rt_trace_step (t, step_index);
+  static const double no_values[1];
+  if (st->n_files == 0)
+    {
+      *n = 0;
+      return no_values;   /* no file, no value: nothing to compute either */
+    }
+  return step_durations_from_cache (t, step_index, n);
+}
+
+/* Adopts the files the cache holds as they are now with nothing to read
+ * (matches[i] RT_CACHE_SAME and complete[i]; records[i]: where the cache holds file
+ * i), with as much of their tables as the caller reads: when every file is as the
+ * cache holds it (`whole`: no new cache will be written), the requests (and turns)
+ * of a caller that never reads them are left out, provided the cache holds every
+ * step's durations, which stand in for them. FALSE when tables that must be taken,
+ * or that the files read on from the cache take, fail their checks (nothing was
+ * taken then). */
+static gboolean
+adopt_files (RtTrace *t, RtCacheMap *cache, const RtCacheMatch *matches, const guint *records,
+             const gboolean *complete, gboolean whole, GArray *problems)
+{
+  RtTracePrivate *priv = t->priv;
+  guint n_files = t->files->len;
+  for (guint i = 0; i < n_files; i++)
+    if (matches[i] == RT_CACHE_SAME)
+      {
+        priv->files[i].as_cached = TRUE;   /* what step_durations_from_cache asks */
+        priv->files[i].record = records[i];
+      }
+  gboolean keep_requests = !whole || !priv->opts.requests_unread;
+  for (guint si = 0; !keep_requests && si < t->steps->len; si++)
+    {
+      guint n;
+      keep_requests = rt_trace_step_sorted_durations (t, si, &n) == NULL;
+    }
+  /* a file restored from the cache and read on needs its tables, whatever the caller */
+  gboolean tables_ok = TRUE;
+  for (guint i = 0; i < n_files && tables_ok; i++)
+    if (matches[i] != RT_CACHE_MISS && (keep_requests || !complete[i]))
+      tables_ok = rt_cache_file_tables_ok (cache, records[i]);
+  if (!tables_ok)
+    {
+      for (guint i = 0; i < n_files; i++)
+        priv->files[i].as_cached = FALSE;
+      memset (priv->step_durations, 0, t->steps->len * sizeof (RtStepDurations));
+      memset (&priv->all_durations, 0, sizeof priv->all_durations);
+      return FALSE;
+    }
+  if (keep_requests)
+    {
+      /* exact sizes: the tables then grow without a copy */
+      guint64 n_requests, n_turns;
+      rt_cache_totals (cache, &n_requests, &n_turns);
+      reserve_rows (t->requests, n_requests);
+    }
+  for (guint i = 0; i < n_files; i++)
+    if (matches[i] == RT_CACHE_SAME && complete[i])
+      {
+        adopt_file (t, cache, records[i], i, problems, keep_requests);
+        t->stats.files_cached++;
+      }
+  if (keep_requests)
+    rt_cache_requests_taken (cache);   /* the trace has its own now */
+  return TRUE;
 }
 
 /* Below this much JSONL to read, the calling thread reads it alone. */
@@ -497,29 +634,40 @@ load_files (RtTrace *trace, RtCacheMap *cache, GError **error)
    * before any thread starts; only the others are read. */
   guint64 to_read = 0;
   g_autoptr (GArray) problems = g_array_new (FALSE, FALSE, sizeof (RtCacheProblem));
-  if (cache != NULL)
-    {
-      /* exact sizes: the tables then grow without a copy */
-      guint64 n_requests, n_turns;
-      rt_cache_totals (cache, &n_requests, &n_turns);
-      reserve_rows (trace->requests, n_requests);
-      reserve_rows (trace->turns, n_turns);
-    }
-  for (guint i = 0; i < trace->files->len; i++)
+  guint n_files = trace->files->len;
+  /* what the cache holds of each file, where, and whether nothing is left to read */
+  g_autofree RtCacheMatch *matches = g_new0 (RtCacheMatch, n_files + 1);
+  g_autofree guint *records = g_new0 (guint, n_files + 1);
+  g_autofree gboolean *complete = g_new0 (gboolean, n_files + 1);
+  gboolean whole = cache != NULL && rt_cache_n_files (cache) == n_files;
+  if (cache != NULL)   /* files taken whole keep their turns there: numbered first */
+    trace->cached_turns = rt_cache_turns (cache, &trace->n_cached_turns);
+  for (guint i = 0; i < n_files; i++)
     {
       const RtFile *f = rt_trace_file (trace, i);
-      guint record;
-      RtCacheMatch match = cache != NULL ? rt_cache_match (cache, f, &record) : RT_CACHE_MISS;
-      if (match == RT_CACHE_MISS)
+      matches[i] = cache != NULL ? rt_cache_match (cache, f, &records[i]) : RT_CACHE_MISS;
+      if (matches[i] == RT_CACHE_MISS)
         to_read += f->size;
-      else if (match == RT_CACHE_SAME && rt_cache_complete (cache, record, f))
-        {
-          adopt_file (trace, cache, record, i, problems);
-          job.files_done++;
-        }
       else
-        to_read += f->size - rt_cache_resume_offset (cache, record);
+        {
+          complete[i] = matches[i] == RT_CACHE_SAME && rt_cache_complete (cache, records[i], f);
+          if (!complete[i])
+            to_read += f->size - rt_cache_resume_offset (cache, records[i]);
+        }
+      whole = whole && matches[i] == RT_CACHE_SAME;
     }
+  if (cache != NULL && !adopt_files (trace, cache, matches, records, complete, whole, problems))
+    {
+      /* its tables failed their checks before any was used: as if there were none */
+      trace->stats.cache_used = FALSE;
+      trace->stats.cache_rejected = "damaged tables";
+      g_clear_pointer (&trace->priv->cache, rt_cache_close);
+      job.cache = cache = NULL;
+      trace->cached_turns = NULL;
+      trace->n_cached_turns = 0;
+      to_read = total_bytes;
+    }
+  job.files_done = trace->stats.files_cached;
 
   /* With a cache, what is left to read is often only the newest lines of a
    * running job: read here, as starting threads would cost more. */
@@ -635,12 +783,21 @@ file_snapshot (const RtTrace *t, guint i, RtCacheSnapshot *snap)
   snap->prefix_checksum = fs->prefix_checksum;
   snap->prefix_known = fs->prefix_known;
   snap->rows = NULL;
+  g_array_set_size (snap->requests, 0);
+  g_array_set_size (snap->turns, 0);
+  g_array_set_size (snap->problems, 0);
+  if (f->first_request == RT_NONE)
+    {
+      /* taken whole from the cache without its requests (RtLoadOptions.requests_unread):
+       * they, its turns and problems are still there (the caller checked them) */
+      RtCacheSnapshot cached = *snap;
+      rt_cache_file_snapshot (t->priv->cache, fs->record, &cached);
+      return;
+    }
 
   const RtRequest *src = rp->requests ? (const RtRequest *) rp->requests->data
                                       : rt_trace_request (t, f->first_request);
-  g_array_set_size (snap->requests, 0);
   g_array_append_vals (snap->requests, src, rp->n_requests);
-  g_array_set_size (snap->turns, 0);
   if (fs->timing_turns != NULL)
     rt_derive_turns ((RtRequest *) snap->requests->data, snap->requests->len,
                      (const RtTurnRecord *) fs->timing_turns->data, rp->n_timing,
@@ -649,16 +806,85 @@ file_snapshot (const RtTrace *t, guint i, RtCacheSnapshot *snap)
     for (guint k = 0; k < snap->requests->len; k++)
       {
         RtRequest *q = &g_array_index (snap->requests, RtRequest, k);
-        g_array_append_vals (snap->turns, &g_array_index (t->turns, RtTurnFigures, q->first_turn), q->n_turns);
+        if (q->n_turns > 0)   /* a range is in one table, the cache's or the load's */
+          g_array_append_vals (snap->turns, rt_trace_turn (t, q->first_turn), q->n_turns);
         q->first_turn = snap->turns->len - q->n_turns;
       }
-  g_array_set_size (snap->problems, 0);
   for (guint32 k = 0; k < rp->n_problems; k++)
     {
       const RtProblem *pr = &g_array_index (fs->problems, RtProblem, k);
       RtCacheProblem cp = { pr->line, pr->reason };
       g_array_append_val (snap->problems, cp);
     }
+}
+
+/* Puts file i (its rows, unless written while loading, and its tables as of its last
+ * newline) into the draft; a file that changed while analysed is left out. */
+static gboolean
+add_file_to_draft (RtTrace *t, RtCacheDraft *d, guint i, RtCacheSnapshot *snap, GError **error)
+{
+  const RtFileState *fs = &t->priv->files[i];
+  guint64 rows_at = fs->rows_at, rows_checksum = fs->rows_checksum;
+  if (!fs->rows_written)
+    {
+      if (fs->rows_dropped)
+        {
+          g_set_error (error, RT_ERROR, RT_ERROR_IO, "the rows of %s were not kept",
+                       rt_trace_file (t, i)->path);
+          return FALSE;
+        }
+      /* rows taken from the old cache are checked here: their file is read again
+       * when they fail, and left out when it no longer holds what was cached */
+      const RtEvent *rows = rt_trace_file_events (t, i);
+      if (fs->uncacheable)
+        return TRUE;
+      rows_at = rt_cache_draft_reserve (d, fs->resume.n_events);
+      rows_checksum = rt_cache_draft_put_rows (d, rows_at, rows, fs->resume.n_events);
+    }
+  if (rt_trace_file (t, i)->first_request == RT_NONE
+      && !rt_cache_file_tables_ok (t->priv->cache, fs->record))
+    {
+      /* left out of the trace (RtLoadOptions.requests_unread), and now found damaged */
+      g_set_error (error, RT_ERROR, RT_ERROR_IO, "the old cache's tables of %s are damaged",
+                   rt_trace_file (t, i)->path);
+      return FALSE;
+    }
+  file_snapshot (t, i, snap);
+  snap->rows_checksum = rows_checksum;
+  rt_cache_draft_add_file (d, rt_trace_file (t, i), snap, rows_at);
+  return TRUE;
+}
+
+/* The sorted durations of step si the cache is to keep: those the next load will find
+ * when it finds the step's files as they are, which is what the trace holds of them
+ * now (a file with an unterminated last piece is read on as it was this time). NULL
+ * when the trace holds no requests of a file of it and the old cache did not know. */
+static GArray *
+step_durations_to_cache (const RtTrace *t, guint si)
+{
+  const RtStep *st = rt_trace_step (t, si);
+  for (guint i = st->first_file; i < st->first_file + st->n_files; i++)
+    if (rt_trace_file (t, i)->first_request == RT_NONE)
+      {
+        guint n;
+        const double *cached = rt_trace_step_sorted_durations (t, si, &n);
+        if (cached == NULL)
+          return NULL;
+        GArray *copy = rt_samples_new ();
+        g_array_append_vals (copy, cached, n);
+        return copy;
+      }
+  /* what rt_view_request_durations (t, si, -1) gives, sorted (a unit test holds them equal) */
+  GArray *v = rt_samples_new ();
+  for (guint i = st->first_file; i < st->first_file + st->n_files; i++)
+    {
+      const RtFile *f = rt_trace_file (t, i);
+      for (guint r = 0; r < f->n_requests; r++)
+        if (rt_trace_request (t, f->first_request + r)->complete)
+          rt_samples_add (v, rt_trace_request (t, f->first_request + r)->total_s);
+    }
+  rt_sort_doubles ((double *) v->data, v->len);
+  return v;
 }
 
 /* Writes the whole trace as a new cache, completing the draft begun while loading
@@ -672,34 +898,39 @@ write_cache (RtTrace *t, GError **error)
   if (d == NULL)
     return FALSE;
   g_autofree char *exp = g_canonicalize_filename (t->path, NULL);
-  rt_cache_draft_begin_tables (d, exp, t->registry, t->files->len, t->requests->len, t->turns->len);
+  rt_cache_draft_begin_tables (d, exp, t->registry, t->files->len, t->requests->len,
+                               (guint) rt_trace_n_turns (t));
 
   /* the rows of every file, as of its last newline, after the header: those not
-   * written while loading now */
+   * written while loading now; and each step's durations */
   g_auto (RtCacheSnapshot) snap = snapshot_init ();
-  for (guint i = 0; i < t->files->len; i++)
+  g_autoptr (GArray) all = rt_samples_new ();   /* every step's, while all are kept */
+  gboolean all_steps = TRUE;
+  for (guint si = 0; si < t->steps->len; si++)
     {
-      const RtFileState *fs = &priv->files[i];
-      guint64 rows_at = fs->rows_at, rows_checksum = fs->rows_checksum;
-      if (!fs->rows_written)
+      const RtStep *st = rt_trace_step (t, si);
+      guint first_record = rt_cache_draft_n_files (d);
+      gboolean all_kept = TRUE;
+      for (guint i = st->first_file; i < st->first_file + st->n_files; i++)
+        if (!add_file_to_draft (t, d, i, &snap, error))
+          return FALSE;
+        else
+          all_kept = all_kept && !priv->files[i].uncacheable;
+      g_autoptr (GArray) durations = all_kept && st->n_files > 0 ? step_durations_to_cache (t, si) : NULL;
+      if (durations != NULL)
         {
-          if (fs->rows_dropped)
-            {
-              g_set_error (error, RT_ERROR, RT_ERROR_IO, "the rows of %s were not kept",
-                           rt_trace_file (t, i)->path);
-              return FALSE;
-            }
-          /* rows taken from the old cache are checked here: their file is read again
-           * when they fail, and left out when it no longer holds what was cached */
-          const RtEvent *rows = rt_trace_file_events (t, i);
-          if (fs->uncacheable)
-            continue;
-          rows_at = rt_cache_draft_reserve (d, fs->resume.n_events);
-          rows_checksum = rt_cache_draft_put_rows (d, rows_at, rows, fs->resume.n_events);
+          rt_cache_draft_add_step (d, st->step, first_record, (const double *) durations->data,
+                                   durations->len);
+          g_array_append_vals (all, durations->data, durations->len);
         }
-      file_snapshot (t, i, &snap);
-      snap.rows_checksum = rows_checksum;
-      rt_cache_draft_add_file (d, rt_trace_file (t, i), &snap, rows_at);
+      all_steps = all_steps && (durations != NULL || (all_kept && st->n_files == 0));
+    }
+  if (all_steps && t->files->len > 0)
+    {
+      /* the records of every file, from the first: what rt_trace_all_sorted_durations finds */
+      rt_sort_doubles ((double *) all->data, all->len);
+      g_assert (rt_cache_draft_n_files (d) == t->files->len);
+      rt_cache_draft_add_step (d, ALL_STEPS, 0, (const double *) all->data, all->len);
     }
   return rt_cache_write (g_steal_pointer (&d), priv->cache_path, error);
 }
@@ -709,6 +940,7 @@ static void
 update_cache (RtTrace *trace, RtCacheMap *cache)
 {
   RtLoadStats *st = &trace->stats;
+  st->files_cached = 0;   /* counted again, with those restored and read on */
   for (guint i = 0; i < trace->files->len; i++)
     switch (trace->priv->files[i].origin)
       {
@@ -719,8 +951,6 @@ update_cache (RtTrace *trace, RtCacheMap *cache)
       }
   if (trace->priv->cache_path == NULL)
     return;
-  if (cache != NULL)
-    rt_cache_loaded (cache);
   /* stale: something was read, or the cache knew files that are gone */
   gboolean stale = cache == NULL || st->files_parsed > 0 || st->files_resumed > 0
                    || rt_cache_n_files (cache) != st->files_cached;
@@ -789,6 +1019,7 @@ rt_trace_load (const char *exp_path, const RtLoadOptions *opts, GError **error)
   if (!discover (trace, error))
     return NULL;
   trace->priv->files = g_new0 (RtFileState, trace->files->len);
+  trace->priv->step_durations = g_new0 (RtStepDurations, trace->steps->len);
 
   RtCacheMap *cache = NULL;
   if (opts->cache_dir != NULL)
@@ -803,7 +1034,7 @@ rt_trace_load (const char *exp_path, const RtLoadOptions *opts, GError **error)
     return NULL;
   gather_problems (trace);
   finish_steps (trace);
-  update_cache (trace, cache);
+  update_cache (trace, trace->priv->cache);
   return g_steal_pointer (&trace);
 }
 
@@ -827,6 +1058,7 @@ rt_trace_free (RtTrace *trace)
       for (guint i = 0; trace->priv->files && i < trace->files->len; i++)
         file_state_clear (&trace->priv->files[i]);
       g_free (trace->priv->files);
+      g_free (trace->priv->step_durations);
       g_clear_pointer (&trace->priv->draft, rt_cache_draft_free);
       g_clear_pointer (&trace->priv->cache, rt_cache_close);
       g_free (trace->priv->cache_path);

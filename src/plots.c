@@ -107,7 +107,17 @@ gboolean
 rt_plot_cdf (RtSession *s, const RtCdf *cdf, const GPtrArray *fits, guint step_points, GError **error)
 {
   GPtrArray *cdfs = cdf->events;
-  g_autoptr (GString) tsv = g_string_new ("# duration_s\tfraction\n");
+  /* about 24 bytes a point: the text grows once, not by doubling through megabytes */
+  gsize points = 0;
+  for (guint e = 0; e < cdfs->len; e++)
+    {
+      const RtCdfEvent *c = g_ptr_array_index (cdfs, e);
+      for (guint i = 0; i < c->steps->len; i++)
+        points += MIN (g_array_index (c->steps, RtCdfStep, i).sorted->len, step_points);
+      points += MIN (c->all->len, 4000u);
+    }
+  g_autoptr (GString) tsv = g_string_sized_new (points * 24 + 4096);
+  g_string_append (tsv, "# duration_s\tfraction\n");
   g_autoptr (GString) plot = g_string_new ("plot ");
   g_autoptr (GString) markers = g_string_new (NULL);
   guint block = 0;

@@ -6,13 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int
-compare_doubles (const void *a, const void *b)
-{
-  double x = *(const double *) a, y = *(const double *) b;
-  return x < y ? -1 : x > y;
-}
-
 double
 rt_percentile_sorted (const double *sorted, guint n, double q)
 {
@@ -62,6 +55,15 @@ key_of (double v)
   return (u >> 63) ? ~u : u | (1ull << 63);
 }
 
+/* The order of the keys, which the radix sort below follows too: the sorted array
+ * is then one and the same whatever order the values came in (-0 before +0). */
+static int
+compare_keys (const void *a, const void *b)
+{
+  guint64 x = key_of (*(const double *) a), y = key_of (*(const double *) b);
+  return x < y ? -1 : x > y;
+}
+
 static inline double
 value_of (guint64 k)
 {
@@ -74,14 +76,14 @@ value_of (guint64 k)
 /* Sorts ascending. A least-significant-digit radix sort on the keys above: the
  * analyzers sort hundreds of thousands of durations several times, and qsort's
  * call per comparison made that the slowest part of a cached rt-cdf. */
-static void
-sort_doubles (double *values, guint n)
+void
+rt_sort_doubles (double *values, guint n)
 {
   if (n < 2)   /* nor must qsort ever see the NULL of an empty array */
     return;
   if (n < 64)
     {
-      qsort (values, n, sizeof (double), compare_doubles);
+      qsort (values, n, sizeof (double), compare_keys);
       return;
     }
   g_autofree guint64 *a = g_new (guint64, n);
@@ -107,17 +109,78 @@ sort_doubles (double *values, guint n)
     values[i] = value_of (a[i]);
 }
 
+/* Merges the sorted keys a and b into out. */
+static void
+merge_two (const guint64 *a, guint na, const guint64 *b, guint nb, guint64 *out)
+{
+  guint i = 0, j = 0, k = 0;
+  while (i < na && j < nb)
+    out[k++] = b[j] < a[i] ? b[j++] : a[i++];
+  while (i < na)
+    out[k++] = a[i++];
+  while (j < nb)
+    out[k++] = b[j++];
+}
+
+void
+rt_merge_sorted (GArray *out, const double *const *runs, const guint *lens, guint n_runs)
+{
+  guint start = out->len, total = 0;
+  for (guint r = 0; r < n_runs; r++)
+    total += lens[r];
+  g_array_set_size (out, start + total);
+  double *dst = (double *) out->data + start;
+  if (total == 0)
+    return;
+  /* the keys of the runs (rt_sort_doubles' order), merged two by two, level by level */
+  g_autofree guint64 *keys = g_new (guint64, total);
+  g_autofree guint64 *scratch = g_new (guint64, total);
+  g_autofree guint *bounds = g_new (guint, n_runs + 1);   /* run r: bounds[r] .. bounds[r + 1] */
+  bounds[0] = 0;
+  for (guint r = 0; r < n_runs; r++)
+    {
+      for (guint i = 0; i < lens[r]; i++)
+        keys[bounds[r] + i] = key_of (runs[r][i]);
+      bounds[r + 1] = bounds[r] + lens[r];
+    }
+  guint64 *from = keys, *to = scratch;
+  guint n = n_runs;
+  while (n > 1)
+    {
+      guint m = 0;
+      for (guint r = 0; r < n; r += 2, m++)
+        {
+          guint lo = bounds[r], mid = bounds[MIN (r + 1, n)], hi = bounds[MIN (r + 2, n)];
+          merge_two (from + lo, mid - lo, from + mid, hi - mid, to + lo);
+          bounds[m] = lo;
+        }
+      bounds[m] = total;
+      n = m;
+      guint64 *t = from;
+      from = to;
+      to = t;
+    }
+  for (guint i = 0; i < total; i++)
+    dst[i] = value_of (from[i]);
+}
+
 double
 rt_median (double *values, guint n)
 {
-  sort_doubles (values, n);
+  rt_sort_doubles (values, n);
   return rt_percentile_sorted (values, n, 50);
 }
 
 void
 rt_summary_compute (double *values, guint n, RtSummary *out)
 {
-  sort_doubles (values, n);
+  rt_sort_doubles (values, n);
+  rt_summary_of_sorted (values, n, out);
+}
+
+void
+rt_summary_of_sorted (const double *values, guint n, RtSummary *out)
+{
   out->count = n;
   out->mean = rt_mean (values, n);
   out->std = rt_std_population (values, n);

@@ -1,6 +1,7 @@
 /* views.c: derived columns of the tables that more than one analyzer reads.
  * Kept here so that every analyzer agrees on what "a request's duration" or "a worker's value" is. */
 #include "rolltrace/rt-views.h"
+#include "rolltrace/rt-jsonw.h"
 #include "rolltrace/rt-text.h"
 
 #include <math.h>
@@ -22,6 +23,22 @@ rt_view_request_durations (const RtTrace *t, guint step_index, gint32 worker)
             rt_samples_add (s, q->total_s);
         }
     }
+  return s;
+}
+
+RtSamples *
+rt_view_request_durations_sorted (const RtTrace *t, guint step_index)
+{
+  guint n;
+  const double *cached = rt_trace_step_sorted_durations (t, step_index, &n);
+  if (cached == NULL)
+    {
+      RtSamples *s = rt_view_request_durations (t, step_index, -1);
+      rt_sort_doubles (rt_samples_data (s), s->len);
+      return s;
+    }
+  RtSamples *s = g_array_sized_new (FALSE, FALSE, sizeof (double), n);
+  g_array_append_vals (s, cached, n);
   return s;
 }
 
@@ -72,9 +89,10 @@ rt_view_tsv_cdf_block (GString *tsv, const char *label, const double *sorted, gu
       if (i % stride != 0 && i != n - 1)
         continue;
       /* nine digits are plenty for a plot, and far cheaper than the shortest exact form */
-      char x[G_ASCII_DTOSTR_BUF_SIZE], y[G_ASCII_DTOSTR_BUF_SIZE];
-      g_string_append_printf (tsv, "%s\t%s\n", g_ascii_formatd (x, sizeof x, "%.9g", sorted[i]),
-                              g_ascii_formatd (y, sizeof y, "%.6g", (double) (i + 1) / n));
+      rt_format_g (tsv, sorted[i], 9);
+      g_string_append_c (tsv, '\t');
+      rt_format_g (tsv, (double) (i + 1) / n, 6);
+      g_string_append_c (tsv, '\n');
     }
   g_string_append (tsv, "\n\n");
 }

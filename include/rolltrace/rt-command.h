@@ -48,6 +48,8 @@ typedef struct {
   gboolean (*rows_unread) (void);  /* asked once its options are parsed: TRUE when run will
                                     * read no event row, so that loading keeps none in memory
                                     * (RtLoadOptions.rows_unread); NULL: it may read them */
+  gboolean (*requests_unread) (void);  /* likewise: TRUE when run reads neither the request nor
+                                        * the turn table (RtLoadOptions.requests_unread) */
 } RtCommand;
 
 /* One experiment of the command line, loaded (RT_COMMAND_LOADS_TRACE or _TRACES). */
@@ -87,6 +89,9 @@ int rt_command_main (const RtCommand *cmd, int argc, char **argv);
 /* RtCommand.rows_unread of a command that never reads an event row, whatever its options
  * (its analyses read the file, request and turn tables only). */
 gboolean rt_command_never_reads_rows (void);
+
+/* RtCommand.requests_unread of a command that never reads the request and turn tables. */
+gboolean rt_command_never_reads_requests (void);
 
 /* Human summary on stdout, silent with --quiet or --json. */
 void rt_session_print (RtSession *s, const char *fmt, ...) G_GNUC_PRINTF (2, 3);

@@ -38,6 +38,11 @@ void rt_jw_member_string (RtJsonWriter *w, const char *key, const char *s);
  * callers decide what a NAN means). Shared by the TSV writers. */
 void rt_format_double (GString *out, double v);
 
+/* Appends v as printf's "%.<precision>g" writes it in the C locale, byte for byte: without
+ * printf (exact integer arithmetic) for 1 to 17 digits of a v within about 10^+-27 of its
+ * digits, with it otherwise. The plots' data files hold hundreds of thousands of them. */
+void rt_format_g (GString *out, double v, int precision);
+
 /* Appends the decimal text of v, as "%" G_GINT64_FORMAT writes it, without printf: the trace
  * writer prints hundreds of millions of them. */
 void rt_format_int (GString *out, gint64 v);

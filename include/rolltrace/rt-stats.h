@@ -16,6 +16,18 @@ typedef struct {
  * With no values every field but count is NAN. */
 void rt_summary_compute (double *values, guint n, RtSummary *out);
 
+/* rt_summary_compute of values already sorted ascending (as rt_sort_doubles sorts). */
+void rt_summary_of_sorted (const double *values, guint n, RtSummary *out);
+
+/* Sorts ascending (no NAN): -0 before +0, otherwise as the values compare, so that
+ * the result depends only on the values, not on the order they came in. */
+void rt_sort_doubles (double *values, guint n);
+
+/* Appends to `out` the n_runs arrays runs[i] (of lens[i] values, each sorted by
+ * rt_sort_doubles) as one sorted array: the very one rt_sort_doubles makes of them
+ * put one after another, in a time linear in their number times log n_runs. */
+void rt_merge_sorted (GArray *out, const double *const *runs, const guint *lens, guint n_runs);
+
 /* The q-th percentile (0..100) of values already sorted ascending. */
 double rt_percentile_sorted (const double *sorted, guint n, double q);
 

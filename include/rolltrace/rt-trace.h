@@ -67,7 +67,7 @@ typedef struct {
   double total_s;             /* its duration_sec; NAN when absent */
   gint32 turns;               /* extra.turns, -1 when absent */
   gint32 response_length;     /* -1 when absent */
-  guint32 first_turn, n_turns;/* range in RtTrace.turns */
+  guint32 first_turn, n_turns;/* the request's turns: rt_trace_turn (first_turn + k) */
   gboolean turns_from_timings;/* TRUE: turn_timings; FALSE: turn_end lines */
 } RtRequest;
 
@@ -116,7 +116,10 @@ typedef struct {
   GArray *events;             /* RtEvent rows of the files read in this load; read
                                * them through rt_trace_file_events () */
   GArray *requests;           /* RtRequest, grouped by file */
-  GArray *turns;              /* RtTurnFigures, grouped by request */
+  GArray *turns;              /* RtTurnFigures of the files read in this load, grouped by
+                               * request: read every turn through rt_trace_turn () */
+  const RtTurnFigures *cached_turns; /* the cache's own turns, used in place: those of the */
+  guint32 n_cached_turns;            /* files taken whole from it, numbered first */
   GPtrArray *strays;          /* char*: entries that are not part of the trace */
   GArray *duplicates;         /* RtDuplicate: files not read, as another name for a
                                * step and worker was; the name without leading zeros
@@ -139,6 +142,10 @@ typedef struct {
   gboolean line_by_line;      /* parse every line on its own instead of whole buffers at a
                                * time: slower, the same tables (the reference the faster way
                                * is tested against); also set by ROLLTRACE_PARSE=lines */
+  gboolean requests_unread;   /* the caller never reads the request and turn tables (only
+                               * RtFile.n_requests and rt_trace_step_sorted_durations): a
+                               * load wholly from a cache that holds every step's durations
+                               * then leaves them empty, each RtFile.first_request RT_NONE */
 } RtLoadOptions;
 
 /* Where the cache of an experiment is kept: $XDG_CACHE_HOME/rolltrace by default. */
@@ -170,6 +177,30 @@ const RtEvent *rt_trace_file_events (const RtTrace *t, guint file);
  * cache file again if asked for. Rows the load made itself stay. Pointers to the rows stay
  * valid either way. */
 void rt_trace_file_events_done (const RtTrace *t, guint file);
+
+/* The durations of the complete requests of step `step_index` (rt_view_request_durations'
+ * values, NaN left out), sorted ascending, when the cache holds them ready: `n` is then set
+ * to their number. NULL otherwise (rt_view_request_durations_sorted computes them then). */
+const double *rt_trace_step_sorted_durations (const RtTrace *t, guint step_index, guint *n);
+
+/* The same of all the steps together, when the cache holds them ready; else NULL. */
+const double *rt_trace_all_sorted_durations (const RtTrace *t, guint *n);
+
+/* Turn i (RtRequest.first_turn ...): in the cache's table for a file taken whole from it,
+ * in t->turns for the others. */
+static inline const RtTurnFigures *
+rt_trace_turn (const RtTrace *t, guint32 i)
+{
+  return i < t->n_cached_turns ? &t->cached_turns[i]
+                               : &g_array_index (t->turns, RtTurnFigures, i - t->n_cached_turns);
+}
+
+/* How many turns rt_trace_turn numbers. */
+static inline guint64
+rt_trace_n_turns (const RtTrace *t)
+{
+  return (guint64) t->n_cached_turns + t->turns->len;
+}
 
 static inline const RtRequest *
 rt_trace_request (const RtTrace *t, guint i)

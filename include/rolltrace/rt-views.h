@@ -14,6 +14,10 @@ G_BEGIN_DECLS
  * of one worker or of all (worker < 0). Requests without a duration are left out. */
 RtSamples *rt_view_request_durations (const RtTrace *t, guint step_index, gint32 worker);
 
+/* The durations of all the step's complete requests, sorted ascending (rt_sort_doubles):
+ * ready in the cache when it holds the step, without reading the request table. */
+RtSamples *rt_view_request_durations_sorted (const RtTrace *t, guint step_index);
+
 /* Values of an event in a step: one per worker file (its sum) for a step-level
  * event, one per line with a duration for any other. */
 RtSamples *rt_view_event_values (const RtTrace *t, guint step_index, guint16 event);

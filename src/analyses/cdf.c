@@ -21,21 +21,54 @@ cdf_event_collect (const RtTrace *t, const char *name, GArray *selected)
   c->event = c->id != RT_EVENT_NONE ? rt_event_registry_name (t->registry, c->id) : name;
   c->steps = g_array_new (FALSE, FALSE, sizeof (RtCdfStep));
   c->all = rt_samples_new ();
+  /* request durations come sorted (from the cache, when it holds them), and the
+   * sorted steps merge into the sorted whole */
+  gboolean durations = c->id == RT_EV_REQUEST_COMPLETE;
   for (guint i = 0; c->id != RT_EVENT_NONE && i < selected->len; i++)
     {
       RtCdfStep st = { .step_index = g_array_index (selected, guint, i) };
       st.step = rt_trace_step (t, st.step_index)->step;
-      st.sorted = rt_view_event_values (t, st.step_index, c->id);
+      st.sorted = durations ? rt_view_request_durations_sorted (t, st.step_index)
+                            : rt_view_event_values (t, st.step_index, c->id);
       if (st.sorted->len == 0)
         {
           g_array_unref (st.sorted);
           continue;   /* steps without data are left out */
         }
-      g_array_append_vals (c->all, st.sorted->data, st.sorted->len);
-      rt_summary_compute (rt_samples_data (st.sorted), st.sorted->len, &st.summary);   /* sorts */
+      if (durations)
+        rt_summary_of_sorted (rt_samples_data (st.sorted), st.sorted->len, &st.summary);
+      else
+        {
+          g_array_append_vals (c->all, st.sorted->data, st.sorted->len);
+          rt_summary_compute (rt_samples_data (st.sorted), st.sorted->len, &st.summary);   /* sorts */
+        }
       g_array_append_val (c->steps, st);
     }
-  rt_summary_compute (rt_samples_data (c->all), c->all->len, &c->all_summary);
+  guint n_all;
+  const double *all = durations && selected->len == t->steps->len
+                        ? rt_trace_all_sorted_durations (t, &n_all) : NULL;
+  if (all != NULL)
+    {
+      /* every step selected: the cache has them sorted together already */
+      g_array_append_vals (c->all, all, n_all);
+      rt_summary_of_sorted (rt_samples_data (c->all), c->all->len, &c->all_summary);
+    }
+  else if (durations)
+    {
+      guint n = c->steps->len;
+      g_autofree const double **runs = g_new (const double *, n + 1);
+      g_autofree guint *lens = g_new (guint, n + 1);
+      for (guint i = 0; i < n; i++)
+        {
+          const RtCdfStep *st = &g_array_index (c->steps, RtCdfStep, i);
+          runs[i] = rt_samples_data (st->sorted);
+          lens[i] = st->sorted->len;
+        }
+      rt_merge_sorted (c->all, runs, lens, n);
+      rt_summary_of_sorted (rt_samples_data (c->all), c->all->len, &c->all_summary);
+    }
+  else
+    rt_summary_compute (rt_samples_data (c->all), c->all->len, &c->all_summary);
   return c;
 }
 

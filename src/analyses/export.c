@@ -290,7 +290,7 @@ file_turns (Emitter *e, const RtTrace *t, guint file)
       const RtRequest *q = rt_trace_request (t, f->first_request + r);
       for (guint j = 0; j < q->n_turns; j++)
         {
-          const RtTurnFigures *tf = &g_array_index (t->turns, RtTurnFigures, q->first_turn + j);
+          const RtTurnFigures *tf = rt_trace_turn (t, q->first_turn + j);
           where (e, f);
           rt_table_text (e->table, q->id);
           int_or_null (e->table, tf->turn);

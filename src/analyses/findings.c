@@ -353,7 +353,7 @@ request_engine_s (const RtTrace *t, const RtRequest *q)
   double sum = 0;
   for (guint j = 0; j < q->n_turns; j++)
     {
-      double e = g_array_index (t->turns, RtTurnFigures, q->first_turn + j).engine_call_s;
+      double e = rt_trace_turn (t, q->first_turn + j)->engine_call_s;
       if (isfinite (e))
         sum += e;
     }

@@ -1,6 +1,7 @@
 /* fit.c: four distributions fitted by maximum likelihood (location 0) to a sorted sample of
  * durations, with each fit's Kolmogorov-Smirnov distance, log-likelihood and AIC (issue 13). */
 #include "rolltrace/rt-analyses.h"
+#include "rolltrace/rt-jsonw.h"
 #include "rolltrace/rt-text.h"
 
 #include <gsl/gsl_cdf.h>
@@ -440,9 +441,10 @@ rt_fit_table_add (RtTable *table, const char *sample, const RtFit *fit)
 static void
 append_point (GString *tsv, double x, double y)
 {
-  char a[G_ASCII_DTOSTR_BUF_SIZE], b[G_ASCII_DTOSTR_BUF_SIZE];
-  g_string_append_printf (tsv, "%s\t%s\n", g_ascii_formatd (a, sizeof a, "%.9g", x),
-                          g_ascii_formatd (b, sizeof b, "%.9g", y));
+  rt_format_g (tsv, x, 9);
+  g_string_append_c (tsv, '\t');
+  rt_format_g (tsv, y, 9);
+  g_string_append_c (tsv, '\n');
 }
 
 static void

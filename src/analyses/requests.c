@@ -29,6 +29,33 @@ compare_slowest (gconstpointer a, gconstpointer b, gpointer data)
   return strcmp (x->id, y->id);
 }
 
+/* Keeps the `top` first of `order` in compare_slowest's order, sorted: as sorting it all
+ * and cutting it there (the order is total), without sorting thousands to keep ten. */
+static void
+keep_slowest (const RtTrace *t, GArray *order, guint top)
+{
+  if (order->len <= top || top > 64)
+    {
+      g_array_sort_with_data (order, compare_slowest, (gpointer) t);
+      return;
+    }
+  guint *best = (guint *) order->data, kept = 0;   /* best[0 .. kept): sorted, in place */
+  for (guint i = 0; i < order->len; i++)
+    {
+      guint idx = g_array_index (order, guint, i);
+      if (kept == top && compare_slowest (&idx, &best[kept - 1], (gpointer) t) >= 0)
+        continue;
+      guint at = kept < top ? kept++ : kept - 1;   /* the last one drops out when full */
+      while (at > 0 && compare_slowest (&idx, &best[at - 1], (gpointer) t) < 0)
+        {
+          best[at] = best[at - 1];
+          at--;
+        }
+      best[at] = idx;
+    }
+  g_array_set_size (order, kept);
+}
+
 /* The complete requests with a duration of a step's files (of one worker, or all). */
 static GArray *
 timed_requests (const RtTrace *t, const RtStep *st, gint32 worker)
@@ -108,11 +135,19 @@ rt_requests_analyse (const RtTrace *t, guint step_index, gint32 worker, guint to
   r->step_index = step_index;
   r->step = st->step;
   r->worker = worker;
-  r->durations = rt_view_request_durations (t, step_index, worker);
-  rt_summary_compute (rt_samples_data (r->durations), r->durations->len, &r->summary);   /* sorts */
+  if (worker < 0)   /* the step's: sorted already, from the cache when it holds them */
+    {
+      r->durations = rt_view_request_durations_sorted (t, step_index);
+      rt_summary_of_sorted (rt_samples_data (r->durations), r->durations->len, &r->summary);
+    }
+  else
+    {
+      r->durations = rt_view_request_durations (t, step_index, worker);
+      rt_summary_compute (rt_samples_data (r->durations), r->durations->len, &r->summary);   /* sorts */
+    }
 
   g_autoptr (GArray) order = timed_requests (t, st, worker);
-  g_array_sort_with_data (order, compare_slowest, (gpointer) t);
+  keep_slowest (t, order, top);
   r->slowest = g_array_new (FALSE, TRUE, sizeof (RtSlowRequest));
   g_array_set_clear_func (r->slowest, (GDestroyNotify) slow_request_clear);
   for (guint i = 0; i < MIN (top, order->len); i++)

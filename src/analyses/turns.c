@@ -32,7 +32,7 @@ rt_turns_analyse (const RtTrace *t, const RtStepSet *steps)
       for (const RtRequest *q; (q = rt_step_requests_next (&it)) != NULL;)
         for (guint j = 0; j < q->n_turns; j++)
           {
-            const RtTurnFigures *tf = &g_array_index (t->turns, RtTurnFigures, q->first_turn + j);
+            const RtTurnFigures *tf = rt_trace_turn (t, q->first_turn + j);
             if (tf->turn < 0)
               continue;
             if ((guint) tf->turn >= sums->len)

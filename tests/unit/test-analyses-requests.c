@@ -40,6 +40,15 @@ test_step_durations_and_slowest_order (void)
   g_assert_cmpstr (slow_id (t, r, 0), ==, "c");
   g_assert_cmpstr (slow_id (t, r, 1), ==, "a");
   g_assert_cmpstr (slow_id (t, r, 2), ==, "b");
+
+  /* fewer kept than there are: the first of that same order */
+  for (guint top = 1; top <= 2; top++)
+    {
+      g_autoptr (RtRequests) few = rt_requests_analyse (t, 0, -1, top);
+      g_assert_cmpuint (few->slowest->len, ==, top);
+      for (guint i = 0; i < top; i++)
+        g_assert_cmpstr (slow_id (t, few, i), ==, slow_id (t, r, i));
+    }
 }
 
 /* --worker 0 --top 1: only a and b count ({4, 8}: mean 6, std 2, P90 7.6); a is the slowest. */

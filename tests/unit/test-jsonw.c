@@ -1,6 +1,8 @@
 /* test-jsonw.c: the JSON writer behind every --json: commas, escapes, null for NaN,
  * and numbers that read back to the very same double. */
 #include <math.h>
+#include <stdio.h>
+#include <string.h>
 
 #include "rolltrace/rt-jsonw.h"
 
@@ -96,6 +98,112 @@ test_integers_as_printf_writes_them (void)
     }
 }
 
+/* rt_format_g against printf's %.Ng: the plots' data files must not change by a byte. Ties
+ * (0.125 to 2 digits: printf rounds them to even), powers of ten and the edges of the fixed
+ * and exponent forms by hand; then durations, fractions i/n and arbitrary doubles. */
+static void
+test_g_format_as_printf_writes_it (void)
+{
+  static const double edges[] = {
+    0.125, 0.375, 2.5, 1.5, 0.5, 1e-5, 1e-4, 9.9999999995e-5, 0.0001, 123456789, 999999999.5,
+    999999.5, 1e9, 1e15, 1e16, 1e-300, 5e-324, 1.7976931348623157e308, -0.0, 0.0, 1, 10, 100,
+    0.1, 0.2, 0.3, 1.0 / 3, 2.0 / 3, 12345.6789, -12345.6789, 3.14159265358979, 65536.0,
+    0.000276931, 4.99999999999e-5, INFINITY, -INFINITY, NAN,
+  };
+  g_autoptr (GString) out = g_string_new (NULL);
+  char want[64];
+  guint checked = 0;
+  for (int prec = 1; prec <= 17; prec++)
+    for (guint i = 0; i < G_N_ELEMENTS (edges); i++)
+      {
+        g_string_truncate (out, 0);
+        rt_format_g (out, edges[i], prec);
+        g_ascii_formatd (want, sizeof want, prec == 6 ? "%.6g" : prec == 9 ? "%.9g" : "%.3g", edges[i]);
+        if (prec == 6 || prec == 9 || prec == 3)
+          g_assert_cmpstr (out->str, ==, want);
+        snprintf (want, sizeof want, "%.*g", prec, edges[i]);
+        if (isfinite (edges[i]))   /* printf spells infinities its own way; C locale here */
+          g_assert_cmpstr (out->str, ==, want);
+        checked++;
+      }
+  GRand *r = g_rand_new_with_seed (16);
+  for (guint i = 0; i < 2000000; i++)
+    {
+      double v;
+      guint32 n;
+      guint64 bits;
+      switch (i % 4)
+        {
+        case 0: v = g_rand_double_range (r, 0, 1000); break;
+        case 1: n = (guint32) g_rand_int_range (r, 1, 400000); v = (double) g_rand_int_range (r, 1, (gint32) n + 1) / n; break;
+        case 2:
+          bits = ((guint64) g_rand_int (r) << 32) | g_rand_int (r);
+          memcpy (&v, &bits, sizeof v);
+          if (!isfinite (v))
+            continue;
+          break;
+        default: v = round (g_rand_double_range (r, -1e6, 1e6)) / pow (10, g_rand_int_range (r, 0, 12)); break;
+        }
+      int prec = i % 7 == 0 ? g_rand_int_range (r, 1, 18) : (i & 1) ? 9 : 6;
+      g_string_truncate (out, 0);
+      rt_format_g (out, v, prec);
+      snprintf (want, sizeof want, "%.*g", prec, v);
+      if (strcmp (out->str, want) != 0)
+        g_error ("%.17g to %d digits: %s, printf %s", v, prec, out->str, want);
+      checked++;
+    }
+  g_rand_free (r);
+  g_assert_cmpuint (checked, >, 1900000);
+}
+
+/* rt_format_double decides in integers which of %.15g..%.17g reads back: the same choice
+ * as printing each and reading it back with strtod, on powers of two and their neighbours
+ * (where the gap below is half the gap above), timestamps, fractions and any double. */
+static void
+test_shortest_form_as_printf_and_strtod_choose (void)
+{
+  g_autoptr (GString) out = g_string_new (NULL);
+  GRand *r = g_rand_new_with_seed (23);
+  for (guint i = 0; i < 600000; i++)
+    {
+      double v;
+      guint64 bits;
+      switch (i % 5)
+        {
+        case 0: v = g_rand_double_range (r, 1.7e9, 1.8e9) + g_rand_int_range (r, 0, 1000000) / 1e6; break;
+        case 1: v = (double) g_rand_int_range (r, 1, 100000) / g_rand_int_range (r, 1, 100000); break;
+        case 2:
+          v = ldexp (1.0, g_rand_int_range (r, -200, 200));
+          v = g_rand_boolean (r) ? nextafter (v, 0) : g_rand_boolean (r) ? nextafter (v, INFINITY) : v;
+          break;
+        case 3: v = -g_rand_double_range (r, 0, 1e-3); break;
+        default:
+          bits = ((guint64) g_rand_int (r) << 32) | g_rand_int (r);
+          memcpy (&v, &bits, sizeof v);
+          if (!isfinite (v))
+            continue;
+          break;
+        }
+      char want[G_ASCII_DTOSTR_BUF_SIZE];
+      if (v == floor (v) && fabs (v) < 1e15)
+        g_snprintf (want, sizeof want, "%" G_GINT64_FORMAT ".0", (gint64) v);
+      else
+        for (int prec = 15; prec <= 17; prec++)
+          {
+            char fmt[8];
+            g_snprintf (fmt, sizeof fmt, "%%.%dg", prec);
+            g_ascii_formatd (want, sizeof want, fmt, v);
+            if (prec == 17 || g_ascii_strtod (want, NULL) == v)
+              break;
+          }
+      g_string_truncate (out, 0);
+      rt_format_double (out, v);
+      if (strcmp (out->str, want) != 0)
+        g_error ("%a: %s, printf and strtod %s", v, out->str, want);
+    }
+  g_rand_free (r);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -105,5 +213,8 @@ main (int argc, char **argv)
   g_test_add_func ("/jsonw/numbers-round-trip-in-shortest-form", test_numbers_round_trip_in_shortest_form);
   g_test_add_func ("/jsonw/escapes-at-every-position", test_escapes_at_every_position);
   g_test_add_func ("/jsonw/integers-as-printf-writes-them", test_integers_as_printf_writes_them);
+  g_test_add_func ("/jsonw/g-format-as-printf-writes-it", test_g_format_as_printf_writes_it);
+  g_test_add_func ("/jsonw/shortest-form-as-printf-and-strtod-choose",
+                   test_shortest_form_as_printf_and_strtod_choose);
   return g_test_run ();
 }

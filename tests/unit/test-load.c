@@ -6,7 +6,9 @@
 
 #include "load-private.h"
 #include "rolltrace/rt-error.h"
+#include "rolltrace/rt-stats.h"
 #include "rolltrace/rt-trace.h"
+#include "rolltrace/rt-views.h"
 
 static char *
 fixture (const char *name)
@@ -62,7 +64,7 @@ test_hand_fixture_tables (void)
   /* no turn_timings: its two turn_end lines stand in */
   g_assert_false (a->turns_from_timings);
   g_assert_cmpuint (a->n_turns, ==, 2);
-  const RtTurnFigures *a1 = &g_array_index (t->turns, RtTurnFigures, a->first_turn + 1);
+  const RtTurnFigures *a1 = rt_trace_turn (t, a->first_turn + 1);
   g_assert_cmpint (a1->turn, ==, 1);
   g_assert_cmpfloat (a1->total_s, ==, 4.0);
   g_assert_cmpfloat (a1->pre_process_s, ==, 1.0);
@@ -341,8 +343,8 @@ assert_same_tables (const RtTrace *a, const RtTrace *b, gboolean rows)
         g_assert_cmpuint (x->n_turns, ==, y->n_turns);
         for (guint k = 0; k < x->n_turns; k++)
           {
-            const RtTurnFigures *p = &g_array_index (a->turns, RtTurnFigures, x->first_turn + k);
-            const RtTurnFigures *q = &g_array_index (b->turns, RtTurnFigures, y->first_turn + k);
+            const RtTurnFigures *p = rt_trace_turn (a, x->first_turn + k);
+            const RtTurnFigures *q = rt_trace_turn (b, y->first_turn + k);
             g_assert_cmpint (p->turn, ==, q->turn);
             g_assert_cmpmem (&p->total_s, sizeof (double), &q->total_s, sizeof (double));
             g_assert_cmpmem (&p->engine_call_s, sizeof (double), &q->engine_call_s, sizeof (double));
@@ -511,6 +513,132 @@ load_over_damaged_rows (const char *exp, const char *cache_dir)
   return t;
 }
 
+/* The durations of a step's complete requests, sorted, computed from the request table. */
+static GArray *
+sorted_durations (const RtTrace *t, guint si)
+{
+  GArray *v = rt_view_request_durations (t, si, -1);
+  rt_sort_doubles ((double *) v->data, v->len);
+  return v;
+}
+
+/* Loads `path` with the cache in `dir` for a command that reads neither rows, requests
+ * nor turns. */
+static RtTrace *
+load_lean (const char *path, const char *dir)
+{
+  RtLoadOptions opts = { .n_threads = 1, .max_problems_per_file = 100, .cache_dir = dir,
+                         .rows_unread = TRUE, .requests_unread = TRUE };
+  g_autoptr (GError) error = NULL;
+  RtTrace *t = rt_trace_load (path, &opts, &error);
+  g_assert_no_error (error);
+  return t;
+}
+
+/* From the cache, a command that reads no request gets none copied: each step's sorted
+ * durations, kept in the cache, stand in for them, the very values the table gives; the
+ * files keep their request counts. Reading them again gives the tables a fresh load has. */
+static void
+test_cached_step_durations_stand_in_for_the_requests (void)
+{
+  const char *fixtures[] = { "hand-v1", "hand-v2", "damaged", "timeline" };
+  guint64 all_left_out = 0;   /* "damaged" has unterminated last lines: none of its own */
+  for (guint i = 0; i < G_N_ELEMENTS (fixtures); i++)
+    {
+      g_autofree char *path = fixture (fixtures[i]);
+      g_autofree char *dir = g_dir_make_tmp ("rt-cache-XXXXXX", NULL);
+      g_autoptr (RtTrace) full = load (path, 2);
+      g_autoptr (RtTrace) first = load_lean (path, dir);
+      g_assert_true (first->stats.cache_written);
+      g_assert_cmpuint (first->requests->len, ==, full->requests->len);   /* read: kept */
+
+      g_autoptr (RtTrace) lean = load_lean (path, dir);
+      g_assert_true (lean->stats.cache_used);
+      g_assert_false (lean->stats.cache_written);
+      g_assert_cmpuint (full->requests->len, >, 0);
+      g_assert_cmpuint (lean->turns->len, ==, 0);
+      guint64 kept = 0, left_out = 0;
+      for (guint f = 0; f < lean->files->len; f++)
+        {
+          const RtFile *lf = rt_trace_file (lean, f);
+          g_assert_cmpuint (lf->n_requests, ==, rt_trace_file (full, f)->n_requests);
+          /* a file whose unterminated last piece is read again keeps its own */
+          *(lf->first_request == RT_NONE ? &left_out : &kept) += lf->n_requests;
+        }
+      g_assert_cmpuint (lean->requests->len, ==, kept);
+      g_assert_cmpuint (kept + left_out, ==, full->requests->len);
+      all_left_out += left_out;
+      for (guint si = 0; si < full->steps->len; si++)
+        {
+          g_autoptr (GArray) want = sorted_durations (full, si);
+          guint n;
+          const double *got = rt_trace_step_sorted_durations (lean, si, &n);
+          g_assert_nonnull (got);
+          g_assert_cmpuint (n, ==, want->len);
+          g_assert_true (n == 0 || memcmp (got, want->data, n * sizeof (double)) == 0);
+        }
+      /* and all the steps' together */
+      g_autoptr (GArray) want_all = g_array_new (FALSE, FALSE, sizeof (double));
+      for (guint si = 0; si < full->steps->len; si++)
+        {
+          g_autoptr (GArray) step = sorted_durations (full, si);
+          g_array_append_vals (want_all, step->data, step->len);
+        }
+      rt_sort_doubles ((double *) want_all->data, want_all->len);
+      guint n_all;
+      const double *all = rt_trace_all_sorted_durations (lean, &n_all);
+      g_assert_nonnull (all);
+      g_assert_cmpuint (n_all, ==, want_all->len);
+      g_assert_true (n_all == 0 || memcmp (all, want_all->data, n_all * sizeof (double)) == 0);
+
+      RtLoadOptions opts = { .n_threads = 1, .max_problems_per_file = 100, .cache_dir = dir };
+      g_autoptr (RtTrace) cached = rt_trace_load (path, &opts, NULL);
+      g_assert_cmpuint (cached->files->len, ==, full->files->len);
+      assert_same_tables (full, cached, TRUE);
+
+      g_autofree char *cache = cache_file_in (dir);
+      g_unlink (cache);
+      g_rmdir (dir);
+    }
+  g_assert_cmpuint (all_left_out, >, 0);
+}
+
+/* Damaged durations in the cache are not used: the requests are copied, and the
+ * durations computed from them, as if the cache had never held any. */
+static void
+test_damaged_cached_durations_fall_back_to_the_requests (void)
+{
+  g_autofree char *path = fixture ("hand-v2");
+  g_autofree char *dir = g_dir_make_tmp ("rt-cache-XXXXXX", NULL);
+  g_autoptr (RtTrace) full = load (path, 1);
+  rt_trace_free (load_lean (path, dir));
+  g_autofree char *cache = cache_file_in (dir);
+  g_autofree char *data = NULL;
+  gsize len;
+  g_assert_true (g_file_get_contents (cache, &data, &len, NULL));
+  guint64 tables_at, tables_size;
+  memcpy (&tables_at, data + 48, 8);   /* the header's tables_at and tables_size */
+  memcpy (&tables_size, data + 56, 8);
+  g_assert_cmpuint (tables_at + tables_size, <=, len);
+  data[tables_at + tables_size - 3] ^= 0x40;   /* the last duration, the last part */
+  g_assert_true (g_file_set_contents (cache, data, (gssize) len, NULL));
+
+  g_autoptr (RtTrace) t = load_lean (path, dir);
+  g_assert_true (t->stats.cache_used);
+  g_assert_cmpuint (t->requests->len, ==, full->requests->len);
+  for (guint si = 0; si < t->steps->len; si++)
+    {
+      guint n;
+      g_assert_null (rt_trace_step_sorted_durations (t, si, &n));
+      g_autoptr (GArray) want = sorted_durations (full, si);
+      g_autoptr (GArray) got = rt_view_request_durations_sorted (t, si);
+      g_assert_cmpuint (got->len, ==, want->len);
+      g_assert_true (got->len == 0 || memcmp (got->data, want->data, got->len * sizeof (double)) == 0);
+    }
+  g_unlink (cache);
+  g_rmdir (dir);
+}
+
 /* Rows given back after use (rt_trace_file_events_done) read the same when asked for again:
  * from the cache's mapping, and from a load's own memory, which keeps them. */
 static void
@@ -634,6 +762,10 @@ main (int argc, char **argv)
                    test_a_cache_folder_holds_only_finished_caches);
   g_test_add_func ("/load/an-abandoned-cache-draft-leaves-nothing", test_an_abandoned_cache_draft_leaves_nothing);
   g_test_add_func ("/load/rows-given-back-read-the-same-again", test_rows_given_back_read_the_same_again);
+  g_test_add_func ("/load/cached-step-durations-stand-in-for-the-requests",
+                   test_cached_step_durations_stand_in_for_the_requests);
+  g_test_add_func ("/load/damaged-cached-durations-fall-back-to-the-requests",
+                   test_damaged_cached_durations_fall_back_to_the_requests);
   g_test_add_func ("/load/damaged-rows-are-read-again-to-a-fresh-loads-rows",
                    test_damaged_rows_are_read_again_to_a_fresh_loads_rows);
   g_test_add_func ("/load/a-file-changed-under-damaged-rows-is-no-crash",

@@ -2,6 +2,7 @@
  * Expected values were computed by hand from numpy's definition (linear between closest ranks). */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "rolltrace/rt-stats.h"
 
@@ -114,6 +115,82 @@ test_samples_skip_nan (void)
   g_assert_cmpfloat (rt_median (rt_samples_data (s), s->len), ==, 2.0);
 }
 
+/* A run of random values with repeats, zeros of both signs and negatives. */
+static GArray *
+random_run (GRand *r, guint n)
+{
+  GArray *a = g_array_new (FALSE, FALSE, sizeof (double));
+  for (guint i = 0; i < n; i++)
+    {
+      double v = (double) g_rand_int_range (r, -50, 500) / 8;
+      if (v == 0 && g_rand_boolean (r))
+        v = -0.0;
+      g_array_append_val (a, v);
+    }
+  return a;
+}
+
+static gboolean
+same_bits (const GArray *a, const GArray *b)
+{
+  return a->len == b->len && (a->len == 0 || memcmp (a->data, b->data, a->len * sizeof (double)) == 0);
+}
+
+/* The sorted array depends only on the values: -0 and +0 each have their place, few or many. */
+static void
+test_sorting_depends_only_on_the_values (void)
+{
+  GRand *r = g_rand_new_with_seed (3);
+  for (guint n = 2; n < 200; n += 7)
+    {
+      g_autoptr (GArray) a = random_run (r, n);
+      g_autoptr (GArray) b = g_array_copy (a);
+      for (guint i = n - 1; i > 0; i--)   /* b: a shuffled */
+        {
+          guint j = (guint) g_rand_int_range (r, 0, (gint32) i + 1);
+          double t = g_array_index (b, double, i);
+          g_array_index (b, double, i) = g_array_index (b, double, j);
+          g_array_index (b, double, j) = t;
+        }
+      rt_sort_doubles ((double *) a->data, a->len);
+      rt_sort_doubles ((double *) b->data, b->len);
+      g_assert_true (same_bits (a, b));
+      for (guint i = 1; i < n; i++)
+        g_assert_true (g_array_index (a, double, i - 1) <= g_array_index (a, double, i));
+    }
+  g_rand_free (r);
+}
+
+/* Sorted runs merged are the sorted whole, bit for bit: what rt-cdf's steps from the cache
+ * give as "all selected steps". Empty runs, one run, odd numbers of runs. */
+static void
+test_merged_runs_are_the_sorted_whole (void)
+{
+  GRand *r = g_rand_new_with_seed (11);
+  for (guint n_runs = 0; n_runs < 40; n_runs++)
+    {
+      GArray *runs[40];
+      const double *data[40];
+      guint lens[40];
+      g_autoptr (GArray) whole = g_array_new (FALSE, FALSE, sizeof (double));
+      for (guint k = 0; k < n_runs; k++)
+        {
+          runs[k] = random_run (r, (guint) g_rand_int_range (r, 0, k % 5 == 0 ? 3 : 300));
+          rt_sort_doubles ((double *) runs[k]->data, runs[k]->len);
+          g_array_append_vals (whole, runs[k]->data, runs[k]->len);
+          data[k] = (const double *) runs[k]->data;
+          lens[k] = runs[k]->len;
+        }
+      rt_sort_doubles ((double *) whole->data, whole->len);
+      g_autoptr (GArray) merged = g_array_new (FALSE, FALSE, sizeof (double));
+      rt_merge_sorted (merged, data, lens, n_runs);
+      g_assert_true (same_bits (merged, whole));
+      for (guint k = 0; k < n_runs; k++)
+        g_array_unref (runs[k]);
+    }
+  g_rand_free (r);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -128,5 +205,7 @@ main (int argc, char **argv)
   g_test_add_func ("/stats/summary-of-nothing-is-nan", test_summary_of_nothing_is_nan);
   g_test_add_func ("/stats/samples-skip-nan", test_samples_skip_nan);
   g_test_add_func ("/stats/large-samples-sort-like-qsort", test_large_samples_sort_like_qsort);
+  g_test_add_func ("/stats/sorting-depends-only-on-the-values", test_sorting_depends_only_on_the_values);
+  g_test_add_func ("/stats/merged-runs-are-the-sorted-whole", test_merged_runs_are_the_sorted_whole);
   return g_test_run ();
 }

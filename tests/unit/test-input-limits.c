@@ -8,6 +8,7 @@
 #include "rolltrace/rt-error.h"
 #include "rolltrace/rt-json.h"
 #include "rolltrace/rt-trace.h"
+#include "test-util.h"
 
 #define COMPLETE(id) \
   "{\"timestamp\": \"2025-07-13T11:04:25.5\", \"event\": \"async_rollout_request_complete\", " \
@@ -35,27 +36,9 @@ exp_write (Exp *e, const char *rel, const char *content, gssize len)
 }
 
 static void
-remove_tree (const char *path)
-{
-  if (g_file_test (path, G_FILE_TEST_IS_DIR))
-    {
-      g_autoptr (GDir) dir = g_dir_open (path, 0, NULL);
-      const char *name;
-      while (dir && (name = g_dir_read_name (dir)) != NULL)
-        {
-          g_autofree char *child = g_build_filename (path, name, NULL);
-          remove_tree (child);
-        }
-      g_rmdir (path);
-    }
-  else
-    g_unlink (path);
-}
-
-static void
 exp_clear (Exp *e)
 {
-  remove_tree (e->root);
+  rt_test_remove_tree (e->root);
   g_free (e->root);
 }
 

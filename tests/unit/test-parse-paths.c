@@ -7,6 +7,7 @@
 
 #include "load-private.h"
 #include "rolltrace/rt-trace.h"
+#include "test-util.h"
 
 #define SAMPLES_DIR RT_FIXTURES_DIR "/../../shared/samples"
 
@@ -191,24 +192,6 @@ make_tmp_dir (void)
 }
 
 static void
-remove_tree (const char *path)
-{
-  if (g_file_test (path, G_FILE_TEST_IS_DIR) && !g_file_test (path, G_FILE_TEST_IS_SYMLINK))
-    {
-      g_autoptr (GDir) d = g_dir_open (path, 0, NULL);
-      const char *name;
-      while (d != NULL && (name = g_dir_read_name (d)) != NULL)
-        {
-          g_autofree char *sub = g_build_filename (path, name, NULL);
-          remove_tree (sub);
-        }
-      g_rmdir (path);
-    }
-  else
-    g_remove (path);
-}
-
-static void
 test_generated_experiments_with_faults (void)
 {
   const char *variants[][2] = { { "v2", "3" }, { "v1", "5" }, { "v2", "11" }, { "v1", "42" } };
@@ -225,7 +208,7 @@ test_generated_experiments_with_faults (void)
       g_assert_no_error (error);
       g_assert_true (g_spawn_check_wait_status (status, NULL));
       g_assert_cmpuint (assert_both_ways_alike (exp, 2), >, 1000);
-      remove_tree (dir);
+      rt_test_remove_tree (dir);
     }
 }
 
@@ -358,7 +341,7 @@ test_hostile_lines_read_alike (void)
           g_string_free (s, TRUE);
         }
       assert_both_ways_alike (dir, 1 + seed % 2);
-      remove_tree (dir);
+      rt_test_remove_tree (dir);
     }
 }
 
@@ -387,7 +370,7 @@ test_each_damaged_line_in_every_place (void)
       g_string_free (s, TRUE);
     }
   assert_both_ways_alike (dir, 2);
-  remove_tree (dir);
+  rt_test_remove_tree (dir);
 }
 
 int

@@ -64,3 +64,22 @@ rt_test_experiment_remove (const char *dir)
   g_assert_cmpint (g_rmdir (step), ==, 0);
   g_assert_cmpint (g_rmdir (dir), ==, 0);
 }
+
+/* Removes `path` and, when it is a folder (not a link to one), everything below it. */
+static inline void
+rt_test_remove_tree (const char *path)
+{
+  if (g_file_test (path, G_FILE_TEST_IS_DIR) && !g_file_test (path, G_FILE_TEST_IS_SYMLINK))
+    {
+      g_autoptr (GDir) dir = g_dir_open (path, 0, NULL);
+      const char *name;
+      while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
+        {
+          g_autofree char *child = g_build_filename (path, name, NULL);
+          rt_test_remove_tree (child);
+        }
+      g_rmdir (path);
+    }
+  else
+    g_remove (path);
+}

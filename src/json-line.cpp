@@ -55,13 +55,42 @@ struct LineState {
 // Python writes NaN, Infinity and -Infinity as bare words, which simdjson rejects as
 // numbers. Such a value, or any non-finite one, makes the field absent (NAN); a
 // value that is no number at all (a string, an object) is a type problem as well.
+// simdjson 3.0.1 (Debian 12's) reads a number 0.<digits> whose digits after the leading zeros
+// number more than 19 as if they had not overflowed 64 bits: its check of that counts the
+// leading zeros instead of the digits after them, so 0.12345678901234567890123 comes out as
+// 4.8e-05. Whether `raw` (a token simdjson took for a number) is of that form.
+bool
+overflowing_fraction (std::string_view raw)
+{
+  size_t i = !raw.empty () && raw[0] == '-' ? 1 : 0;
+  if (raw.size () < i + 2 || raw[i] != '0' || raw[i + 1] != '.')
+    return false;
+  i += 2;
+  while (i < raw.size () && raw[i] == '0')
+    i++;
+  size_t first = i;
+  while (i < raw.size () && raw[i] >= '0' && raw[i] <= '9')
+    i++;
+  return i - first > 19;
+}
+
 double
 read_number (ondemand::value value, LineState &st, const char *field)
 {
   double d;
-  if (value.get_double ().get (d) == SUCCESS)
-    return std::isfinite (d) ? d : NAN;
   std::string_view raw = value.raw_json_token ();
+  if (value.get_double ().get (d) == SUCCESS)
+    {
+      // Such a number needs 22 characters at least ("0." and 20 digits): only a token that
+      // long is looked at, and read again with strtod, which rounds it as simdjson's own
+      // path for long numbers would have (both to the nearest double).
+      if (G_UNLIKELY (raw.size () >= 22) && overflowing_fraction (raw))
+        {
+          g_autofree char *text = g_strndup (raw.data (), raw.size ());
+          d = g_ascii_strtod (text, nullptr);
+        }
+      return std::isfinite (d) ? d : NAN;
+    }
   while (!raw.empty () && (raw.back () == ' ' || raw.back () == '\t' || raw.back () == '\r'))
     raw.remove_suffix (1);
   if (raw != "NaN" && raw != "Infinity" && raw != "-Infinity")

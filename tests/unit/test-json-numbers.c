@@ -82,8 +82,8 @@ assert_reads_as_strtod (Kernels *k, const char *number)
 }
 
 /* A decimal of every shape JSON allows: sign, integer part, fraction with or without
- * leading zeros, exponent of either case and sign. The significand has up to 25 digits,
- * but at most 19 when the integer part is 0 (max_zero_point_digits). */
+ * leading zeros, exponent of either case and sign. The significand has up to 43 digits;
+ * its fraction at most max_zero_point_digits when the integer part is 0. */
 static void
 random_decimal (GRand *r, GString *s, guint max_zero_point_digits)
 {
@@ -189,9 +189,27 @@ test_random_decimals_read_as_strtod (void)
   guint n = g_test_thorough () ? 4000000 : 1000000;
   for (guint i = 0; i < n; i++)
     {
-      random_decimal (r, s, 19);
+      random_decimal (r, s, 23);
       assert_reads_as_strtod (&k, s->str);
     }
+  kernels_close (&k);
+}
+
+/* A fraction of more than 19 digits after its leading zeros: simdjson 3.0.1 takes its digits
+ * as if they had not overflowed (0.12345678901234567890123 read as 4.8e-05); they read as
+ * strtod reads them, with an exponent too, and negative. */
+static void
+test_long_fractions_read_as_strtod (void)
+{
+  Kernels k;
+  kernels_open (&k);
+  const char *numbers[] = {
+    "0.12345678901234567890123", "0.0012345678901234567890123", "-0.12345678901234567890123",
+    "0.12345678901234567890123e3", "0.99999999999999999999999", "0.00000000000000000001234567890123456789012",
+    "0.12345678901234567890", "0.1234567890123456789",
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (numbers); i++)
+    assert_reads_as_strtod (&k, numbers[i]);
   kernels_close (&k);
 }
 
@@ -385,6 +403,7 @@ main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/json-numbers/random-decimals-read-as-strtod", test_random_decimals_read_as_strtod);
+  g_test_add_func ("/json-numbers/long-fractions-read-as-strtod", test_long_fractions_read_as_strtod);
   g_test_add_func ("/json-numbers/python-reprs-read-back-exactly", test_python_reprs_read_back_exactly);
   g_test_add_func ("/json-numbers/halfway-decimals-round-to-even", test_halfway_decimals_round_to_even);
   g_test_add_func ("/json-numbers/python-words-and-broken-tokens", test_python_words_and_broken_tokens);

@@ -69,6 +69,8 @@ rt_session_render_plots (RtSession *s, GError **error)
       g_autoptr (GPtrArray) procs = g_ptr_array_new_with_free_func (g_object_unref);
       g_autoptr (GPtrArray) temps = g_ptr_array_new_with_free_func (g_free);
       g_autoptr (GPtrArray) finals = g_ptr_array_new_with_free_func (g_free);
+      /* each child's pid, kept: GSubprocess forgets it once the child has exited */
+      g_autoptr (GArray) pids = g_array_new (FALSE, FALSE, sizeof (GPid));
       guint end = MIN (start + batch, s->scripts->len);
       for (guint i = start; i < end; i++)
         {
@@ -89,7 +91,9 @@ rt_session_render_plots (RtSession *s, GError **error)
                 rt_temp_finish (g_ptr_array_index (temps, k), NULL, FALSE, NULL);
               return FALSE;
             }
-          rt_child_register ((GPid) g_ascii_strtoll (g_subprocess_get_identifier (p), NULL, 10));
+          GPid pid = (GPid) g_ascii_strtoll (g_subprocess_get_identifier (p), NULL, 10);
+          rt_child_register (pid);
+          g_array_append_val (pids, pid);
           g_ptr_array_add (procs, p);
         }
       for (guint i = 0; i < procs->len; i++)
@@ -106,9 +110,10 @@ rt_session_render_plots (RtSession *s, GError **error)
           if (err_bytes != NULL)
             rt_utf8_append (err_string, g_bytes_get_data (err_bytes, NULL), (gssize) g_bytes_get_size (err_bytes));
           char *err_text = err_string->str;
-          const char *id = g_subprocess_get_identifier (p);
-          if (id != NULL)
-            rt_child_forget ((GPid) g_ascii_strtoll (id, NULL, 10));
+          /* by the pid kept at its start: once communicate has seen the child exit, GSubprocess
+           * has no identifier left for it, and a pid left registered would be killed on a
+           * later Ctrl-C, by then perhaps another process's */
+          rt_child_forget (g_array_index (pids, GPid, i));
           drawn = drawn && picture_complete (tmp, s->format);
           if (!rt_temp_finish (tmp, g_ptr_array_index (finals, i), drawn, &local) && drawn)
             {

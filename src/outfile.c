@@ -177,6 +177,15 @@ rt_child_forget (GPid pid)
       return;
 }
 
+guint
+rt_child_count (void)
+{
+  guint n = 0;
+  for (guint i = 0; i < CHILD_SLOTS; i++)
+    n += g_atomic_int_get (&child_slots[i]) != 0;
+  return n;
+}
+
 static void
 on_fatal_signal (int sig)
 {

@@ -31,6 +31,8 @@ gboolean rt_file_write_atomic (const char *path, const void *data, gsize len, GE
 /* Children (gnuplot) to end with the process when a signal arrives. */
 void rt_child_register (GPid pid);
 void rt_child_forget (GPid pid);
+/* How many children are registered now (none once every plot is rendered). */
+guint rt_child_count (void);
 
 /* On SIGINT, SIGTERM and SIGHUP: end the registered children, remove the registered
  * temporaries, then die of the signal as if nothing had caught it. */

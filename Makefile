@@ -18,7 +18,7 @@ PREFIX    ?= /usr/local
 # Debian packages the build, the plots and the tests need.
 DEB_PACKAGES = build-essential cmake pkg-config libglib2.0-dev libsimdjson-dev gnuplot-nox python3 time \
                 clang libclang-rt-14-dev chromium \
-                libgsl-dev python3-scipy man-db dpkg-dev bash-completion
+                libgsl-dev python3-scipy man-db dpkg-dev bash-completion valgrind
 
 BIN = $(abspath $(BUILD))
 

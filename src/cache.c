@@ -880,8 +880,16 @@ rt_cache_draft_add_file (RtCacheDraft *d, const RtFile *f, const RtCacheSnapshot
       };
       g_array_append_vals (requests, &cq, sizeof cq);
       if (q->n_turns > 0)   /* else `turns` may have no storage to point into */
-        g_array_append_vals (turns, &g_array_index (snap->turns, RtTurnFigures, q->first_turn),
-                             q->n_turns * (guint) sizeof (RtTurnFigures));
+        {
+          g_array_append_vals (turns, &g_array_index (snap->turns, RtTurnFigures, q->first_turn),
+                               q->n_turns * (guint) sizeof (RtTurnFigures));
+          /* the bytes between `turn` and the doubles are nobody's: zeros, not whatever the
+           * memory held, go to the file (and into its checksums) */
+          RtTurnFigures *added = (RtTurnFigures *) (turns->data + turns->len) - q->n_turns;
+          for (guint32 j = 0; j < q->n_turns; j++)
+            memset ((char *) &added[j] + sizeof added[j].turn, 0,
+                    G_STRUCT_OFFSET (RtTurnFigures, total_s) - sizeof added[j].turn);
+        }
       turn_base += q->n_turns;
     }
   cf.n_turns = turn_base - cf.first_turn;

@@ -52,9 +52,6 @@ struct LineState {
   RtLineFields *out;
 };
 
-// Python writes NaN, Infinity and -Infinity as bare words, which simdjson rejects as
-// numbers. Such a value, or any non-finite one, makes the field absent (NAN); a
-// value that is no number at all (a string, an object) is a type problem as well.
 // simdjson 3.0.1 (Debian 12's) reads a number 0.<digits> whose digits after the leading zeros
 // number more than 19 as if they had not overflowed 64 bits: its check of that counts the
 // leading zeros instead of the digits after them, so 0.12345678901234567890123 comes out as
@@ -74,6 +71,9 @@ overflowing_fraction (std::string_view raw)
   return i - first > 19;
 }
 
+// Python writes NaN, Infinity and -Infinity as bare words, which simdjson rejects as
+// numbers. Such a value, or any non-finite one, makes the field absent (NAN); a
+// value that is no number at all (a string, an object) is a type problem as well.
 double
 read_number (ondemand::value value, LineState &st, const char *field)
 {

@@ -42,10 +42,11 @@ file_holds (const char *path, const GString *content)
     return FALSE;
   struct stat st;
   gboolean same = fstat (fd, &st) == 0 && S_ISREG (st.st_mode) && (guint64) st.st_size == content->len;
-  static char block[64 << 10];   /* commands write from one thread */
+  const gsize block_size = 64 << 10;
+  g_autofree char *block = same ? g_malloc (block_size) : NULL;   /* the caller's own */
   for (gsize at = 0; same && at < content->len;)
     {
-      gssize r = read (fd, block, MIN (sizeof block, content->len - at));
+      gssize r = read (fd, block, MIN (block_size, content->len - at));
       if (r < 0 && errno == EINTR)
         continue;
       same = r > 0 && memcmp (block, content->str + at, (gsize) r) == 0;

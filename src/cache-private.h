@@ -52,9 +52,9 @@ RtCacheMap *rt_cache_open (const char *path, const char *exp_canonical, RtEventR
                            const char **why);
 void rt_cache_close (RtCacheMap *map);
 
-/* How many files, requests and turns the cache holds, in all. */
+/* How many files and requests the cache holds, in all. */
 guint rt_cache_n_files (RtCacheMap *map);
-void rt_cache_totals (RtCacheMap *map, guint64 *n_requests, guint64 *n_turns);
+guint64 rt_cache_n_requests (RtCacheMap *map);
 
 /* What the cache knows of a file, by its path and what stat says of it. */
 typedef enum {

@@ -288,7 +288,7 @@ part_bounds_ok (const RtCacheMap *m, Part part)
       return TRUE;   /* plain numbers: nothing to point out of */
     case PART_REQUESTS:
     case PART_TURNS:
-      break;         /* checked file by file (file_tables_ok) */
+      break;         /* checked file by file (rt_cache_file_tables_ok) */
     case N_PARTS:
       break;
     }
@@ -344,8 +344,8 @@ file_tables_checksum (const CacheRequest *requests, guint32 n_requests, const Rt
 /* A file's requests and turns pass their checksum, and each request's strings and
  * turns are inside the blob and the file's range (its own bounds were checked with
  * the files). Once per file. */
-static gboolean
-file_tables_ok (RtCacheMap *m, guint record)
+gboolean
+rt_cache_file_tables_ok (RtCacheMap *m, guint record)
 {
   if (m->file_state[record] == PART_UNCHECKED)
     {
@@ -466,12 +466,6 @@ rt_cache_close (RtCacheMap *map)
     map_free (map);
 }
 
-gboolean
-rt_cache_file_tables_ok (RtCacheMap *map, guint record)
-{
-  return file_tables_ok (map, record);
-}
-
 guint
 rt_cache_n_files (RtCacheMap *map)
 {
@@ -552,11 +546,10 @@ rt_cache_prefix (RtCacheMap *map, guint record, guint64 *sum)
   return map->t.files[record].prefix_known != 0;
 }
 
-void
-rt_cache_totals (RtCacheMap *map, guint64 *n_requests, guint64 *n_turns)
+guint64
+rt_cache_n_requests (RtCacheMap *map)
 {
-  *n_requests = map->h.n_requests;
-  *n_turns = map->h.n_turns;
+  return map->h.n_requests;
 }
 
 void
@@ -585,7 +578,7 @@ rt_cache_file_snapshot (RtCacheMap *map, guint record, RtCacheSnapshot *snap)
   snap->rows_checksum = cf->rows_checksum;
 
   /* The file's turns in one go; each request's range is taken as the cache says,
-   * inside the file's (file_tables_ok checked it), one after another or not. */
+   * inside the file's (rt_cache_file_tables_ok checked it), one after another or not. */
   g_assert (snap->requests == NULL || map->file_state[record] == PART_GOOD);
   if (snap->requests != NULL && cf->n_requests > 0)
     {

@@ -52,7 +52,6 @@ typedef struct {
   gboolean prefix_known;         /* FALSE: it may not describe the bytes read */
   gboolean uncacheable;          /* changed while analysed: left out of a new cache */
   gboolean rows_dropped;         /* read, but not kept (RtLoadOptions.rows_unread) */
-  gboolean adopted;              /* taken whole from the cache (adopt_file) */
   gboolean as_cached;            /* the cache's `record` holds it as it is (RT_CACHE_SAME):
                                   * taken whole, or with its unterminated last piece read */
   guint record;

@@ -477,7 +477,6 @@ adopt_file (RtTrace *t, RtCacheMap *cache, guint record, guint file_index, GArra
   rt_problems_from_snapshot (fs->problems, &snap, f, file_index);
   t->problems_total += f->problems_total;
   fs->origin = RT_FILE_CACHED;
-  fs->adopted = TRUE;
   fs->record = record;
   fs->mapped = snap.rows;
   fs->mapped_checksum = snap.rows_checksum;
@@ -488,19 +487,6 @@ adopt_file (RtTrace *t, RtCacheMap *cache, guint record, guint file_index, GArra
 /* What the cache keeps the durations of all the steps together as (step numbers are
  * never negative). */
 #define ALL_STEPS (-1)
-
-static const double *durations_from_cache (const RtTrace *t, RtStepDurations *sd, gint32 step,
-                                           guint first_file, guint n_files, guint *n);
-
-/* The cache's sorted durations of step `si`, when every file of the step is as the
- * cache holds it, as the records the cache gives the step. */
-static const double *
-step_durations_from_cache (const RtTrace *t, guint si, guint *n)
-{
-  const RtStep *st = rt_trace_step (t, si);
-  return durations_from_cache (t, &t->priv->step_durations[si], st->step, st->first_file,
-                               st->n_files, n);
-}
 
 /* The cache's sorted durations of the files first_file ... first_file + n_files - 1,
  * kept as `step` (ALL_STEPS: those of every file), when every one of those files is as
@@ -542,7 +528,8 @@ rt_trace_step_sorted_durations (const RtTrace *t, guint step_index, guint *n)
       *n = 0;
       return no_values;   /* no file, no value: nothing to compute either */
     }
-  return step_durations_from_cache (t, step_index, n);
+  return durations_from_cache (t, &t->priv->step_durations[step_index], st->step, st->first_file,
+                               st->n_files, n);
 }
 
 /* Adopts the files the cache holds as they are now with nothing to read
@@ -562,7 +549,7 @@ adopt_files (RtTrace *t, RtCacheMap *cache, const RtCacheMatch *matches, const g
   for (guint i = 0; i < n_files; i++)
     if (matches[i] == RT_CACHE_SAME)
       {
-        priv->files[i].as_cached = TRUE;   /* what step_durations_from_cache asks */
+        priv->files[i].as_cached = TRUE;   /* what durations_from_cache asks */
         priv->files[i].record = records[i];
       }
   gboolean keep_requests = !whole || !priv->opts.requests_unread;
@@ -586,10 +573,8 @@ adopt_files (RtTrace *t, RtCacheMap *cache, const RtCacheMatch *matches, const g
     }
   if (keep_requests)
     {
-      /* exact sizes: the tables then grow without a copy */
-      guint64 n_requests, n_turns;
-      rt_cache_totals (cache, &n_requests, &n_turns);
-      reserve_rows (t->requests, n_requests);
+      /* the exact size: the table then grows without a copy */
+      reserve_rows (t->requests, rt_cache_n_requests (cache));
     }
   for (guint i = 0; i < n_files; i++)
     if (matches[i] == RT_CACHE_SAME && complete[i])

@@ -7,10 +7,8 @@
 G_BEGIN_DECLS
 
 /* Page faults are costly (very much so on virtual machines): large buffers are
- * asked for on transparent huge pages. rt_advise_huge_pages is a hint only. */
+ * asked for on transparent huge pages. A hint only. */
 void rt_advise_huge_pages (void *p, gsize len);
-void *rt_huge_alloc (gsize len);
-void rt_huge_free (void *p);
 
 /* Room for n more elements of a (it grows once, not step by step), on huge pages
  * where the room is large enough. */

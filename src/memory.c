@@ -42,23 +42,3 @@ rt_array_make_room (GArray *a, gsize n)
   g_array_set_size (g_array_set_size (a, (guint) want), len);
   rt_advise_huge_pages (a->data, want * g_array_get_element_size (a));
 }
-
-void *
-rt_huge_alloc (gsize len)
-{
-  /* A buffer of a megabyte or more is made of whole, aligned huge pages: one fault
-   * per 2 MiB instead of 512, and on a virtual machine each fault costs about 10 us. */
-  const gsize huge = 2u << 20;
-  if (len < huge / 2)
-    return g_aligned_alloc (MAX (len, 1u), 1, 64);
-  gsize rounded = (len + huge - 1) & ~(huge - 1);
-  void *p = g_aligned_alloc (rounded, 1, huge);
-  rt_advise_huge_pages (p, rounded);
-  return p;
-}
-
-void
-rt_huge_free (void *p)
-{
-  g_aligned_free (p);
-}

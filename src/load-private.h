@@ -110,6 +110,7 @@ typedef struct {
   guint32 file_index;
   guint max_problems;
   GArray *events;                /* RtEvent (the thread's reusable array) */
+  guint events_room;             /* events has room for this many rows (see append_event) */
   GArray *requests;              /* RtRequest (a reference to the thread's array) */
   GArray *timing_turns;          /* RtTurnRecord (likewise: copy to keep them) */
   GArray *end_turns;             /* RtTurnRecord (likewise) */

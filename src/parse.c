@@ -84,7 +84,8 @@ rt_file_parse_new (RtTrace *trace, guint file_index, guint max_problems, gint *b
   ThreadState *ts = thread_state ();
   p->events = ts->events;
   g_array_set_size (p->events, 0);
-  rt_array_make_room (p->events, p->file->size / 160 + 64);
+  p->events_room = (guint) MIN (p->file->size / 160 + 64, G_MAXUINT32 / 2);
+  rt_array_make_room (p->events, p->events_room);
   p->requests = g_array_set_size (g_array_ref (ts->requests), 0);
   p->timing_turns = g_array_set_size (g_array_ref (ts->timing_turns), 0);
   p->end_turns = g_array_set_size (g_array_ref (ts->end_turns), 0);
@@ -197,6 +198,18 @@ bytes_equal (const char *a, const char *b, gsize len)
   return len == 0 || (a[0] == b[0] && a[len / 2] == b[len / 2] && a[len - 1] == b[len - 1]);
 }
 
+/* A hash of an event name for the file's table of names, cheaper than bytes_hash: names of
+ * eight bytes or more are told apart by their length and first and last eight bytes, which
+ * differ between the few dozen names of a trace (any that do not only share a probe). */
+static inline guint32
+name_hash (const char *s, gsize len)
+{
+  if (len < 8)
+    return (guint32) bytes_hash (s, len);
+  guint64 w = load_u64 (s) ^ ((load_u64 (s + len - 8) << 29) | (load_u64 (s + len - 8) >> 35)) ^ len;
+  return (guint32) ((w * 0x9E3779B97F4A7C15ull) >> 32);
+}
+
 /* Canonical id of a raw event name: from the file's cache, or from the shared
  * registry (under its lock) the first time the file uses the name. A file holds a
  * few dozen distinct names on millions of lines, so a small open-addressing table
@@ -205,7 +218,7 @@ static guint16
 event_id (RtFileParse *r, RtEventRegistry *reg, RtStrView name, gboolean has_rid)
 {
   RtNameSlot *table = r->names[has_rid ? 1 : 0];
-  guint32 h = (guint32) bytes_hash (name.str, name.len);
+  guint32 h = name_hash (name.str, name.len);
   RtNameSlot *free_slot = NULL;
   if (name.len > 0 && name.len <= RT_NAME_MAX_LEN)
     for (guint k = 0; k < NAME_PROBES; k++)
@@ -331,6 +344,18 @@ request_for_line (RtFileParse *r, RtStrView id, gboolean is_complete)
   return idx;
 }
 
+/* Appends an event row: in place while the room made for the whole file at the start lasts
+ * (the array's own append is a call into GLib for every line), by GLib past it. */
+static inline void
+append_event (RtFileParse *r, const RtEvent *ev)
+{
+  GArray *a = r->events;
+  if (G_LIKELY (a->len < r->events_room))
+    ((RtEvent *) (void *) a->data)[a->len++] = *ev;
+  else
+    g_array_append_vals (a, ev, 1);
+}
+
 static void
 process_line (RtFileParse *r, const RtLineFields *f, guint64 line_no)
 {
@@ -398,7 +423,7 @@ process_line (RtFileParse *r, const RtLineFields *f, guint64 line_no)
       t.figures.total_s = ev.duration_s;
       g_array_append_val (r->end_turns, t);
     }
-  g_array_append_val (r->events, ev);
+  append_event (r, &ev);
 }
 
 /* One line (or the unterminated last piece). A line normally holds one object; when

@@ -184,9 +184,12 @@ G_ALWAYS_INLINE inline bool
 read_string (ondemand::value value, RtStrView *view, LineState &st, const char *field)
 {
   // the token runs up to the next one; Python writes ", " so no white space ends it
-  if (G_LIKELY (plain_string (value.raw_json_token (), view)))
-    return true;
-  return read_other_string (value, view, st, field);
+  if (G_UNLIKELY (!plain_string (value.raw_json_token (), view)))
+    return read_other_string (value, view, st, field);
+  // taken, so that the walk checks what follows it (a value left unread is skipped: see
+  // skip_unread)
+  ondemand::raw_json_string taken;
+  return value.get_raw_json_string ().get (taken) == SUCCESS;
 }
 
 void

@@ -389,6 +389,41 @@ test_what_follows_a_stream_of_lines_does_not_matter (void)
     }
 }
 
+/* simdjson's On-Demand skips a value left unread by counting brackets, and takes a string
+ * followed by ':' at its start for a key: it then skips on to the object's closing brace, so
+ * that with one '}' too many a line whose value is followed by ':' where ',' or '}' is due
+ * passed for one good object, in the per-line and the buffer path alike. Each such line is
+ * bad. */
+static void
+test_a_value_followed_by_a_colon_is_a_bad_line (void)
+{
+  const char *lines[] = {
+    "{\"event\": \"total_step_duration\": \"f\", \"duration_sec\": 3}}",
+    "{\"timestamp\": \"2025-06-10T09:00:12\": 1, \"event\": \"e\", \"duration_sec\": 3}}",
+    "{\"event\": \"e\", \"duration_sec\": 3, \"extra\": {\"request_id\": \"r\": 1}}}",
+    "{\"event\": \"e\", \"extra\": {\"finish_reason\": \"stop\": \"x\"}}, \"duration_sec\": 3}}",
+  };
+  g_autoptr (GString) seen = g_string_new (NULL);
+  for (const char *const *k = rt_json_kernels (); *k != NULL; k++)
+    {
+      g_autoptr (RtJsonParser) p = rt_json_parser_new_kernel (*k);
+      if (p == NULL)
+        continue;
+      for (guint i = 0; i < G_N_ELEMENTS (lines); i++)
+        {
+          RtLineFields f;
+          const char *reason = NULL;
+          g_test_message ("%s kernel, line: %s", *k, lines[i]);
+          g_assert_cmpint (parse (p, lines[i], &f, &reason), ==, RT_LINE_INVALID);
+          g_assert_cmpstr (reason, ==, "invalid JSON object");
+          /* in a stream, the line stops it: the caller reads it on its own */
+          g_autofree char *text = g_strconcat (D (1), lines[i], "\n", D (2), D (3), NULL);
+          g_assert_cmpuint (parse_lines (p, text, seen), ==, strlen (D (1)));
+          g_assert_cmpstr (seen->str, ==, "1;");
+        }
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -407,6 +442,8 @@ main (int argc, char **argv)
   g_test_add_func ("/json-line/every-kernel-reads-lines-alike", test_every_kernel_reads_lines_alike);
   g_test_add_func ("/json-line/a-stream-of-lines-stops-where-a-line-is-not-one-object",
                    test_a_stream_of_lines_stops_where_a_line_is_not_one_object);
+  g_test_add_func ("/json-line/a-value-followed-by-a-colon-is-a-bad-line",
+                   test_a_value_followed_by_a_colon_is_a_bad_line);
   g_test_add_func ("/json-line/what-follows-a-stream-of-lines-does-not-matter",
                    test_what_follows_a_stream_of_lines_does_not_matter);
   return g_test_run ();

@@ -54,6 +54,7 @@ struct KernelParser {
 // Marks a field that is there but holds the wrong kind of value.
 struct LineState {
   RtLineFields *out;
+  bool unread_container = false;   // an array or object was left unread (see skip_unread)
 };
 
 // simdjson 3.0.1 (Debian 12's) reads a number 0.<digits> whose digits after the leading zeros
@@ -246,7 +247,28 @@ key_matches (const char *key, const KeyWords<N> &w)
 #define KEY_IS(key, name) \
   ([] (const char *k) { static constexpr auto w = key_words (name); return key_matches (k, w); } (key))
 
-// Fills the *_duration figures shared by turn_end's extra and a turn_timings entry.
+// Passes over a value the tables do not need. Left alone, simdjson skips it by counting
+// brackets, and takes a string followed by ':' at its start for a key: it then skips on to
+// the object's closing brace, so that `{"a": "b": 1, "c": 2}}` passed for one object. A
+// string is taken instead (the walk then checks that ',' or the closing bracket follows it);
+// a number or a word is left to simdjson, which checks what follows it. Inside an array or
+// object simdjson checks nothing but the count of brackets: the line is noted, and its shape
+// checked as a whole once it is read (see has_shape).
+inline void
+skip_unread (ondemand::value value, LineState &st)
+{
+  char first = value.raw_json_token ()[0];
+  if (first == '"')
+    {
+      ondemand::raw_json_string taken;
+      (void) value.get_raw_json_string ().get (taken);
+    }
+  else if (first == '[' || first == '{')
+    st.unread_container = true;
+}
+
+// Fills the *_duration figures shared by turn_end's extra and a turn_timings entry; the
+// value of any other key is skipped unread.
 void
 read_turn_figure (const char *key, ondemand::value value, RtTurnFigures *t, LineState &st)
 {
@@ -257,16 +279,23 @@ read_turn_figure (const char *key, ondemand::value value, RtTurnFigures *t, Line
         t->pre_process_s = read_number (value, st, "wrong type: pre_process_duration");
       else if (KEY_IS (key, "post_process_duration"))
         t->post_process_s = read_number (value, st, "wrong type: post_process_duration");
+      else
+        skip_unread (value, st);
       break;
     case 'e':
       if (KEY_IS (key, "engine_call_duration"))
         t->engine_call_s = read_number (value, st, "wrong type: engine_call_duration");
+      else
+        skip_unread (value, st);
       break;
     case 't':
       if (KEY_IS (key, "tool_parsing_duration"))
         t->tool_parsing_s = read_number (value, st, "wrong type: tool_parsing_duration");
+      else
+        skip_unread (value, st);
       break;
     default:
+      skip_unread (value, st);
       break;
     }
 }
@@ -278,6 +307,7 @@ read_turn_timings (ondemand::value value, GArray *timings, LineState &st)
   if (value.get_array ().get (arr) != SUCCESS)
     {
       st.out->type_problem = "wrong type: turn_timings";
+      skip_unread (value, st);
       return SUCCESS;
     }
   for (auto elem : arr)
@@ -288,6 +318,7 @@ read_turn_timings (ondemand::value value, GArray *timings, LineState &st)
       if (item.get_object ().get (obj) != SUCCESS)
         {
           st.out->type_problem = "wrong type: turn_timings";
+          skip_unread (item, st);
           continue;
         }
       RtTurnFigures t;
@@ -324,6 +355,7 @@ read_extra (ondemand::value value, GArray *timings, LineState &st)
       bool is_null = false;
       if (value.is_null ().get (is_null) != SUCCESS || !is_null)
         st.out->type_problem = "wrong type: extra";
+      skip_unread (value, st);
       return SUCCESS;
     }
   RtLineFields *out = st.out;
@@ -340,6 +372,8 @@ read_extra (ondemand::value value, GArray *timings, LineState &st)
             read_string (v, &out->request_id, st, "wrong type: extra.request_id");
           else if (KEY_IS (key, "response_length"))
             out->response_length = read_count (v, st, "wrong type: extra.response_length");
+          else
+            skip_unread (v, st);
           break;
         case 't':
           if (KEY_IS (key, "turn"))
@@ -357,6 +391,8 @@ read_extra (ondemand::value value, GArray *timings, LineState &st)
         case 'f':
           if (KEY_IS (key, "finish_reason"))
             read_string (v, &out->finish_reason, st, "wrong type: extra.finish_reason");
+          else
+            skip_unread (v, st);
           break;
         default:
           read_turn_figure (key, v, &out->turn_end, st);
@@ -382,17 +418,26 @@ read_line (ondemand::object obj, GArray *timings, LineState &st)
           if (KEY_IS (key, "event"))
             read_string (v, &out->event, st, "wrong type: event");
           else if (KEY_IS (key, "extra"))
-            SIMDJSON_TRY (read_extra (v, timings, st));
+            {
+              SIMDJSON_TRY (read_extra (v, timings, st));
+            }
+          else
+            skip_unread (v, st);
           break;
         case 't':
           if (KEY_IS (key, "timestamp"))
             read_string (v, &out->timestamp, st, "wrong type: timestamp");
+          else
+            skip_unread (v, st);
           break;
         case 'd':
           if (KEY_IS (key, "duration_sec"))
             out->duration_s = read_number (v, st, "wrong type: duration_sec");
+          else
+            skip_unread (v, st);
           break;
         default:   // workid, step and the rest: skipped unread
+          skip_unread (v, st);
           break;
         }
     }
@@ -413,6 +458,118 @@ describe_non_object (const char *line, gsize len)
   if (c == '-' || g_ascii_isdigit (c))
     return "a JSON number, not an object";
   return nullptr;
+}
+
+// The bytes simdjson takes for white space between tokens and documents.
+inline bool
+json_blank (char c)
+{
+  return c == ' ' || c == '\t' || c == '\r' || c == '\n';
+}
+
+// What a byte is to has_shape: part of a scalar (0), white space (1), or anything else.
+struct ByteKinds {
+  guint8 kind[256] = {};
+  constexpr ByteKinds ()
+  {
+    for (char c : { ' ', '\t', '\r', '\n' })
+      kind[(guchar) c] = 1;
+    for (char c : { ',', ':', '"', '[', ']', '{', '}' })
+      kind[(guchar) c] = 2;
+  }
+};
+constexpr ByteKinds byte_kinds;
+
+// Nesting deeper than this is left unchecked by has_shape.
+constexpr int shape_depth_max = 256;
+
+// Whether [p, end) holds exactly one JSON value, white space around it aside, as far as its
+// structure goes: brackets that match, a comma between two values and nothing else, a string
+// and a colon before each value of an object, strings closed. A scalar is any run of other
+// bytes (simdjson checks the ones the tables read; its stage 1 has checked the strings and
+// the bytes). For the rare line with an array or object nobody reads, which simdjson skips by
+// counting brackets alone (skip_unread). Nesting deeper than shape_depth_max is taken as it is.
+G_GNUC_NO_INLINE bool
+has_shape (const char *p, const char *end)
+{
+  enum { VALUE, VALUE_OR_CLOSE, KEY, KEY_OR_CLOSE, AFTER_VALUE } want = VALUE;
+  char closers[shape_depth_max];
+  int depth = 0;
+  for (;;)
+    {
+      if (want == AFTER_VALUE && depth == 0)
+        break;
+      while (p < end && byte_kinds.kind[(guchar) *p] == 1)
+        p++;
+      if (p == end)
+        return false;
+      char c = *p;
+      if ((want == VALUE_OR_CLOSE || want == KEY_OR_CLOSE || want == AFTER_VALUE)
+          && c == closers[depth - 1])
+        {
+          depth--;
+          p++;
+          want = AFTER_VALUE;
+          continue;
+        }
+      switch (want)
+        {
+        case AFTER_VALUE:
+          if (c != ',')
+            return false;
+          p++;
+          want = closers[depth - 1] == '}' ? KEY : VALUE;
+          break;
+        case KEY:
+        case KEY_OR_CLOSE:
+          if (c != '"')
+            return false;
+          for (p++; p < end && *p != '"'; p++)
+            if (*p == '\\')
+              p++;
+          if (p >= end)
+            return false;
+          for (p++; p < end && json_blank (*p); p++)
+            ;
+          if (p == end || *p != ':')
+            return false;
+          p++;
+          want = VALUE;
+          break;
+        case VALUE:
+        case VALUE_OR_CLOSE:
+          if (c == '{' || c == '[')
+            {
+              if (depth == shape_depth_max)
+                return true;
+              closers[depth++] = c == '{' ? '}' : ']';
+              p++;
+              want = c == '{' ? KEY_OR_CLOSE : VALUE_OR_CLOSE;
+            }
+          else if (c == '"')
+            {
+              for (p++; p < end && *p != '"'; p++)
+                if (*p == '\\')
+                  p++;
+              if (p >= end)
+                return false;
+              p++;
+              want = AFTER_VALUE;
+            }
+          else if (c == ',' || c == ':' || c == ']' || c == '}')
+            return false;
+          else
+            {
+              while (p < end && byte_kinds.kind[(guchar) *p] == 0)
+                p++;
+              want = AFTER_VALUE;
+            }
+          break;
+        }
+    }
+  while (p < end && json_blank (*p))
+    p++;
+  return p == end;
 }
 
 void *
@@ -487,7 +644,8 @@ kernel_parse_line (void *data, const char *line, gsize len, RtLineFields *out, c
               if (doc.current_location ().get (next) == SUCCESS && next > line
                   && next < line + len)
                 out->consumed = (gsize) (next - line);
-              return RT_LINE_OK;
+              if (G_LIKELY (!st.unread_container) || has_shape (line + start, line + out->consumed))
+                return RT_LINE_OK;
             }
         }
     }
@@ -503,13 +661,6 @@ kernel_parse_line (void *data, const char *line, gsize len, RtLineFields *out, c
   return what != nullptr ? RT_LINE_NOT_OBJECT : RT_LINE_INVALID;
 }
 
-
-// The bytes simdjson takes for white space between tokens and documents.
-inline bool
-json_blank (char c)
-{
-  return c == ' ' || c == '\t' || c == '\r' || c == '\n';
-}
 
 // Whether [p, end) is all white space, as the per-line parse takes it.
 inline bool
@@ -601,6 +752,8 @@ kernel_parse_lines (void *data, const char *buf, gsize len, RtJsonLineFunc each,
         last--;
       const char *newline = start + find_byte (start, (gsize) (next - start), '\n');
       if (*last != '}' || newline == next || newline < last)
+        break;
+      if (G_UNLIKELY (st.unread_container) && !has_shape (start, last + 1))
         break;
       fields.consumed = (gsize) (last + 1 - start);
       each (user_data, &fields, nullptr);

@@ -393,7 +393,7 @@ test_what_follows_a_stream_of_lines_does_not_matter (void)
  * followed by ':' at its start for a key: it then skips on to the object's closing brace, so
  * that with one '}' too many a line whose value is followed by ':' where ',' or '}' is due
  * passed for one good object, in the per-line and the buffer path alike. Each such line is
- * bad. */
+ * bad, wherever the value is: read as a string, or left unread. */
 static void
 test_a_value_followed_by_a_colon_is_a_bad_line (void)
 {
@@ -402,6 +402,12 @@ test_a_value_followed_by_a_colon_is_a_bad_line (void)
     "{\"timestamp\": \"2025-06-10T09:00:12\": 1, \"event\": \"e\", \"duration_sec\": 3}}",
     "{\"event\": \"e\", \"duration_sec\": 3, \"extra\": {\"request_id\": \"r\": 1}}}",
     "{\"event\": \"e\", \"extra\": {\"finish_reason\": \"stop\": \"x\"}}, \"duration_sec\": 3}}",
+    "{\"event\": \"e\", \"duration_sec\": 3, \"workid\": \"w\": 0}}",
+    "{\"event\": \"e\", \"duration_sec\": 3, \"extra\": {\"note\": \"n\": 0}}}",
+    "{\"event\": \"e\", \"duration_sec\": 3, \"extra\": {\"turn_timings\": [{\"note\": \"n\": 0}]}}}",
+    "{\"event\": \"e\", \"duration_sec\": 3, \"x\": [\"a\": 1]}",
+    "{\"event\": \"e\", \"duration_sec\": 3, \"x\": {\"a\": [1 2]}}",
+    "{\"event\": \"e\", \"duration_sec\": 3, \"x\": {\"a\" 1}}",
   };
   g_autoptr (GString) seen = g_string_new (NULL);
   for (const char *const *k = rt_json_kernels (); *k != NULL; k++)

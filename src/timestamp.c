@@ -70,12 +70,17 @@ six_digits (const char *s)
   return (gint64) ((v * 10000 + (v >> 32)) & 0xFFFFFFFFull);
 }
 
-/* ":SS" and an optional fraction, after the minute: the seconds and microseconds. */
+/* ":SS" after the minute: the seconds. */
 static gboolean
-parse_seconds (const char *s, gsize len, int *sec, gint64 *micros)
+parse_second (const char *s, int *sec)
 {
-  if (s[16] != ':' || !digits (s + 17, 2, sec) || *sec > 60)
-    return FALSE;
+  return s[16] == ':' && digits (s + 17, 2, sec) && *sec <= 60;
+}
+
+/* The optional fraction after the seconds, to the end: the microseconds. */
+static gboolean
+parse_fraction (const char *s, gsize len, gint64 *micros)
+{
   gsize i = 19;
   *micros = 0;
   if (len == 26 && s[19] == '.' && (*micros = six_digits (s + 20)) >= 0)
@@ -107,28 +112,54 @@ rt_parse_timestamp (const char *s, gsize len, double *out_s)
   return rt_parse_timestamp_memo (s, len, &memo, out_s);
 }
 
+/* Whether the first n bytes (16 or 19) of a and b are the same: two or three loads each. */
+static inline gboolean
+same_prefix (const char *a, const char *b, gsize n)
+{
+  guint64 a0, a1, b0, b1;
+  guint32 a2, b2;
+  memcpy (&a0, a, 8);
+  memcpy (&b0, b, 8);
+  memcpy (&a1, a + 8, 8);
+  memcpy (&b1, b + 8, 8);
+  if (n == 16)
+    return ((a0 ^ b0) | (a1 ^ b1)) == 0;
+  memcpy (&a2, a + 15, 4);
+  memcpy (&b2, b + 15, 4);
+  return ((a0 ^ b0) | (a1 ^ b1) | (a2 ^ b2)) == 0;
+}
+
 gboolean
 rt_parse_timestamp_memo (const char *s, gsize len, RtTimestampMemo *memo, double *out_s)
 {
   /* YYYY-MM-DDTHH:MM:SS is 19 characters */
   if (len < 19)
     return FALSE;
-  gint64 minute;
-  if (memo->valid && memcmp (s, memo->minute_text, sizeof memo->minute_text) == 0)
-    minute = memo->minute_s;
-  else
+  if (!(memo->second_valid && same_prefix (s, memo->text, 19)))
     {
-      if (!parse_minute (s, &minute))
+      gint64 minute;
+      int sec;
+      if (memo->valid && same_prefix (s, memo->text, 16))
+        minute = memo->minute_s;
+      else
+        {
+          if (!parse_minute (s, &minute))
+            return FALSE;
+          memcpy (memo->text, s, 16);
+          memo->minute_s = minute;
+          memo->valid = TRUE;
+          memo->second_valid = FALSE;
+        }
+      if (!parse_second (s, &sec))
         return FALSE;
-      memcpy (memo->minute_text, s, sizeof memo->minute_text);
-      memo->minute_s = minute;
-      memo->valid = TRUE;
+      memcpy (memo->text + 16, s + 16, 3);
+      memo->second_s = minute + sec;
+      memo->second_valid = TRUE;
     }
-  int sec;
   gint64 micros;
-  if (!parse_seconds (s, len, &sec, &micros))
+  if (!parse_fraction (s, len, &micros))
     return FALSE;
-  *out_s = (double) (minute + sec) + (double) micros / 1e6;
+  *out_s = (double) memo->second_s + (double) micros / 1e6;
   return TRUE;
 }
 

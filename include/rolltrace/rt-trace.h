@@ -215,12 +215,15 @@ int rt_trace_find_step (const RtTrace *t, gint32 step);
  * into seconds. Returns FALSE on anything else. */
 gboolean rt_parse_timestamp (const char *s, gsize len, double *out_s);
 
-/* The same, remembering the last minute parsed ("YYYY-MM-DDTHH:MM"): a file's lines
- * come minute after minute, so most of them reuse it. Same answers, bit for bit. */
+/* The same, remembering the last second parsed ("YYYY-MM-DDTHH:MM:SS") and its minute: a
+ * file's lines come many a second, second after second, so most of them reuse the one and
+ * nearly all the other. Same answers, bit for bit. */
 typedef struct {
-  char minute_text[16];
+  char text[19];     /* the second; its first 16 bytes are the minute */
   gint64 minute_s;
-  gboolean valid;
+  gint64 second_s;   /* minute_s and the seconds */
+  gboolean valid;    /* minute_s is text's minute */
+  gboolean second_valid;   /* and second_s its second */
 } RtTimestampMemo;
 gboolean rt_parse_timestamp_memo (const char *s, gsize len, RtTimestampMemo *memo, double *out_s);
 

@@ -101,7 +101,8 @@ test_six_digit_fractions_read_like_the_rest (void)
 }
 
 /* The memo must never change an answer: a sequence with minute, hour, day and year
- * changes, repeated minutes, and bad strings in between (which must not poison it). */
+ * changes, repeated minutes and seconds, and bad strings in between (which must not poison
+ * it, nor a bad fraction after a good second). */
 static void
 test_the_minute_memo_gives_the_same_answers (void)
 {
@@ -113,6 +114,8 @@ test_the_minute_memo_gives_the_same_answers (void)
     "2025-06-10T23:59:60", "2025-06-11T00:00:00", "2025-13-11T00:00:00", "2025-06-11T00:00:01",
     "2024-12-31T23:59:59.999999", "2025-01-01T00:00:00", "2025-01-01T00:00:00.0000009",
     "2025-01-01T00:0x:00", "2025-01-01T00:00:00",
+    "2025-01-01T00:00:08.", "2025-01-01T00:00:08.5", "2025-01-01T00:00:61.5", "2025-01-01T00:00:08.25",
+    "2025-01-01T00:00:6x.5", "2025-01-01T00:00:60.5", "2025-01-01T00:01:60.5", "2025-01-01T00:00:60.5",
   };
   RtTimestampMemo memo = { .valid = FALSE };
   for (guint i = 0; i < G_N_ELEMENTS (seq); i++)

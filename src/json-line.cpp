@@ -560,8 +560,25 @@ has_shape (const char *p, const char *end)
             return false;
           else
             {
-              while (p < end && byte_kinds.kind[(guchar) *p] == 0)
-                p++;
+              // a scalar; in an array, a run of them ("1, 2, 3": the response lengths) is
+              // passed in this one loop
+              for (;;)
+                {
+                  while (p < end && byte_kinds.kind[(guchar) *p] == 0)
+                    p++;
+                  if (depth == 0 || closers[depth - 1] != ']')
+                    break;
+                  const char *q = p;
+                  while (q < end && byte_kinds.kind[(guchar) *q] == 1)
+                    q++;
+                  if (q == end || *q != ',')
+                    break;
+                  for (q++; q < end && byte_kinds.kind[(guchar) *q] == 1; q++)
+                    ;
+                  if (q == end || byte_kinds.kind[(guchar) *q] != 0)
+                    break;
+                  p = q;
+                }
               want = AFTER_VALUE;
             }
           break;

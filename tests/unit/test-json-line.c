@@ -408,17 +408,28 @@ test_a_value_followed_by_a_colon_is_a_bad_line (void)
     "{\"event\": \"e\", \"duration_sec\": 3, \"x\": [\"a\": 1]}",
     "{\"event\": \"e\", \"duration_sec\": 3, \"x\": {\"a\": [1 2]}}",
     "{\"event\": \"e\", \"duration_sec\": 3, \"x\": {\"a\" 1}}",
+    "{\"event\": \"e\", \"x\": [1, 2}, \"duration_sec\": 3}",
+    "{\"event\": \"e\", \"duration_sec\": 3, \"x\": [1, 2,]}",
+    "{\"event\": \"e\", \"duration_sec\": 3, \"x\": [1, , 2]}",
   };
+  /* while a line with arrays and objects of every shape nobody reads is a good one */
+  const char *good = "{\"event\": \"e\", \"duration_sec\": 3, \"x\": [1, 2.5e3 , \"a\\\"]\", "
+                     "{\"b\" : [], \"c\": {}}, [[ ], [-1,NaN]], true, null], \"y\": {}}";
   g_autoptr (GString) seen = g_string_new (NULL);
   for (const char *const *k = rt_json_kernels (); *k != NULL; k++)
     {
       g_autoptr (RtJsonParser) p = rt_json_parser_new_kernel (*k);
       if (p == NULL)
         continue;
+      RtLineFields f;
+      const char *reason = NULL;
+      g_assert_cmpint (parse (p, good, &f, &reason), ==, RT_LINE_OK);
+      g_assert_cmpfloat (f.duration_s, ==, 3);
+      g_autofree char *good_text = g_strconcat (D (1), good, "\n", D (2), D (3), NULL);
+      g_assert_cmpuint (parse_lines (p, good_text, seen), ==, strlen (D (1)) + strlen (good) + 1 + strlen (D (2)));
+      g_assert_cmpstr (seen->str, ==, "1;3;2;");
       for (guint i = 0; i < G_N_ELEMENTS (lines); i++)
         {
-          RtLineFields f;
-          const char *reason = NULL;
           g_test_message ("%s kernel, line: %s", *k, lines[i]);
           g_assert_cmpint (parse (p, lines[i], &f, &reason), ==, RT_LINE_INVALID);
           g_assert_cmpstr (reason, ==, "invalid JSON object");

@@ -1,0 +1,399 @@
+/* decimal.c: reads the numbers of a trace line into doubles, correctly rounded, eight digits at
+ * a time; the shapes it does not read (rare in a trace) are left to simdjson and strtod.
+ *
+ * Almost every trace line has a duration written by Python's repr: the fewest digits that read
+ * back as the double, up to 17 of them (0.00019567119561548146, 11.626323250366179,
+ * 9.297944485836619e-05). Such a number is w * 10^q with w a 64-bit integer. The digits are
+ * gathered into w eight at a time (SWAR: one 64-bit load, a few multiplications), then:
+ * - when w < 2^53 and |q| <= 22, w and 10^|q| are both exact doubles, and one multiplication or
+ *   division rounds correctly (Clinger's fast path);
+ * - else w * 5^q * 2^q is computed with a 128-bit approximation of 5^q (rt-pow5.h, made at build
+ *   time by tools/gen-pow5.c) in the manner of Eisel and Lemire: the product is known to within
+ *   two units of its 128th bit, and unless a rounding boundary lies within those two units (a
+ *   true tie, like 2^53 + 1, or about one number in 2^70) that fixes the double. Then, and for
+ *   whatever is not of the shape, 0 is returned and the caller reads the number another way. */
+#include "decimal-private.h"
+
+#include <string.h>
+
+#include "rt-pow5.h"
+
+static inline guint64
+load8 (const char *p)
+{
+  guint64 w;
+  memcpy (&w, p, 8);
+  return GUINT64_FROM_LE (w);   /* byte 0, the first character, lowest */
+}
+
+static inline guint
+count_trailing_zeros (guint64 x)
+{
+  return (guint) __builtin_ctzll (x);
+}
+
+static const guint64 pow10_u64[9] = { 1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000 };
+
+/* How many of the eight bytes of v, from the first, are digits. A byte is a digit when its
+ * high nibble is 3 and stays 3 once 6 is added (0x3a-0x3f become 0x40-0x45). Adding 6 may
+ * carry into the next byte only from a byte of 0xfa or more, which is no digit: the carry
+ * can spoil only bytes after the first one that is not a digit. */
+static inline guint
+leading_digits (guint64 v)
+{
+  const guint64 high = 0xf0f0f0f0f0f0f0f0ull, threes = 0x3030303030303030ull;
+  guint64 not_digit = ((v & high) ^ threes) | (((v + 0x0606060606060606ull) & high) ^ threes);
+  return not_digit == 0 ? 8 : count_trailing_zeros (not_digit) / 8;
+}
+
+/* The number written by eight digit values d (byte 0 the first, most significant digit): pairs
+ * of digits, then pairs of pairs, then the two halves, each step one multiplication; no lane
+ * overflows into the next (99, 9999 and 99999999 fit their lanes). */
+static inline guint64
+eight_digits (guint64 d)
+{
+  d = ((d * 10) + (d >> 8)) & 0x00ff00ff00ff00ffull;
+  d = ((d * 100) + (d >> 16)) & 0x0000ffff0000ffffull;
+  return ((d * 10000) + (d >> 32)) & 0xffffffffull;
+}
+
+/* Appends the digits at *p (none at or past end) to *w, eight at a time: *w = *w * 10^n + the
+ * digits. Returns n, or more than 19 (and stops) once there are too many for *w. */
+static inline guint
+read_digits (const char **p, const char *end, guint64 *w)
+{
+  guint n = 0;
+  while (*p < end)
+    {
+      guint64 v = load8 (*p);
+      guint k = leading_digits (v);
+      if (k > (gsize) (end - *p))
+        k = (guint) (end - *p);
+      if (k == 0)
+        break;
+      /* the k digits' values moved to the top of the word, zeros before them: subtracting '0'
+       * borrows only from bytes after the digits, which the shift drops */
+      guint64 d = (v - 0x3030303030303030ull) << (8 * (8 - k));
+      *w = *w * pow10_u64[k] + eight_digits (d);
+      *p += k;
+      n += k;
+      if (k < 8 || n > 19)
+        break;
+    }
+  return n;
+}
+
+#ifdef __SIZEOF_INT128__
+typedef unsigned __int128 u128;
+
+/* w * 5^q / 2^(b + 64), where T(q) = 5^q / 2^b truncated to 128 bits: c, the top 128 bits of the
+ * 192-bit w' * T with w' = w << lz in [2^63, 2^64), falls short of the true value by less than 2:
+ * one for the product's low word left out, one for the truncation of T (w' * (5^q / 2^b - T) is
+ * below 2^64). c >= 2^126, as w' >= 2^63 and T >= 2^127; c < 2^128, as w' * T < 2^192. */
+static inline u128
+scaled_product (guint64 w, int q, int *lz)
+{
+  *lz = __builtin_clzll (w);
+  guint64 wn = w << *lz;
+  const guint64 *t = rt_pow5_128[q - RT_POW5_MIN_Q];
+  return (u128) wn * t[0] + (((u128) wn * t[1]) >> 64);
+}
+
+/* The general case of to_double, subnormal results included: the double nearest to c * 2^(e -
+ * top) where c lies in [2^top, 2^(top + 1)), or FALSE. */
+static G_NO_INLINE gboolean
+round_general (u128 c, int top, int e, double *out)
+{
+  int kept = e >= -1022 ? 53 : e + 1075;   /* a subnormal keeps fewer bits */
+  if (kept < 0)
+    {
+      if (e < -1076)   /* below 2^-1076 + a hair: nearer to zero than to 2^-1074 */
+        {
+          *out = 0;
+          return TRUE;
+        }
+      return FALSE;
+    }
+  /* the bits kept, then the rounding bit at `round`, then the ones below it. The true value,
+   * somewhere in [c, c + 2), rounds as c does unless a halfway point lies in that range:
+   * the bits from the rounding bit down would then be 0111..1 or 1000..0. */
+  int round = top - kept;   /* in [73, 127] */
+  u128 half = (u128) 1 << round;
+  u128 below = c & ((half << 1) - 1);   /* half << 1 is 0 when round is 127: all of c */
+  if (below == half || below == half - 1)
+    return FALSE;
+  guint64 m = (guint64) ((c >> round) >> 1) + (below > half);
+  /* a normal double's fields: biased exponent e + 1023, then m without its top bit; adding m
+   * whole to (e + 1022) << 52 does both, and a carry out of m (rounded up to 2^53) moves the
+   * exponent up as it should. A subnormal's fields are m itself (its exponent field 0), and a
+   * carry to 2^52 makes it the least normal double. */
+  guint64 bits = e >= -1022 ? ((guint64) (e + 1022) << 52) + m : m;
+  if (bits >= G_GUINT64_CONSTANT (0x7ff0000000000000))
+    return FALSE;   /* infinite */
+  memcpy (out, &bits, sizeof bits);
+  return TRUE;
+}
+#endif
+
+/* w * 10^q, rounded to the nearest double (ties to even), into *out; FALSE when it overflows,
+ * lies out of the table's range, or cannot be rounded with certainty. */
+static inline gboolean
+to_double (guint64 w, int q, double *out)
+{
+#ifdef __SIZEOF_INT128__
+  if (G_UNLIKELY (w == 0))
+    {
+      *out = 0;
+      return TRUE;
+    }
+  if (G_UNLIKELY (q < RT_POW5_MIN_Q || q > RT_POW5_MAX_Q))
+    return FALSE;
+  int lz;
+  u128 c = scaled_product (w, q, &lz);
+  guint64 hi = (guint64) (c >> 64), lo = (guint64) c;
+  int top = 126 + (int) (hi >> 63);
+  /* w * 10^q = w' * 2^-lz * T * 2^b * 2^q lies in [2^e, 2^(e + 1)), as b + 127 + q is
+   * floor (q * log2 (10)) */
+  int e = RT_POW10_EXP2 (q) + top - 63 - lz;
+  if (G_UNLIKELY (e < -1022 || e > 1023))
+    return round_general (c, top, e, out);
+  /* a normal double: the 53 bits kept and the rounding bit all lie in hi, with the s bits
+   * below it (9 or 10) and lo after them. The true value, in [c, c + 2), rounds as c does
+   * unless a halfway point lies in that range: the bits from the rounding bit down would then
+   * be 0111..1 or 1000..0 (round_general says the same at more cost). */
+  int s = 9 + (int) (hi >> 63);
+  guint64 from_round = hi & ((G_GUINT64_CONSTANT (2) << s) - 1), half = G_GUINT64_CONSTANT (1) << s;
+  if (G_UNLIKELY ((from_round == half && lo == 0) || (from_round == half - 1 && lo == G_MAXUINT64)))
+    return FALSE;
+  guint64 m = ((hi >> s) + 1) >> 1;   /* rounded up when the rounding bit is set */
+  /* the fields: biased exponent e + 1023, then m without its top bit; adding m whole to
+   * (e + 1022) << 52 does both, and a carry out of m (rounded up to 2^53) moves the exponent
+   * up as it should */
+  guint64 bits = ((guint64) (e + 1022) << 52) + m;
+  if (G_UNLIKELY (bits >= G_GUINT64_CONSTANT (0x7ff0000000000000)))
+    return FALSE;   /* infinite */
+  memcpy (out, &bits, sizeof bits);
+  return TRUE;
+#else
+  (void) w, (void) q, (void) out;
+  return FALSE;
+#endif
+}
+
+/* Any number of the shape rt_decimal_read_double reads, a digit at a time where need be. */
+static G_NO_INLINE gsize
+read_general (const char *tok, gsize len, double *out)
+{
+  const char *p = tok, *end = tok + len;
+  if (p == end)
+    return 0;
+  gboolean negative = *p == '-';
+  p += negative;
+  guint64 w = 0;
+  guint n = 0;   /* digits in w, from the first that is not 0 */
+  int q = 0;
+  if (p < end && *p == '0')
+    p++;
+  else if (p < end && *p >= '1' && *p <= '9')
+    n = read_digits (&p, end, &w);
+  else
+    return 0;
+  if (p < end && *p == '.')
+    {
+      p++;
+      const char *first = p;
+      if (w == 0)   /* 0.000123: the zeros only move the point */
+        while (p < end && *p == '0')
+          p++;
+      guint frac = read_digits (&p, end, &w);
+      if (p == first)
+        return 0;   /* `1.` */
+      n += frac;
+      q = -(int) (p - first);
+    }
+  if (n > 19)
+    return 0;
+  if (p < end && (*p == 'e' || *p == 'E'))
+    {
+      p++;
+      gboolean exp_negative = p < end && *p == '-';
+      if (p < end && (*p == '-' || *p == '+'))
+        p++;
+      int x = 0, digits = 0;
+      for (; p < end && *p >= '0' && *p <= '9'; p++, digits++)
+        {
+          if (digits == 4)
+            return 0;
+          x = x * 10 + (*p - '0');
+        }
+      if (digits == 0)
+        return 0;
+      q += exp_negative ? -x : x;
+    }
+  double d;
+  if (!to_double (w, q, &d))
+    return 0;
+  *out = negative ? -d : d;
+  return (gsize) (p - tok);
+}
+
+gsize
+rt_decimal_read_count (const char *tok, gsize len, gint64 *out)
+{
+  const char *p = tok, *end = tok + len;
+  guint64 w = 0;
+  if (p < end && *p == '0')
+    p++;
+  else if (p < end && *p >= '1' && *p <= '9')
+    {
+      if (read_digits (&p, end, &w) > 15)
+        return 0;
+    }
+  else
+    return 0;
+  *out = (gint64) w;
+  return (gsize) (p - tok);
+}
+
+/* The first k bytes of v (k in [0, 8]), and '0' in place of the others. */
+static inline guint64
+keep_digits (guint64 v, guint k)
+{
+  static const guint64 low_bytes[9] = {
+    0, 0xff, 0xffff, 0xffffff, 0xffffffff, 0xffffffffffull, 0xffffffffffffull, 0xffffffffffffffull,
+    0xffffffffffffffffull,
+  };
+  guint64 m = low_bytes[k];
+  return (v & m) | (0x3030303030303030ull & ~m);
+}
+
+static inline guint
+clamp8 (int k)
+{
+  return k < 0 ? 0 : k > 8 ? 8 : (guint) k;
+}
+
+/* The run of digits at s (none at or past end), when it has at most 16: returns its length n
+ * (more than 16 when it is longer) and sets *w to its digits followed by 16 - n zeros (trailing
+ * zeros cost nothing: the exponent takes them back). Two loads, no loop. */
+static inline guint
+digits_16 (const char *s, const char *end, guint64 *w)
+{
+  guint64 v0 = load8 (s), v1 = load8 (s + 8);
+  guint k0 = leading_digits (v0), k1 = leading_digits (v1);
+  guint n = k0 < 8 ? k0 : 8 + k1;
+  n += n == 16 && (guchar) (s[16] - '0') <= 9;   /* a 17th digit: too long */
+  if ((gsize) (end - s) < n)
+    n = (guint) (end - s);
+  guint64 c0 = keep_digits (v0, clamp8 ((int) n)) - 0x3030303030303030ull;
+  guint64 c1 = keep_digits (v1, clamp8 ((int) n - 8)) - 0x3030303030303030ull;
+  *w = eight_digits (c0) * 100000000 + eight_digits (c1);
+  return n;
+}
+
+/* The same with 19 digits: returns the run's length (more than 19 when it is longer) and sets
+ * *w to its digits followed by 19 - n zeros, below 10^19 < 2^64. */
+static inline guint
+digits_19 (const char *s, const char *end, guint64 *w)
+{
+  guint64 v0 = load8 (s), v1 = load8 (s + 8), v2 = load8 (s + 16);
+  guint k0 = leading_digits (v0), k1 = leading_digits (v1), k2 = leading_digits (v2);
+  guint n = k0 < 8 ? k0 : k1 < 8 ? 8 + k1 : 16 + k2;
+  if ((gsize) (end - s) < n)
+    n = (guint) (end - s);
+  guint64 c0 = keep_digits (v0, clamp8 ((int) n)) - 0x3030303030303030ull;
+  guint64 c1 = keep_digits (v1, clamp8 ((int) n - 8)) - 0x3030303030303030ull;
+  guint64 c2 = keep_digits (v2, clamp8 ((int) n - 16)) - 0x3030303030303030ull;
+  guint64 top3 = (c2 & 0xff) * 100 + ((c2 >> 8) & 0xff) * 10 + ((c2 >> 16) & 0xff);
+  *w = (eight_digits (c0) * 100000000 + eight_digits (c1)) * 1000 + top3;
+  return n;
+}
+
+/* Python's reprs come in two shapes, read here without a loop over their digits (then the
+ * exponent, if any): 0.<zeros><at most 19 digits> (and 0), and <1 to 3 digits>.<at most 16
+ * digits> (and whole numbers of 1 to 3 digits). Every other number is read by read_general. */
+gsize
+rt_decimal_read_double (const char *tok, gsize len, double *out)
+{
+  const char *end = tok + len;
+  const char *p = tok + (len > 0 && *tok == '-');
+  if (p >= end)
+    return 0;
+  guint64 v = load8 (p);
+  guint ni = leading_digits (v);
+  if ((gsize) (end - p) < ni)
+    ni = (guint) (end - p);
+  guint64 w;
+  int q;
+  if (ni == 1 && *p == '0')
+    {
+      p++;
+      w = 0;
+      q = 0;
+      if (p < end && *p == '.')
+        {
+          const char *f = p + 1, *s = f;
+          for (;;)   /* the zeros after the point */
+            {
+              guint64 z = load8 (s) ^ 0x3030303030303030ull;
+              guint k = z == 0 ? 8 : count_trailing_zeros (z) / 8;
+              if ((gsize) (end - s) < k)
+                k = (guint) (end - s);
+              s += k;
+              if (k < 8)
+                break;
+            }
+          guint n = digits_19 (s, end, &w);
+          if (n > 19)
+            return read_general (tok, len, out);
+          p = s + n;
+          if (p == f)
+            return 0;   /* `0.` */
+          q = -(int) (s - f) - 19;
+        }
+    }
+  else if (ni >= 1 && ni <= 3 && *p != '0')
+    {
+      guint64 d = v - 0x3030303030303030ull;
+      guint64 d0 = d & 0xff, d1 = (d >> 8) & 0xff, d2 = (d >> 16) & 0xff;
+      guint64 iv = ni == 1 ? d0 : ni == 2 ? d0 * 10 + d1 : d0 * 100 + d1 * 10 + d2;
+      guint64 frac = 0;
+      p += ni;
+      if (p < end && *p == '.')
+        {
+          const char *f = p + 1;
+          guint n = digits_16 (f, end, &frac);
+          if (n > 16)
+            return read_general (tok, len, out);
+          if (n == 0)
+            return 0;   /* `1.` */
+          p = f + n;
+        }
+      w = iv * G_GUINT64_CONSTANT (10000000000000000) + frac;   /* iv.frac * 10^16 */
+      q = -16;
+    }
+  else
+    return read_general (tok, len, out);
+  if (p < end && (*p == 'e' || *p == 'E'))
+    {
+      p++;
+      gboolean exp_negative = p < end && *p == '-';
+      if (p < end && (*p == '-' || *p == '+'))
+        p++;
+      int x = 0, digits = 0;
+      for (; p < end && *p >= '0' && *p <= '9'; p++, digits++)
+        {
+          if (digits == 4)
+            return 0;
+          x = x * 10 + (*p - '0');
+        }
+      if (digits == 0)
+        return 0;
+      q += exp_negative ? -x : x;
+    }
+  double d;
+  if (!to_double (w, q, &d))
+    return 0;
+  *out = *tok == '-' ? -d : d;
+  return (gsize) (p - tok);
+}

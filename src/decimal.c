@@ -15,6 +15,9 @@
 #include "decimal-private.h"
 
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "rt-pow5.h"
 
@@ -26,10 +29,15 @@ load8 (const char *p)
   return GUINT64_FROM_LE (w);   /* byte 0, the first character, lowest */
 }
 
+/* The index of the first byte of x that is not zero, 8 when there is none. (Not with ctz: on
+ * x86-64 its quick form is an instruction older processors lack, see tests/wide-insn-check.py.)
+ * x & -x keeps x's lowest set bit; one less sets every bit below it, so that the bytes before
+ * that bit's byte are 0xff and no other byte has its top bit set; their top bits are summed. */
 static inline guint
-count_trailing_zeros (guint64 x)
+first_nonzero_byte (guint64 x)
 {
-  return (guint) __builtin_ctzll (x);
+  guint64 below = (x & (0 - x)) - 1;
+  return (guint) ((((below >> 7) & 0x0101010101010101ull) * 0x0101010101010101ull) >> 56);
 }
 
 static const guint64 pow10_u64[9] = { 1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000 };
@@ -43,7 +51,7 @@ leading_digits (guint64 v)
 {
   const guint64 high = 0xf0f0f0f0f0f0f0f0ull, threes = 0x3030303030303030ull;
   guint64 not_digit = ((v & high) ^ threes) | (((v + 0x0606060606060606ull) & high) ^ threes);
-  return not_digit == 0 ? 8 : count_trailing_zeros (not_digit) / 8;
+  return first_nonzero_byte (not_digit);
 }
 
 /* The number written by eight digit values d (byte 0 the first, most significant digit): pairs
@@ -267,133 +275,156 @@ keep_digits (guint64 v, guint k)
   return (v & m) | (0x3030303030303030ull & ~m);
 }
 
+/* Whether all eight bytes of v are digits (leading_digits tells the same at more cost). */
+static inline gboolean
+all_digits (guint64 v)
+{
+  const guint64 high = 0xf0f0f0f0f0f0f0f0ull;
+  return ((v & high) | (((v + 0x0606060606060606ull) & high) >> 4)) == 0x3333333333333333ull;
+}
+
 static inline guint
 clamp8 (int k)
 {
   return k < 0 ? 0 : k > 8 ? 8 : (guint) k;
 }
 
-/* The run of digits at s (none at or past end), when it has at most 16: returns its length n
- * (more than 16 when it is longer) and sets *w to its digits followed by 16 - n zeros (trailing
- * zeros cost nothing: the exponent takes them back). Two loads, no loop. */
-static inline guint
-digits_16 (const char *s, const char *end, guint64 *w)
+/* The n digits at s (n <= 16, known: the number's end is the token's), followed by 16 - n
+ * zeros (trailing zeros cost nothing: the exponent takes them back), into *w; FALSE when one of
+ * them is no digit. Reads s[0, 16). */
+#ifdef __SSE2__
+/* Sixteen bytes at once: the bytes past n cleared, each checked to be a digit value, then
+ * pairs, groups of four and of eight made by multiply-adds of neighbouring lanes (10 and 1,
+ * 100 and 1, 10000 and 1); the two groups of eight come out in one 64-bit word. */
+static inline gboolean
+sixteen_digits (const char *s, guint n, guint64 *w)
 {
-  guint64 v0 = load8 (s), v1 = load8 (s + 8);
-  guint k0 = leading_digits (v0), k1 = leading_digits (v1);
-  guint n = k0 < 8 ? k0 : 8 + k1;
-  n += n == 16 && (guchar) (s[16] - '0') <= 9;   /* a 17th digit: too long */
-  if ((gsize) (end - s) < n)
-    n = (guint) (end - s);
-  guint64 c0 = keep_digits (v0, clamp8 ((int) n)) - 0x3030303030303030ull;
-  guint64 c1 = keep_digits (v1, clamp8 ((int) n - 8)) - 0x3030303030303030ull;
+  const __m128i index = _mm_setr_epi8 (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+  __m128i keep = _mm_cmplt_epi8 (index, _mm_set1_epi8 ((char) n));
+  __m128i d = _mm_and_si128 (_mm_sub_epi8 (_mm_loadu_si128 ((const __m128i *) s), _mm_set1_epi8 ('0')), keep);
+  if (_mm_movemask_epi8 (_mm_cmpeq_epi8 (_mm_min_epu8 (d, _mm_set1_epi8 (9)), d)) != 0xffff)
+    return FALSE;
+  const __m128i zero = _mm_setzero_si128 ();
+  const __m128i ten_one = _mm_set1_epi32 (0x0001000a), hundred_one = _mm_set1_epi32 (0x00010064);
+  const __m128i ten_thousand_one = _mm_set1_epi32 (0x00012710);
+  __m128i pairs = _mm_packs_epi32 (_mm_madd_epi16 (_mm_unpacklo_epi8 (d, zero), ten_one),
+                                   _mm_madd_epi16 (_mm_unpackhi_epi8 (d, zero), ten_one));
+  __m128i fours = _mm_madd_epi16 (pairs, hundred_one);
+  __m128i eights = _mm_madd_epi16 (_mm_packs_epi32 (fours, fours), ten_thousand_one);
+  guint64 both = (guint64) _mm_cvtsi128_si64 (eights);
+  *w = (both & 0xffffffff) * 100000000 + (both >> 32);
+  return TRUE;
+}
+#else
+static inline gboolean
+sixteen_digits (const char *s, guint n, guint64 *w)
+{
+  guint64 c0 = keep_digits (load8 (s), clamp8 ((int) n));
+  guint64 c1 = keep_digits (load8 (s + 8), clamp8 ((int) n - 8));
+  if (!(all_digits (c0) & all_digits (c1)))
+    return FALSE;
+  c0 -= 0x3030303030303030ull;
+  c1 -= 0x3030303030303030ull;
   *w = eight_digits (c0) * 100000000 + eight_digits (c1);
-  return n;
+  return TRUE;
 }
+#endif
 
-/* The same with 19 digits: returns the run's length (more than 19 when it is longer) and sets
- * *w to its digits followed by 19 - n zeros, below 10^19 < 2^64. */
-static inline guint
-digits_19 (const char *s, const char *end, guint64 *w)
+/* The same for n <= 19 digits, followed by 19 - n zeros: below 10^19 < 2^64. Reads s[0, 19). */
+static inline gboolean
+nineteen_digits (const char *s, guint n, guint64 *w)
 {
-  guint64 v0 = load8 (s), v1 = load8 (s + 8), v2 = load8 (s + 16);
-  guint k0 = leading_digits (v0), k1 = leading_digits (v1), k2 = leading_digits (v2);
-  guint n = k0 < 8 ? k0 : k1 < 8 ? 8 + k1 : 16 + k2;
-  if ((gsize) (end - s) < n)
-    n = (guint) (end - s);
-  guint64 c0 = keep_digits (v0, clamp8 ((int) n)) - 0x3030303030303030ull;
-  guint64 c1 = keep_digits (v1, clamp8 ((int) n - 8)) - 0x3030303030303030ull;
-  guint64 c2 = keep_digits (v2, clamp8 ((int) n - 16)) - 0x3030303030303030ull;
-  guint64 top3 = (c2 & 0xff) * 100 + ((c2 >> 8) & 0xff) * 10 + ((c2 >> 16) & 0xff);
-  *w = (eight_digits (c0) * 100000000 + eight_digits (c1)) * 1000 + top3;
-  return n;
+  guint64 w16;
+  guint d16 = n > 16 ? (guchar) (s[16] - '0') : 0;
+  guint d17 = n > 17 ? (guchar) (s[17] - '0') : 0;
+  guint d18 = n > 18 ? (guchar) (s[18] - '0') : 0;
+  if (!sixteen_digits (s, MIN (n, 16), &w16) || MAX (MAX (d16, d17), d18) > 9)
+    return FALSE;
+  *w = w16 * 1000 + d16 * 100 + d17 * 10 + d18;
+  return TRUE;
 }
 
-/* Python's reprs come in two shapes, read here without a loop over their digits (then the
- * exponent, if any): 0.<zeros><at most 19 digits> (and 0), and <1 to 3 digits>.<at most 16
- * digits> (and whole numbers of 1 to 3 digits). Every other number is read by read_general. */
+/* Python's reprs fill their token (a comma or brace follows) and come in two shapes, read here
+ * without a loop over their digits: 0.<zeros><at most 19 digits> and <1 to 3 digits>.<at most
+ * 16 digits> (or <1 to 3 digits>), then perhaps an exponent of the form e-05, e+16 or e-308.
+ * Knowing where the number ends, the digits are taken eight at a time and checked after.
+ * Every other token (more digits, other exponents, white space after the number, no number at
+ * all) is read by read_general. */
 gsize
 rt_decimal_read_double (const char *tok, gsize len, double *out)
 {
+  if (len < 1 || len > 40)
+    return read_general (tok, len, out);
   const char *end = tok + len;
-  const char *p = tok + (len > 0 && *tok == '-');
-  if (p >= end)
-    return 0;
-  guint64 v = load8 (p);
-  guint ni = leading_digits (v);
-  if ((gsize) (end - p) < ni)
-    ni = (guint) (end - p);
+  gboolean negative = *tok == '-';
+  const char *p = tok + negative;
+  /* an exponent as Python writes it: `e`, a sign, then 2 or 3 digits */
+  const char *mend = end;   /* where the significand ends */
+  int x = 0;
+  if (len >= 5 && (end[-4] | 0x20) == 'e')
+    {
+      if ((end[-3] != '-' && end[-3] != '+') || (guchar) (end[-2] - '0') > 9 || (guchar) (end[-1] - '0') > 9)
+        return read_general (tok, len, out);
+      x = (end[-2] - '0') * 10 + (end[-1] - '0');
+      x = end[-3] == '-' ? -x : x;
+      mend = end - 4;
+    }
+  else if (len >= 6 && (end[-5] | 0x20) == 'e')
+    {
+      if ((end[-4] != '-' && end[-4] != '+') || (guchar) (end[-3] - '0') > 9 || (guchar) (end[-2] - '0') > 9
+          || (guchar) (end[-1] - '0') > 9)
+        return read_general (tok, len, out);
+      x = (end[-3] - '0') * 100 + (end[-2] - '0') * 10 + (end[-1] - '0');
+      x = end[-4] == '-' ? -x : x;
+      mend = end - 5;
+    }
+  if (mend <= p)
+    return read_general (tok, len, out);
   guint64 w;
   int q;
-  if (ni == 1 && *p == '0')
+  if (p[0] == '0' && mend - p >= 2 && p[1] == '.')
     {
-      p++;
-      w = 0;
-      q = 0;
-      if (p < end && *p == '.')
+      const char *f = p + 2, *s = f;
+      for (;;)   /* the zeros after the point */
         {
-          const char *f = p + 1, *s = f;
-          for (;;)   /* the zeros after the point */
-            {
-              guint64 z = load8 (s) ^ 0x3030303030303030ull;
-              guint k = z == 0 ? 8 : count_trailing_zeros (z) / 8;
-              if ((gsize) (end - s) < k)
-                k = (guint) (end - s);
-              s += k;
-              if (k < 8)
-                break;
-            }
-          guint n = digits_19 (s, end, &w);
-          if (n > 19)
-            return read_general (tok, len, out);
-          p = s + n;
-          if (p == f)
-            return 0;   /* `0.` */
-          q = -(int) (s - f) - 19;
+          guint64 z = load8 (s) ^ 0x3030303030303030ull;
+          guint k = first_nonzero_byte (z);
+          if (mend - s < (gssize) k)
+            k = (guint) (mend - s);
+          s += k;
+          if (k < 8)
+            break;
         }
+      if (mend == f || mend - s > 19 || !nineteen_digits (s, (guint) (mend - s), &w))
+        return read_general (tok, len, out);
+      q = -(int) (s - f) - 19;
     }
-  else if (ni >= 1 && ni <= 3 && *p != '0')
+  else if (p[0] >= '1' && p[0] <= '9')
     {
+      guint64 v = load8 (p);
+      guint ni = leading_digits (v);
+      if (mend - p < (gssize) ni)
+        ni = (guint) (mend - p);
+      guint64 frac = 0;
+      if (ni > 3)
+        return read_general (tok, len, out);
+      if (p + ni < mend)
+        {
+          const char *f = p + ni + 1;
+          if (p[ni] != '.' || mend == f || mend - f > 16 || !sixteen_digits (f, (guint) (mend - f), &frac))
+            return read_general (tok, len, out);
+        }
       guint64 d = v - 0x3030303030303030ull;
       guint64 d0 = d & 0xff, d1 = (d >> 8) & 0xff, d2 = (d >> 16) & 0xff;
       guint64 iv = ni == 1 ? d0 : ni == 2 ? d0 * 10 + d1 : d0 * 100 + d1 * 10 + d2;
-      guint64 frac = 0;
-      p += ni;
-      if (p < end && *p == '.')
-        {
-          const char *f = p + 1;
-          guint n = digits_16 (f, end, &frac);
-          if (n > 16)
-            return read_general (tok, len, out);
-          if (n == 0)
-            return 0;   /* `1.` */
-          p = f + n;
-        }
       w = iv * G_GUINT64_CONSTANT (10000000000000000) + frac;   /* iv.frac * 10^16 */
       q = -16;
     }
   else
     return read_general (tok, len, out);
-  if (p < end && (*p == 'e' || *p == 'E'))
-    {
-      p++;
-      gboolean exp_negative = p < end && *p == '-';
-      if (p < end && (*p == '-' || *p == '+'))
-        p++;
-      int x = 0, digits = 0;
-      for (; p < end && *p >= '0' && *p <= '9'; p++, digits++)
-        {
-          if (digits == 4)
-            return 0;
-          x = x * 10 + (*p - '0');
-        }
-      if (digits == 0)
-        return 0;
-      q += exp_negative ? -x : x;
-    }
   double d;
-  if (!to_double (w, q, &d))
+  if (!to_double (w, q + x, &d))
     return 0;
-  *out = *tok == '-' ? -d : d;
-  return (gsize) (p - tok);
+  *out = negative ? -d : d;
+  return len;
 }

@@ -136,7 +136,7 @@ read_number (ondemand::value value, LineState &st, const char *field)
 {
   std::string_view raw = value.raw_json_token ();
   double d;
-  gsize n = rt_decimal_read_double (raw.data (), raw.size (), &d);
+  gsize n = dec_read_double (raw.data (), raw.size (), &d);
   if (G_LIKELY (n > 0 && number_may_end_at (raw.data ()[n])))
     {
       ValueStep::over_scalar (value);
@@ -151,7 +151,7 @@ read_count (ondemand::value value, LineState &st, const char *field)
 {
   std::string_view raw = value.raw_json_token ();
   gint64 n;
-  gsize used = rt_decimal_read_count (raw.data (), raw.size (), &n);
+  gsize used = dec_read_count (raw.data (), raw.size (), &n);
   if (G_LIKELY (used > 0 && number_may_end_at (raw.data ()[used])))
     {
       ValueStep::over_scalar (value);

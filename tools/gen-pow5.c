@@ -8,21 +8,20 @@
  * small big-integer type: 5^q by repeated multiplication by 5, and for q < 0, 2^-b / 5^-q by
  * repeated division by 5 (floor (floor (x / 5) / 5) = floor (x / 25)).
  *
- * The header also defines RT_POW10_EXP2 (q) = floor (q * log2 (10)), which decimal.c needs for
- * the binary exponent, as a multiply and a shift; this program checks it against the exact
- * exponents of the table for every q, and fails the build if it were wrong for one. */
+ * The range, and RT_POW10_EXP2 (q) = floor (q * log2 (10)) (a multiply and a shift, for the binary
+ * exponent), are the reader's own (src/decimal-private.h); this program checks the formula
+ * against the exact exponents of the table for every q, and fails the build if it were wrong
+ * for one. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define MIN_Q (-342)   /* below: any 19-digit significand times 10^q rounds to zero */
-#define MAX_Q 308      /* above: any nonzero significand times 10^q overflows */
-#define LIMBS 64       /* 2048 bits in 32-bit limbs: 5^342 has 795 bits, 2^923 is the largest dividend */
+#include "decimal-private.h"
 
-/* The formula decimal.c uses (copied into the header below, and checked here). */
-#define POW10_EXP2(q) (((q) * 217706) >> 16)
-#define POW10_EXP2_TEXT "(((q) * 217706) >> 16)"
+#define MIN_Q RT_POW5_MIN_Q
+#define MAX_Q RT_POW5_MAX_Q
+#define LIMBS 64       /* 2048 bits in 32-bit limbs: 5^342 has 795 bits, 2^923 is the largest dividend */
 
 typedef struct {
   uint32_t limb[LIMBS];   /* least significant first */
@@ -144,7 +143,7 @@ main (int argc, char **argv)
         }
       /* 5^q = T(q) * 2^b with T(q) in [2^127, 2^128): floor (q * log2 (5)) = b + 127, and
        * floor (q * log2 (10)) = b + 127 + q */
-      if (POW10_EXP2 (q) != b + 127 + q)
+      if (RT_POW10_EXP2 (q) != b + 127 + q)
         {
           fprintf (stderr, "gen-pow5: the formula for floor (q * log2 (10)) is wrong at q = %d\n", q);
           return 1;
@@ -166,13 +165,9 @@ main (int argc, char **argv)
     }
   fprintf (f, "/* rt-pow5.h: written by tools/gen-pow5.c at build time; do not edit.\n"
               " * rt_pow5_128[q - RT_POW5_MIN_Q] = floor (5^q / 2^b), 128 bits, high word first. */\n"
-              "#pragma once\n\n"
-              "#define RT_POW5_MIN_Q (%d)\n"
-              "#define RT_POW5_MAX_Q %d\n"
-              "/* floor (q * log2 (10)) for q in [RT_POW5_MIN_Q, RT_POW5_MAX_Q] (checked by gen-pow5) */\n"
-              "#define RT_POW10_EXP2(q) %s\n\n"
-              "static const guint64 rt_pow5_128[%d][2] = {\n",
-           MIN_Q, MAX_Q, POW10_EXP2_TEXT, MAX_Q - MIN_Q + 1);
+              "G_STATIC_ASSERT (RT_POW5_MIN_Q == (%d) && RT_POW5_MAX_Q == %d);\n\n"
+              "const guint64 rt_pow5_128[%d][2] = {\n",
+           MIN_Q, MAX_Q, MAX_Q - MIN_Q + 1);
   for (int q = MIN_Q; q <= MAX_Q; q++)
     fprintf (f, "  { 0x%016llxull, 0x%016llxull },   /* 5^%d */\n", (unsigned long long) table[q - MIN_Q][0],
              (unsigned long long) table[q - MIN_Q][1], q);

@@ -35,6 +35,8 @@ gsize rt_decimal_read_count (const char *tok, gsize len, gint64 *out);
 #define RT_POW10_EXP2(q) (((q) * 217706) >> 16)
 extern const guint64 rt_pow5_128[RT_POW5_MAX_Q - RT_POW5_MIN_Q + 1][2];
 
+#ifndef RT_DECIMAL_CONSTANTS_ONLY   /* (tools/gen-pow5.c, which makes the table, takes only the above) */
+
 /* How it reads the numbers of a trace line into doubles, correctly rounded, eight digits at
  * a time; the shapes it does not read (rare in a trace) are left to simdjson and strtod.
  *
@@ -456,5 +458,7 @@ dec_read_double (const char *tok, gsize len, double *out)
   *out = negative ? -d : d;
   return len;
 }
+
+#endif  /* !RT_DECIMAL_CONSTANTS_ONLY */
 
 G_END_DECLS

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define RT_DECIMAL_CONSTANTS_ONLY
 #include "decimal-private.h"
 
 #define MIN_Q RT_POW5_MIN_Q

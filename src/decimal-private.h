@@ -6,7 +6,10 @@
 
 #include <glib.h>
 #include <string.h>
-#ifdef __SSE2__
+/* SSE2 where the processor has it (every x86-64), else 64-bit words; RT_DECIMAL_SWAR asks for
+ * the words anyway (tests/unit/test-json-numbers.c checks them so) */
+#if defined(__SSE2__) && !defined(RT_DECIMAL_SWAR)
+#define RT_DECIMAL_SSE2 1
 #include <emmintrin.h>
 #endif
 
@@ -322,7 +325,7 @@ dec_clamp8 (int k)
 /* The n digits at s (n <= 16, known: the number's end is the token's), followed by 16 - n
  * zeros (trailing zeros cost nothing: the exponent takes them back), into *w; FALSE when one of
  * them is no digit. Reads s[0, 16). */
-#ifdef __SSE2__
+#ifdef RT_DECIMAL_SSE2
 /* Sixteen bytes at once: the bytes past n cleared, each checked to be a digit value, then
  * pairs, groups of four and of eight made by multiply-adds of neighbouring lanes (10 and 1,
  * 100 and 1, 10000 and 1); the two groups of eight come out in one 64-bit word. */

@@ -8,6 +8,9 @@
 #include <glib/gstdio.h>
 
 #include "rolltrace/rt-json.h"
+/* the reader of 64-bit words, which processors without SSE2 run, inline here; the library's
+ * rt_decimal_read_double is the one this processor runs */
+#define RT_DECIMAL_SWAR 1
 #include "decimal-private.h"
 
 typedef struct {
@@ -401,7 +404,8 @@ test_every_number_of_fixtures_and_samples (void)
 }
 
 /* decimal.c on its own: `number` (followed by a comma, as in a line) is either declined or read
- * whole as strtod reads it. Returns whether it was read. */
+ * whole as strtod reads it, alike by its SSE2 form and its form in 64-bit words. Returns whether
+ * it was read. */
 static gboolean
 decimal_reads_as_strtod (const char *number)
 {
@@ -411,8 +415,12 @@ decimal_reads_as_strtod (const char *number)
   memset (buf, '7', sizeof buf);   /* digits after the token must not be taken as its own */
   memcpy (buf, number, len);
   buf[len] = ',';
-  double got = -1234.5;
+  double got = -1234.5, got_words = -1234.5;
   gsize n = rt_decimal_read_double (buf, len, &got);
+  gsize n_words = dec_read_double (buf, len, &got_words);
+  if (n_words != n || !same_double (got_words, got))
+    g_error ("%s: decimal.c reads %.17g from %" G_GSIZE_FORMAT " bytes, in 64-bit words %.17g from %" G_GSIZE_FORMAT,
+             number, got, n, got_words, n_words);
   if (n == 0)
     {
       if (got != -1234.5)

@@ -11,6 +11,7 @@
 // functions the builds share are taken from it (tests/e2e/t-json-kernels.sh checks that no
 // wider instruction leaks out of the kernels).
 #include "json-kernel-private.h"
+#include "decimal-private.h"
 
 #include <algorithm>
 #include <cmath>
@@ -76,11 +77,38 @@ overflowing_fraction (std::string_view raw)
   return i - first > 19;
 }
 
+// Whether a number simdjson takes may end before byte c: of the bytes it allows there (white
+// space and the structural characters), those that follow a number in a line.
+inline bool
+number_may_end_at (char c)
+{
+  return c == ',' || c == '}' || c == ']' || c == ' ' || c == '\n' || c == '\r' || c == '\t';
+}
+
+// A number read without simdjson is stepped over as simdjson's get_double steps over one it
+// has read (an unread value is skipped too, later, but at more cost). simdjson keeps that
+// step to itself (protected, in value and in value_iterator): classes derived from theirs
+// may name it.
+struct ScalarStep : ondemand::value_iterator {
+  static void over (ondemand::value_iterator &it)
+  {
+    (it.*(&ScalarStep::advance_non_root_scalar)) ("double");
+  }
+};
+struct ValueStep : ondemand::value {
+  // (v, a copy, is a handle: the step moves the document's iterator, which every copy shares)
+  static void over_scalar (ondemand::value v)
+  {
+    ScalarStep::over (v.*(&ValueStep::iter));
+  }
+};
+
 // Python writes NaN, Infinity and -Infinity as bare words, which simdjson rejects as
 // numbers. Such a value, or any non-finite one, makes the field absent (NAN); a
 // value that is no number at all (a string, an object) is a type problem as well.
-double
-read_number (ondemand::value value, LineState &st, const char *field)
+// (The way of every token decimal.c does not read: simdjson's own.)
+G_NO_INLINE double
+read_number_slowly (ondemand::value value, LineState &st, const char *field)
 {
   double d;
   std::string_view raw = value.raw_json_token ();
@@ -103,10 +131,37 @@ read_number (ondemand::value value, LineState &st, const char *field)
   return NAN;
 }
 
+// The common shapes (Python's reprs of durations) are read by decimal.c, which rounds as
+// strtod does, and only when the number ends where simdjson would end it: then simdjson takes
+// the same token as the same number, and steps over it alike. Every other token goes
+// simdjson's way. (Inlined in its callers: a value passed to a function of its own is stored
+// and loaded again, at a cost near that of reading the number.)
+G_ALWAYS_INLINE inline double
+read_number (ondemand::value value, LineState &st, const char *field)
+{
+  std::string_view raw = value.raw_json_token ();
+  double d;
+  gsize n = dec_read_double (raw.data (), raw.size (), &d);
+  if (G_LIKELY (n > 0 && number_may_end_at (raw.data ()[n])))
+    {
+      ValueStep::over_scalar (value);
+      return d;
+    }
+  return read_number_slowly (value, st, field);
+}
+
 // Integers may come as 3 or 3.0; anything else is absent (-1).
-gint64
+G_ALWAYS_INLINE inline gint64
 read_count (ondemand::value value, LineState &st, const char *field)
 {
+  std::string_view raw = value.raw_json_token ();
+  gint64 n;
+  gsize used = dec_read_count (raw.data (), raw.size (), &n);
+  if (G_LIKELY (used > 0 && number_may_end_at (raw.data ()[used])))
+    {
+      ValueStep::over_scalar (value);
+      return n;   // at most 15 digits: below the 9.0e15 limit
+    }
   double d = read_number (value, st, field);
   if (std::isnan (d) || d != std::floor (d) || d < 0 || d > 9.0e15)
     return -1;
@@ -254,7 +309,7 @@ key_matches (const char *key, const KeyWords<N> &w)
 // a number or a word is left to simdjson, which checks what follows it. Inside an array or
 // object simdjson checks nothing but the count of brackets: the line is noted, and its shape
 // checked as a whole once it is read (see has_shape).
-inline void
+G_ALWAYS_INLINE inline void
 skip_unread (ondemand::value value, LineState &st)
 {
   char first = value.raw_json_token ()[0];
@@ -268,8 +323,9 @@ skip_unread (ondemand::value value, LineState &st)
 }
 
 // Fills the *_duration figures shared by turn_end's extra and a turn_timings entry; the
-// value of any other key is skipped unread.
-void
+// value of any other key is skipped unread. (Inlined, as read_number is: passed to a
+// function of its own, the value would be stored and loaded.)
+G_ALWAYS_INLINE inline void
 read_turn_figure (const char *key, ondemand::value value, RtTurnFigures *t, LineState &st)
 {
   switch (key[0])

@@ -1,5 +1,6 @@
 /* test-json-numbers.c: every number of a trace line is read as C's strtod reads it, bit for bit,
- * by every kernel; what is no finite number (NaN, Infinity, a broken token) keeps its meaning. */
+ * by every kernel and by the reader of Python's shapes (decimal.c) on its own; what is no finite
+ * number (NaN, Infinity, a broken token) keeps its meaning. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,6 +8,10 @@
 #include <glib/gstdio.h>
 
 #include "rolltrace/rt-json.h"
+/* the reader of 64-bit words, which processors without SSE2 run, inline here; the library's
+ * rt_decimal_read_double is the one this processor runs */
+#define RT_DECIMAL_SWAR 1
+#include "decimal-private.h"
 
 typedef struct {
   RtJsonParser *parsers[8];
@@ -398,6 +403,211 @@ test_every_number_of_fixtures_and_samples (void)
   kernels_close (&k);
 }
 
+/* decimal.c on its own: `number` (followed by a comma, as in a line) is either declined or read
+ * whole as strtod reads it, alike by its SSE2 form and its form in 64-bit words. Returns whether
+ * it was read. */
+static gboolean
+decimal_reads_as_strtod (const char *number)
+{
+  char buf[512];
+  gsize len = strlen (number);
+  g_assert_cmpuint (len + 1 + 64, <, sizeof buf);
+  memset (buf, '7', sizeof buf);   /* digits after the token must not be taken as its own */
+  memcpy (buf, number, len);
+  buf[len] = ',';
+  double got = -1234.5, got_words = -1234.5;
+  gsize n = rt_decimal_read_double (buf, len, &got);
+  gsize n_words = dec_read_double (buf, len, &got_words);
+  if (n_words != n || !same_double (got_words, got))
+    g_error ("%s: decimal.c reads %.17g from %" G_GSIZE_FORMAT " bytes, in 64-bit words %.17g from %" G_GSIZE_FORMAT,
+             number, got, n, got_words, n_words);
+  if (n == 0)
+    {
+      if (got != -1234.5)
+        g_error ("%s: declined, but *out changed to %.17g", number, got);
+      return FALSE;
+    }
+  double want = g_ascii_strtod (number, NULL);
+  if (n != len || !same_double (got, want))
+    g_error ("%s: decimal.c reads %.17g from %" G_GSIZE_FORMAT " bytes, strtod %.17g", number, got, n, want);
+  return TRUE;
+}
+
+/* Appends n random digits, the first of them not 0 when `lead` is set. */
+static void
+append_digits (GRand *r, GString *s, guint n, gboolean lead)
+{
+  for (guint i = 0; i < n; i++)
+    g_string_append_c (s, (char) ('0' + (i == 0 && lead ? g_rand_int_range (r, 1, 10) : g_rand_int_range (r, 0, 10))));
+}
+
+/* A decimal of the shapes decimal.c reads without a loop, and of their edges: 0.<zeros><1 to 20
+ * digits> and <1 to 4 digits>.<0 to 17 digits>, with or without an exponent (up to 4 digits,
+ * leading zeros allowed) reaching past both ends of the double range, sometimes negative. */
+static void
+random_python_shape (GRand *r, GString *s)
+{
+  g_string_truncate (s, 0);
+  if (g_rand_int_range (r, 0, 4) == 0)
+    g_string_append_c (s, '-');
+  if (g_rand_boolean (r))
+    {
+      g_string_append (s, "0.");
+      guint zeros = g_rand_int_range (r, 0, 3) == 0 ? (guint) g_rand_int_range (r, 0, 12) : (guint) g_rand_int_range (r, 0, 4);
+      for (guint i = 0; i < zeros; i++)
+        g_string_append_c (s, '0');
+      append_digits (r, s, (guint) g_rand_int_range (r, 1, 21), TRUE);
+    }
+  else
+    {
+      append_digits (r, s, (guint) g_rand_int_range (r, 1, 5), TRUE);
+      guint frac = (guint) g_rand_int_range (r, 0, 18);
+      if (frac > 0)
+        {
+          g_string_append_c (s, '.');
+          append_digits (r, s, frac, FALSE);
+        }
+    }
+  if (g_rand_int_range (r, 0, 3) == 0)
+    {
+      int x = g_rand_int_range (r, 0, 3) == 0 ? g_rand_int_range (r, 280, 345) : g_rand_int_range (r, 0, 40);
+      const char *sign = g_rand_boolean (r) ? "-" : g_rand_boolean (r) ? "+" : "";
+      g_string_append_printf (s, "%c%s%0*d", g_rand_boolean (r) ? 'e' : 'E', sign, g_rand_int_range (r, 1, 5), x);
+    }
+}
+
+/* decimal.c reads the shapes of Python's reprs, and numbers near them, as strtod does, and
+ * takes nearly all of them itself (those it declines go simdjson's way, which the tests above
+ * check); through every kernel too. */
+static void
+test_python_shapes_read_as_strtod (void)
+{
+  Kernels k;
+  kernels_open (&k);
+  g_autoptr (GRand) r = test_rand ();
+  g_autoptr (GString) s = g_string_new (NULL);
+  guint n = g_test_thorough () ? 8000000 : 2000000, read = 0;
+  for (guint i = 0; i < n; i++)
+    {
+      random_python_shape (r, s);
+      read += decimal_reads_as_strtod (s->str);
+      if (i % 8 == 0)
+        assert_reads_as_strtod (&k, s->str);
+    }
+  g_test_message ("decimal.c read %u of %u", read, n);
+  g_assert_cmpuint (read, >, n / 2);
+  kernels_close (&k);
+}
+
+/* Every repr Python writes of a double below 2^53 (every duration) is read by decimal.c itself,
+ * not handed back. (Above 2^53 the shortest repr may be a tie: 2.648377920642859e+16 lies halfway
+ * between two doubles, and decimal.c leaves ties to simdjson.) */
+static void
+test_python_reprs_are_read_by_decimal (void)
+{
+  g_autoptr (GRand) r = test_rand ();
+  g_autoptr (GString) s = g_string_new (NULL);
+  for (guint i = 0; i < 500000; i++)
+    {
+      double x;
+      if (i % 2 == 0)
+        x = g_rand_double_range (r, 0, 20) * pow (10, -g_rand_int_range (r, 0, 8));
+      else
+        {
+          guint64 bits = ((guint64) g_rand_int (r) << 32) | g_rand_int (r);
+          memcpy (&x, &bits, sizeof x);
+          if (!isfinite (x))
+            x = 1.0;
+          while (fabs (x) >= 0x1p53)
+            x /= 1e10;
+        }
+      python_repr (x, s);
+      if (!decimal_reads_as_strtod (s->str))
+        g_error ("decimal.c declines %s", s->str);
+    }
+}
+
+/* The edges: the largest double and the first decimals past it (too large: absent), the least
+ * normal and subnormal doubles, the halfway point below the least subnormal (which rounds to 0),
+ * significands of 17 to 20 digits and near 2^64, ties, long runs of zeros, negative zero. */
+static void
+test_edges_read_as_strtod (void)
+{
+  Kernels k;
+  kernels_open (&k);
+  const char *numbers[] = {
+    "1.7976931348623157e308", "1.7976931348623158e308", "1.7976931348623159e308", "1e308", "9.9e307",
+    "0.17976931348623157e309", "17976931348623157e292", "1.8e308", "1e309", "9999e305",
+    "2.2250738585072014e-308", "2.2250738585072011e-308", "2.2250738585072009e-308",
+    "4.9406564584124654e-324", "5e-324", "2.4703282292062328e-324", "2.4703282292062327e-324",
+    "2.470328229206232720882e-324", "1e-323", "3e-324", "7e-324", "1e-400", "0.0001e-320",
+    "1e-342", "1e-343", "9.9999999999999999e-343", "0.000000000000000000001e-300",
+    "18446744073709551615", "18446744073709551616", "18446744073709551615e-10", "9999999999999999999",
+    "1.8446744073709551615", "0.18446744073709551615", "0.99999999999999999999", "0.9999999999999999999",
+    "12345678901234567890.5", "0.12345678901234567", "123.45678901234567", "1234.5678901234567",
+    "9007199254740993", "9007199254740992.5", "4503599627370496.5", "0.1", "0.3", "2.5", "1e23", "8.5e-15",
+    "0.000000000000000000000000000000000000000000000000000000000000000001",
+    "0.000000000000000000000000000000000000000000000000000000000000000000e99",
+    "-0", "-0.0", "-0.000", "-0e5", "0e-999", "0.0e9999", "-1e-400", "1.5E+0005", "1.5e00005",
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (numbers); i++)
+    {
+      decimal_reads_as_strtod (numbers[i]);
+      assert_reads_as_strtod (&k, numbers[i]);
+    }
+  /* subnormals of every size, and the decimals halfway between two of them */
+  g_autoptr (GRand) r = test_rand ();
+  g_autoptr (GString) s = g_string_new (NULL);
+  for (guint i = 0; i < 200000; i++)
+    {
+      guint64 bits = (((guint64) g_rand_int (r) << 32) | g_rand_int (r)) >> g_rand_int_range (r, 12, 64);
+      double x;
+      memcpy (&x, &bits, sizeof x);
+      if (i % 2 == 0)
+        g_string_printf (s, "%.*e", g_rand_int_range (r, 0, 19), x);
+      else
+        {
+          long double half_up = (long double) x + (long double) (nextafter (x, INFINITY) - x) / 2;
+          g_string_printf (s, "%.40Le", half_up);
+        }
+      decimal_reads_as_strtod (s->str);
+      if (i % 16 == 0)
+        assert_reads_as_strtod (&k, s->str);
+    }
+  kernels_close (&k);
+}
+
+/* Counts: a whole number is the same count however it is written, with up to 15 digits read
+ * directly; others are absent. */
+static void
+test_counts (void)
+{
+  Kernels k;
+  kernels_open (&k);
+  static const struct {
+    const char *text;
+    gint64 count;
+  } cases[] = {
+    { "0", 0 }, { "7", 7 }, { "42", 42 }, { "100", 100 }, { "12345678", 12345678 }, { "123456789", 123456789 },
+    { "999999999999999", 999999999999999 }, { "1000000000000000", 1000000000000000 }, { "3.0", 3 }, { "3e2", 300 },
+    { "-0", 0 }, { "-3", -1 }, { "3.5", -1 }, { "9000000000000001", -1 }, { "1e400", -1 }, { "NaN", -1 },
+  };
+  for (guint i = 0; i < k.n; i++)
+    for (guint j = 0; j < G_N_ELEMENTS (cases); j++)
+      {
+        char buf[256];
+        gsize len = (gsize) g_snprintf (buf, sizeof buf - RT_JSON_PADDING, "{\"event\": \"e\", \"extra\": {\"turn\": %s}}", cases[j].text);
+        memset (buf + len, '7', RT_JSON_PADDING);
+        RtLineFields f;
+        const char *reason = NULL;
+        g_assert_cmpint (rt_json_parse_line (k.parsers[i], buf, len, &f, &reason), ==, RT_LINE_OK);
+        if (f.turn != cases[j].count)
+          g_error ("%s kernel: turn %s reads as %" G_GINT64_FORMAT ", not %" G_GINT64_FORMAT, k.names[i], cases[j].text,
+                   (gint64) f.turn, cases[j].count);
+      }
+  kernels_close (&k);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -408,5 +618,9 @@ main (int argc, char **argv)
   g_test_add_func ("/json-numbers/halfway-decimals-round-to-even", test_halfway_decimals_round_to_even);
   g_test_add_func ("/json-numbers/python-words-and-broken-tokens", test_python_words_and_broken_tokens);
   g_test_add_func ("/json-numbers/every-number-of-fixtures-and-samples", test_every_number_of_fixtures_and_samples);
+  g_test_add_func ("/json-numbers/python-shapes-read-as-strtod", test_python_shapes_read_as_strtod);
+  g_test_add_func ("/json-numbers/python-reprs-are-read-by-decimal", test_python_reprs_are_read_by_decimal);
+  g_test_add_func ("/json-numbers/edges-read-as-strtod", test_edges_read_as_strtod);
+  g_test_add_func ("/json-numbers/counts", test_counts);
   return g_test_run ();
 }

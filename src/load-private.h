@@ -143,7 +143,9 @@ void rt_file_parse_restore (RtFileParse *p, const RtCacheSnapshot *snap);
 void rt_problems_from_snapshot (GArray *out, const RtCacheSnapshot *snap, const RtFile *f,
                                 guint file_index);
 
-/* Derives each request's turns: its turn_timings, or failing those its turn_end lines. */
+/* Derives each request's turns: its turn_timings, or failing those its turn_end lines. The
+ * array is the calling thread's, emptied by its next call: fresh memory for each file would
+ * be memory the kernel zeroes again for each file, as malloc gives it back between them. */
 GArray *rt_file_parse_collect_turns (RtFileParse *p);
 
 /* The turns of requests from their turn records (see parse.c). */

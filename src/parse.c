@@ -568,6 +568,8 @@ take_resume_point (RtFileParse *r, guint64 offset, guint64 line)
  * copytruncate under a running job) changes anywhere under the mapping. simdjson's second
  * stage walks the bytes its first stage indexed, trusting them unchanged (a closing quote
  * turned to a zero lets a string run on): the parser needs bytes of its own, as read gives. */
+void (*rt_file_parse_read_hook) (int fd);
+
 gboolean
 rt_file_parse_read (RtFileParse *r, guint64 offset, guint64 line, GError **error)
 {
@@ -630,6 +632,8 @@ rt_file_parse_read (RtFileParse *r, guint64 offset, guint64 line, GError **error
         }
       if (n == 0)
         break;
+      if (G_UNLIKELY (rt_file_parse_read_hook != NULL))
+        rt_file_parse_read_hook (fd);
       r->bytes_read += (guint64) n;
       if (r->bytes_done)
         g_atomic_int_add (r->bytes_done, (gint) (n >> 10));

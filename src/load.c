@@ -222,7 +222,12 @@ typedef struct {
   GError *error;                /* the first failure to read a file */
 } LoadJob;
 
-/* Appends a finished file's rows to the trace; local indices stay local to the file. */
+/* Appends a finished file's rows to the trace; local indices stay local to the file.
+ * The first append into each huge page of a table zeroes it under the lock. Bringing the
+ * next page in ahead, outside the lock (MADV_POPULATE_WRITE), cut the time spent under the
+ * lock in a first load of the 10M tree from 0.2-0.5 s to under 0.06 s, yet neither CPU nor
+ * wall time moved (medians of 16 runs each, within 0.5%): the zeroing then competes with
+ * the other thread's reads instead of filling time it waits anyway. Not done, then. */
 static void
 merge_file (LoadJob *job, RtFileParse *p)
 {

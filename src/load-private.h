@@ -131,6 +131,10 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (RtFileParse, rt_file_parse_free)
 /* Reads the file from byte `offset` (line `line` ends there) to its end. */
 gboolean rt_file_parse_read (RtFileParse *p, guint64 offset, guint64 line, GError **error);
 
+/* For the tests: when set, called after each read of rt_file_parse_read with the file's
+ * descriptor, so that a test can change the file between two reads. */
+extern void (*rt_file_parse_read_hook) (int fd);
+
 /* A file's row and resume point from a snapshot of it: its counters, as of where
  * reading resumes. The tables are the caller's, and so are their counts in `rp`
  * (n_requests, n_problems, n_timing, n_end: set to 0). */
@@ -144,7 +148,9 @@ void rt_file_parse_restore (RtFileParse *p, const RtCacheSnapshot *snap);
 void rt_problems_from_snapshot (GArray *out, const RtCacheSnapshot *snap, const RtFile *f,
                                 guint file_index);
 
-/* Derives each request's turns: its turn_timings, or failing those its turn_end lines. */
+/* Derives each request's turns: its turn_timings, or failing those its turn_end lines. The
+ * array is the calling thread's, emptied by its next call: fresh memory for each file would
+ * be memory the kernel zeroes again for each file, as malloc gives it back between them. */
 GArray *rt_file_parse_collect_turns (RtFileParse *p);
 
 /* The turns of requests from their turn records (see parse.c). */

@@ -222,13 +222,18 @@ typedef struct {
   GError *error;                /* the first failure to read a file */
 } LoadJob;
 
-/* Appends a finished file's rows to the trace; local indices stay local to the file. */
+/* Appends a finished file's rows to the trace; local indices stay local to the file.
+ * The first append into each huge page of a table zeroes it under the lock. Bringing the
+ * next page in ahead, outside the lock (MADV_POPULATE_WRITE), cut the time spent under the
+ * lock in a first load of the 10M tree from 0.2-0.5 s to under 0.06 s, yet neither CPU nor
+ * wall time moved (medians of 16 runs each, within 0.5%): the zeroing then competes with
+ * the other thread's reads instead of filling time it waits anyway. Not done, then. */
 static void
 merge_file (LoadJob *job, RtFileParse *p)
 {
   RtTrace *t = job->trace;
   RtFileState *fs = &t->priv->files[p->file_index];
-  g_autoptr (GArray) turns = rt_file_parse_collect_turns (p);
+  GArray *turns = rt_file_parse_collect_turns (p);   /* the thread's */
 
   g_mutex_lock (&job->lock);
   guint32 turn_base = t->n_cached_turns + t->turns->len;   /* numbered after the cache's */
@@ -419,8 +424,11 @@ load_one_file (gpointer data, gpointer user_data)
   g_mutex_lock (&job->lock);
   if (error != NULL && job->error == NULL)
     job->error = g_steal_pointer (&error);
-  job->files_done++;
-  g_cond_signal (&job->done_cond);
+  /* the waiting thread is woken by the last file only (it looks at the progress on its own
+   * every quarter of a second): woken for every file, it took a core from the readers
+   * 1600 times on the 10M tree, with twice as many more switches where it then held the lock */
+  if (++job->files_done == job->trace->files->len)
+    g_cond_signal (&job->done_cond);
   g_mutex_unlock (&job->lock);
 }
 

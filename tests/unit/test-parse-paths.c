@@ -4,6 +4,7 @@
  * lines are loaded both ways and compared field by field. */
 #include <glib/gstdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "load-private.h"
 #include "rolltrace/rt-trace.h"
@@ -373,6 +374,102 @@ test_each_damaged_line_in_every_place (void)
   rt_test_remove_tree (dir);
 }
 
+/* ---- a file cut while it is read --------------------------------------------------------- */
+
+/* What cut_after_first_read does, and what it found. */
+static struct {
+  const char *path;
+  off_t past_read;  /* the file is cut this far past where the first read got to, */
+  off_t at;         /* or when that is negative, to this length */
+  off_t read_to;    /* how far the first read had got */
+  guint reads;
+} cut;
+
+static void
+cut_after_first_read (int fd)
+{
+  if (cut.reads++ > 0)
+    return;
+  cut.read_to = lseek (fd, 0, SEEK_CUR);
+  if (cut.past_read >= 0)
+    cut.at = cut.read_to + cut.past_read;
+  g_assert_cmpint (truncate (cut.path, cut.at), ==, 0);
+}
+
+static void
+assert_same_problems (const RtTrace *a, const RtTrace *b)
+{
+  g_assert_cmpuint (a->problems->len, ==, b->problems->len);
+  for (guint k = 0; k < a->problems->len; k++)
+    {
+      const RtProblem *p = &g_array_index (a->problems, RtProblem, k);
+      const RtProblem *q = &g_array_index (b->problems, RtProblem, k);
+      g_assert_cmpstr (p->where, ==, q->where);
+      g_assert_cmpstr (p->reason, ==, q->reason);
+    }
+}
+
+/* A file cut while it is being read (a running job's log emptied by logrotate's copytruncate,
+ * or cut by hand) is read as the file it was when cut: to the cut when the cut comes after
+ * what was read, else to where the read had got; its last line, when the cut falls inside
+ * it, is one bad line, and no row read before the cut is lost. The parser works on bytes of its own, which the
+ * cut cannot change under it (see rt_file_parse_read); the ASan build checks that it reads
+ * none it should not. */
+static void
+test_a_file_cut_while_read_is_read_as_cut (void)
+{
+  /* longer than the read buffer can have grown to in this program (2 MiB, for the lines of
+   * more than a read above) */
+  GString *s = g_string_new (NULL);
+  for (guint k = 0; s->len < (3u << 20); k++)
+    {
+      append_piece (s, &good[k % G_N_ELEMENTS (good)]);
+      g_string_append_c (s, '\n');
+    }
+  /* inside a line of the second read; before what the first read had got; the whole file */
+  const off_t cuts[][2] = { { 40001, 0 }, { -1, 1000 }, { -1, 0 } };
+  for (gsize c = 0; c < G_N_ELEMENTS (cuts); c++)
+    for (int line_by_line = 0; line_by_line < 2; line_by_line++)
+      {
+        g_autofree char *dir = make_tmp_dir ();
+        g_autofree char *was_dir = make_tmp_dir ();
+        g_autofree char *file = write_experiment (dir, 0, s);
+        cut.path = file;
+        cut.past_read = cuts[c][0];
+        cut.at = cuts[c][1];
+        cut.read_to = 0;
+        cut.reads = 0;
+        rt_file_parse_read_hook = cut_after_first_read;
+        g_autoptr (RtTrace) cut_while_read = load (dir, line_by_line, 1);
+        rt_file_parse_read_hook = NULL;
+        g_assert_cmpuint (cut.reads, >=, 1);
+        g_assert_cmpint (cut.read_to, <, (off_t) s->len);   /* the file was cut before its end */
+
+        /* the file as it was read: to the cut, or to where reading had got */
+        gsize kept = (gsize) MAX (cut.at, cut.read_to);
+        gboolean inside_a_line = s->str[kept - 1] != '\n';
+        GString *as_read = g_string_new_len (s->str, (gssize) kept);
+        g_free (write_experiment (was_dir, 0, as_read));
+        g_string_free (as_read, TRUE);
+        g_autoptr (RtTrace) was = load (was_dir, line_by_line, 1);
+
+        const RtFile *f = rt_trace_file (cut_while_read, 0);
+        g_assert_cmpuint (f->events, >, 100);
+        g_assert_cmpuint (f->bad_lines, ==, inside_a_line ? 1 : 0);
+        if (inside_a_line)
+          {
+            const RtProblem *last = &g_array_index (cut_while_read->problems, RtProblem,
+                                                    cut_while_read->problems->len - 1);
+            g_assert_cmpstr (last->reason, ==, "truncated last line (no newline, object cut off)");
+          }
+        assert_same_file (cut_while_read, was, 0);
+        assert_same_problems (cut_while_read, was);
+        rt_test_remove_tree (dir);
+        rt_test_remove_tree (was_dir);
+      }
+  g_string_free (s, TRUE);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -381,5 +478,6 @@ main (int argc, char **argv)
   g_test_add_func ("/parse-paths/generated-experiments-with-faults", test_generated_experiments_with_faults);
   g_test_add_func ("/parse-paths/each-damaged-line-in-every-place", test_each_damaged_line_in_every_place);
   g_test_add_func ("/parse-paths/hostile-lines-read-alike", test_hostile_lines_read_alike);
+  g_test_add_func ("/parse-paths/a-file-cut-while-read-is-read-as-cut", test_a_file_cut_while_read_is_read_as_cut);
   return g_test_run ();
 }

@@ -9,6 +9,14 @@
 
 static char *opt_step;
 
+/* Without --step only the files' step-level sums are read: no request, no turn (a load
+ * from the cache then leaves their tables in it). */
+static gboolean
+requests_unread (void)
+{
+  return opt_step == NULL;
+}
+
 static int
 run_step (RtSession *s, guint si, GError **error)
 {
@@ -95,6 +103,7 @@ main (int argc, char **argv)
     .run = run,
     .flags = RT_COMMAND_ANALYZER,
     .rows_unread = rt_command_never_reads_rows,
+    .requests_unread = requests_unread,
   };
   return rt_command_main (&cmd, argc, argv);
 }

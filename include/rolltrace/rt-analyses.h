@@ -196,6 +196,9 @@ typedef struct {
 /* The requests of step `step_index` of `worker` (-1: all), and the `top` slowest. */
 RtRequests *rt_requests_analyse (const RtTrace *t, guint step_index, gint32 worker, guint top);
 void rt_requests_free (RtRequests *r);
+/* The sum of the durations of the lines of request `request` (index into t->requests) that
+ * name `event`: its RtSlowRequest.phase_s[event], reading only its own file's rows. */
+double rt_request_event_sum (const RtTrace *t, guint request, guint16 event);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (RtRequests, rt_requests_free)
 
 /* the summary of the durations, one row: requests "cdf" */

@@ -558,6 +558,14 @@ adopt_files (RtTrace *t, RtCacheMap *cache, const RtCacheMatch *matches, const g
       guint n;
       keep_requests = rt_trace_step_sorted_durations (t, si, &n) == NULL;
     }
+  /* every file as cached (but for unterminated last pieces, read on here): the caller may
+   * want one step's requests only, which it can tell once the rest is loaded
+   * (take_deferred_requests) */
+  if (keep_requests && whole && priv->opts.requests_of_one_step != NULL)
+    {
+      priv->requests_deferred = TRUE;
+      keep_requests = FALSE;
+    }
   /* a file restored from the cache and read on needs its tables, whatever the caller */
   gboolean tables_ok = TRUE;
   for (guint i = 0; i < n_files && tables_ok; i++)
@@ -569,6 +577,7 @@ adopt_files (RtTrace *t, RtCacheMap *cache, const RtCacheMatch *matches, const g
         priv->files[i].as_cached = FALSE;
       memset (priv->step_durations, 0, t->steps->len * sizeof (RtStepDurations));
       memset (&priv->all_durations, 0, sizeof priv->all_durations);
+      priv->requests_deferred = FALSE;
       return FALSE;
     }
   if (keep_requests)
@@ -693,6 +702,56 @@ load_files (RtTrace *trace, RtCacheMap *cache, GError **error)
       g_propagate_error (error, job.error);
       return FALSE;
     }
+  return TRUE;
+}
+
+/* Takes from the cache the requests that adopt_files left there for the caller to choose:
+ * of the one step RtLoadOptions.requests_of_one_step names, else of every file (those read
+ * on from the cache have theirs already). FALSE when the tables of one of them fail their
+ * checks (none is taken then). */
+static gboolean
+take_deferred_requests (RtTrace *t)
+{
+  RtTracePrivate *priv = t->priv;
+  RtCacheMap *cache = priv->cache;
+  guint first = 0, n = t->files->len, si;
+  if (priv->opts.requests_of_one_step (t, priv->opts.requests_of_one_step_data, &si)
+      && si < t->steps->len)
+    {
+      first = rt_trace_step (t, si)->first_file;
+      n = rt_trace_step (t, si)->n_files;
+    }
+  guint64 n_requests = 0;
+  for (guint i = first; i < first + n; i++)
+    if (rt_trace_file (t, i)->first_request == RT_NONE)
+      {
+        if (!rt_cache_file_tables_ok (cache, priv->files[i].record))
+          return FALSE;
+        n_requests += rt_trace_file (t, i)->n_requests;
+      }
+  reserve_rows (t->requests, n_requests);
+  g_autoptr (GArray) problems = g_array_new (FALSE, FALSE, sizeof (RtCacheProblem));
+  for (guint i = first; i < first + n; i++)
+    {
+      RtFile *f = &g_array_index (t->files, RtFile, i);
+      if (f->first_request != RT_NONE)
+        continue;
+      guint32 at = t->requests->len;
+      g_array_set_size (problems, 0);
+      RtCacheSnapshot snap = { .requests = t->requests, .turns = NULL, .problems = problems };
+      rt_cache_file_snapshot (cache, priv->files[i].record, &snap);
+      f->first_request = at;
+      for (guint32 k = at; k < t->requests->len; k++)
+        {
+          RtRequest *q = &g_array_index (t->requests, RtRequest, k);
+          q->file = i;
+          q->step = f->step;
+          q->worker = f->worker;
+        }
+    }
+  if (n == t->files->len)
+    rt_cache_requests_taken (cache);   /* the trace has its own now */
+  priv->requests_deferred = FALSE;
   return TRUE;
 }
 
@@ -1020,6 +1079,16 @@ rt_trace_load (const char *exp_path, const RtLoadOptions *opts, GError **error)
   gather_problems (trace);
   finish_steps (trace);
   update_cache (trace, trace->priv->cache);
+  if (trace->priv->requests_deferred && !take_deferred_requests (trace))
+    {
+      /* Damaged requests, found after the rest was taken from the same cache: this cache
+       * answers nothing; it goes, and the experiment is read again (and cached anew). */
+      rt_cache_discard (trace->priv->cache, trace->priv->cache_path);
+      g_clear_pointer (&trace, rt_trace_free);
+      trace = rt_trace_load (exp_path, opts, error);
+      if (trace != NULL)
+        trace->stats.cache_rejected = "damaged tables";
+    }
   return g_steal_pointer (&trace);
 }
 

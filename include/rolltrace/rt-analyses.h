@@ -604,7 +604,12 @@ typedef struct {
  * rollout_s), ties to the lower step; -1 when none has one. An index into t->steps. */
 int rt_timeline_slowest_step (const RtTrace *t, const RtStepSet *steps);
 
-/* The timeline of step number `step` (-1: rt_timeline_slowest_step) among the selected steps. */
+/* The index into t->steps of step number `step` (-1: rt_timeline_slowest_step) when it is
+ * among the selected steps; -1 when it is not. */
+int rt_timeline_step_index (const RtTrace *t, const RtStepSet *steps, gint32 step);
+
+/* The timeline of step number `step` (-1: rt_timeline_slowest_step) among the selected steps:
+ * rt_timeline_step_index's. */
 RtTimeline *rt_timeline_analyse (const RtTrace *t, const RtStepSet *steps, gint32 step);
 void rt_timeline_free (RtTimeline *tl);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (RtTimeline, rt_timeline_free)

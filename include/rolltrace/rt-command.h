@@ -50,6 +50,12 @@ typedef struct {
                                     * (RtLoadOptions.rows_unread); NULL: it may read them */
   gboolean (*requests_unread) (void);  /* likewise: TRUE when run reads neither the request nor
                                         * the turn table (RtLoadOptions.requests_unread) */
+  gboolean (*requests_of_one_step) (RtSession *s, const RtTrace *t, guint *step_index);
+                             /* asked while `t` is loaded, once all but its requests are there
+                              * (s->trace is not set yet): TRUE, with step_index set, when run
+                              * reads the requests and turns of that step of `t` only, so that
+                              * a load from the cache takes no other (RtLoadOptions.
+                              * requests_of_one_step); NULL: it may read every step's */
 } RtCommand;
 
 /* One experiment of the command line, loaded (RT_COMMAND_LOADS_TRACE or _TRACES). */
@@ -123,6 +129,8 @@ rt_session_experiment (const RtSession *s, guint i)
 /* The index into trace->steps of `--step N` (given as text), or, when `value` is
  * NULL or "slowest", of the step with the longest rollout. Usage error for a step not in the trace. */
 gboolean rt_session_resolve_step (RtSession *s, const char *value, guint *step_index, GError **error);
+/* The same in the trace `t`. */
+gboolean rt_trace_resolve_step (const RtTrace *t, const char *value, guint *step_index, GError **error);
 
 /* Labels for experiments named `names` (their folders' names), in order: a name
  * already used is followed by "#2", "#3"..., the first that is still free. */

@@ -146,6 +146,13 @@ typedef struct {
                                * RtFile.n_requests and rt_trace_step_sorted_durations): a
                                * load wholly from a cache that holds every step's durations
                                * then leaves them empty, each RtFile.first_request RT_NONE */
+  /* The caller reads the requests (and turns) of one step only, and this says which once
+   * the trace is loaded but for them (its files, counters and steps are there): TRUE, with
+   * `step_index` set. A load wholly from a cache that has nothing to read then takes that
+   * step's requests only, the other files' RtFile.first_request being RT_NONE as with
+   * requests_unread. NULL, or FALSE: every step's are taken. */
+  gboolean (*requests_of_one_step) (const RtTrace *t, gpointer data, guint *step_index);
+  gpointer requests_of_one_step_data;
 } RtLoadOptions;
 
 /* Where the cache of an experiment is kept: $XDG_CACHE_HOME/rolltrace by default. */

@@ -639,6 +639,130 @@ test_damaged_cached_durations_fall_back_to_the_requests (void)
   g_rmdir (dir);
 }
 
+/* RtLoadOptions.requests_of_one_step: the step in `data`, or none (G_MAXUINT). */
+static gboolean
+step_in_data (const RtTrace *t, gpointer data, guint *step_index)
+{
+  (void) t;
+  *step_index = GPOINTER_TO_UINT (data);
+  return *step_index != G_MAXUINT;
+}
+
+static RtTrace *
+load_one_step (const char *path, const char *dir, guint step_index)
+{
+  RtLoadOptions opts = { .n_threads = 1, .max_problems_per_file = 100, .cache_dir = dir,
+                         .requests_of_one_step = step_in_data,
+                         .requests_of_one_step_data = GUINT_TO_POINTER (step_index) };
+  g_autoptr (GError) error = NULL;
+  RtTrace *t = rt_trace_load (path, &opts, &error);
+  g_assert_no_error (error);
+  return t;
+}
+
+/* From the cache, a command that reads one step's requests gets that step's copied, as a
+ * full load has them, and no other file's (but those whose unterminated last piece is
+ * read on); one that cannot name a step gets every one. */
+static void
+test_requests_of_one_step_only_from_the_cache (void)
+{
+  const char *fixtures[] = { "hand-v2", "damaged", "timeline" };
+  for (guint i = 0; i < G_N_ELEMENTS (fixtures); i++)
+    {
+      g_autofree char *path = fixture (fixtures[i]);
+      g_autofree char *dir = g_dir_make_tmp ("rt-cache-XXXXXX", NULL);
+      g_autoptr (RtTrace) full = load (path, 2);
+      g_assert_cmpuint (full->steps->len, >=, 2);
+      g_autoptr (RtTrace) first = load_one_step (path, dir, 0);   /* no cache yet: all read */
+      g_assert_true (first->stats.cache_written);
+      assert_same_tables (full, first, TRUE);
+      for (guint si = 0; si < full->steps->len; si++)
+        {
+          g_autoptr (RtTrace) t = load_one_step (path, dir, si);
+          g_assert_true (t->stats.cache_used);
+          g_assert_false (t->stats.cache_written);
+          const RtStep *st = rt_trace_step (t, si);
+          guint64 taken = 0, left_out = 0;
+          for (guint f = 0; f < t->files->len; f++)
+            {
+              const RtFile *tf = rt_trace_file (t, f), *ff = rt_trace_file (full, f);
+              g_assert_cmpuint (tf->n_requests, ==, ff->n_requests);
+              gboolean in_step = f >= st->first_file && f < st->first_file + st->n_files;
+              if (tf->first_request == RT_NONE)
+                {
+                  g_assert_false (in_step);
+                  left_out += tf->n_requests;
+                  continue;
+                }
+              taken += tf->n_requests;
+              for (guint r = 0; r < tf->n_requests; r++)
+                {
+                  const RtRequest *x = rt_trace_request (full, ff->first_request + r);
+                  const RtRequest *y = rt_trace_request (t, tf->first_request + r);
+                  g_assert_cmpstr (x->id, ==, y->id);
+                  g_assert_cmpmem (&x->total_s, sizeof (double), &y->total_s, sizeof (double));
+                  g_assert_cmpuint (y->file, ==, f);
+                  g_assert_cmpint (y->step, ==, tf->step);
+                  g_assert_cmpint (y->worker, ==, tf->worker);
+                  g_assert_cmpuint (x->n_turns, ==, y->n_turns);
+                  for (guint k = 0; k < x->n_turns; k++)
+                    {
+                      const RtTurnFigures *p = rt_trace_turn (full, x->first_turn + k);
+                      const RtTurnFigures *q = rt_trace_turn (t, y->first_turn + k);
+                      g_assert_cmpint (p->turn, ==, q->turn);   /* (their padding differs) */
+                      g_assert_cmpmem (&p->total_s, sizeof (RtTurnFigures) - G_STRUCT_OFFSET (RtTurnFigures, total_s),
+                                       &q->total_s, sizeof (RtTurnFigures) - G_STRUCT_OFFSET (RtTurnFigures, total_s));
+                    }
+                }
+            }
+          g_assert_cmpuint (t->requests->len, ==, taken);
+          g_assert_cmpuint (taken + left_out, ==, full->requests->len);
+          if (si == 0 && g_strcmp0 (fixtures[i], "hand-v2") == 0)
+            g_assert_cmpuint (left_out, >, 0);   /* the fixture's other step has requests */
+        }
+      g_autoptr (RtTrace) all = load_one_step (path, dir, G_MAXUINT);
+      g_assert_true (all->stats.cache_used);
+      assert_same_tables (full, all, TRUE);
+      g_autofree char *cache = cache_file_in (dir);
+      g_unlink (cache);
+      g_rmdir (dir);
+    }
+}
+
+/* The requests of the step asked for are checked when they are taken, after the rest of the
+ * trace came from the same cache: damaged, the cache goes and the experiment is read again,
+ * with a new cache written, to the tables of a fresh load. */
+static void
+test_damaged_requests_of_one_step_read_everything_again (void)
+{
+  g_autofree char *path = fixture ("hand-v2");
+  g_autofree char *dir = g_dir_make_tmp ("rt-cache-XXXXXX", NULL);
+  g_autoptr (RtTrace) full = load (path, 1);
+  rt_trace_free (load_one_step (path, dir, 0));
+  g_autofree char *cache = cache_file_in (dir);
+  g_autofree char *data = NULL;
+  gsize len;
+  g_assert_true (g_file_get_contents (cache, &data, &len, NULL));
+  guint64 ids_at, ids_size;
+  memcpy (&ids_at, data + 88, 8);   /* the header's ids_at and ids_size: the request ids */
+  memcpy (&ids_size, data + 96, 8);
+  g_assert_cmpuint (ids_size, >, 1);
+  g_assert_cmpuint (ids_at + ids_size, <=, len);
+  data[ids_at] ^= 0x01;   /* the first id's first character */
+  g_assert_true (g_file_set_contents (cache, data, (gssize) len, NULL));
+
+  g_autoptr (RtTrace) t = load_one_step (path, dir, 0);
+  g_assert_false (t->stats.cache_used);
+  g_assert_cmpstr (t->stats.cache_rejected, ==, "damaged tables");
+  g_assert_true (t->stats.cache_written);
+  assert_same_tables (full, t, TRUE);
+  g_autoptr (RtTrace) again = load_one_step (path, dir, 0);   /* the new cache serves */
+  g_assert_true (again->stats.cache_used);
+  g_assert_null (again->stats.cache_rejected);
+  g_unlink (cache);
+  g_rmdir (dir);
+}
+
 /* Rows given back after use (rt_trace_file_events_done) read the same when asked for again:
  * from the cache's mapping, and from a load's own memory, which keeps them. */
 static void
@@ -766,6 +890,10 @@ main (int argc, char **argv)
                    test_cached_step_durations_stand_in_for_the_requests);
   g_test_add_func ("/load/damaged-cached-durations-fall-back-to-the-requests",
                    test_damaged_cached_durations_fall_back_to_the_requests);
+  g_test_add_func ("/load/requests-of-one-step-only-from-the-cache",
+                   test_requests_of_one_step_only_from_the_cache);
+  g_test_add_func ("/load/damaged-requests-of-one-step-read-everything-again",
+                   test_damaged_requests_of_one_step_read_everything_again);
   g_test_add_func ("/load/damaged-rows-are-read-again-to-a-fresh-loads-rows",
                    test_damaged_rows_are_read_again_to_a_fresh_loads_rows);
   g_test_add_func ("/load/a-file-changed-under-damaged-rows-is-no-crash",

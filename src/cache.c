@@ -18,7 +18,7 @@
 #endif
 
 /* Bump on any change of the layout below. */
-#define CACHE_FORMAT 6
+#define CACHE_FORMAT 7
 #define BYTE_ORDER_MARK 0x01020304u
 #define NO_STRING G_MAXUINT64
 
@@ -135,24 +135,43 @@ mix (guint64 h, guint64 w)
   return h * 0xBF58476D1CE4E5B9ull;
 }
 
+/* The 128-bit product of a and b, its halves folded into 64 bits. */
+static inline guint64
+fold (guint64 a, guint64 b)
+{
+  unsigned __int128 m = (unsigned __int128) a * b;
+  return (guint64) m ^ (guint64) (m >> 64);
+}
+
 guint64
 rt_hash64 (const void *data, gsize len, guint64 seed)
 {
-  /* four independent lanes keep the multiplier busy: several GB/s per core */
+  /* Four independent lanes, each taking 16 bytes per step into one 64x64-bit product with
+   * its own state folded in: every byte counts, in its place, and the multiplier does one
+   * product per 16 bytes (twice the speed of two per 8 bytes, which every cached run
+   * paid on the tables it reads). */
   const guint8 *p = data;
   guint64 a = seed ^ 0x243F6A8885A308D3ull, b = seed ^ 0x13198A2E03707344ull;
   guint64 c = seed ^ 0xA4093822299F31D0ull, d = seed ^ 0x082EFA98EC4E6C89ull;
   gsize i = 0;
-  for (; i + 32 <= len; i += 32)
+  for (; i + 64 <= len; i += 64)
     {
-      guint64 w[4];
-      memcpy (w, p + i, 32);
-      a = mix (a, w[0]);
-      b = mix (b, w[1]);
-      c = mix (c, w[2]);
-      d = mix (d, w[3]);
+      guint64 w[8];
+      memcpy (w, p + i, 64);
+      /* (the lane itself xored back: a product of 0, should a word equal its constant,
+       * keeps what came before) */
+      a ^= fold (a ^ w[0], w[1] ^ 0x9E3779B97F4A7C15ull);
+      b ^= fold (b ^ w[2], w[3] ^ 0xBF58476D1CE4E5B9ull);
+      c ^= fold (c ^ w[4], w[5] ^ 0x94D049BB133111EBull);
+      d ^= fold (d ^ w[6], w[7] ^ 0x2545F4914F6CDD1Dull);
     }
   guint64 h = mix (mix (mix (a, b), c), d) ^ len;
+  for (; i + 8 <= len; i += 8)
+    {
+      guint64 w;
+      memcpy (&w, p + i, 8);
+      h = mix (h, w);
+    }
   for (; i < len; i++)
     h = mix (h, p[i]);
 #ifdef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION

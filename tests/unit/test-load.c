@@ -639,6 +639,40 @@ test_damaged_cached_durations_fall_back_to_the_requests (void)
   g_rmdir (dir);
 }
 
+/* The cache's checksum sees every bit flipped, wherever it is (in a 64-byte block, in the
+ * 8-byte words after the blocks, in the last bytes), two blocks swapped, the length, the seed,
+ * and a word equal to a lane's constant does not hide what came before it. */
+static void
+test_cache_checksum_sees_every_change (void)
+{
+  guint8 buf[64 * 3 + 8 * 3 + 5];
+  for (guint i = 0; i < sizeof buf; i++)
+    buf[i] = (guint8) (i * 37 + 11);
+  const guint64 base = rt_hash64 (buf, sizeof buf, 9);
+  for (guint i = 0; i < sizeof buf; i++)
+    for (guint bit = 0; bit < 8; bit++)
+      {
+        buf[i] ^= (guint8) (1u << bit);
+        g_assert_cmpuint (rt_hash64 (buf, sizeof buf, 9), !=, base);
+        buf[i] ^= (guint8) (1u << bit);
+      }
+  g_assert_cmpuint (rt_hash64 (buf, sizeof buf, 9), ==, base);
+  g_assert_cmpuint (rt_hash64 (buf, sizeof buf - 1, 9), !=, base);
+  g_assert_cmpuint (rt_hash64 (buf, sizeof buf, 10), !=, base);
+  guint8 swapped[sizeof buf];
+  memcpy (swapped, buf, sizeof buf);
+  memcpy (swapped, buf + 64, 64);
+  memcpy (swapped + 64, buf, 64);
+  g_assert_cmpuint (rt_hash64 (swapped, sizeof buf, 9), !=, base);
+  /* the second word of the second block made the first lane's constant (its product is
+   * then 0): a change in the first block still shows */
+  const guint64 k = 0x9E3779B97F4A7C15ull;
+  memcpy (buf + 64 + 8, &k, 8);
+  guint64 with_k = rt_hash64 (buf, sizeof buf, 9);
+  buf[3] ^= 1;
+  g_assert_cmpuint (rt_hash64 (buf, sizeof buf, 9), !=, with_k);
+}
+
 /* RtLoadOptions.requests_of_one_step: the step in `data`, or none (G_MAXUINT). */
 static gboolean
 step_in_data (const RtTrace *t, gpointer data, guint *step_index)
@@ -890,6 +924,7 @@ main (int argc, char **argv)
                    test_cached_step_durations_stand_in_for_the_requests);
   g_test_add_func ("/load/damaged-cached-durations-fall-back-to-the-requests",
                    test_damaged_cached_durations_fall_back_to_the_requests);
+  g_test_add_func ("/load/cache-checksum-sees-every-change", test_cache_checksum_sees_every_change);
   g_test_add_func ("/load/requests-of-one-step-only-from-the-cache",
                    test_requests_of_one_step_only_from_the_cache);
   g_test_add_func ("/load/damaged-requests-of-one-step-read-everything-again",

@@ -118,6 +118,7 @@ main (int argc, char **argv)
     .tables = tables,
     .run = run,
     .flags = RT_COMMAND_ANALYZER,
+    .turns_unread = rt_command_never_reads_turns,
     .requests_of_one_step = requests_of_one_step,
   };
   return rt_command_main (&cmd, argc, argv);

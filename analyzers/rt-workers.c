@@ -110,6 +110,8 @@ main (int argc, char **argv)
     .tables = tables,
     .run = run,
     .flags = RT_COMMAND_ANALYZER,
+    .turns_unread = rt_command_never_reads_turns,
+    .request_ids_unread = rt_command_never_reads_request_ids,
     .requests_of_one_step = requests_of_one_step,
     .rows_unread = rt_command_never_reads_rows,
     .requests_unread = requests_unread,

@@ -202,6 +202,8 @@ rt_session_load_experiments (RtSession *s, GError **error)
         .cache_dir = cache_dir,
         .rows_unread = s->command->rows_unread != NULL && s->command->rows_unread (),
         .requests_unread = s->command->requests_unread != NULL && s->command->requests_unread (),
+        .turns_unread = s->command->turns_unread != NULL && s->command->turns_unread (),
+        .request_ids_unread = s->command->request_ids_unread != NULL && s->command->request_ids_unread (),
       };
       if (s->command->requests_of_one_step != NULL && n == 1)
         {

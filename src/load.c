@@ -532,6 +532,14 @@ rt_trace_step_sorted_durations (const RtTrace *t, guint step_index, guint *n)
                                st->n_files, n);
 }
 
+/* The parts of the cached tables the caller reads (RtLoadOptions). */
+static RtCacheTables
+tables_read (const RtTracePrivate *priv)
+{
+  return RT_CACHE_REQUESTS | (priv->opts.turns_unread ? 0 : RT_CACHE_TURNS)
+         | (priv->opts.request_ids_unread ? 0 : RT_CACHE_IDS);
+}
+
 /* Adopts the files the cache holds as they are now with nothing to read
  * (matches[i] RT_CACHE_SAME and complete[i]; records[i]: where the cache holds file
  * i), with as much of their tables as the caller reads: when every file is as the
@@ -566,11 +574,12 @@ adopt_files (RtTrace *t, RtCacheMap *cache, const RtCacheMatch *matches, const g
       priv->requests_deferred = TRUE;
       keep_requests = FALSE;
     }
-  /* a file restored from the cache and read on needs its tables, whatever the caller */
+  /* a file restored from the cache and read on needs all its tables, whatever the caller */
   gboolean tables_ok = TRUE;
   for (guint i = 0; i < n_files && tables_ok; i++)
     if (matches[i] != RT_CACHE_MISS && (keep_requests || !complete[i]))
-      tables_ok = rt_cache_file_tables_ok (cache, records[i]);
+      tables_ok = rt_cache_file_tables_ok (cache, records[i],
+                                           complete[i] ? tables_read (priv) : RT_CACHE_ALL_TABLES);
   if (!tables_ok)
     {
       for (guint i = 0; i < n_files; i++)
@@ -725,7 +734,7 @@ take_deferred_requests (RtTrace *t)
   for (guint i = first; i < first + n; i++)
     if (rt_trace_file (t, i)->first_request == RT_NONE)
       {
-        if (!rt_cache_file_tables_ok (cache, priv->files[i].record))
+        if (!rt_cache_file_tables_ok (cache, priv->files[i].record, tables_read (priv)))
           return FALSE;
         n_requests += rt_trace_file (t, i)->n_requests;
       }
@@ -885,10 +894,11 @@ add_file_to_draft (RtTrace *t, RtCacheDraft *d, guint i, RtCacheSnapshot *snap, 
       rows_at = rt_cache_draft_reserve (d, fs->resume.n_events);
       rows_checksum = rt_cache_draft_put_rows (d, rows_at, rows, fs->resume.n_events);
     }
-  if (rt_trace_file (t, i)->first_request == RT_NONE
-      && !rt_cache_file_tables_ok (t->priv->cache, fs->record))
+  /* tables taken from the old cache (or left there) go into the new one: all checked now
+   * (the caller may have read fewer) */
+  if (fs->origin == RT_FILE_CACHED
+      && !rt_cache_file_tables_ok (t->priv->cache, fs->record, RT_CACHE_ALL_TABLES))
     {
-      /* left out of the trace (RtLoadOptions.requests_unread), and now found damaged */
       g_set_error (error, RT_ERROR, RT_ERROR_IO, "the old cache's tables of %s are damaged",
                    rt_trace_file (t, i)->path);
       return FALSE;

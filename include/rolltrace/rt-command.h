@@ -50,6 +50,10 @@ typedef struct {
                                     * (RtLoadOptions.rows_unread); NULL: it may read them */
   gboolean (*requests_unread) (void);  /* likewise: TRUE when run reads neither the request nor
                                         * the turn table (RtLoadOptions.requests_unread) */
+  gboolean (*turns_unread) (void);        /* likewise: TRUE when run reads no turn's figures
+                                          * (RtLoadOptions.turns_unread) */
+  gboolean (*request_ids_unread) (void);  /* likewise: TRUE when run reads no RtRequest.id
+                                          * (RtLoadOptions.request_ids_unread) */
   gboolean (*requests_of_one_step) (RtSession *s, const RtTrace *t, guint *step_index);
                              /* asked while `t` is loaded, once all but its requests are there
                               * (s->trace is not set yet): TRUE, with step_index set, when run
@@ -98,6 +102,10 @@ gboolean rt_command_never_reads_rows (void);
 
 /* RtCommand.requests_unread of a command that never reads the request and turn tables. */
 gboolean rt_command_never_reads_requests (void);
+
+/* RtCommand.turns_unread and .request_ids_unread of a command that never reads them. */
+gboolean rt_command_never_reads_turns (void);
+gboolean rt_command_never_reads_request_ids (void);
 
 /* Human summary on stdout, silent with --quiet or --json. */
 void rt_session_print (RtSession *s, const char *fmt, ...) G_GNUC_PRINTF (2, 3);

@@ -152,6 +152,10 @@ typedef struct {
    * step's requests only, the other files' RtFile.first_request being RT_NONE as with
    * requests_unread. NULL, or FALSE: every step's are taken. */
   gboolean (*requests_of_one_step) (const RtTrace *t, gpointer data, guint *step_index);
+  gboolean turns_unread;      /* the caller never reads a turn's figures (rt_trace_turn): a
+                               * cache's are then not checked (their ranges still are) */
+  gboolean request_ids_unread;/* the caller never reads RtRequest.id: a cache's are then not
+                               * checked (each still points to a NUL-terminated text in it) */
   gpointer requests_of_one_step_data;
 } RtLoadOptions;
 

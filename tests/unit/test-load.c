@@ -797,6 +797,108 @@ test_damaged_requests_of_one_step_read_everything_again (void)
   g_rmdir (dir);
 }
 
+/* Damages the first character of the first request id a cache in `dir` holds. */
+static void
+damage_first_id (const char *dir)
+{
+  g_autofree char *cache = cache_file_in (dir);
+  g_autofree char *data = NULL;
+  gsize len;
+  g_assert_true (g_file_get_contents (cache, &data, &len, NULL));
+  guint64 ids_at, ids_size;
+  memcpy (&ids_at, data + 88, 8);   /* the header's ids_at and ids_size */
+  memcpy (&ids_size, data + 96, 8);
+  g_assert_cmpuint (ids_size, >, 1);
+  g_assert_cmpuint (ids_at + ids_size, <=, len);
+  data[ids_at] ^= 0x01;
+  g_assert_true (g_file_set_contents (cache, data, (gssize) len, NULL));
+}
+
+static RtTrace *
+load_ids_unread (const char *path, const char *dir)
+{
+  RtLoadOptions opts = { .n_threads = 1, .max_problems_per_file = 100, .cache_dir = dir,
+                         .turns_unread = TRUE, .request_ids_unread = TRUE };
+  g_autoptr (GError) error = NULL;
+  RtTrace *t = rt_trace_load (path, &opts, &error);
+  g_assert_no_error (error);
+  return t;
+}
+
+/* A command that reads no request id (nor turn) does not check those of the cache: damaged
+ * ids leave it the cache and every figure of the requests; one that reads them finds the
+ * damage, and reads the experiment again. */
+static void
+test_unread_request_ids_are_not_checked (void)
+{
+  g_autofree char *path = fixture ("hand-v2");
+  g_autofree char *dir = g_dir_make_tmp ("rt-cache-XXXXXX", NULL);
+  g_autoptr (RtTrace) full = load (path, 1);
+  rt_trace_free (load_ids_unread (path, dir));
+  damage_first_id (dir);
+
+  g_autoptr (RtTrace) lean = load_ids_unread (path, dir);
+  g_assert_true (lean->stats.cache_used);
+  g_assert_cmpuint (lean->requests->len, ==, full->requests->len);
+  for (guint f = 0; f < full->files->len; f++)
+    for (guint r = 0; r < rt_trace_file (full, f)->n_requests; r++)
+      {
+        const RtRequest *x = rt_trace_request (full, rt_trace_file (full, f)->first_request + r);
+        const RtRequest *y = rt_trace_request (lean, rt_trace_file (lean, f)->first_request + r);
+        g_assert_cmpmem (&x->total_s, sizeof (double), &y->total_s, sizeof (double));
+        g_assert_cmpint (x->complete, ==, y->complete);
+        g_assert_cmpint (x->turns, ==, y->turns);
+        g_assert_cmpuint (x->n_turns, ==, y->n_turns);
+      }
+
+  RtLoadOptions opts = { .n_threads = 1, .max_problems_per_file = 100, .cache_dir = dir };
+  g_autoptr (RtTrace) t = rt_trace_load (path, &opts, NULL);
+  g_assert_false (t->stats.cache_used);
+  g_assert_cmpstr (t->stats.cache_rejected, ==, "damaged tables");
+  assert_same_tables (full, t, TRUE);
+  g_autofree char *cache = cache_file_in (dir);
+  g_unlink (cache);
+  g_rmdir (dir);
+}
+
+/* Ids left unchecked by the command never reach a new cache: writing one (a file grew)
+ * checks every table it copies from the old cache, and writes none from damaged ones. */
+static void
+test_unchecked_request_ids_never_reach_a_new_cache (void)
+{
+  g_autofree char *exp = g_dir_make_tmp ("rt-test-XXXXXX", NULL);
+  g_autofree char *step = g_build_filename (exp, "step_1", NULL);
+  g_assert_cmpint (g_mkdir (step, 0755), ==, 0);
+  g_autofree char *w0 = g_build_filename (step, "worker_0.jsonl", NULL);
+  g_autofree char *w1 = g_build_filename (step, "worker_1.jsonl", NULL);
+  g_assert_true (g_file_set_contents (w0, cached_text, -1, NULL));
+  g_assert_true (g_file_set_contents (w1, cached_text, -1, NULL));
+  g_autofree char *dir = g_dir_make_tmp ("rt-cache-XXXXXX", NULL);
+  rt_trace_free (load_ids_unread (exp, dir));
+  damage_first_id (dir);   /* worker_0's request "a" */
+  g_autofree char *grown = g_strconcat (cached_text, LINE ("request_start", "\"extra\": {\"request_id\": \"c\"}"), NULL);
+  g_assert_true (g_file_set_contents (w1, grown, -1, NULL));
+
+  g_autoptr (RtTrace) lean = load_ids_unread (exp, dir);
+  g_assert_true (lean->stats.cache_used);
+  g_assert_false (lean->stats.cache_written);   /* its tables were damaged */
+
+  RtLoadOptions opts = { .n_threads = 1, .max_problems_per_file = 100, .cache_dir = dir };
+  g_autoptr (RtTrace) t = rt_trace_load (exp, &opts, NULL);
+  const RtFile *f0 = rt_trace_file (t, 0);
+  g_assert_cmpuint (f0->n_requests, ==, 2);
+  g_assert_cmpstr (rt_trace_request (t, f0->first_request)->id, ==, "a");
+  g_assert_cmpstr (rt_trace_request (t, f0->first_request + 1)->id, ==, "b");
+
+  g_autofree char *cache = cache_file_in (dir);
+  g_unlink (cache);
+  g_rmdir (dir);
+  g_unlink (w0);
+  g_unlink (w1);
+  g_rmdir (step);
+  g_rmdir (exp);
+}
+
 /* Rows given back after use (rt_trace_file_events_done) read the same when asked for again:
  * from the cache's mapping, and from a load's own memory, which keeps them. */
 static void
@@ -925,6 +1027,9 @@ main (int argc, char **argv)
   g_test_add_func ("/load/damaged-cached-durations-fall-back-to-the-requests",
                    test_damaged_cached_durations_fall_back_to_the_requests);
   g_test_add_func ("/load/cache-checksum-sees-every-change", test_cache_checksum_sees_every_change);
+  g_test_add_func ("/load/unread-request-ids-are-not-checked", test_unread_request_ids_are_not_checked);
+  g_test_add_func ("/load/unchecked-request-ids-never-reach-a-new-cache",
+                   test_unchecked_request_ids_never_reach_a_new_cache);
   g_test_add_func ("/load/requests-of-one-step-only-from-the-cache",
                    test_requests_of_one_step_only_from_the_cache);
   g_test_add_func ("/load/damaged-requests-of-one-step-read-everything-again",

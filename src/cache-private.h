@@ -99,6 +99,10 @@ typedef enum {
  * into a new cache. Each part checked once; not thread-safe the first time. */
 gboolean rt_cache_file_tables_ok (RtCacheMap *map, guint record, RtCacheTables tables);
 
+/* Every file's `tables` are about to be read: their pages are mapped in one go rather
+ * than fault after fault. */
+void rt_cache_prefetch_tables (RtCacheMap *map, RtCacheTables tables);
+
 /* Fills `snap` with what the cache holds of `record`, appending its requests,
  * turns and problems to the arrays the caller put in it (rt_cache_file_tables_ok first).
  * Restored strings point into the cache, valid until rt_cache_close. */

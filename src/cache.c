@@ -636,6 +636,29 @@ rt_cache_file_snapshot (RtCacheMap *map, guint record, RtCacheSnapshot *snap)
 }
 
 void
+rt_cache_prefetch_tables (RtCacheMap *map, RtCacheTables tables)
+{
+#ifdef MADV_POPULATE_READ
+  const gsize page = (gsize) sysconf (_SC_PAGESIZE);
+  struct { const void *at; gsize size; } parts[] = {
+    { map->t.requests, part_size (&map->h, PART_REQUESTS) },
+    { (tables & RT_CACHE_TURNS) ? map->t.turns : NULL, part_size (&map->h, PART_TURNS) },
+    { (tables & RT_CACHE_IDS) ? map->ids : NULL, map->ids_size },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (parts); i++)
+    if (parts[i].at != NULL && parts[i].size > 0)
+      {
+        guintptr start = (guintptr) parts[i].at / page * page;
+        guintptr end = (guintptr) parts[i].at + parts[i].size;
+        madvise ((void *) start, end - start, MADV_POPULATE_READ);   /* a hint: failure is fine */
+      }
+#else
+  (void) map;
+  (void) tables;
+#endif
+}
+
+void
 rt_cache_requests_taken (RtCacheMap *map)
 {
   /* only the pages wholly inside the part: the ones at its edges hold its neighbours' */

@@ -574,6 +574,8 @@ adopt_files (RtTrace *t, RtCacheMap *cache, const RtCacheMatch *matches, const g
       priv->requests_deferred = TRUE;
       keep_requests = FALSE;
     }
+  if (keep_requests && whole)
+    rt_cache_prefetch_tables (cache, tables_read (priv));
   /* a file restored from the cache and read on needs all its tables, whatever the caller */
   gboolean tables_ok = TRUE;
   for (guint i = 0; i < n_files && tables_ok; i++)

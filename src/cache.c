@@ -592,6 +592,8 @@ rt_cache_file_snapshot (RtCacheMap *map, guint record, RtCacheSnapshot *snap)
   c->schema = cf->schema;
   c->n_events = cf->n_rows;
   c->n_requests = cf->n_requests;
+  c->first_turn = cf->first_turn;   /* in the cache's own turns (rt_cache_turns) */
+  c->n_turns = cf->n_turns;
   snap->offset = cf->resume_offset;
   snap->line = cf->resume_line;
   snap->prefix_checksum = cf->prefix_checksum;
@@ -641,7 +643,7 @@ rt_cache_prefetch_tables (RtCacheMap *map, RtCacheTables tables)
 #ifdef MADV_POPULATE_READ
   const gsize page = (gsize) sysconf (_SC_PAGESIZE);
   struct { const void *at; gsize size; } parts[] = {
-    { map->t.requests, part_size (&map->h, PART_REQUESTS) },
+    { (tables & RT_CACHE_REQUESTS) ? map->t.requests : NULL, part_size (&map->h, PART_REQUESTS) },
     { (tables & RT_CACHE_TURNS) ? map->t.turns : NULL, part_size (&map->h, PART_TURNS) },
     { (tables & RT_CACHE_IDS) ? map->ids : NULL, map->ids_size },
   };

@@ -232,6 +232,8 @@ merge_file (LoadJob *job, RtFileParse *p)
 
   g_mutex_lock (&job->lock);
   guint32 turn_base = t->n_cached_turns + t->turns->len;   /* numbered after the cache's */
+  p->file->first_turn = turn_base;
+  p->file->n_turns = turns->len;
   p->file->first_request = t->requests->len;
   p->file->n_requests = p->requests->len;
   p->file->n_events = p->events->len;
@@ -576,12 +578,18 @@ adopt_files (RtTrace *t, RtCacheMap *cache, const RtCacheMatch *matches, const g
     }
   if (keep_requests && whole)
     rt_cache_prefetch_tables (cache, tables_read (priv));
-  /* a file restored from the cache and read on needs all its tables, whatever the caller */
+  /* a file restored from the cache and read on needs all its tables, whatever the caller;
+   * one that reads no request but turns reads those of the files taken whole */
+  gboolean turns_by_file = !keep_requests && !priv->opts.turns_unread;
+  if (turns_by_file)
+    rt_cache_prefetch_tables (cache, RT_CACHE_TURNS);
   gboolean tables_ok = TRUE;
   for (guint i = 0; i < n_files && tables_ok; i++)
     if (matches[i] != RT_CACHE_MISS && (keep_requests || !complete[i]))
       tables_ok = rt_cache_file_tables_ok (cache, records[i],
                                            complete[i] ? tables_read (priv) : RT_CACHE_ALL_TABLES);
+    else if (matches[i] != RT_CACHE_MISS && turns_by_file)
+      tables_ok = rt_cache_file_tables_ok (cache, records[i], RT_CACHE_TURNS);
   if (!tables_ok)
     {
       for (guint i = 0; i < n_files; i++)

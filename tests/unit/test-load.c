@@ -899,6 +899,100 @@ test_unchecked_request_ids_never_reach_a_new_cache (void)
   g_rmdir (exp);
 }
 
+/* Each file's turns (RtFile.first_turn, n_turns) in `t` are `full`'s, and its requests'
+ * turns in `full` are its turns, one request after another. */
+static void
+assert_file_turns (const RtTrace *full, const RtTrace *t)
+{
+  for (guint f = 0; f < full->files->len; f++)
+    {
+      const RtFile *a = rt_trace_file (full, f), *b = rt_trace_file (t, f);
+      guint32 next = a->first_turn;
+      for (guint r = 0; r < a->n_requests; r++)
+        {
+          const RtRequest *q = rt_trace_request (full, a->first_request + r);
+          g_assert_cmpuint (q->first_turn, ==, next);
+          next += q->n_turns;
+        }
+      g_assert_cmpuint (next, ==, a->first_turn + a->n_turns);
+      g_assert_cmpuint (a->n_turns, ==, b->n_turns);
+      for (guint k = 0; k < a->n_turns; k++)
+        {
+          const RtTurnFigures *x = rt_trace_turn (full, a->first_turn + k);
+          const RtTurnFigures *y = rt_trace_turn (t, b->first_turn + k);
+          g_assert_cmpint (x->turn, ==, y->turn);
+          g_assert_cmpmem (&x->total_s, sizeof (RtTurnFigures) - G_STRUCT_OFFSET (RtTurnFigures, total_s),
+                           &y->total_s, sizeof (RtTurnFigures) - G_STRUCT_OFFSET (RtTurnFigures, total_s));
+        }
+    }
+}
+
+static RtTrace *
+load_turns_by_file (const char *path, const char *dir)
+{
+  RtLoadOptions opts = { .n_threads = 1, .max_problems_per_file = 100, .cache_dir = dir,
+                         .rows_unread = TRUE, .requests_unread = TRUE };
+  g_autoptr (GError) error = NULL;
+  RtTrace *t = rt_trace_load (path, &opts, &error);
+  g_assert_no_error (error);
+  return t;
+}
+
+/* A command that reads turns but no request (rt-turns) gets every file's turns without the
+ * request table, checked: damaged turns in the cache send it back to the files. */
+static void
+test_turns_by_file_without_requests (void)
+{
+  const char *fixtures[] = { "hand-v2", "damaged", "timeline", "findings/yes" };
+  for (guint i = 0; i < G_N_ELEMENTS (fixtures); i++)
+    {
+      g_autofree char *path = fixture (fixtures[i]);
+      g_autofree char *dir = g_dir_make_tmp ("rt-cache-XXXXXX", NULL);
+      g_autoptr (RtTrace) full = load (path, 2);
+      assert_file_turns (full, full);
+      g_autoptr (RtTrace) first = load_turns_by_file (path, dir);
+      assert_file_turns (full, first);
+      g_autoptr (RtTrace) lean = load_turns_by_file (path, dir);
+      g_assert_true (lean->stats.cache_used);
+      assert_file_turns (full, lean);
+      RtLoadOptions opts = { .n_threads = 1, .max_problems_per_file = 100, .cache_dir = dir };
+      g_autoptr (RtTrace) cached = rt_trace_load (path, &opts, NULL);
+      g_assert_true (cached->stats.cache_used);
+      assert_file_turns (full, cached);
+      g_autofree char *cache = cache_file_in (dir);
+      g_unlink (cache);
+      g_rmdir (dir);
+    }
+
+  /* a turn's figures damaged (found by its total and pre-processing time, which lie side
+   * by side only in the turns table) */
+  g_autofree char *path = fixture ("hand-v2");
+  g_autofree char *dir = g_dir_make_tmp ("rt-cache-XXXXXX", NULL);
+  g_autoptr (RtTrace) full = load (path, 1);
+  g_assert_cmpuint (rt_trace_n_turns (full), >, 0);
+  const RtTurnFigures *tf = rt_trace_turn (full, 0);
+  rt_trace_free (load_turns_by_file (path, dir));
+  g_autofree char *cache = cache_file_in (dir);
+  g_autofree char *data = NULL;
+  gsize len;
+  g_assert_true (g_file_get_contents (cache, &data, &len, NULL));
+  guint64 tables_at;
+  memcpy (&tables_at, data + 48, 8);
+  gsize hit = 0;
+  for (gsize at = tables_at; hit == 0 && at + 2 * sizeof (double) <= len; at++)
+    if (memcmp (data + at, &tf->total_s, 2 * sizeof (double)) == 0)
+      hit = at;
+  g_assert_cmpuint (hit, >, 0);
+  data[hit] ^= 0x01;
+  g_assert_true (g_file_set_contents (cache, data, (gssize) len, NULL));
+  g_autoptr (RtTrace) t = load_turns_by_file (path, dir);
+  g_assert_false (t->stats.cache_used);
+  g_assert_cmpstr (t->stats.cache_rejected, ==, "damaged tables");
+  assert_file_turns (full, t);
+  g_unlink (cache);
+  g_rmdir (dir);
+}
+
 /* Rows given back after use (rt_trace_file_events_done) read the same when asked for again:
  * from the cache's mapping, and from a load's own memory, which keeps them. */
 static void
@@ -1030,6 +1124,7 @@ main (int argc, char **argv)
   g_test_add_func ("/load/unread-request-ids-are-not-checked", test_unread_request_ids_are_not_checked);
   g_test_add_func ("/load/unchecked-request-ids-never-reach-a-new-cache",
                    test_unchecked_request_ids_never_reach_a_new_cache);
+  g_test_add_func ("/load/turns-by-file-without-requests", test_turns_by_file_without_requests);
   g_test_add_func ("/load/requests-of-one-step-only-from-the-cache",
                    test_requests_of_one_step_only_from_the_cache);
   g_test_add_func ("/load/damaged-requests-of-one-step-read-everything-again",

@@ -148,6 +148,8 @@ main (int argc, char **argv)
     .tables = tables,
     .run = run,
     .flags = RT_COMMAND_ANALYZER,
+    .turns_unread = rt_command_never_reads_turns,
+    .request_ids_unread = rt_command_never_reads_request_ids,
     .rows_unread = rows_unread,
     .requests_unread = rows_unread,
   };

@@ -136,6 +136,7 @@ main (int argc, char **argv)
     .run = run,
     .flags = RT_COMMAND_LOADS_TRACE | RT_COMMAND_LISTS_PROBLEMS,
     .requests_unread = rt_command_never_reads_requests,
+    .turns_unread = rt_command_never_reads_turns,
   };
   return rt_command_main (&cmd, argc, argv);
 }

@@ -65,6 +65,7 @@ main (int argc, char **argv)
     .flags = RT_COMMAND_ANALYZER,
     .rows_unread = rt_command_never_reads_rows,
     .requests_unread = rt_command_never_reads_requests,
+    .turns_unread = rt_command_never_reads_turns,
   };
   return rt_command_main (&cmd, argc, argv);
 }

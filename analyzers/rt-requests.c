@@ -51,6 +51,14 @@ write_json (RtSession *s, const RtRequests *r)
   rt_jw_end_object (w);
 }
 
+/* Only the requests of the step shown are read: a load from the cache takes no other. */
+static gboolean
+requests_of_one_step (RtSession *s, const RtTrace *t, guint *step_index)
+{
+  (void) s;
+  return rt_trace_resolve_step (t, opt_step, step_index, NULL);   /* FALSE: run says why */
+}
+
 static int
 run (RtSession *s, GError **error)
 {
@@ -110,6 +118,8 @@ main (int argc, char **argv)
     .tables = tables,
     .run = run,
     .flags = RT_COMMAND_ANALYZER,
+    .turns_unread = rt_command_never_reads_turns,
+    .requests_of_one_step = requests_of_one_step,
   };
   return rt_command_main (&cmd, argc, argv);
 }

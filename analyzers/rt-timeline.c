@@ -125,6 +125,21 @@ plot_all (RtSession *s, const RtTimeline *tl, GArray *workers, double from_s, do
   return rt_plot_timeline_inflight (s, tl, workers, opt_worker, error) && rt_session_write_table (s, per_worker, workers_name, error);
 }
 
+/* Only the requests of the step shown are read: a load from the cache takes no other. */
+static gboolean
+requests_of_one_step (RtSession *s, const RtTrace *t, guint *step_index)
+{
+  gint64 step = -1;
+  if (opt_step != NULL && strcmp (opt_step, "slowest") != 0
+      && !rt_parse_int_option ("--step", opt_step, 0, G_MAXINT32, &step, NULL))
+    return FALSE;   /* run says why */
+  int si = rt_timeline_step_index (t, s->steps, (gint32) step);
+  if (si < 0)
+    return FALSE;
+  *step_index = (guint) si;
+  return TRUE;
+}
+
 static int
 run (RtSession *s, GError **error)
 {
@@ -205,6 +220,8 @@ main (int argc, char **argv)
     .tables = tables,
     .run = run,
     .flags = RT_COMMAND_ANALYZER,
+    .turns_unread = rt_command_never_reads_turns,
+    .requests_of_one_step = requests_of_one_step,
   };
   return rt_command_main (&cmd, argc, argv);
 }

@@ -48,6 +48,8 @@ main (int argc, char **argv)
     .tables = tables,
     .run = run,
     .flags = RT_COMMAND_ANALYZER,
+    .turns_unread = rt_command_never_reads_turns,
+    .request_ids_unread = rt_command_never_reads_request_ids,
     .rows_unread = rt_command_never_reads_rows,
   };
   return rt_command_main (&cmd, argc, argv);

@@ -45,6 +45,7 @@ main (int argc, char **argv)
     .tables = tables,
     .run = run,
     .flags = RT_COMMAND_ANALYZER,
+    .requests_unread = rt_command_never_reads_requests,   /* its turns are read by file */
     .rows_unread = rt_command_never_reads_rows,
   };
   return rt_command_main (&cmd, argc, argv);

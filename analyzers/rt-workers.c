@@ -9,6 +9,14 @@
 
 static char *opt_step;
 
+/* Without --step only the files' step-level sums are read: no request, no turn (a load
+ * from the cache then leaves their tables in it). */
+static gboolean
+requests_unread (void)
+{
+  return opt_step == NULL;
+}
+
 static int
 run_step (RtSession *s, guint si, GError **error)
 {
@@ -58,6 +66,14 @@ run_all_steps (RtSession *s, GError **error)
   return rt_plot_workers_steps (s, workers, error) ? 0 : 1;
 }
 
+/* Only the requests of the step shown are read: a load from the cache takes no other. */
+static gboolean
+requests_of_one_step (RtSession *s, const RtTrace *t, guint *step_index)
+{
+  (void) s;
+  return rt_trace_resolve_step (t, opt_step, step_index, NULL);   /* FALSE: run says why */
+}
+
 static int
 run (RtSession *s, GError **error)
 {
@@ -94,7 +110,11 @@ main (int argc, char **argv)
     .tables = tables,
     .run = run,
     .flags = RT_COMMAND_ANALYZER,
+    .turns_unread = rt_command_never_reads_turns,
+    .request_ids_unread = rt_command_never_reads_request_ids,
+    .requests_of_one_step = requests_of_one_step,
     .rows_unread = rt_command_never_reads_rows,
+    .requests_unread = requests_unread,
   };
   return rt_command_main (&cmd, argc, argv);
 }

@@ -85,10 +85,23 @@ gboolean rt_cache_prefix_same (RtCacheMap *map, guint record, int fd);
 /* The prefix checksum kept for `record`, and whether it can be trusted. */
 gboolean rt_cache_prefix (RtCacheMap *map, guint record, guint64 *sum);
 
-/* The requests and turns of `record` pass their checks (checksum, bounds): until it
- * has said so, no snapshot of it with its requests may be taken. Checked once; not
- * thread-safe the first time. */
-gboolean rt_cache_file_tables_ok (RtCacheMap *map, guint record);
+/* The parts of a file's tables, each with a checksum of its own: a command checks those it
+ * reads (the requests always: whatever reads a request needs them, and their bounds). */
+typedef enum {
+  RT_CACHE_REQUESTS = 1 << 0,   /* the request table (and its bounds) */
+  RT_CACHE_TURNS = 1 << 1,      /* the turn figures */
+  RT_CACHE_IDS = 1 << 2,        /* the text of the request ids */
+  RT_CACHE_ALL_TABLES = RT_CACHE_REQUESTS | RT_CACHE_TURNS | RT_CACHE_IDS,
+} RtCacheTables;
+
+/* The `tables` of `record` pass their checks (checksums, bounds): until the requests have,
+ * no snapshot of it with its requests may be taken; until all have, none that copies them
+ * into a new cache. Each part checked once; not thread-safe the first time. */
+gboolean rt_cache_file_tables_ok (RtCacheMap *map, guint record, RtCacheTables tables);
+
+/* Every file's `tables` are about to be read: their pages are mapped in one go rather
+ * than fault after fault. */
+void rt_cache_prefetch_tables (RtCacheMap *map, RtCacheTables tables);
 
 /* Fills `snap` with what the cache holds of `record`, appending its requests,
  * turns and problems to the arrays the caller put in it (rt_cache_file_tables_ok first).

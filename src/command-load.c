@@ -124,6 +124,14 @@ steps_selected (const RtTrace *t, const RtStepSet *steps)
   return idx;
 }
 
+/* RtLoadOptions.requests_of_one_step: what the command says. */
+static gboolean
+requests_of_one_step (const RtTrace *t, gpointer data, guint *step_index)
+{
+  RtSession *s = data;
+  return s->command->requests_of_one_step (s, t, step_index);
+}
+
 /* One experiment being loaded, on its own thread when there are several. */
 typedef struct {
   const char *path;
@@ -194,7 +202,14 @@ rt_session_load_experiments (RtSession *s, GError **error)
         .cache_dir = cache_dir,
         .rows_unread = s->command->rows_unread != NULL && s->command->rows_unread (),
         .requests_unread = s->command->requests_unread != NULL && s->command->requests_unread (),
+        .turns_unread = s->command->turns_unread != NULL && s->command->turns_unread (),
+        .request_ids_unread = s->command->request_ids_unread != NULL && s->command->request_ids_unread (),
       };
+      if (s->command->requests_of_one_step != NULL && n == 1)
+        {
+          tasks[i].opts.requests_of_one_step = requests_of_one_step;
+          tasks[i].opts.requests_of_one_step_data = s;
+        }
     }
   load_all (tasks, n);
   for (guint i = 0; i < n; i++)
@@ -250,9 +265,15 @@ rt_session_selected_steps (RtSession *s)
 gboolean
 rt_session_resolve_step (RtSession *s, const char *value, guint *step_index, GError **error)
 {
+  return rt_trace_resolve_step (s->trace, value, step_index, error);
+}
+
+gboolean
+rt_trace_resolve_step (const RtTrace *t, const char *value, guint *step_index, GError **error)
+{
   if (value == NULL || strcmp (value, "slowest") == 0)
     {
-      int slowest = rt_view_slowest_step (s->trace);
+      int slowest = rt_view_slowest_step (t);
       if (slowest < 0)
         {
           g_set_error (error, RT_ERROR, RT_ERROR_NO_DATA,
@@ -265,10 +286,9 @@ rt_session_resolve_step (RtSession *s, const char *value, guint *step_index, GEr
   gint64 step;
   if (!rt_parse_int_option ("--step", value, 0, G_MAXINT32, &step, error))
     return FALSE;
-  int i = rt_trace_find_step (s->trace, (gint32) step);
+  int i = rt_trace_find_step (t, (gint32) step);
   if (i < 0)
     {
-      const RtTrace *t = s->trace;
       g_set_error (error, RT_ERROR, RT_ERROR_USAGE, "--step %s: %s has no step_%s (steps %d to %d)",
                    value, t->path, value, rt_trace_step (t, 0)->step,
                    rt_trace_step (t, t->steps->len - 1)->step);

@@ -207,6 +207,18 @@ rt_command_never_reads_requests (void)
   return TRUE;
 }
 
+gboolean
+rt_command_never_reads_turns (void)
+{
+  return TRUE;
+}
+
+gboolean
+rt_command_never_reads_request_ids (void)
+{
+  return TRUE;
+}
+
 int
 rt_command_main (const RtCommand *cmd, int argc, char **argv)
 {

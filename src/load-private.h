@@ -72,6 +72,8 @@ struct _RtTracePrivate {
   gboolean draft_failed;         /* could not begin one: tried again, and why said, at the end */
   RtStepDurations *step_durations;   /* one per trace->steps */
   RtStepDurations all_durations;     /* those of every step */
+  gboolean requests_deferred;    /* every file taken from the cache without its requests,
+                                  * for RtLoadOptions.requests_of_one_step to choose */
   RtLoadOptions opts;
 };
 

@@ -237,6 +237,8 @@ merge_file (LoadJob *job, RtFileParse *p)
 
   g_mutex_lock (&job->lock);
   guint32 turn_base = t->n_cached_turns + t->turns->len;   /* numbered after the cache's */
+  p->file->first_turn = turn_base;
+  p->file->n_turns = turns->len;
   p->file->first_request = t->requests->len;
   p->file->n_requests = p->requests->len;
   p->file->n_events = p->events->len;
@@ -540,6 +542,14 @@ rt_trace_step_sorted_durations (const RtTrace *t, guint step_index, guint *n)
                                st->n_files, n);
 }
 
+/* The parts of the cached tables the caller reads (RtLoadOptions). */
+static RtCacheTables
+tables_read (const RtTracePrivate *priv)
+{
+  return RT_CACHE_REQUESTS | (priv->opts.turns_unread ? 0 : RT_CACHE_TURNS)
+         | (priv->opts.request_ids_unread ? 0 : RT_CACHE_IDS);
+}
+
 /* Adopts the files the cache holds as they are now with nothing to read
  * (matches[i] RT_CACHE_SAME and complete[i]; records[i]: where the cache holds file
  * i), with as much of their tables as the caller reads: when every file is as the
@@ -566,17 +576,35 @@ adopt_files (RtTrace *t, RtCacheMap *cache, const RtCacheMatch *matches, const g
       guint n;
       keep_requests = rt_trace_step_sorted_durations (t, si, &n) == NULL;
     }
-  /* a file restored from the cache and read on needs its tables, whatever the caller */
+  /* every file as cached (but for unterminated last pieces, read on here): the caller may
+   * want one step's requests only, which it can tell once the rest is loaded
+   * (take_deferred_requests) */
+  if (keep_requests && whole && priv->opts.requests_of_one_step != NULL)
+    {
+      priv->requests_deferred = TRUE;
+      keep_requests = FALSE;
+    }
+  if (keep_requests && whole)
+    rt_cache_prefetch_tables (cache, tables_read (priv));
+  /* a file restored from the cache and read on needs all its tables, whatever the caller;
+   * one that reads no request but turns reads those of the files taken whole */
+  gboolean turns_by_file = !keep_requests && !priv->opts.turns_unread;
+  if (turns_by_file)
+    rt_cache_prefetch_tables (cache, RT_CACHE_TURNS);
   gboolean tables_ok = TRUE;
   for (guint i = 0; i < n_files && tables_ok; i++)
     if (matches[i] != RT_CACHE_MISS && (keep_requests || !complete[i]))
-      tables_ok = rt_cache_file_tables_ok (cache, records[i]);
+      tables_ok = rt_cache_file_tables_ok (cache, records[i],
+                                           complete[i] ? tables_read (priv) : RT_CACHE_ALL_TABLES);
+    else if (matches[i] != RT_CACHE_MISS && turns_by_file)
+      tables_ok = rt_cache_file_tables_ok (cache, records[i], RT_CACHE_TURNS);
   if (!tables_ok)
     {
       for (guint i = 0; i < n_files; i++)
         priv->files[i].as_cached = FALSE;
       memset (priv->step_durations, 0, t->steps->len * sizeof (RtStepDurations));
       memset (&priv->all_durations, 0, sizeof priv->all_durations);
+      priv->requests_deferred = FALSE;
       return FALSE;
     }
   if (keep_requests)
@@ -701,6 +729,56 @@ load_files (RtTrace *trace, RtCacheMap *cache, GError **error)
       g_propagate_error (error, job.error);
       return FALSE;
     }
+  return TRUE;
+}
+
+/* Takes from the cache the requests that adopt_files left there for the caller to choose:
+ * of the one step RtLoadOptions.requests_of_one_step names, else of every file (those read
+ * on from the cache have theirs already). FALSE when the tables of one of them fail their
+ * checks (none is taken then). */
+static gboolean
+take_deferred_requests (RtTrace *t)
+{
+  RtTracePrivate *priv = t->priv;
+  RtCacheMap *cache = priv->cache;
+  guint first = 0, n = t->files->len, si;
+  if (priv->opts.requests_of_one_step (t, priv->opts.requests_of_one_step_data, &si)
+      && si < t->steps->len)
+    {
+      first = rt_trace_step (t, si)->first_file;
+      n = rt_trace_step (t, si)->n_files;
+    }
+  guint64 n_requests = 0;
+  for (guint i = first; i < first + n; i++)
+    if (rt_trace_file (t, i)->first_request == RT_NONE)
+      {
+        if (!rt_cache_file_tables_ok (cache, priv->files[i].record, tables_read (priv)))
+          return FALSE;
+        n_requests += rt_trace_file (t, i)->n_requests;
+      }
+  reserve_rows (t->requests, n_requests);
+  g_autoptr (GArray) problems = g_array_new (FALSE, FALSE, sizeof (RtCacheProblem));
+  for (guint i = first; i < first + n; i++)
+    {
+      RtFile *f = &g_array_index (t->files, RtFile, i);
+      if (f->first_request != RT_NONE)
+        continue;
+      guint32 at = t->requests->len;
+      g_array_set_size (problems, 0);
+      RtCacheSnapshot snap = { .requests = t->requests, .turns = NULL, .problems = problems };
+      rt_cache_file_snapshot (cache, priv->files[i].record, &snap);
+      f->first_request = at;
+      for (guint32 k = at; k < t->requests->len; k++)
+        {
+          RtRequest *q = &g_array_index (t->requests, RtRequest, k);
+          q->file = i;
+          q->step = f->step;
+          q->worker = f->worker;
+        }
+    }
+  if (n == t->files->len)
+    rt_cache_requests_taken (cache);   /* the trace has its own now */
+  priv->requests_deferred = FALSE;
   return TRUE;
 }
 
@@ -834,10 +912,11 @@ add_file_to_draft (RtTrace *t, RtCacheDraft *d, guint i, RtCacheSnapshot *snap, 
       rows_at = rt_cache_draft_reserve (d, fs->resume.n_events);
       rows_checksum = rt_cache_draft_put_rows (d, rows_at, rows, fs->resume.n_events);
     }
-  if (rt_trace_file (t, i)->first_request == RT_NONE
-      && !rt_cache_file_tables_ok (t->priv->cache, fs->record))
+  /* tables taken from the old cache (or left there) go into the new one: all checked now
+   * (the caller may have read fewer) */
+  if (fs->origin == RT_FILE_CACHED
+      && !rt_cache_file_tables_ok (t->priv->cache, fs->record, RT_CACHE_ALL_TABLES))
     {
-      /* left out of the trace (RtLoadOptions.requests_unread), and now found damaged */
       g_set_error (error, RT_ERROR, RT_ERROR_IO, "the old cache's tables of %s are damaged",
                    rt_trace_file (t, i)->path);
       return FALSE;
@@ -1028,6 +1107,16 @@ rt_trace_load (const char *exp_path, const RtLoadOptions *opts, GError **error)
   gather_problems (trace);
   finish_steps (trace);
   update_cache (trace, trace->priv->cache);
+  if (trace->priv->requests_deferred && !take_deferred_requests (trace))
+    {
+      /* Damaged requests, found after the rest was taken from the same cache: this cache
+       * answers nothing; it goes, and the experiment is read again (and cached anew). */
+      rt_cache_discard (trace->priv->cache, trace->priv->cache_path);
+      g_clear_pointer (&trace, rt_trace_free);
+      trace = rt_trace_load (exp_path, opts, error);
+      if (trace != NULL)
+        trace->stats.cache_rejected = "damaged tables";
+    }
   return g_steal_pointer (&trace);
 }
 

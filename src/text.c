@@ -29,6 +29,15 @@ rt_utf8_append (GString *out, const char *s, gssize len)
 static void
 append_printable (GString *out, const char *s)
 {
+  /* most text (ids, names, reasons) is plain printable ASCII: appended as it is */
+  gsize n = 0;
+  while ((unsigned char) s[n] >= 0x20 && (unsigned char) s[n] < 0x7f)
+    n++;
+  if (s[n] == '\0')
+    {
+      g_string_append_len (out, s, (gssize) n);
+      return;
+    }
   g_autoptr (GString) valid = g_string_new (NULL);
   rt_utf8_append (valid, s, -1);
   for (gsize i = 0; i < valid->len; i++)

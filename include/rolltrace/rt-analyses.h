@@ -196,6 +196,9 @@ typedef struct {
 /* The requests of step `step_index` of `worker` (-1: all), and the `top` slowest. */
 RtRequests *rt_requests_analyse (const RtTrace *t, guint step_index, gint32 worker, guint top);
 void rt_requests_free (RtRequests *r);
+/* The sum of the durations of the lines of request `request` (index into t->requests) that
+ * name `event`: its RtSlowRequest.phase_s[event], reading only its own file's rows. */
+double rt_request_event_sum (const RtTrace *t, guint request, guint16 event);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (RtRequests, rt_requests_free)
 
 /* the summary of the durations, one row: requests "cdf" */
@@ -601,7 +604,12 @@ typedef struct {
  * rollout_s), ties to the lower step; -1 when none has one. An index into t->steps. */
 int rt_timeline_slowest_step (const RtTrace *t, const RtStepSet *steps);
 
-/* The timeline of step number `step` (-1: rt_timeline_slowest_step) among the selected steps. */
+/* The index into t->steps of step number `step` (-1: rt_timeline_slowest_step) when it is
+ * among the selected steps; -1 when it is not. */
+int rt_timeline_step_index (const RtTrace *t, const RtStepSet *steps, gint32 step);
+
+/* The timeline of step number `step` (-1: rt_timeline_slowest_step) among the selected steps:
+ * rt_timeline_step_index's. */
 RtTimeline *rt_timeline_analyse (const RtTrace *t, const RtStepSet *steps, gint32 step);
 void rt_timeline_free (RtTimeline *tl);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (RtTimeline, rt_timeline_free)

@@ -50,6 +50,16 @@ typedef struct {
                                     * (RtLoadOptions.rows_unread); NULL: it may read them */
   gboolean (*requests_unread) (void);  /* likewise: TRUE when run reads neither the request nor
                                         * the turn table (RtLoadOptions.requests_unread) */
+  gboolean (*turns_unread) (void);        /* likewise: TRUE when run reads no turn's figures
+                                          * (RtLoadOptions.turns_unread) */
+  gboolean (*request_ids_unread) (void);  /* likewise: TRUE when run reads no RtRequest.id
+                                          * (RtLoadOptions.request_ids_unread) */
+  gboolean (*requests_of_one_step) (RtSession *s, const RtTrace *t, guint *step_index);
+                             /* asked while `t` is loaded, once all but its requests are there
+                              * (s->trace is not set yet): TRUE, with step_index set, when run
+                              * reads the requests and turns of that step of `t` only, so that
+                              * a load from the cache takes no other (RtLoadOptions.
+                              * requests_of_one_step); NULL: it may read every step's */
 } RtCommand;
 
 /* One experiment of the command line, loaded (RT_COMMAND_LOADS_TRACE or _TRACES). */
@@ -93,6 +103,10 @@ gboolean rt_command_never_reads_rows (void);
 /* RtCommand.requests_unread of a command that never reads the request and turn tables. */
 gboolean rt_command_never_reads_requests (void);
 
+/* RtCommand.turns_unread and .request_ids_unread of a command that never reads them. */
+gboolean rt_command_never_reads_turns (void);
+gboolean rt_command_never_reads_request_ids (void);
+
 /* Human summary on stdout, silent with --quiet or --json. */
 void rt_session_print (RtSession *s, const char *fmt, ...) G_GNUC_PRINTF (2, 3);
 
@@ -123,6 +137,8 @@ rt_session_experiment (const RtSession *s, guint i)
 /* The index into trace->steps of `--step N` (given as text), or, when `value` is
  * NULL or "slowest", of the step with the longest rollout. Usage error for a step not in the trace. */
 gboolean rt_session_resolve_step (RtSession *s, const char *value, guint *step_index, GError **error);
+/* The same in the trace `t`. */
+gboolean rt_trace_resolve_step (const RtTrace *t, const char *value, guint *step_index, GError **error);
 
 /* Labels for experiments named `names` (their folders' names), in order: a name
  * already used is followed by "#2", "#3"..., the first that is still free. */

@@ -38,6 +38,8 @@ typedef struct {
   guint32 n_events;                    /* rows: rt_trace_file_events () */
   guint32 first_request, n_requests;   /* range in RtTrace.requests */
   guint32 n_complete;                  /* async_rollout_request_complete events */
+  guint32 first_turn, n_turns;         /* its requests' turns, one request after another:
+                                        * rt_trace_turn (first_turn + k) */
   double start_min_s;         /* min over lines of timestamp - duration; NAN if none */
   double step_sum_s[RT_N_STEP_EVENTS]; /* sum of each step-level event; NAN when absent */
   RtSchemaFlags schema;       /* generations whose names occur in the file */
@@ -142,10 +144,22 @@ typedef struct {
   gboolean line_by_line;      /* parse every line on its own instead of whole buffers at a
                                * time: slower, the same tables (the reference the faster way
                                * is tested against); also set by ROLLTRACE_PARSE=lines */
-  gboolean requests_unread;   /* the caller never reads the request and turn tables (only
-                               * RtFile.n_requests and rt_trace_step_sorted_durations): a
-                               * load wholly from a cache that holds every step's durations
-                               * then leaves them empty, each RtFile.first_request RT_NONE */
+  gboolean requests_unread;   /* the caller never reads the request table (only
+                               * RtFile.n_requests, rt_trace_step_sorted_durations and,
+                               * unless turns_unread, the files' turns by RtFile.first_turn):
+                               * a load wholly from a cache that holds every step's durations
+                               * then leaves it empty, each RtFile.first_request RT_NONE */
+  /* The caller reads the requests (and turns) of one step only, and this says which once
+   * the trace is loaded but for them (its files, counters and steps are there): TRUE, with
+   * `step_index` set. A load wholly from a cache that has nothing to read then takes that
+   * step's requests only, the other files' RtFile.first_request being RT_NONE as with
+   * requests_unread. NULL, or FALSE: every step's are taken. */
+  gboolean (*requests_of_one_step) (const RtTrace *t, gpointer data, guint *step_index);
+  gboolean turns_unread;      /* the caller never reads a turn's figures (rt_trace_turn): a
+                               * cache's are then not checked (their ranges still are) */
+  gboolean request_ids_unread;/* the caller never reads RtRequest.id: a cache's are then not
+                               * checked (each still points to a NUL-terminated text in it) */
+  gpointer requests_of_one_step_data;
 } RtLoadOptions;
 
 /* Where the cache of an experiment is kept: $XDG_CACHE_HOME/rolltrace by default. */

@@ -460,25 +460,56 @@ compare_slow (gconstpointer a, gconstpointer b, gpointer data)
   return strcmp (qx->id, qy->id);
 }
 
+/* The RT_FINDING_TOOL_TOP slowest complete requests with a duration of the selected steps,
+ * slowest first: only theirs are then looked up in the rows (a few files', not every step's). */
+static GArray *
+slowest_requests (const RtTrace *t, GArray *selected)
+{
+  GArray *slow = g_array_new (FALSE, FALSE, sizeof (SlowOne));
+  const guint top = RT_FINDING_TOOL_TOP;
+  for (guint i = 0; i < selected->len; i++)
+    {
+      const RtStep *st = rt_trace_step (t, g_array_index (selected, guint, i));
+      for (guint k = 0; k < st->n_files; k++)
+        {
+          const RtFile *f = rt_trace_file (t, st->first_file + k);
+          for (guint r = 0; r < f->n_requests; r++)
+            {
+              const RtRequest *q = rt_trace_request (t, f->first_request + r);
+              if (!q->complete || isnan (q->total_s))
+                continue;
+              SlowOne one = { f->first_request + r, q->total_s, 0 };
+              if (slow->len == top
+                  && compare_slow (&one, &g_array_index (slow, SlowOne, top - 1), (gpointer) t) >= 0)
+                continue;
+              /* kept sorted: the last one drops out when full */
+              guint at = slow->len < top ? slow->len : top - 1;
+              if (slow->len < top)
+                g_array_set_size (slow, slow->len + 1);
+              SlowOne *best = (SlowOne *) slow->data;
+              while (at > 0 && compare_slow (&one, &best[at - 1], (gpointer) t) < 0)
+                {
+                  best[at] = best[at - 1];
+                  at--;
+                }
+              best[at] = one;
+            }
+        }
+    }
+  return slow;
+}
+
 static void
 rule_tool_time (const RtTrace *t, GArray *selected, RtFindings *out, gint32 *shown_step)
 {
   guint16 tool = rt_event_registry_lookup (t->registry, "tool_execution");
-  g_autoptr (GArray) slow = g_array_new (FALSE, FALSE, sizeof (SlowOne));
-  /* the slowest overall are among the slowest of each step */
-  for (guint i = 0; i < selected->len; i++)
+  g_autoptr (GArray) slow = slowest_requests (t, selected);
+  for (guint k = 0; tool != RT_EVENT_NONE && k < slow->len; k++)
     {
-      g_autoptr (RtRequests) r = rt_requests_analyse (t, g_array_index (selected, guint, i), -1, RT_FINDING_TOOL_TOP);
-      for (guint k = 0; k < r->slowest->len; k++)
-        {
-          const RtSlowRequest *sr = &g_array_index (r->slowest, RtSlowRequest, k);
-          SlowOne one = { sr->request, rt_trace_request (t, sr->request)->total_s, 0 };
-          if (tool != RT_EVENT_NONE && !isnan (sr->phase_s[tool]))
-            one.tool_s = sr->phase_s[tool];
-          g_array_append_val (slow, one);
-        }
+      SlowOne *one = &g_array_index (slow, SlowOne, k);
+      double sum = rt_request_event_sum (t, one->request, tool);
+      one->tool_s = isnan (sum) ? 0 : sum;   /* +inf and -inf lines */
     }
-  g_array_sort_with_data (slow, compare_slow, (gpointer) t);
   guint n = MIN (slow->len, (guint) RT_FINDING_TOOL_TOP);
   double total = 0, tools = 0;
   for (guint k = 0; k < n; k++)

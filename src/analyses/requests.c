@@ -103,6 +103,20 @@ collect_phases (const RtTrace *t, RtSlowRequest *slow)
     }
 }
 
+double
+rt_request_event_sum (const RtTrace *t, guint request, guint16 event)
+{
+  const RtRequest *q = rt_trace_request (t, request);
+  const RtFile *f = rt_trace_file (t, q->file);
+  const RtEvent *rows = rt_trace_file_events (t, q->file);
+  guint32 local = request - f->first_request;
+  double sum = 0;   /* added in line order, as collect_phases does: the same double */
+  for (guint e = 0; e < f->n_events; e++)
+    if (rows[e].request == local && rows[e].event == event && !isnan (rows[e].duration_s))
+      sum += rows[e].duration_s;
+  return sum;
+}
+
 /* The leaf phases that some slow request spent time in, in stacking order. */
 static GArray *
 occurring_leaves (const RtTrace *t, GArray *slowest)

@@ -151,6 +151,16 @@ add_workers (RtTimeline *tl, const RtTrace *t)
     }
 }
 
+int
+rt_timeline_step_index (const RtTrace *t, const RtStepSet *steps, gint32 step)
+{
+  if (step < 0)
+    return rt_timeline_slowest_step (t, steps);
+  if (steps == NULL || rt_step_set_contains (steps, step))
+    return rt_trace_find_step (t, step);
+  return -1;
+}
+
 RtTimeline *
 rt_timeline_analyse (const RtTrace *t, const RtStepSet *steps, gint32 step)
 {
@@ -160,19 +170,11 @@ rt_timeline_analyse (const RtTrace *t, const RtStepSet *steps, gint32 step)
   tl->inflight_counts = g_array_new (FALSE, TRUE, sizeof (guint));
   tl->end_s = tl->t50_s = tl->t90_s = tl->t99_s = tl->t100_s = tl->tail_share = NAN;
   tl->step = step;
-  tl->has_step = TRUE;
-  tl->step_index = -1;
-  if (step < 0)
-    {
-      tl->step_index = rt_timeline_slowest_step (t, steps);
-      tl->has_step = tl->step_index >= 0;
-      if (tl->has_step)
-        tl->step = rt_trace_step (t, tl->step_index)->step;
-    }
-  else if (steps == NULL || rt_step_set_contains (steps, step))
-    tl->step_index = rt_trace_find_step (t, step);
+  tl->step_index = rt_timeline_step_index (t, steps, step);
+  tl->has_step = step >= 0 || tl->step_index >= 0;
   if (tl->step_index < 0)
     return tl;
+  tl->step = rt_trace_step (t, tl->step_index)->step;
 
   tl->found = TRUE;
   tl->spans = rt_spans_analyse (t, (guint) tl->step_index);

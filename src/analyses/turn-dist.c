@@ -3,6 +3,7 @@
 #include "rolltrace/rt-analyses.h"
 
 #include <math.h>
+#include <string.h>
 
 /* The bin of `turns`, or where it would go. */
 static guint
@@ -28,31 +29,39 @@ rt_turn_bins_find (const GArray *bins, gint32 turns)
            ? &g_array_index (bins, RtTurnBin, at) : NULL;
 }
 
+/* Bins being filled: the usual numbers of turns straight by their number, the rare larger
+ * ones (never sized by their value) in a sorted array. */
+#define DIRECT_TURNS 64
+typedef struct {
+  RtTurnBin direct[DIRECT_TURNS];   /* count 0: no request yet */
+  GArray *others;                   /* RtTurnBin of DIRECT_TURNS turns or more, ascending */
+} Filling;
+
 static void
-bin_add (GArray *bins, gint32 turns, double total_s)
+bin_add (Filling *fill, gint32 turns, double total_s)
 {
-  guint at = bin_position (bins, turns);
-  if (at == bins->len || g_array_index (bins, RtTurnBin, at).turns != turns)
+  RtTurnBin *b;
+  if (turns < DIRECT_TURNS)
     {
-      RtTurnBin fresh = { .turns = turns };
-      g_array_insert_val (bins, at, fresh);
+      b = &fill->direct[turns];
+      b->turns = turns;
     }
-  RtTurnBin *b = &g_array_index (bins, RtTurnBin, at);
+  else
+    {
+      GArray *bins = fill->others;
+      guint at = bin_position (bins, turns);
+      if (at == bins->len || g_array_index (bins, RtTurnBin, at).turns != turns)
+        {
+          RtTurnBin fresh = { .turns = turns };
+          g_array_insert_val (bins, at, fresh);
+        }
+      b = &g_array_index (bins, RtTurnBin, at);
+    }
   b->count++;
   if (!isnan (total_s))
     {
       b->sum_s += total_s;
       b->n_timed++;
-    }
-}
-
-static void
-bins_finish (GArray *bins)
-{
-  for (guint n = 0; n < bins->len; n++)
-    {
-      RtTurnBin *b = &g_array_index (bins, RtTurnBin, n);
-      b->mean_s = b->n_timed ? b->sum_s / b->n_timed : NAN;
     }
 }
 
@@ -62,16 +71,43 @@ bins_new (void)
   return g_array_new (FALSE, TRUE, sizeof (RtTurnBin));
 }
 
+static void
+filling_init (Filling *fill)
+{
+  memset (fill->direct, 0, sizeof fill->direct);
+  fill->others = bins_new ();
+}
+
+/* The bins filled, ascending, with their means. */
+static GArray *
+bins_finish (Filling *fill)
+{
+  GArray *bins = bins_new ();
+  for (guint t = 0; t < DIRECT_TURNS; t++)
+    if (fill->direct[t].count > 0)
+      g_array_append_val (bins, fill->direct[t]);
+  g_array_append_vals (bins, fill->others->data, fill->others->len);
+  g_clear_pointer (&fill->others, g_array_unref);
+  for (guint n = 0; n < bins->len; n++)
+    {
+      RtTurnBin *b = &g_array_index (bins, RtTurnBin, n);
+      b->mean_s = b->n_timed ? b->sum_s / b->n_timed : NAN;
+    }
+  return bins;
+}
+
 RtTurnDist *
 rt_turn_dist_analyse (const RtTrace *t, const RtStepSet *steps)
 {
   g_autoptr (GArray) selected = rt_trace_select_steps (t, steps);
   RtTurnDist *d = g_new0 (RtTurnDist, 1);
   d->steps = g_array_new (FALSE, FALSE, sizeof (RtTurnDistStep));
-  d->all = bins_new ();
+  g_autofree Filling *all = g_new (Filling, 1), *step = g_new (Filling, 1);
+  filling_init (all);
   for (guint i = 0; i < selected->len; i++)
     {
-      RtTurnDistStep ds = { .step_index = g_array_index (selected, guint, i), .bins = bins_new () };
+      RtTurnDistStep ds = { .step_index = g_array_index (selected, guint, i) };
+      filling_init (step);
       ds.step = rt_trace_step (t, ds.step_index)->step;
       RtStepRequests it;
       rt_step_requests_init (&it, t, ds.step_index);
@@ -82,18 +118,18 @@ rt_turn_dist_analyse (const RtTrace *t, const RtStepSet *steps)
           ds.requests++;
           if (q->turns < 0)
             continue;
-          bin_add (ds.bins, q->turns, q->total_s);
-          bin_add (d->all, q->turns, q->total_s);
+          bin_add (step, q->turns, q->total_s);
+          bin_add (all, q->turns, q->total_s);
         }
+      ds.bins = bins_finish (step);
       if (ds.requests == 0)
         {
           g_array_unref (ds.bins);   /* no requests: the step is left out */
           continue;
         }
-      bins_finish (ds.bins);
       g_array_append_val (d->steps, ds);
     }
-  bins_finish (d->all);
+  d->all = bins_finish (all);
   return d;
 }
 

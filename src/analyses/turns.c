@@ -25,14 +25,15 @@ rt_turns_analyse (const RtTrace *t, const RtStepSet *steps)
 {
   g_autoptr (GArray) selected = rt_trace_select_steps (t, steps);
   g_autoptr (GArray) sums = g_array_new (FALSE, TRUE, sizeof (TurnSums));   /* by turn index */
+  /* a file's turns are its requests', one request after another: read by file, they need
+   * no request table (RtLoadOptions.requests_unread) */
   for (guint i = 0; i < selected->len; i++)
     {
-      RtStepRequests it;
-      rt_step_requests_init (&it, t, g_array_index (selected, guint, i));
-      for (const RtRequest *q; (q = rt_step_requests_next (&it)) != NULL;)
-        for (guint j = 0; j < q->n_turns; j++)
+      const RtStep *st = rt_trace_step (t, g_array_index (selected, guint, i));
+      for (guint k = 0; k < st->n_files; k++)
+        for (guint j = 0, n = rt_trace_file (t, st->first_file + k)->n_turns; j < n; j++)
           {
-            const RtTurnFigures *tf = rt_trace_turn (t, q->first_turn + j);
+            const RtTurnFigures *tf = rt_trace_turn (t, rt_trace_file (t, st->first_file + k)->first_turn + j);
             if (tf->turn < 0)
               continue;
             if ((guint) tf->turn >= sums->len)

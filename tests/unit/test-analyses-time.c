@@ -309,6 +309,41 @@ test_turn_dist_requests_without_turns (void)
   rt_test_experiment_remove (dir);
 }
 
+/* Numbers of turns small and large (kept apart while counting: the small by their number,
+ * the large in a sorted list) come out as one list, ascending, each bin its own. */
+static void
+test_turn_dist_small_and_large_numbers (void)
+{
+  GString *lines = g_string_new (NULL);
+  const struct { const char *id; const char *turns; int seconds; } reqs[] = {
+    { "a", "2147483647", 8 }, { "b", "63", 2 }, { "c", "0", 1 }, { "d", "64", 4 },
+    { "e", "63", 6 }, { "f", "1000", 5 }, { "g", "64", 10 },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (reqs); i++)
+    g_string_append_printf (lines, "{\"event\": \"async_rollout_request_complete\", \"timestamp\": "
+                            "\"2025-01-01T10:00:10\", \"duration_sec\": %d, \"extra\": {\"request_id\": "
+                            "\"%s\", \"turns\": %s}}\n", reqs[i].seconds, reqs[i].id, reqs[i].turns);
+  g_autofree char *dir = rt_test_experiment_new (lines->str);
+  g_string_free (lines, TRUE);
+  {
+    g_autoptr (RtTrace) t = rt_test_load (dir);
+    g_autoptr (RtTurnDist) d = rt_turn_dist_analyse (t, NULL);
+    const gint32 order[] = { 0, 63, 64, 1000, 2147483647 };
+    g_assert_cmpuint (d->all->len, ==, G_N_ELEMENTS (order));
+    for (guint i = 0; i < G_N_ELEMENTS (order); i++)
+      g_assert_cmpint (g_array_index (d->all, RtTurnBin, i).turns, ==, order[i]);
+    assert_bin (d->all, 0, 1, 1);
+    assert_bin (d->all, 63, 2, 4);
+    assert_bin (d->all, 64, 2, 7);
+    assert_bin (d->all, 1000, 1, 5);
+    assert_bin (d->all, 2147483647, 1, 8);
+    const RtTurnDistStep *st = &g_array_index (d->steps, RtTurnDistStep, 0);
+    g_assert_cmpuint (st->bins->len, ==, G_N_ELEMENTS (order));
+    assert_bin (st->bins, 64, 2, 7);
+  }
+  rt_test_experiment_remove (dir);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -324,5 +359,6 @@ main (int argc, char **argv)
   g_test_add_func ("/analyses/turns/selected-and-absent", test_turns_selected_and_absent);
   g_test_add_func ("/analyses/turn-dist/hand-v2", test_turn_dist_hand_v2);
   g_test_add_func ("/analyses/turn-dist/requests-without-turns", test_turn_dist_requests_without_turns);
+  g_test_add_func ("/analyses/turn-dist/small-and-large-numbers", test_turn_dist_small_and_large_numbers);
   return g_test_run ();
 }

@@ -639,6 +639,360 @@ test_damaged_cached_durations_fall_back_to_the_requests (void)
   g_rmdir (dir);
 }
 
+/* The cache's checksum sees every bit flipped, wherever it is (in a 64-byte block, in the
+ * 8-byte words after the blocks, in the last bytes), two blocks swapped, the length, the seed,
+ * and a word equal to a lane's constant does not hide what came before it. */
+static void
+test_cache_checksum_sees_every_change (void)
+{
+  guint8 buf[64 * 3 + 8 * 3 + 5];
+  for (guint i = 0; i < sizeof buf; i++)
+    buf[i] = (guint8) (i * 37 + 11);
+  const guint64 base = rt_hash64 (buf, sizeof buf, 9);
+  for (guint i = 0; i < sizeof buf; i++)
+    for (guint bit = 0; bit < 8; bit++)
+      {
+        buf[i] ^= (guint8) (1u << bit);
+        g_assert_cmpuint (rt_hash64 (buf, sizeof buf, 9), !=, base);
+        buf[i] ^= (guint8) (1u << bit);
+      }
+  g_assert_cmpuint (rt_hash64 (buf, sizeof buf, 9), ==, base);
+  g_assert_cmpuint (rt_hash64 (buf, sizeof buf - 1, 9), !=, base);
+  g_assert_cmpuint (rt_hash64 (buf, sizeof buf, 10), !=, base);
+  guint8 swapped[sizeof buf];
+  memcpy (swapped, buf, sizeof buf);
+  memcpy (swapped, buf + 64, 64);
+  memcpy (swapped + 64, buf, 64);
+  g_assert_cmpuint (rt_hash64 (swapped, sizeof buf, 9), !=, base);
+  /* the second word of the second block made the first lane's constant (its product is
+   * then 0): a change in the first block still shows */
+  const guint64 k = 0x9E3779B97F4A7C15ull;
+  memcpy (buf + 64 + 8, &k, 8);
+  guint64 with_k = rt_hash64 (buf, sizeof buf, 9);
+  buf[3] ^= 1;
+  g_assert_cmpuint (rt_hash64 (buf, sizeof buf, 9), !=, with_k);
+}
+
+/* RtLoadOptions.requests_of_one_step: the step in `data`, or none (G_MAXUINT). */
+static gboolean
+step_in_data (const RtTrace *t, gpointer data, guint *step_index)
+{
+  (void) t;
+  *step_index = GPOINTER_TO_UINT (data);
+  return *step_index != G_MAXUINT;
+}
+
+static RtTrace *
+load_one_step (const char *path, const char *dir, guint step_index)
+{
+  RtLoadOptions opts = { .n_threads = 1, .max_problems_per_file = 100, .cache_dir = dir,
+                         .requests_of_one_step = step_in_data,
+                         .requests_of_one_step_data = GUINT_TO_POINTER (step_index) };
+  g_autoptr (GError) error = NULL;
+  RtTrace *t = rt_trace_load (path, &opts, &error);
+  g_assert_no_error (error);
+  return t;
+}
+
+/* From the cache, a command that reads one step's requests gets that step's copied, as a
+ * full load has them, and no other file's (but those whose unterminated last piece is
+ * read on); one that cannot name a step gets every one. */
+static void
+test_requests_of_one_step_only_from_the_cache (void)
+{
+  const char *fixtures[] = { "hand-v2", "damaged", "timeline" };
+  for (guint i = 0; i < G_N_ELEMENTS (fixtures); i++)
+    {
+      g_autofree char *path = fixture (fixtures[i]);
+      g_autofree char *dir = g_dir_make_tmp ("rt-cache-XXXXXX", NULL);
+      g_autoptr (RtTrace) full = load (path, 2);
+      g_assert_cmpuint (full->steps->len, >=, 2);
+      g_autoptr (RtTrace) first = load_one_step (path, dir, 0);   /* no cache yet: all read */
+      g_assert_true (first->stats.cache_written);
+      assert_same_tables (full, first, TRUE);
+      for (guint si = 0; si < full->steps->len; si++)
+        {
+          g_autoptr (RtTrace) t = load_one_step (path, dir, si);
+          g_assert_true (t->stats.cache_used);
+          g_assert_false (t->stats.cache_written);
+          const RtStep *st = rt_trace_step (t, si);
+          guint64 taken = 0, left_out = 0;
+          for (guint f = 0; f < t->files->len; f++)
+            {
+              const RtFile *tf = rt_trace_file (t, f), *ff = rt_trace_file (full, f);
+              g_assert_cmpuint (tf->n_requests, ==, ff->n_requests);
+              gboolean in_step = f >= st->first_file && f < st->first_file + st->n_files;
+              if (tf->first_request == RT_NONE)
+                {
+                  g_assert_false (in_step);
+                  left_out += tf->n_requests;
+                  continue;
+                }
+              taken += tf->n_requests;
+              for (guint r = 0; r < tf->n_requests; r++)
+                {
+                  const RtRequest *x = rt_trace_request (full, ff->first_request + r);
+                  const RtRequest *y = rt_trace_request (t, tf->first_request + r);
+                  g_assert_cmpstr (x->id, ==, y->id);
+                  g_assert_cmpmem (&x->total_s, sizeof (double), &y->total_s, sizeof (double));
+                  g_assert_cmpuint (y->file, ==, f);
+                  g_assert_cmpint (y->step, ==, tf->step);
+                  g_assert_cmpint (y->worker, ==, tf->worker);
+                  g_assert_cmpuint (x->n_turns, ==, y->n_turns);
+                  for (guint k = 0; k < x->n_turns; k++)
+                    {
+                      const RtTurnFigures *p = rt_trace_turn (full, x->first_turn + k);
+                      const RtTurnFigures *q = rt_trace_turn (t, y->first_turn + k);
+                      g_assert_cmpint (p->turn, ==, q->turn);   /* (their padding differs) */
+                      g_assert_cmpmem (&p->total_s, sizeof (RtTurnFigures) - G_STRUCT_OFFSET (RtTurnFigures, total_s),
+                                       &q->total_s, sizeof (RtTurnFigures) - G_STRUCT_OFFSET (RtTurnFigures, total_s));
+                    }
+                }
+            }
+          g_assert_cmpuint (t->requests->len, ==, taken);
+          g_assert_cmpuint (taken + left_out, ==, full->requests->len);
+          if (si == 0 && g_strcmp0 (fixtures[i], "hand-v2") == 0)
+            g_assert_cmpuint (left_out, >, 0);   /* the fixture's other step has requests */
+        }
+      g_autoptr (RtTrace) all = load_one_step (path, dir, G_MAXUINT);
+      g_assert_true (all->stats.cache_used);
+      assert_same_tables (full, all, TRUE);
+      g_autofree char *cache = cache_file_in (dir);
+      g_unlink (cache);
+      g_rmdir (dir);
+    }
+}
+
+/* The requests of the step asked for are checked when they are taken, after the rest of the
+ * trace came from the same cache: damaged, the cache goes and the experiment is read again,
+ * with a new cache written, to the tables of a fresh load. */
+static void
+test_damaged_requests_of_one_step_read_everything_again (void)
+{
+  g_autofree char *path = fixture ("hand-v2");
+  g_autofree char *dir = g_dir_make_tmp ("rt-cache-XXXXXX", NULL);
+  g_autoptr (RtTrace) full = load (path, 1);
+  rt_trace_free (load_one_step (path, dir, 0));
+  g_autofree char *cache = cache_file_in (dir);
+  g_autofree char *data = NULL;
+  gsize len;
+  g_assert_true (g_file_get_contents (cache, &data, &len, NULL));
+  guint64 ids_at, ids_size;
+  memcpy (&ids_at, data + 88, 8);   /* the header's ids_at and ids_size: the request ids */
+  memcpy (&ids_size, data + 96, 8);
+  g_assert_cmpuint (ids_size, >, 1);
+  g_assert_cmpuint (ids_at + ids_size, <=, len);
+  data[ids_at] ^= 0x01;   /* the first id's first character */
+  g_assert_true (g_file_set_contents (cache, data, (gssize) len, NULL));
+
+  g_autoptr (RtTrace) t = load_one_step (path, dir, 0);
+  g_assert_false (t->stats.cache_used);
+  g_assert_cmpstr (t->stats.cache_rejected, ==, "damaged tables");
+  g_assert_true (t->stats.cache_written);
+  assert_same_tables (full, t, TRUE);
+  g_autoptr (RtTrace) again = load_one_step (path, dir, 0);   /* the new cache serves */
+  g_assert_true (again->stats.cache_used);
+  g_assert_null (again->stats.cache_rejected);
+  g_unlink (cache);
+  g_rmdir (dir);
+}
+
+/* Damages the first character of the first request id a cache in `dir` holds. */
+static void
+damage_first_id (const char *dir)
+{
+  g_autofree char *cache = cache_file_in (dir);
+  g_autofree char *data = NULL;
+  gsize len;
+  g_assert_true (g_file_get_contents (cache, &data, &len, NULL));
+  guint64 ids_at, ids_size;
+  memcpy (&ids_at, data + 88, 8);   /* the header's ids_at and ids_size */
+  memcpy (&ids_size, data + 96, 8);
+  g_assert_cmpuint (ids_size, >, 1);
+  g_assert_cmpuint (ids_at + ids_size, <=, len);
+  data[ids_at] ^= 0x01;
+  g_assert_true (g_file_set_contents (cache, data, (gssize) len, NULL));
+}
+
+static RtTrace *
+load_ids_unread (const char *path, const char *dir)
+{
+  RtLoadOptions opts = { .n_threads = 1, .max_problems_per_file = 100, .cache_dir = dir,
+                         .turns_unread = TRUE, .request_ids_unread = TRUE };
+  g_autoptr (GError) error = NULL;
+  RtTrace *t = rt_trace_load (path, &opts, &error);
+  g_assert_no_error (error);
+  return t;
+}
+
+/* A command that reads no request id (nor turn) does not check those of the cache: damaged
+ * ids leave it the cache and every figure of the requests; one that reads them finds the
+ * damage, and reads the experiment again. */
+static void
+test_unread_request_ids_are_not_checked (void)
+{
+  g_autofree char *path = fixture ("hand-v2");
+  g_autofree char *dir = g_dir_make_tmp ("rt-cache-XXXXXX", NULL);
+  g_autoptr (RtTrace) full = load (path, 1);
+  rt_trace_free (load_ids_unread (path, dir));
+  damage_first_id (dir);
+
+  g_autoptr (RtTrace) lean = load_ids_unread (path, dir);
+  g_assert_true (lean->stats.cache_used);
+  g_assert_cmpuint (lean->requests->len, ==, full->requests->len);
+  for (guint f = 0; f < full->files->len; f++)
+    for (guint r = 0; r < rt_trace_file (full, f)->n_requests; r++)
+      {
+        const RtRequest *x = rt_trace_request (full, rt_trace_file (full, f)->first_request + r);
+        const RtRequest *y = rt_trace_request (lean, rt_trace_file (lean, f)->first_request + r);
+        g_assert_cmpmem (&x->total_s, sizeof (double), &y->total_s, sizeof (double));
+        g_assert_cmpint (x->complete, ==, y->complete);
+        g_assert_cmpint (x->turns, ==, y->turns);
+        g_assert_cmpuint (x->n_turns, ==, y->n_turns);
+      }
+
+  RtLoadOptions opts = { .n_threads = 1, .max_problems_per_file = 100, .cache_dir = dir };
+  g_autoptr (RtTrace) t = rt_trace_load (path, &opts, NULL);
+  g_assert_false (t->stats.cache_used);
+  g_assert_cmpstr (t->stats.cache_rejected, ==, "damaged tables");
+  assert_same_tables (full, t, TRUE);
+  g_autofree char *cache = cache_file_in (dir);
+  g_unlink (cache);
+  g_rmdir (dir);
+}
+
+/* Ids left unchecked by the command never reach a new cache: writing one (a file grew)
+ * checks every table it copies from the old cache, and writes none from damaged ones. */
+static void
+test_unchecked_request_ids_never_reach_a_new_cache (void)
+{
+  g_autofree char *exp = g_dir_make_tmp ("rt-test-XXXXXX", NULL);
+  g_autofree char *step = g_build_filename (exp, "step_1", NULL);
+  g_assert_cmpint (g_mkdir (step, 0755), ==, 0);
+  g_autofree char *w0 = g_build_filename (step, "worker_0.jsonl", NULL);
+  g_autofree char *w1 = g_build_filename (step, "worker_1.jsonl", NULL);
+  g_assert_true (g_file_set_contents (w0, cached_text, -1, NULL));
+  g_assert_true (g_file_set_contents (w1, cached_text, -1, NULL));
+  g_autofree char *dir = g_dir_make_tmp ("rt-cache-XXXXXX", NULL);
+  rt_trace_free (load_ids_unread (exp, dir));
+  damage_first_id (dir);   /* worker_0's request "a" */
+  g_autofree char *grown = g_strconcat (cached_text, LINE ("request_start", "\"extra\": {\"request_id\": \"c\"}"), NULL);
+  g_assert_true (g_file_set_contents (w1, grown, -1, NULL));
+
+  g_autoptr (RtTrace) lean = load_ids_unread (exp, dir);
+  g_assert_true (lean->stats.cache_used);
+  g_assert_false (lean->stats.cache_written);   /* its tables were damaged */
+
+  RtLoadOptions opts = { .n_threads = 1, .max_problems_per_file = 100, .cache_dir = dir };
+  g_autoptr (RtTrace) t = rt_trace_load (exp, &opts, NULL);
+  const RtFile *f0 = rt_trace_file (t, 0);
+  g_assert_cmpuint (f0->n_requests, ==, 2);
+  g_assert_cmpstr (rt_trace_request (t, f0->first_request)->id, ==, "a");
+  g_assert_cmpstr (rt_trace_request (t, f0->first_request + 1)->id, ==, "b");
+
+  g_autofree char *cache = cache_file_in (dir);
+  g_unlink (cache);
+  g_rmdir (dir);
+  g_unlink (w0);
+  g_unlink (w1);
+  g_rmdir (step);
+  g_rmdir (exp);
+}
+
+/* Each file's turns (RtFile.first_turn, n_turns) in `t` are `full`'s, and its requests'
+ * turns in `full` are its turns, one request after another. */
+static void
+assert_file_turns (const RtTrace *full, const RtTrace *t)
+{
+  for (guint f = 0; f < full->files->len; f++)
+    {
+      const RtFile *a = rt_trace_file (full, f), *b = rt_trace_file (t, f);
+      guint32 next = a->first_turn;
+      for (guint r = 0; r < a->n_requests; r++)
+        {
+          const RtRequest *q = rt_trace_request (full, a->first_request + r);
+          g_assert_cmpuint (q->first_turn, ==, next);
+          next += q->n_turns;
+        }
+      g_assert_cmpuint (next, ==, a->first_turn + a->n_turns);
+      g_assert_cmpuint (a->n_turns, ==, b->n_turns);
+      for (guint k = 0; k < a->n_turns; k++)
+        {
+          const RtTurnFigures *x = rt_trace_turn (full, a->first_turn + k);
+          const RtTurnFigures *y = rt_trace_turn (t, b->first_turn + k);
+          g_assert_cmpint (x->turn, ==, y->turn);
+          g_assert_cmpmem (&x->total_s, sizeof (RtTurnFigures) - G_STRUCT_OFFSET (RtTurnFigures, total_s),
+                           &y->total_s, sizeof (RtTurnFigures) - G_STRUCT_OFFSET (RtTurnFigures, total_s));
+        }
+    }
+}
+
+static RtTrace *
+load_turns_by_file (const char *path, const char *dir)
+{
+  RtLoadOptions opts = { .n_threads = 1, .max_problems_per_file = 100, .cache_dir = dir,
+                         .rows_unread = TRUE, .requests_unread = TRUE };
+  g_autoptr (GError) error = NULL;
+  RtTrace *t = rt_trace_load (path, &opts, &error);
+  g_assert_no_error (error);
+  return t;
+}
+
+/* A command that reads turns but no request (rt-turns) gets every file's turns without the
+ * request table, checked: damaged turns in the cache send it back to the files. */
+static void
+test_turns_by_file_without_requests (void)
+{
+  const char *fixtures[] = { "hand-v2", "damaged", "timeline", "findings/yes" };
+  for (guint i = 0; i < G_N_ELEMENTS (fixtures); i++)
+    {
+      g_autofree char *path = fixture (fixtures[i]);
+      g_autofree char *dir = g_dir_make_tmp ("rt-cache-XXXXXX", NULL);
+      g_autoptr (RtTrace) full = load (path, 2);
+      assert_file_turns (full, full);
+      g_autoptr (RtTrace) first = load_turns_by_file (path, dir);
+      assert_file_turns (full, first);
+      g_autoptr (RtTrace) lean = load_turns_by_file (path, dir);
+      g_assert_true (lean->stats.cache_used);
+      assert_file_turns (full, lean);
+      RtLoadOptions opts = { .n_threads = 1, .max_problems_per_file = 100, .cache_dir = dir };
+      g_autoptr (RtTrace) cached = rt_trace_load (path, &opts, NULL);
+      g_assert_true (cached->stats.cache_used);
+      assert_file_turns (full, cached);
+      g_autofree char *cache = cache_file_in (dir);
+      g_unlink (cache);
+      g_rmdir (dir);
+    }
+
+  /* a turn's figures damaged (found by its total and pre-processing time, which lie side
+   * by side only in the turns table) */
+  g_autofree char *path = fixture ("hand-v2");
+  g_autofree char *dir = g_dir_make_tmp ("rt-cache-XXXXXX", NULL);
+  g_autoptr (RtTrace) full = load (path, 1);
+  g_assert_cmpuint (rt_trace_n_turns (full), >, 0);
+  const RtTurnFigures *tf = rt_trace_turn (full, 0);
+  rt_trace_free (load_turns_by_file (path, dir));
+  g_autofree char *cache = cache_file_in (dir);
+  g_autofree char *data = NULL;
+  gsize len;
+  g_assert_true (g_file_get_contents (cache, &data, &len, NULL));
+  guint64 tables_at;
+  memcpy (&tables_at, data + 48, 8);
+  gsize hit = 0;
+  for (gsize at = tables_at; hit == 0 && at + 2 * sizeof (double) <= len; at++)
+    if (memcmp (data + at, &tf->total_s, 2 * sizeof (double)) == 0)
+      hit = at;
+  g_assert_cmpuint (hit, >, 0);
+  data[hit] ^= 0x01;
+  g_assert_true (g_file_set_contents (cache, data, (gssize) len, NULL));
+  g_autoptr (RtTrace) t = load_turns_by_file (path, dir);
+  g_assert_false (t->stats.cache_used);
+  g_assert_cmpstr (t->stats.cache_rejected, ==, "damaged tables");
+  assert_file_turns (full, t);
+  g_unlink (cache);
+  g_rmdir (dir);
+}
+
 /* Rows given back after use (rt_trace_file_events_done) read the same when asked for again:
  * from the cache's mapping, and from a load's own memory, which keeps them. */
 static void
@@ -766,6 +1120,15 @@ main (int argc, char **argv)
                    test_cached_step_durations_stand_in_for_the_requests);
   g_test_add_func ("/load/damaged-cached-durations-fall-back-to-the-requests",
                    test_damaged_cached_durations_fall_back_to_the_requests);
+  g_test_add_func ("/load/cache-checksum-sees-every-change", test_cache_checksum_sees_every_change);
+  g_test_add_func ("/load/unread-request-ids-are-not-checked", test_unread_request_ids_are_not_checked);
+  g_test_add_func ("/load/unchecked-request-ids-never-reach-a-new-cache",
+                   test_unchecked_request_ids_never_reach_a_new_cache);
+  g_test_add_func ("/load/turns-by-file-without-requests", test_turns_by_file_without_requests);
+  g_test_add_func ("/load/requests-of-one-step-only-from-the-cache",
+                   test_requests_of_one_step_only_from_the_cache);
+  g_test_add_func ("/load/damaged-requests-of-one-step-read-everything-again",
+                   test_damaged_requests_of_one_step_read_everything_again);
   g_test_add_func ("/load/damaged-rows-are-read-again-to-a-fresh-loads-rows",
                    test_damaged_rows_are_read_again_to_a_fresh_loads_rows);
   g_test_add_func ("/load/a-file-changed-under-damaged-rows-is-no-crash",

@@ -1,5 +1,6 @@
 /* test-text-html.c: rt_html_append_text, the one door from the input into rt-report's HTML: markup
- * characters become entities, control characters spaces, invalid UTF-8 U+FFFD. */
+ * characters become entities, control characters spaces, invalid UTF-8 U+FFFD; rt_tsv_append_text
+ * does the same but for the entities, plain printable ASCII taken as it is. */
 #include "rolltrace/rt-text.h"
 
 static char *
@@ -33,11 +34,41 @@ test_controls_and_invalid_utf8 (void)
   g_assert_cmpstr (d, ==, "");
 }
 
+static char *
+tsv_of (const char *s)
+{
+  GString *out = g_string_new ("<");
+  rt_tsv_append_text (out, s);
+  return g_string_free (out, FALSE);
+}
+
+/* Plain printable ASCII is appended whole; any other byte, wherever it stands, sends the
+ * whole text through the checks: each answer below depends on which way it went. */
+static void
+test_tsv_text (void)
+{
+  g_autofree char *plain = tsv_of ("req-0001 ~!'\"&<>");
+  g_assert_cmpstr (plain, ==, "<req-0001 ~!'\"&<>");
+  g_autofree char *empty = tsv_of ("");
+  g_assert_cmpstr (empty, ==, "<");
+  g_autofree char *none = tsv_of (NULL);
+  g_assert_cmpstr (none, ==, "<");
+  g_autofree char *tab_last = tsv_of ("a b\t");
+  g_assert_cmpstr (tab_last, ==, "<a b ");
+  g_autofree char *controls = tsv_of ("\x1f" "a\nb\x7f");
+  g_assert_cmpstr (controls, ==, "< a b ");
+  g_autofree char *invalid_last = tsv_of ("abc\xff");
+  g_assert_cmpstr (invalid_last, ==, "<abc\xEF\xBF\xBD");
+  g_autofree char *utf8 = tsv_of ("id \xc3\xa9\t");
+  g_assert_cmpstr (utf8, ==, "<id \xc3\xa9 ");
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/text/html/markup-becomes-entities", test_markup_becomes_entities);
   g_test_add_func ("/text/html/controls-and-invalid-utf8", test_controls_and_invalid_utf8);
+  g_test_add_func ("/text/tsv/plain-controls-and-invalid-utf8", test_tsv_text);
   return g_test_run ();
 }

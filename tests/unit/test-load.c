@@ -522,8 +522,8 @@ sorted_durations (const RtTrace *t, guint si)
   return v;
 }
 
-/* Loads `path` with the cache in `dir` for a command that reads neither rows, requests
- * nor turns. */
+/* Loads `path` with the cache in `dir` for a command that reads neither rows nor requests
+ * (its files' turns it may read, by RtFile.first_turn). */
 static RtTrace *
 load_lean (const char *path, const char *dir)
 {
@@ -927,17 +927,6 @@ assert_file_turns (const RtTrace *full, const RtTrace *t)
     }
 }
 
-static RtTrace *
-load_turns_by_file (const char *path, const char *dir)
-{
-  RtLoadOptions opts = { .n_threads = 1, .max_problems_per_file = 100, .cache_dir = dir,
-                         .rows_unread = TRUE, .requests_unread = TRUE };
-  g_autoptr (GError) error = NULL;
-  RtTrace *t = rt_trace_load (path, &opts, &error);
-  g_assert_no_error (error);
-  return t;
-}
-
 /* A command that reads turns but no request (rt-turns) gets every file's turns without the
  * request table, checked: damaged turns in the cache send it back to the files. */
 static void
@@ -950,9 +939,9 @@ test_turns_by_file_without_requests (void)
       g_autofree char *dir = g_dir_make_tmp ("rt-cache-XXXXXX", NULL);
       g_autoptr (RtTrace) full = load (path, 2);
       assert_file_turns (full, full);
-      g_autoptr (RtTrace) first = load_turns_by_file (path, dir);
+      g_autoptr (RtTrace) first = load_lean (path, dir);
       assert_file_turns (full, first);
-      g_autoptr (RtTrace) lean = load_turns_by_file (path, dir);
+      g_autoptr (RtTrace) lean = load_lean (path, dir);
       g_assert_true (lean->stats.cache_used);
       assert_file_turns (full, lean);
       RtLoadOptions opts = { .n_threads = 1, .max_problems_per_file = 100, .cache_dir = dir };
@@ -971,7 +960,7 @@ test_turns_by_file_without_requests (void)
   g_autoptr (RtTrace) full = load (path, 1);
   g_assert_cmpuint (rt_trace_n_turns (full), >, 0);
   const RtTurnFigures *tf = rt_trace_turn (full, 0);
-  rt_trace_free (load_turns_by_file (path, dir));
+  rt_trace_free (load_lean (path, dir));
   g_autofree char *cache = cache_file_in (dir);
   g_autofree char *data = NULL;
   gsize len;
@@ -985,7 +974,7 @@ test_turns_by_file_without_requests (void)
   g_assert_cmpuint (hit, >, 0);
   data[hit] ^= 0x01;
   g_assert_true (g_file_set_contents (cache, data, (gssize) len, NULL));
-  g_autoptr (RtTrace) t = load_turns_by_file (path, dir);
+  g_autoptr (RtTrace) t = load_lean (path, dir);
   g_assert_false (t->stats.cache_used);
   g_assert_cmpstr (t->stats.cache_rejected, ==, "damaged tables");
   assert_file_turns (full, t);

@@ -191,11 +191,169 @@ put_g (GString *out, gboolean negative, guint64 d, int e10, int precision)
   rt_string_put (out, text, (gsize) (p - text));
 }
 
+/* round_digits for a precision of at most 9 and an a whose a 10^k (k = precision - 1 - e10,
+ * 0 <= k <= 27) is m 5^k / 2^s with 0 < s < 128: the plots' durations and fractions. The
+ * product m 5^k (< 2^116) shifted right by s is the integer part, the bits shifted out the
+ * fraction, so one multiplication and no division tell the digits and how to round them.
+ * The decimal exponent from the binary one is right or one too small; in that case the
+ * integer part has one digit too many, and the digit dropped joins the fraction. FALSE
+ * (leaving it to round_digits) for any other a, or should the guess be off otherwise. */
+static gboolean
+round_digits_short (double a, int precision, guint32 *d, int *e10)
+{
+  static const guint64 pow5[28] = {
+    1ull, 5ull, 25ull, 125ull, 625ull, 3125ull, 15625ull, 78125ull, 390625ull, 1953125ull,
+    9765625ull, 48828125ull, 244140625ull, 1220703125ull, 6103515625ull, 30517578125ull,
+    152587890625ull, 762939453125ull, 3814697265625ull, 19073486328125ull, 95367431640625ull,
+    476837158203125ull, 2384185791015625ull, 11920928955078125ull, 59604644775390625ull,
+    298023223876953125ull, 1490116119384765625ull, 7450580596923828125ull,
+  };
+  static const guint64 pow10[11] = {
+    1ull, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull, 10000000ull, 100000000ull,
+    1000000000ull, 10000000000ull,
+  };
+  typedef unsigned __int128 u128;
+  guint64 bits;
+  memcpy (&bits, &a, sizeof bits);
+  int biased = (int) ((bits >> 52) & 0x7FF);
+  if (biased == 0 || biased == 0x7FF)
+    return FALSE;
+  guint64 m = (bits & ((1ull << 52) - 1)) | (1ull << 52);
+  int e2 = biased - 1023;
+  int e = (e2 * 78913) >> 18;
+  int k = precision - 1 - e;
+  int s = 52 - e2 - k;          /* a 10^k = m 5^k / 2^s */
+  if (k < 0 || k > 27 || s <= 0 || s >= 128)
+    return FALSE;
+  u128 x = (u128) m * pow5[k];
+  u128 whole128 = x >> s;
+  u128 fraction = x << (128 - s);      /* the bits shifted out, their half at the top */
+  const u128 half = (u128) 1 << 127;
+  if (whole128 < pow10[precision - 1] || whole128 >= pow10[precision + 1])
+    return FALSE;
+  guint64 whole = (guint64) whole128;
+  gboolean up;
+  if (whole >= pow10[precision])
+    {
+      /* one digit too many: the last one is the fraction's first */
+      guint64 last = whole % 10;
+      whole /= 10;
+      e++;
+      up = last > 5 || (last == 5 && (fraction != 0 || (whole & 1)));
+    }
+  else
+    up = fraction > half || (fraction == half && (whole & 1));
+  whole += up;
+  if (whole == pow10[precision])   /* rounded up to the next power of ten */
+    {
+      whole = pow10[precision - 1];
+      e++;
+    }
+  *d = (guint32) whole;
+  *e10 = e;
+  return TRUE;
+}
+
+/* The eight decimal digits of v < 10^8 as the bytes 0..9 of a guint64, the most significant
+ * in the lowest byte (first in memory): v split into two halves of four digits, each into
+ * two pairs, each pair into two digits, all lanes at once; x * 10486 >> 20 is x / 100 for
+ * x < 10^4 and x * 103 >> 10 is x / 10 for x < 100. */
+static inline guint64
+eight_digits (guint32 v)
+{
+  guint64 halves = (v / 10000) | ((guint64) (v % 10000) << 32);
+  guint64 hundreds = ((halves * 10486) >> 20) & 0x0000007F0000007Full;
+  guint64 pairs = hundreds | ((halves - hundreds * 100) << 16);
+  guint64 tens = ((pairs * 103) >> 10) & 0x000F000F000F000Full;
+  return tens | ((pairs - tens * 10) << 8);
+}
+
+/* put_g for a precision of at most 9 (d < 10^9), written straight into out's buffer when
+ * it has room: the digits made all at once, their trailing zeros counted from the top zero
+ * bytes, and every copy of a fixed size. */
+static void
+put_g_short (GString *out, gboolean negative, guint32 d, int e10, int precision)
+{
+  char digits[24];   /* 9 digits, and slack for the copies of fixed size */
+  digits[0] = (char) ('0' + d / 100000000);
+  guint32 low = d % 100000000;
+  guint64 lanes = eight_digits (low);
+  guint64 text_lanes = lanes + 0x3030303030303030ull;
+  memcpy (digits + 1, &text_lanes, 8);
+  /* the zeros at the end: every byte of `lanes` above its highest nonzero one; a d of
+   * fewer than 9 digits has a nonzero `low` */
+  int zeros = low == 0 ? 8 : __builtin_clzll (lanes) / 8;
+  const char *first = digits + 9 - precision;
+  int keep = e10 < -4 || e10 >= precision ? 1 : MAX (e10 + 1, 1);
+  int n = MAX (precision - zeros, keep);
+
+  char local[48];
+  gboolean direct = out->len + 40 < out->allocated_len;
+  char *start = direct ? out->str + out->len : local;
+  char *p = start;
+  *p = '-';
+  p += negative;
+  if (e10 < -4 || e10 >= precision)
+    {
+      *p++ = first[0];
+      if (n > 1)
+        {
+          *p++ = '.';
+          memcpy (p, first + 1, 8);
+          p += n - 1;
+        }
+      int x = ABS (e10);
+      *p++ = 'e';
+      *p++ = e10 < 0 ? '-' : '+';
+      if (x >= 100)
+        *p++ = (char) ('0' + x / 100);
+      *p++ = (char) ('0' + x / 10 % 10);
+      *p++ = (char) ('0' + x % 10);
+    }
+  else if (e10 >= 0)
+    {
+      int int_digits = e10 + 1;
+      memcpy (p, first, 9);
+      p += int_digits;
+      if (n > int_digits)
+        {
+          *p++ = '.';
+          memcpy (p, first + int_digits, 8);
+          p += n - int_digits;
+        }
+    }
+  else
+    {
+      /* 0.000ddd: -e10 - 1 <= 3 zeros after the point */
+      memcpy (p, "0.000", 5);
+      p += 1 - e10;
+      memcpy (p, first, 9);
+      p += n;
+    }
+  gsize len = (gsize) (p - start);
+  if (direct)
+    {
+      out->len += len;
+      out->str[out->len] = '\0';
+    }
+  else
+    rt_string_put (out, local, len);
+}
+
 void
 rt_format_g (GString *out, double v, int precision)
 {
   guint64 d;
   int e10;
+  if (precision >= 1 && precision <= 9)
+    {
+      guint32 d32;
+      if (v != 0 && round_digits_short (fabs (v), precision, &d32, &e10))
+        {
+          put_g_short (out, v < 0, d32, e10, precision);
+          return;
+        }
+    }
   if (precision < 1 || precision > 17 || !isfinite (v) || v == 0
       || !round_digits (fabs (v), precision, &d, &e10, NULL))
     {

@@ -192,13 +192,15 @@ put_g (GString *out, gboolean negative, guint64 d, int e10, int precision)
 }
 
 /* round_digits for a precision of at most 9 and an a whose a 10^k (k = precision - 1 - e10,
- * 0 <= k <= 27) is m 5^k / 2^s with 0 < s < 128: the plots' durations and fractions. The
- * product m 5^k (< 2^116) shifted right by s is the integer part, the bits shifted out the
- * fraction, so one multiplication and no division tell the digits and how to round them.
- * The decimal exponent from the binary one is right or one too small; in that case the
- * integer part has one digit too many, and the digit dropped joins the fraction. FALSE
- * (leaving it to round_digits) for any other a, or should the guess be off otherwise. */
-static gboolean
+ * 0 <= k <= 27) is the plots' durations and fractions, with one multiplication and no
+ * division: a 10^k = m 5^k 2^(e2 - 52 + k), and m and 5^k each shifted up to their top bit
+ * make a 128-bit product of which a 10^k is the top 64 bits shifted right by r (28 <= r
+ * < 64 for such an a): the integer part, and the r bits shifted out with the low 64 bits
+ * its fraction, so how to round is told exactly. The decimal exponent from the binary one
+ * is right or one too small; in that case the integer part has one digit too many, and the
+ * digit dropped joins the fraction. FALSE (leaving it to round_digits) for any other a, or
+ * should the guess be off otherwise. */
+static G_ALWAYS_INLINE inline gboolean
 round_digits_short (double a, int precision, guint32 *d, int *e10)
 {
   static const guint64 pow5[28] = {
@@ -218,20 +220,21 @@ round_digits_short (double a, int precision, guint32 *d, int *e10)
   int biased = (int) ((bits >> 52) & 0x7FF);
   if (biased == 0 || biased == 0x7FF)
     return FALSE;
-  guint64 m = (bits & ((1ull << 52) - 1)) | (1ull << 52);
-  int e2 = biased - 1023;
+  int e2 = biased - 1023;   /* a = m 2^(e2 - 52), 2^e2 <= a < 2^(e2 + 1) */
   int e = (e2 * 78913) >> 18;
   int k = precision - 1 - e;
-  int s = 52 - e2 - k;          /* a 10^k = m 5^k / 2^s */
-  if (k < 0 || k > 27 || s <= 0 || s >= 128)
+  if (k < 0 || k > 27)
     return FALSE;
-  u128 x = (u128) m * pow5[k];
-  u128 whole128 = x >> s;
-  u128 fraction = x << (128 - s);      /* the bits shifted out, their half at the top */
-  const u128 half = (u128) 1 << 127;
-  if (whole128 < pow10[precision - 1] || whole128 >= pow10[precision + 1])
+  int z = __builtin_clzll (pow5[k]);
+  int r = z - e2 - k - 1;   /* a 10^k = (m 2^11) (5^k 2^z) / 2^(64 + r) */
+  if (r < 1 || r > 63)
     return FALSE;
-  guint64 whole = (guint64) whole128;
+  u128 product = (u128) ((bits << 11) | (1ull << 63)) * (pow5[k] << z);
+  guint64 high = (guint64) (product >> 64), low = (guint64) product;
+  guint64 whole = high >> r;
+  guint64 rest = high & ((1ull << r) - 1), half = 1ull << (r - 1);
+  if (whole < pow10[precision - 1] || whole >= pow10[precision + 1])
+    return FALSE;
   gboolean up;
   if (whole >= pow10[precision])
     {
@@ -239,10 +242,10 @@ round_digits_short (double a, int precision, guint32 *d, int *e10)
       guint64 last = whole % 10;
       whole /= 10;
       e++;
-      up = last > 5 || (last == 5 && (fraction != 0 || (whole & 1)));
+      up = last > 5 || (last == 5 && (rest != 0 || low != 0 || (whole & 1)));
     }
   else
-    up = fraction > half || (fraction == half && (whole & 1));
+    up = rest > half || (rest == half && (low != 0 || (whole & 1)));
   whole += up;
   if (whole == pow10[precision])   /* rounded up to the next power of ten */
     {
@@ -271,12 +274,12 @@ eight_digits (guint32 v)
 /* put_g for a precision of at most 9 (d < 10^9), written straight into out's buffer when
  * it has room: the digits made all at once, their trailing zeros counted from the top zero
  * bytes, and every copy of a fixed size. */
-static void
+static G_ALWAYS_INLINE inline void
 put_g_short (GString *out, gboolean negative, guint32 d, int e10, int precision)
 {
   char digits[24];   /* 9 digits, and slack for the copies of fixed size */
-  digits[0] = (char) ('0' + d / 100000000);
-  guint32 low = d % 100000000;
+  guint32 low = precision <= 8 ? d : d % 100000000;
+  digits[0] = (char) ('0' + (precision <= 8 ? 0 : d / 100000000));
   guint64 lanes = eight_digits (low);
   guint64 text_lanes = lanes + 0x3030303030303030ull;
   memcpy (digits + 1, &text_lanes, 8);
@@ -340,20 +343,28 @@ put_g_short (GString *out, gboolean negative, guint32 d, int e10, int precision)
     rt_string_put (out, local, len);
 }
 
+/* rt_format_g's fast path for one precision <= 9, a constant where it is inlined */
+static G_ALWAYS_INLINE inline gboolean
+format_g_short (GString *out, double v, int precision)
+{
+  guint32 d;
+  int e10;
+  if (v == 0 || !round_digits_short (fabs (v), precision, &d, &e10))
+    return FALSE;
+  put_g_short (out, v < 0, d, e10, precision);
+  return TRUE;
+}
+
 void
 rt_format_g (GString *out, double v, int precision)
 {
   guint64 d;
   int e10;
-  if (precision >= 1 && precision <= 9)
-    {
-      guint32 d32;
-      if (v != 0 && round_digits_short (fabs (v), precision, &d32, &e10))
-        {
-          put_g_short (out, v < 0, d32, e10, precision);
-          return;
-        }
-    }
+  /* the plots' two precisions each with its own copy, their constants folded */
+  if (precision == 9 ? format_g_short (out, v, 9)
+      : precision == 6 ? format_g_short (out, v, 6)
+      : precision >= 1 && precision <= 9 && format_g_short (out, v, precision))
+    return;
   if (precision < 1 || precision > 17 || !isfinite (v) || v == 0
       || !round_digits (fabs (v), precision, &d, &e10, NULL))
     {

@@ -84,10 +84,10 @@ rt_view_tsv_cdf_block (GString *tsv, const char *label, const double *sorted, gu
   /* keep every point of a small sample; of a large one an even spread of ranks,
    * always with the first and the last so the tails stay exact */
   guint stride = n > max_points ? (n + max_points - 1) / max_points : 1;
-  for (guint i = 0; i < n; i++)
+  /* the ranks 0, stride, 2 stride, ..., then n - 1 unless it was one of them: stepping
+   * by the stride rather than testing every rank (a step holds up to ~10^5 samples) */
+  for (gsize i = 0; i < n; i = i == n - 1 ? n : MIN (i + stride, n - 1))
     {
-      if (i % stride != 0 && i != n - 1)
-        continue;
       /* nine digits are plenty for a plot, and far cheaper than the shortest exact form */
       rt_format_g (tsv, sorted[i], 9);
       g_string_append_c (tsv, '\t');

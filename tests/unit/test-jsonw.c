@@ -156,6 +156,92 @@ test_g_format_as_printf_writes_it (void)
   g_assert_cmpuint (checked, >, 1900000);
 }
 
+/* One double to `prec` digits against printf; a failure names the value. */
+static void
+check_g (GString *out, double v, int prec)
+{
+  char want[64];
+  g_string_truncate (out, 0);
+  rt_format_g (out, v, prec);
+  snprintf (want, sizeof want, "%.*g", prec, v);
+  if (strcmp (out->str, want) != 0)
+    g_error ("%.17g (%a) to %d digits: %s, printf %s", v, v, prec, out->str, want);
+}
+
+/* rt_format_g's short path (up to 9 digits, exact integer rounding with the decimal
+ * exponent guessed from the binary one) against printf where it can go wrong: every binary
+ * exponent the path takes and those around it, the doubles next to each rounding boundary
+ * below a power of ten (where the guess is one too small, or the digits round up to the
+ * next power), exact ties (odd / 2^j, which printf rounds half to even in the default
+ * rounding mode), and the plots' fractions i / n for n up to 10^6. */
+static void
+test_g_short_path_as_printf_writes_it (void)
+{
+  g_autoptr (GString) out = g_string_new (NULL);
+  GRand *r = g_rand_new_with_seed (1616);
+  guint checked = 0;
+  /* every exponent: random mantissas from 2^-90 to 2^60, both signs */
+  for (int e2 = -90; e2 <= 60; e2++)
+    for (int i = 0; i < 700; i++)
+      {
+        double v = ldexp (1.0 + g_rand_double (r), e2) * (i & 1 ? -1 : 1);
+        check_g (out, v, 1 + i % 9);
+        checked++;
+      }
+  /* next to the boundaries (10^P - 1/2) 10^(E - P + 1), where the digits round up to
+   * 10^P, and to the powers of ten themselves */
+  for (int prec = 1; prec <= 9; prec++)
+    for (int e10 = -22; e10 <= 22; e10++)
+      {
+        double boundary = (pow (10, prec) - 0.5) * pow (10, e10 - prec + 1);
+        double power = pow (10, e10);
+        for (int side = 0; side < 2; side++)
+          {
+            double v = side ? boundary : power;
+            double below = v, above = v;
+            for (int step = 0; step < 4; step++)
+              {
+                check_g (out, below, prec);
+                check_g (out, above, prec);
+                below = nextafter (below, 0);
+                above = nextafter (above, INFINITY);
+                checked += 2;
+              }
+          }
+      }
+  /* exact ties: odd / 2^j has j decimals, the last a 5, so to one digit fewer it is a tie */
+  for (guint i = 0; i < 200000; i++)
+    {
+      guint32 odd = (guint32) g_rand_int_range (r, 0, 1 << 20) | 1;
+      double v = ldexp (odd, -g_rand_int_range (r, 0, 24));
+      check_g (out, v, 1 + i % 9);
+      checked++;
+    }
+  for (guint d = 1; d < 20000; d++)   /* d + 1/2 to as many digits as d has */
+    for (int prec = 1; prec <= 5; prec++)
+      {
+        check_g (out, d + 0.5, prec);
+        checked++;
+      }
+  /* fractions: every i / n for n up to 700, then random ranks of n up to 10^6 */
+  for (guint n = 1; n <= 700; n++)
+    for (guint i = 1; i <= n; i++)
+      {
+        check_g (out, (double) i / n, 6);
+        check_g (out, (double) i / n, 9);
+        checked += 2;
+      }
+  for (guint k = 0; k < 500000; k++)
+    {
+      guint32 n = (guint32) g_rand_int_range (r, 1, 1000001);
+      guint32 i = (guint32) g_rand_int_range (r, 1, (gint32) n + 1);
+      check_g (out, (double) i / n, k & 1 ? 6 : 9);
+      checked++;
+    }
+  g_rand_free (r);
+  g_assert_cmpuint (checked, >, 1000000);
+}
+
 /* rt_format_double decides in integers which of %.15g..%.17g reads back: the same choice
  * as printing each and reading it back with strtod, on powers of two and their neighbours
  * (where the gap below is half the gap above), timestamps, fractions and any double. */
@@ -214,6 +300,7 @@ main (int argc, char **argv)
   g_test_add_func ("/jsonw/escapes-at-every-position", test_escapes_at_every_position);
   g_test_add_func ("/jsonw/integers-as-printf-writes-them", test_integers_as_printf_writes_them);
   g_test_add_func ("/jsonw/g-format-as-printf-writes-it", test_g_format_as_printf_writes_it);
+  g_test_add_func ("/jsonw/g-short-path-as-printf-writes-it", test_g_short_path_as_printf_writes_it);
   g_test_add_func ("/jsonw/shortest-form-as-printf-and-strtod-choose",
                    test_shortest_form_as_printf_and_strtod_choose);
   return g_test_run ();

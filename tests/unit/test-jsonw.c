@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "rolltrace/rt-jsonw.h"
+#include "rolltrace/rt-views.h"
 
 static void
 test_nested_document (void)
@@ -242,6 +243,31 @@ test_g_short_path_as_printf_writes_it (void)
   g_assert_cmpuint (checked, >, 1000000);
 }
 
+/* A CDF block of the plots keeps ranks 0, stride, 2 stride, ... and always the last, each as
+ * %.9g of the value and %.6g of the rank's fraction: built here with printf, by testing
+ * every rank, for samples of every size against limits of points that do and do not
+ * divide them. */
+static void
+test_cdf_block_as_printf_writes_it (void)
+{
+  double sorted[300];
+  for (guint i = 0; i < G_N_ELEMENTS (sorted); i++)
+    sorted[i] = 0.01 * exp (i / 25.0) + i * 1e-7;
+  for (guint n = 0; n <= G_N_ELEMENTS (sorted); n++)
+    for (guint max_points = 1; max_points <= 40; max_points++)
+      {
+        g_autoptr (GString) got = g_string_new (NULL);
+        rt_view_tsv_cdf_block (got, "lbl", sorted, n, max_points);
+        g_autoptr (GString) want = g_string_new ("# lbl\n");
+        guint stride = n > max_points ? (n + max_points - 1) / max_points : 1;
+        for (guint i = 0; i < n; i++)
+          if (i % stride == 0 || i == n - 1)
+            g_string_append_printf (want, "%.9g\t%.6g\n", sorted[i], (double) (i + 1) / n);
+        g_string_append (want, "\n\n");
+        g_assert_cmpstr (got->str, ==, want->str);
+      }
+}
+
 /* rt_format_double decides in integers which of %.15g..%.17g reads back: the same choice
  * as printing each and reading it back with strtod, on powers of two and their neighbours
  * (where the gap below is half the gap above), timestamps, fractions and any double. */
@@ -301,6 +327,7 @@ main (int argc, char **argv)
   g_test_add_func ("/jsonw/integers-as-printf-writes-them", test_integers_as_printf_writes_them);
   g_test_add_func ("/jsonw/g-format-as-printf-writes-it", test_g_format_as_printf_writes_it);
   g_test_add_func ("/jsonw/g-short-path-as-printf-writes-it", test_g_short_path_as_printf_writes_it);
+  g_test_add_func ("/jsonw/cdf-block-as-printf-writes-it", test_cdf_block_as_printf_writes_it);
   g_test_add_func ("/jsonw/shortest-form-as-printf-and-strtod-choose",
                    test_shortest_form_as_printf_and_strtod_choose);
   return g_test_run ();

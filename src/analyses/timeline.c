@@ -1,6 +1,7 @@
 /* timeline.c: when one step's requests ran: the moments 50/90/99/100 % of them had finished, how
  * many ran at once, how busy each worker was, and the Gantt's bars (phases and waiting) by lane. */
 #include "rolltrace/rt-analyses.h"
+#include "../sort-private.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -40,6 +41,8 @@ compare_edges (const void *a, const void *b)
   return x->delta - y->delta;   /* ends before starts */
 }
 
+RT_DEFINE_MERGE_SORT (sort_edges, Edge, compare_edges)
+
 static void
 inflight_row (RtTimeline *tl, double time_s, guint total, const guint *counts, guint n_workers)
 {
@@ -65,7 +68,10 @@ sweep_in_flight (RtTimeline *tl)
       g_array_append_val (edges, end);
     }
   if (edges->len > 1)
-    qsort (edges->data, edges->len, sizeof (Edge), compare_edges);
+    {
+      g_autofree Edge *room = g_new (Edge, edges->len);
+      sort_edges ((Edge *) (void *) edges->data, edges->len, room);
+    }
 
   g_autofree guint *counts = g_new0 (guint, MAX (n_workers, 1u));
   guint total = 0;
@@ -98,6 +104,8 @@ compare_doubles (const void *a, const void *b)
   double x = *(const double *) a, y = *(const double *) b;
   return x < y ? -1 : x > y;
 }
+
+RT_DEFINE_MERGE_SORT (sort_doubles, double, compare_doubles)
 
 /* e_k with k = ceil(p n / 100), of the n ends ascending */
 static double
@@ -184,7 +192,10 @@ rt_timeline_analyse (const RtTrace *t, const RtStepSet *steps, gint32 step)
   g_autofree double *ends = g_new (double, MAX (tl->requests, 1u));
   for (guint i = 0; i < tl->requests; i++)
     ends[i] = rt_spans_request (sp, i)->end_s;
-  qsort (ends, tl->requests, sizeof (double), compare_doubles);
+  {
+    g_autofree double *room = g_new (double, MAX (tl->requests, 1u));
+    sort_doubles (ends, tl->requests, room);
+  }
   tl->t50_s = end_percentile (ends, tl->requests, 50);
   tl->t90_s = end_percentile (ends, tl->requests, 90);
   tl->t99_s = end_percentile (ends, tl->requests, 99);
@@ -356,7 +367,11 @@ gantt_request (RtTable *table, const RtSpans *sp, const RtSpanRequest *q, guint 
       gantt_row (table, lane, worker, id, "unlogged", q->start_s, q->end_s);
       return;
     }
-  qsort (cuts->data, cuts->len, sizeof (double), compare_doubles);
+  {
+    double room[64];
+    g_autofree double *big = cuts->len > G_N_ELEMENTS (room) ? g_new (double, cuts->len) : NULL;
+    sort_doubles ((double *) (void *) cuts->data, cuts->len, big ? big : room);
+  }
 
   g_autoptr (GArray) active = g_array_new (FALSE, FALSE, sizeof (guint));
   guint next = 0;

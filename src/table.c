@@ -96,7 +96,7 @@ next_column (RtTable *t)
   return &g_array_index (t->columns, RtColumn, t->next);
 }
 
-static void
+static inline void
 append (RtTable *t, Cell cell, RtColumnType type)
 {
   const RtColumn *c = next_column (t);

@@ -266,7 +266,7 @@ memo_number (GString *out, NumberMemo *memo, double v, void (*format) (GString *
   for (guint i = 0; i < MEMO_SLOTS; i++)
     if (memo->len[i] != 0 && memo->bits[i] == bits)
       {
-        g_string_append_len (out, memo->text[i], memo->len[i]);
+        rt_string_put (out, memo->text[i], memo->len[i]);
         return;
       }
   gsize at = out->len;
@@ -293,7 +293,10 @@ tsv_cell (GString *out, const RtColumn *c, const Cell *cell, NumberMemo *memo)
     {
     case RT_COLUMN_INT:
     case RT_COLUMN_BOOL:
-      rt_format_int (out, cell->i);
+      if (cell->i >= 0 && cell->i < 10)   /* a flag, a count in flight: most of a plot's */
+        g_string_append_c (out, (char) ('0' + cell->i));
+      else
+        rt_format_int (out, cell->i);
       break;
     case RT_COLUMN_NUMBER:
       if (isfinite (cell->d))

@@ -102,17 +102,15 @@ static void
 append_turns (RtSpans *sp, RtSpanRequest *req)
 {
   req->first_turn = sp->turns->len;
+  g_array_set_size (sp->turns, req->first_turn + req->n_lines);   /* room for a turn per line */
+  RtSpanTurn *turns = &g_array_index (sp->turns, RtSpanTurn, req->first_turn);
+  guint n = 0;
   for (guint i = 0; i < req->n_lines; i++)
     {
       const RtSpanLine *l = rt_spans_line (sp, req->first_line + i);
       if (l->turn >= 0)
-        {
-          RtSpanTurn turn = { l->turn, l->start_s, l->end_s };
-          g_array_append_val (sp->turns, turn);
-        }
+        turns[n++] = (RtSpanTurn) { l->turn, l->start_s, l->end_s };
     }
-  RtSpanTurn *turns = &g_array_index (sp->turns, RtSpanTurn, req->first_turn);
-  guint n = sp->turns->len - req->first_turn;
   if (n > 1)
     {
       RtSpanTurn room[64];
@@ -229,8 +227,10 @@ add_file (RtSpans *sp, const RtTrace *t, guint fi, const guint8 *kinds)
         sort_file_lines (lines + offset[k], n, sort_room);
       req.first_line = sp->lines->len;
       req.n_lines = n;
+      g_array_set_size (sp->lines, req.first_line + n);   /* not a call per line */
+      RtSpanLine *to = &g_array_index (sp->lines, RtSpanLine, req.first_line);
       for (guint j = 0; j < n; j++)
-        g_array_append_val (sp->lines, lines[offset[k] + j].l);
+        to[j] = lines[offset[k] + j].l;
       append_turns (sp, &req);
       g_array_append_val (sp->requests, req);
     }

@@ -348,7 +348,9 @@ static const LineFormat tsv_format = { '\t', rt_tsv_append_text, tsv_cell };
 GString *
 rt_table_tsv (const RtTable *t)
 {
-  GString *out = g_string_new (NULL);
+  /* room for a plot's rows at once: growing by doubling copied them into fresh pages
+   * again and again (only the pages written are ever touched) */
+  GString *out = g_string_sized_new (MIN (t->n_cells * 24 + 4096, (gsize) 256 << 20));
   NumberMemo memo = { .last = 0 };
   for (int r = -1; r < (int) rt_table_n_rows (t); r++)
     delimited_line (out, t, r, &tsv_format, &memo);

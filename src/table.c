@@ -21,18 +21,25 @@ struct _RtTable {
   const RtTableSpec *spec;
   GArray *columns;           /* RtColumn; names of expanded columns live in `names` */
   GPtrArray *names;          /* char*: the names rt_table_expand copied */
-  GArray *cells;             /* Cell, row after row */
+  /* The cells, row after row, appended in place: a table of a plot's data takes hundreds
+   * of thousands of them, and a call and a copy through GArray for each was a tenth of
+   * a cached rt-timeline. */
+  Cell *cells;
+  gsize n_cells, cells_size;
+  guint next;                /* the column of the next cell: n_cells % columns->len, kept */
+  GStringChunk *texts;       /* the text cells, in one arena rather than a malloc each */
 };
 
+/* Frees the tables among the cells (the texts go with their arena). */
 static void
-cell_clear (const RtColumn *c, Cell *cell)
+clear_tables (RtTable *t)
 {
-  if (cell->null)
-    return;
-  if (c->type == RT_COLUMN_TEXT)
-    g_free (cell->s);
-  else if (c->type == RT_COLUMN_TABLE)
-    rt_table_free (cell->t);
+  guint n_columns = t->columns->len;
+  for (guint k = 0; k < n_columns; k++)
+    if (g_array_index (t->columns, RtColumn, k).type == RT_COLUMN_TABLE)
+      for (gsize i = k; i < t->n_cells; i += n_columns)
+        if (!t->cells[i].null)
+          rt_table_free (t->cells[i].t);
 }
 
 RtTable *
@@ -44,7 +51,7 @@ rt_table_new (const RtTableSpec *spec)
   for (const RtColumn *c = spec->columns; c->name != NULL; c++)
     g_array_append_val (t->columns, *c);
   t->names = g_ptr_array_new_with_free_func (g_free);
-  t->cells = g_array_new (FALSE, FALSE, sizeof (Cell));
+  t->texts = g_string_chunk_new (4096);
   return t;
 }
 
@@ -53,10 +60,9 @@ rt_table_free (RtTable *t)
 {
   if (t == NULL)
     return;
-  for (guint i = 0; i < t->cells->len; i++)
-    cell_clear (&g_array_index (t->columns, RtColumn, i % t->columns->len),
-                &g_array_index (t->cells, Cell, i));
-  g_array_unref (t->cells);
+  clear_tables (t);
+  g_free (t->cells);
+  g_string_chunk_free (t->texts);
   g_array_unref (t->columns);
   g_ptr_array_unref (t->names);
   g_free (t);
@@ -65,7 +71,7 @@ rt_table_free (RtTable *t)
 void
 rt_table_expand (RtTable *t, const char *pattern, const char *const *names, guint n)
 {
-  g_return_if_fail (t->cells->len == 0);
+  g_return_if_fail (t->n_cells == 0);
   int at = rt_table_find (t, pattern);
   g_return_if_fail (at >= 0 && (g_array_index (t->columns, RtColumn, at).flags & RT_COLUMN_EACH));
   RtColumn each = g_array_index (t->columns, RtColumn, at);
@@ -87,10 +93,10 @@ rt_table_expand (RtTable *t, const char *pattern, const char *const *names, guin
 static const RtColumn *
 next_column (RtTable *t)
 {
-  return &g_array_index (t->columns, RtColumn, t->cells->len % t->columns->len);
+  return &g_array_index (t->columns, RtColumn, t->next);
 }
 
-static void
+static inline void
 append (RtTable *t, Cell cell, RtColumnType type)
 {
   const RtColumn *c = next_column (t);
@@ -99,7 +105,14 @@ append (RtTable *t, Cell cell, RtColumnType type)
     g_critical ("table %s: column %s is not of the type given", t->spec->name, c->name);
   if (!cell.null && c->type == RT_COLUMN_NUMBER && type == RT_COLUMN_INT)
     cell.d = (double) cell.i;
-  g_array_append_val (t->cells, cell);
+  if (G_UNLIKELY (t->n_cells == t->cells_size))
+    {
+      t->cells_size = MAX (t->cells_size * 2, 64);
+      t->cells = g_renew (Cell, t->cells, t->cells_size);
+    }
+  t->cells[t->n_cells++] = cell;
+  if (++t->next == t->columns->len)
+    t->next = 0;
 }
 
 void
@@ -117,7 +130,23 @@ rt_table_number (RtTable *t, double v)
 void
 rt_table_text (RtTable *t, const char *s)
 {
-  append (t, (Cell) { .null = s == NULL, .s = g_strdup (s) }, RT_COLUMN_TEXT);
+  if (s == NULL)
+    {
+      append (t, (Cell) { .null = TRUE }, RT_COLUMN_TEXT);
+      return;
+    }
+  /* the same text as the row above's (a request's id on each of its rows) is kept once */
+  guint n_columns = t->columns->len;
+  if (t->n_cells >= n_columns)
+    {
+      const Cell *above = &t->cells[t->n_cells - n_columns];
+      if (!above->null && next_column (t)->type == RT_COLUMN_TEXT && strcmp (above->s, s) == 0)
+        {
+          append (t, (Cell) { .s = above->s }, RT_COLUMN_TEXT);
+          return;
+        }
+    }
+  append (t, (Cell) { .s = g_string_chunk_insert (t->texts, s) }, RT_COLUMN_TEXT);
 }
 
 void
@@ -147,7 +176,7 @@ rt_table_name (const RtTable *t)
 guint
 rt_table_n_rows (const RtTable *t)
 {
-  return t->cells->len / t->columns->len;
+  return (guint) (t->n_cells / t->columns->len);
 }
 
 guint
@@ -175,7 +204,7 @@ static const Cell *
 cell_at (const RtTable *t, guint row, guint column)
 {
   g_return_val_if_fail (row < rt_table_n_rows (t) && column < t->columns->len, NULL);
-  return &g_array_index (t->cells, Cell, row * t->columns->len + column);
+  return &t->cells[(gsize) row * t->columns->len + column];
 }
 
 double
@@ -218,8 +247,42 @@ in_tsv (const RtColumn *c)
   return !(c->flags & RT_COLUMN_JSON_ONLY) && c->type != RT_COLUMN_TABLE;
 }
 
+/* The texts of the last few numbers written: a plot's rows repeat their numbers (where
+ * one phase ends the next begins), and formatting one is the dearest part of a row. */
+#define MEMO_SLOTS 4
+typedef struct {
+  guint64 bits[MEMO_SLOTS];   /* the double's bits */
+  guint8 len[MEMO_SLOTS];     /* 0: an empty slot */
+  char text[MEMO_SLOTS][40];
+  guint last;                 /* the slot written last */
+} NumberMemo;
+
+/* `v` as `format` writes it, from the memo when it holds it. */
 static void
-tsv_cell (GString *out, const RtColumn *c, const Cell *cell)
+memo_number (GString *out, NumberMemo *memo, double v, void (*format) (GString *out, double v))
+{
+  guint64 bits;
+  memcpy (&bits, &v, sizeof bits);
+  for (guint i = 0; i < MEMO_SLOTS; i++)
+    if (memo->len[i] != 0 && memo->bits[i] == bits)
+      {
+        rt_string_put (out, memo->text[i], memo->len[i]);
+        return;
+      }
+  gsize at = out->len;
+  format (out, v);
+  gsize len = out->len - at;
+  if (len > 0 && len <= sizeof memo->text[0])
+    {
+      guint i = memo->last = (memo->last + 1) % MEMO_SLOTS;
+      memo->bits[i] = bits;
+      memo->len[i] = (guint8) len;
+      memcpy (memo->text[i], out->str + at, len);
+    }
+}
+
+static void
+tsv_cell (GString *out, const RtColumn *c, const Cell *cell, NumberMemo *memo)
 {
   if (cell->null)
     {
@@ -230,11 +293,14 @@ tsv_cell (GString *out, const RtColumn *c, const Cell *cell)
     {
     case RT_COLUMN_INT:
     case RT_COLUMN_BOOL:
-      rt_format_int (out, cell->i);
+      if (cell->i >= 0 && cell->i < 10)   /* a flag, a count in flight: most of a plot's */
+        g_string_append_c (out, (char) ('0' + cell->i));
+      else
+        rt_format_int (out, cell->i);
       break;
     case RT_COLUMN_NUMBER:
       if (isfinite (cell->d))
-        rt_format_double (out, cell->d);
+        memo_number (out, memo, cell->d, rt_format_double);
       else
         g_string_append (out, "NaN");
       break;
@@ -250,17 +316,20 @@ tsv_cell (GString *out, const RtColumn *c, const Cell *cell)
 typedef struct {
   char separator;
   void (*text) (GString *out, const char *s);
-  void (*cell) (GString *out, const RtColumn *c, const Cell *cell);
+  void (*cell) (GString *out, const RtColumn *c, const Cell *cell, NumberMemo *memo);
 } LineFormat;
 
 /* One line of the columns of the TSV file in `format`: the header (row < 0) or a row. */
 static void
-delimited_line (GString *out, const RtTable *t, int row, const LineFormat *format)
+delimited_line (GString *out, const RtTable *t, int row, const LineFormat *format, NumberMemo *memo)
 {
   gboolean first = TRUE;
-  for (guint k = 0; k < t->columns->len; k++)
+  guint n_columns = t->columns->len;
+  const RtColumn *columns = (const RtColumn *) (void *) t->columns->data;
+  const Cell *cells = row < 0 ? NULL : &t->cells[(gsize) row * n_columns];
+  for (guint k = 0; k < n_columns; k++)
     {
-      const RtColumn *c = rt_table_column (t, k);
+      const RtColumn *c = &columns[k];
       if (!in_tsv (c))
         continue;
       if (!first)
@@ -268,7 +337,7 @@ delimited_line (GString *out, const RtTable *t, int row, const LineFormat *forma
       if (row < 0)
         format->text (out, c->tsv_name ? c->tsv_name : c->name);
       else
-        format->cell (out, c, cell_at (t, (guint) row, k));
+        format->cell (out, c, &cells[k], memo);
       first = FALSE;
     }
   g_string_append_c (out, '\n');
@@ -279,9 +348,12 @@ static const LineFormat tsv_format = { '\t', rt_tsv_append_text, tsv_cell };
 GString *
 rt_table_tsv (const RtTable *t)
 {
-  GString *out = g_string_new (NULL);
+  /* room for a plot's rows at once: growing by doubling copied them into fresh pages
+   * again and again (only the pages written are ever touched) */
+  GString *out = g_string_sized_new (MIN (t->n_cells * 24 + 4096, (gsize) 256 << 20));
+  NumberMemo memo = { .last = 0 };
   for (int r = -1; r < (int) rt_table_n_rows (t); r++)
-    delimited_line (out, t, r, &tsv_format);
+    delimited_line (out, t, r, &tsv_format, &memo);
   return out;
 }
 
@@ -402,9 +474,10 @@ rt_table_spec_describe (const RtTableSpec *spec, GString *out, guint indent)
 void
 rt_table_clear_rows (RtTable *t)
 {
-  for (guint i = 0; i < t->cells->len; i++)
-    cell_clear (&g_array_index (t->columns, RtColumn, i % t->columns->len), &g_array_index (t->cells, Cell, i));
-  g_array_set_size (t->cells, 0);
+  clear_tables (t);
+  t->n_cells = 0;
+  t->next = 0;
+  g_string_chunk_clear (t->texts);
 }
 
 /* One CSV field of text: quoted only where RFC 4180 needs it, so that a field can never end
@@ -463,7 +536,7 @@ csv_number (GString *out, double v)
 }
 
 static void
-csv_cell (GString *out, const RtColumn *c, const Cell *cell)
+csv_cell (GString *out, const RtColumn *c, const Cell *cell, NumberMemo *memo)
 {
   if (cell->null)
     return;
@@ -475,7 +548,7 @@ csv_cell (GString *out, const RtColumn *c, const Cell *cell)
       break;
     case RT_COLUMN_NUMBER:
       if (isfinite (cell->d))
-        csv_number (out, cell->d);
+        memo_number (out, memo, cell->d, csv_number);
       break;
     case RT_COLUMN_TEXT:
       csv_text (out, cell->s);
@@ -490,8 +563,9 @@ static const LineFormat csv_format = { ',', csv_text, csv_cell };
 void
 rt_table_csv_append (const RtTable *t, GString *out, gboolean header)
 {
+  NumberMemo memo = { .last = 0 };
   for (int r = header ? -1 : 0; r < (int) rt_table_n_rows (t); r++)
-    delimited_line (out, t, r, &csv_format);
+    delimited_line (out, t, r, &csv_format, &memo);
 }
 
 GString *

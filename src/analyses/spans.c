@@ -1,6 +1,7 @@
 /* spans.c: one step laid out in time: each worker file's span and step-level sections, each request's
  * life, turns and timed lines, in seconds from the step's start. rt-timeline and rt-trace draw from it. */
 #include "rolltrace/rt-analyses.h"
+#include "../sort-private.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -93,24 +94,29 @@ compare_turns (const void *a, const void *b)
   return x->turn < y->turn ? -1 : x->turn > y->turn;
 }
 
+RT_DEFINE_MERGE_SORT (sort_file_lines, FileLine, compare_file_lines)
+RT_DEFINE_MERGE_SORT (sort_turns, RtSpanTurn, compare_turns)
+
 /* The turns of the request whose lines were just appended (from `first_line` on). */
 static void
 append_turns (RtSpans *sp, RtSpanRequest *req)
 {
   req->first_turn = sp->turns->len;
+  g_array_set_size (sp->turns, req->first_turn + req->n_lines);   /* room for a turn per line */
+  RtSpanTurn *turns = &g_array_index (sp->turns, RtSpanTurn, req->first_turn);
+  guint n = 0;
   for (guint i = 0; i < req->n_lines; i++)
     {
       const RtSpanLine *l = rt_spans_line (sp, req->first_line + i);
       if (l->turn >= 0)
-        {
-          RtSpanTurn turn = { l->turn, l->start_s, l->end_s };
-          g_array_append_val (sp->turns, turn);
-        }
+        turns[n++] = (RtSpanTurn) { l->turn, l->start_s, l->end_s };
     }
-  RtSpanTurn *turns = &g_array_index (sp->turns, RtSpanTurn, req->first_turn);
-  guint n = sp->turns->len - req->first_turn;
   if (n > 1)
-    qsort (turns, n, sizeof (RtSpanTurn), compare_turns);
+    {
+      RtSpanTurn room[64];
+      g_autofree RtSpanTurn *big = n > G_N_ELEMENTS (room) ? g_new (RtSpanTurn, n) : NULL;
+      sort_turns (turns, n, big ? big : room);
+    }
   guint kept = 0;   /* merges the lines of each turn index into one span */
   for (guint i = 0; i < n; i++)
     {
@@ -194,6 +200,7 @@ add_file (RtSpans *sp, const RtTrace *t, guint fi, const guint8 *kinds)
     offset[i + 1] += offset[i];
   g_autofree FileLine *lines = g_new (FileLine, MAX (offset[reqs->len], 1u));
   g_autofree guint32 *fill = g_memdup2 (offset, (reqs->len + 1) * sizeof (guint32));
+  g_autofree FileLine *sort_room = g_new (FileLine, MAX (offset[reqs->len], 1u));
   for (guint32 e = 0; e < f->n_events; e++)
     {
       const RtEvent *ev = &rows[e];
@@ -217,11 +224,13 @@ add_file (RtSpans *sp, const RtTrace *t, guint fi, const guint8 *kinds)
       guint k = req.first_line;
       guint n = offset[k + 1] - offset[k];
       if (n > 1)
-        qsort (lines + offset[k], n, sizeof (FileLine), compare_file_lines);
+        sort_file_lines (lines + offset[k], n, sort_room);
       req.first_line = sp->lines->len;
       req.n_lines = n;
+      g_array_set_size (sp->lines, req.first_line + n);   /* not a call per line */
+      RtSpanLine *to = &g_array_index (sp->lines, RtSpanLine, req.first_line);
       for (guint j = 0; j < n; j++)
-        g_array_append_val (sp->lines, lines[offset[k] + j].l);
+        to[j] = lines[offset[k] + j].l;
       append_turns (sp, &req);
       g_array_append_val (sp->requests, req);
     }

@@ -1,6 +1,7 @@
 /* timeline.c: when one step's requests ran: the moments 50/90/99/100 % of them had finished, how
  * many ran at once, how busy each worker was, and the Gantt's bars (phases and waiting) by lane. */
 #include "rolltrace/rt-analyses.h"
+#include "../sort-private.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -40,6 +41,8 @@ compare_edges (const void *a, const void *b)
   return x->delta - y->delta;   /* ends before starts */
 }
 
+RT_DEFINE_MERGE_SORT (sort_edges, Edge, compare_edges)
+
 static void
 inflight_row (RtTimeline *tl, double time_s, guint total, const guint *counts, guint n_workers)
 {
@@ -65,7 +68,10 @@ sweep_in_flight (RtTimeline *tl)
       g_array_append_val (edges, end);
     }
   if (edges->len > 1)
-    qsort (edges->data, edges->len, sizeof (Edge), compare_edges);
+    {
+      g_autofree Edge *room = g_new (Edge, edges->len);
+      sort_edges ((Edge *) (void *) edges->data, edges->len, room);
+    }
 
   g_autofree guint *counts = g_new0 (guint, MAX (n_workers, 1u));
   guint total = 0;
@@ -98,6 +104,8 @@ compare_doubles (const void *a, const void *b)
   double x = *(const double *) a, y = *(const double *) b;
   return x < y ? -1 : x > y;
 }
+
+RT_DEFINE_MERGE_SORT (sort_doubles, double, compare_doubles)
 
 /* e_k with k = ceil(p n / 100), of the n ends ascending */
 static double
@@ -184,7 +192,10 @@ rt_timeline_analyse (const RtTrace *t, const RtStepSet *steps, gint32 step)
   g_autofree double *ends = g_new (double, MAX (tl->requests, 1u));
   for (guint i = 0; i < tl->requests; i++)
     ends[i] = rt_spans_request (sp, i)->end_s;
-  qsort (ends, tl->requests, sizeof (double), compare_doubles);
+  {
+    g_autofree double *room = g_new (double, MAX (tl->requests, 1u));
+    sort_doubles (ends, tl->requests, room);
+  }
   tl->t50_s = end_percentile (ends, tl->requests, 50);
   tl->t90_s = end_percentile (ends, tl->requests, 90);
   tl->t99_s = end_percentile (ends, tl->requests, 99);
@@ -330,15 +341,27 @@ band_phase (guint16 event)
 
 /* A request's life cut where its phases begin and end: each piece shows the innermost phase
  * covering it (the one that began last; lines come by start, the longer first), or waiting. */
+/* The arrays gantt_request works in, kept from one request to the next. */
+typedef struct {
+  GArray *cuts;     /* double */
+  GArray *phases;   /* RtSpanLine */
+  GArray *active;   /* guint */
+} GanttScratch;
+
 static void
 gantt_request (RtTable *table, const RtSpans *sp, const RtSpanRequest *q, guint lane, gint32 worker,
-               const char *id)
+               const char *id, GanttScratch *scratch)
 {
   gantt_row (table, lane, worker, id, "request", q->start_s, q->end_s);
-  g_autoptr (GArray) cuts = g_array_new (FALSE, FALSE, sizeof (double));
-  g_autoptr (GArray) phases = g_array_new (FALSE, FALSE, sizeof (RtSpanLine));
-  g_array_append_val (cuts, q->start_s);
-  g_array_append_val (cuts, q->end_s);
+  GArray *cuts = scratch->cuts, *phases = scratch->phases;
+  /* sized for every line, written in place, then cut to what was kept */
+  g_array_set_size (cuts, 2 + 2 * q->n_lines);
+  g_array_set_size (phases, q->n_lines);
+  double *cut = (double *) (void *) cuts->data;
+  RtSpanLine *phase_at = (RtSpanLine *) (void *) phases->data;
+  guint n_cuts = 0, n_phases = 0;
+  cut[n_cuts++] = q->start_s;
+  cut[n_cuts++] = q->end_s;
   for (guint i = 0; i < q->n_lines; i++)
     {
       RtSpanLine l = *rt_spans_line (sp, q->first_line + i);
@@ -346,19 +369,26 @@ gantt_request (RtTable *table, const RtSpans *sp, const RtSpanRequest *q, guint 
       l.end_s = MIN (l.end_s, q->end_s);
       if (l.kind == RT_PHASE_ENCLOSING || !(l.end_s > l.start_s))
         continue;
-      g_array_append_val (phases, l);
-      g_array_append_val (cuts, l.start_s);
-      g_array_append_val (cuts, l.end_s);
+      phase_at[n_phases++] = l;
+      cut[n_cuts++] = l.start_s;
+      cut[n_cuts++] = l.end_s;
     }
+  g_array_set_size (cuts, n_cuts);
+  g_array_set_size (phases, n_phases);
   if (phases->len == 0)
     {
       /* the older logger ties no phase to a request: its life is all we know */
       gantt_row (table, lane, worker, id, "unlogged", q->start_s, q->end_s);
       return;
     }
-  qsort (cuts->data, cuts->len, sizeof (double), compare_doubles);
+  {
+    double room[64];
+    g_autofree double *big = cuts->len > G_N_ELEMENTS (room) ? g_new (double, cuts->len) : NULL;
+    sort_doubles ((double *) (void *) cuts->data, cuts->len, big ? big : room);
+  }
 
-  g_autoptr (GArray) active = g_array_new (FALSE, FALSE, sizeof (guint));
+  GArray *active = scratch->active;
+  g_array_set_size (active, 0);
   guint next = 0;
   const char *open_phase = NULL;
   double open_start = q->start_s;
@@ -416,6 +446,10 @@ rt_timeline_gantt_table (const RtTrace *t, const RtTimeline *tl, const GArray *w
 {
   RtTable *table = rt_table_new (&rt_timeline_gantt_spec);
   const RtSpans *sp = tl->spans;
+  g_autoptr (GArray) cuts = g_array_new (FALSE, FALSE, sizeof (double));
+  g_autoptr (GArray) phase_lines = g_array_new (FALSE, FALSE, sizeof (RtSpanLine));
+  g_autoptr (GArray) active = g_array_new (FALSE, FALSE, sizeof (guint));
+  GanttScratch scratch = { cuts, phase_lines, active };
   guint lane = 0;
   for (guint k = 0; sp != NULL && k < sp->workers->len; k++)
     {
@@ -438,7 +472,7 @@ rt_timeline_gantt_table (const RtTrace *t, const RtTimeline *tl, const GArray *w
             continue;
           const char *id = q->request != RT_NONE ? rt_trace_request (t, q->request)->id : NULL;
           if (phases)
-            gantt_request (table, sp, q, lane++, w->worker, id);
+            gantt_request (table, sp, q, lane++, w->worker, id, &scratch);
           else
             gantt_row (table, lane++, w->worker, id, "request", q->start_s, q->end_s);
         }

@@ -123,6 +123,20 @@ round_digits (double a, int precision, guint64 *d, int *e10, gboolean *reads_bac
   return FALSE;
 }
 
+/* Writes %g's exponent of e10 at p (e-05, e+17, e+308) and returns the byte after it. */
+static inline char *
+put_exponent (char *p, int e10)
+{
+  int x = ABS (e10);
+  *p++ = 'e';
+  *p++ = e10 < 0 ? '-' : '+';
+  if (x >= 100)
+    *p++ = (char) ('0' + x / 100);
+  *p++ = (char) ('0' + x / 10 % 10);
+  *p++ = (char) ('0' + x % 10);
+  return p;
+}
+
 /* Appends the text %.<precision>g makes of v's digits d and exponent e10. */
 static void
 put_g (GString *out, gboolean negative, guint64 d, int e10, int precision)
@@ -160,13 +174,7 @@ put_g (GString *out, gboolean negative, guint64 d, int e10, int precision)
           memcpy (p, digits + 1, 17);
           p += n - 1;
         }
-      int x = ABS (e10);
-      *p++ = 'e';
-      *p++ = e10 < 0 ? '-' : '+';
-      if (x >= 100)
-        *p++ = (char) ('0' + x / 100);
-      *p++ = (char) ('0' + x / 10 % 10);
-      *p++ = (char) ('0' + x % 10);
+      p = put_exponent (p, e10);
     }
   else
     {
@@ -305,13 +313,7 @@ put_g_short (GString *out, gboolean negative, guint32 d, int e10, int precision)
           memcpy (p, first + 1, 8);
           p += n - 1;
         }
-      int x = ABS (e10);
-      *p++ = 'e';
-      *p++ = e10 < 0 ? '-' : '+';
-      if (x >= 100)
-        *p++ = (char) ('0' + x / 100);
-      *p++ = (char) ('0' + x / 10 % 10);
-      *p++ = (char) ('0' + x % 10);
+      p = put_exponent (p, e10);
     }
   else if (e10 >= 0)
     {

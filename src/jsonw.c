@@ -6,6 +6,21 @@
 #include <math.h>
 #include <string.h>
 
+/* 5^k and 10^k, exactly, for the rounding below */
+static const guint64 pow5[28] = {
+  1ull, 5ull, 25ull, 125ull, 625ull, 3125ull, 15625ull, 78125ull, 390625ull, 1953125ull,
+  9765625ull, 48828125ull, 244140625ull, 1220703125ull, 6103515625ull, 30517578125ull,
+  152587890625ull, 762939453125ull, 3814697265625ull, 19073486328125ull, 95367431640625ull,
+  476837158203125ull, 2384185791015625ull, 11920928955078125ull, 59604644775390625ull,
+  298023223876953125ull, 1490116119384765625ull, 7450580596923828125ull,
+};
+static const guint64 pow10[19] = {
+  1ull, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull, 10000000ull, 100000000ull,
+  1000000000ull, 10000000000ull, 100000000000ull, 1000000000000ull, 10000000000000ull,
+  100000000000000ull, 1000000000000000ull, 10000000000000000ull, 100000000000000000ull,
+  1000000000000000000ull,
+};
+
 /* The P significant digits of a > 0 as an integer d (10^(P-1) <= d < 10^P), with
  * a = d * 10^(e10 - P + 1) rounded as printf rounds (to nearest, a tie to even), in
  * exact integer arithmetic: a is m 2^q with an integer m < 2^53, and a 10^k is
@@ -15,19 +30,6 @@
 static gboolean
 round_digits (double a, int precision, guint64 *d, int *e10, gboolean *reads_back)
 {
-  static const guint64 pow5[28] = {
-    1ull, 5ull, 25ull, 125ull, 625ull, 3125ull, 15625ull, 78125ull, 390625ull, 1953125ull,
-    9765625ull, 48828125ull, 244140625ull, 1220703125ull, 6103515625ull, 30517578125ull,
-    152587890625ull, 762939453125ull, 3814697265625ull, 19073486328125ull, 95367431640625ull,
-    476837158203125ull, 2384185791015625ull, 11920928955078125ull, 59604644775390625ull,
-    298023223876953125ull, 1490116119384765625ull, 7450580596923828125ull,
-  };
-  static const guint64 pow10[19] = {
-    1ull, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull, 10000000ull, 100000000ull,
-    1000000000ull, 10000000000ull, 100000000000ull, 1000000000000ull, 10000000000000ull,
-    100000000000000ull, 1000000000000000ull, 10000000000000000ull, 100000000000000000ull,
-    1000000000000000000ull,
-  };
   typedef unsigned __int128 u128;
   guint64 bits;
   memcpy (&bits, &a, sizeof bits);
@@ -211,17 +213,6 @@ put_g (GString *out, gboolean negative, guint64 d, int e10, int precision)
 static G_ALWAYS_INLINE inline gboolean
 round_digits_short (double a, int precision, guint32 *d, int *e10)
 {
-  static const guint64 pow5[28] = {
-    1ull, 5ull, 25ull, 125ull, 625ull, 3125ull, 15625ull, 78125ull, 390625ull, 1953125ull,
-    9765625ull, 48828125ull, 244140625ull, 1220703125ull, 6103515625ull, 30517578125ull,
-    152587890625ull, 762939453125ull, 3814697265625ull, 19073486328125ull, 95367431640625ull,
-    476837158203125ull, 2384185791015625ull, 11920928955078125ull, 59604644775390625ull,
-    298023223876953125ull, 1490116119384765625ull, 7450580596923828125ull,
-  };
-  static const guint64 pow10[11] = {
-    1ull, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull, 10000000ull, 100000000ull,
-    1000000000ull, 10000000000ull,
-  };
   typedef unsigned __int128 u128;
   guint64 bits;
   memcpy (&bits, &a, sizeof bits);

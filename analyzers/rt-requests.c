@@ -82,7 +82,7 @@ run (RtSession *s, GError **error)
   for (guint i = 0; i < r->slowest->len; i++)
     {
       guint request = g_array_index (r->slowest, RtSlowRequest, i).request;
-      g_autofree char *caption = rt_request_caption (rt_trace_request (t, request), i + 1);
+      g_autofree char *caption = rt_request_caption (t, rt_trace_request (t, request), i + 1);
       rt_session_print (s, "  %s\n", caption);
     }
   if (!plot_cdf (s, r, error) || (r->slowest->len > 0 && !rt_plot_requests_top (s, r, TRUE, error)))

@@ -112,6 +112,17 @@ void rt_cache_file_snapshot (RtCacheMap *map, guint record, RtCacheSnapshot *sna
  * cache's is given back; they are read from the file again if asked for. */
 void rt_cache_requests_taken (RtCacheMap *map);
 
+/* The requests of records first_record ... first_record + n_records - 1, in the cache's
+ * table, used in place: NULL unless they lie there one record after another (as the cache's
+ * writer puts them), else the first of them, with `n` set to their number, RtRequest.id
+ * counting from `ids`, the finish reason from `texts`, `file` being the record. Only once
+ * the requests of each of those records passed rt_cache_file_tables_ok may they be read. */
+const RtRequest *rt_cache_requests (RtCacheMap *map, guint first_record, guint n_records,
+                                    guint32 *n, const char **ids, const char **texts);
+
+/* Where the requests of `record` begin in the cache's table. */
+guint32 rt_cache_first_request (RtCacheMap *map, guint record);
+
 /* The cache's turns table, used in place: rt_cache_file_tables_ok has checked the
  * turns of a record before any snapshot of it points into it. */
 const RtTurnFigures *rt_cache_turns (RtCacheMap *map, guint *n);

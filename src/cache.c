@@ -18,9 +18,8 @@
 #endif
 
 /* Bump on any change of the layout below. */
-#define CACHE_FORMAT 8
+#define CACHE_FORMAT 9
 #define BYTE_ORDER_MARK 0x01020304u
-#define NO_STRING G_MAXUINT64
 
 /* The parts of the tables section, in this order. */
 typedef enum {
@@ -77,13 +76,12 @@ typedef struct {
   guint64 requests_checksum, turns_checksum, ids_checksum;   /* each checked when first used */
 } CacheFile;
 
-typedef struct {
-  guint64 id, finish_reason;          /* strings; NO_STRING: none */
-  double end_s, total_s;
-  gint32 turns, response_length;
-  guint32 first_turn, n_turns;        /* in the turns table */
-  guint32 complete, turns_from_timings;
-} CacheRequest;
+/* A request is kept as the trace's own RtRequest, so that a load with nothing to read uses
+ * the table in place: its id an offset into the ids blob, its finish reason one into the
+ * strings (0: none; the experiment's path is there, which no reason shares), `file` the
+ * record, `step` and `worker` the record's, first_turn an index into the turns table. */
+typedef RtRequest CacheRequest;
+G_STATIC_ASSERT (sizeof (CacheRequest) == 64);
 
 typedef struct {
   guint64 line, reason;               /* reason: string */
@@ -363,14 +361,32 @@ rt_cache_file_tables_ok (RtCacheMap *m, guint record, RtCacheTables tables)
       ok = rt_hash64 (&m->t.requests[cf->first_request], (gsize) cf->n_requests * sizeof (CacheRequest), 11)
              == cf->requests_checksum
            && (cf->n_requests == 0 || (cf->ids_size > 0 && m->ids[cf->ids_at + cf->ids_size - 1] == '\0'));
-      for (guint32 k = 0; ok && k < cf->n_requests; k++)
+      /* without a branch: every request is read anyway. Differences wrap: an id before the
+       * file's range, or a first turn before its turns, comes out beyond them (the files'
+       * ranges were checked to end inside the tables); a finish reason of 0 (none) is inside
+       * the strings, which are never empty */
+      guint64 bad = 0;
+      const CacheRequest *q = &m->t.requests[cf->first_request];
+      /* file and step side by side, compared as one; complete and turns_from_timings too */
+      G_STATIC_ASSERT (G_STRUCT_OFFSET (RtRequest, step) == G_STRUCT_OFFSET (RtRequest, file) + 4);
+      G_STATIC_ASSERT (G_STRUCT_OFFSET (RtRequest, turns_from_timings)
+                       == G_STRUCT_OFFSET (RtRequest, complete) + 1);
+      guint32 file_step[2] = { record, (guint32) cf->step };
+      guint64 want_file_step;
+      memcpy (&want_file_step, file_step, 8);
+      for (guint32 k = 0; k < cf->n_requests; k++, q++)
         {
-          const CacheRequest *q = &m->t.requests[cf->first_request + k];
-          ok = q->id >= cf->ids_at && q->id - cf->ids_at < cf->ids_size
-               && (q->finish_reason == NO_STRING || string_ok (m, q->finish_reason))
-               && q->first_turn >= cf->first_turn && q->n_turns <= cf->n_turns
-               && q->first_turn - cf->first_turn <= cf->n_turns - q->n_turns;
+          guint64 file_step_k;
+          guint16 flags;
+          memcpy (&file_step_k, &q->file, 8);
+          memcpy (&flags, &q->complete, 2);
+          bad |= (q->id - cf->ids_at >= cf->ids_size) | (q->finish_reason >= m->strings_size)
+                 | (q->n_turns > cf->n_turns)
+                 | (q->first_turn - cf->first_turn > cf->n_turns - q->n_turns)
+                 | (file_step_k ^ want_file_step) | (guint32) (q->worker ^ cf->worker)
+                 | (flags & 0xFEFE);   /* each 0 or 1 */
         }
+      ok = ok && bad == 0;
       state |= RT_CACHE_REQUESTS;
     }
   if (ok && (tables & RT_CACHE_TURNS) && !(state & RT_CACHE_TURNS))
@@ -616,17 +632,14 @@ rt_cache_file_snapshot (RtCacheMap *map, guint record, RtCacheSnapshot *snap)
       g_array_set_size (snap->requests, first + cf->n_requests);
       RtRequest *out = &g_array_index (snap->requests, RtRequest, first);
       const CacheRequest *in = &map->t.requests[cf->first_request];
+      memcpy (out, in, (gsize) cf->n_requests * sizeof *out);
+      /* texts as their addresses, turns in `turns` (or as they are: the cache's own) */
+      guintptr ids = (guintptr) map->ids, strings = (guintptr) map->strings;
       for (guint32 k = 0; k < cf->n_requests; k++)
         {
-          const CacheRequest *cq = &in[k];
-          out[k] = (RtRequest) {
-            .id = map->ids + cq->id,
-            .finish_reason = cq->finish_reason == NO_STRING ? NULL : map->strings + cq->finish_reason,
-            .complete = cq->complete, .end_s = cq->end_s, .total_s = cq->total_s,
-            .turns = cq->turns, .response_length = cq->response_length,
-            .first_turn = turn_base + (cq->first_turn - cf->first_turn),
-            .n_turns = cq->n_turns, .turns_from_timings = cq->turns_from_timings,
-          };
+          out[k].id += ids;
+          out[k].finish_reason = out[k].finish_reason == 0 ? 0 : out[k].finish_reason + strings;
+          out[k].first_turn = turn_base + (out[k].first_turn - cf->first_turn);
         }
     }
   for (guint32 k = 0; k < cf->n_problems; k++)
@@ -669,6 +682,29 @@ rt_cache_requests_taken (RtCacheMap *map)
   guintptr end = (guintptr) (map->t.requests + map->h.n_requests) / page * page;
   if (end > start)
     madvise ((void *) start, end - start, MADV_DONTNEED);
+}
+
+const RtRequest *
+rt_cache_requests (RtCacheMap *map, guint first_record, guint n_records, guint32 *n,
+                   const char **ids, const char **texts)
+{
+  g_assert ((guint64) first_record + n_records <= map->h.n_files);
+  guint32 first = n_records > 0 ? map->t.files[first_record].first_request : 0, end = first;
+  for (guint r = first_record; r < first_record + n_records; r++)
+    if (map->t.files[r].first_request != end)
+      return NULL;
+    else
+      end += map->t.files[r].n_requests;   /* (no overflow: the files' bounds were checked) */
+  *n = end - first;
+  *ids = map->ids;
+  *texts = map->strings;
+  return map->t.requests + first;
+}
+
+guint32
+rt_cache_first_request (RtCacheMap *map, guint record)
+{
+  return map->t.files[record].first_request;
 }
 
 const RtTurnFigures *
@@ -908,16 +944,18 @@ rt_cache_draft_add_file (RtCacheDraft *d, const RtFile *f, const RtCacheSnapshot
   cf.first_request = (guint32) (requests->len / sizeof (CacheRequest));
   cf.n_requests = snap->requests->len;
   cf.ids_at = w->ids->len;
+  guint32 record = rt_cache_draft_n_files (d);
   for (guint k = 0; k < snap->requests->len; k++)
     {
       const RtRequest *q = &g_array_index (snap->requests, RtRequest, k);
+      const char *reason = (const char *) (guintptr) q->finish_reason;
       CacheRequest cq = {
-        .id = add_id (w, q->id),
-        .finish_reason = q->finish_reason ? add_shared_string (w, q->finish_reason) : NO_STRING,
-        .end_s = q->end_s, .total_s = q->total_s, .turns = q->turns,
-        .response_length = q->response_length, .first_turn = turn_base,
-        .n_turns = q->n_turns, .complete = (guint32) q->complete,
-        .turns_from_timings = (guint32) q->turns_from_timings,
+        .id = add_id (w, (const char *) (guintptr) q->id),
+        .finish_reason = reason != NULL ? add_shared_string (w, reason) : 0,
+        .end_s = q->end_s, .total_s = q->total_s, .file = record, .step = f->step,
+        .worker = f->worker, .turns = q->turns, .response_length = q->response_length,
+        .first_turn = turn_base, .n_turns = q->n_turns, .complete = q->complete != 0,
+        .turns_from_timings = q->turns_from_timings != 0,
       };
       g_array_append_vals (requests, &cq, sizeof cq);
       if (q->n_turns > 0)   /* else `turns` may have no storage to point into */

@@ -131,14 +131,14 @@ static void
 write_request_event (Export *e, WorkerTracks *w, gint64 tid, const RtSpan *s, const RtSpanRequest *r)
 {
   const RtRequest *q = r->request != RT_NONE ? rt_trace_request (e->t, r->request) : NULL;
-  const char *reason = q != NULL && q->finish_reason != NULL ? rt_finish_reason_short (q->finish_reason) : NULL;
+  const char *reason = q != NULL && q->finish_reason != 0 ? rt_finish_reason_short (rt_request_finish_reason (e->t, q)) : NULL;
   RtJsonWriter *jw = rt_chrome_trace_complete_args (e->ct, w->pid, tid, reason != NULL && *reason ? reason : "request",
                                                     s->start, s->end - s->start);
-  rt_jw_member_string (jw, "request_id", q != NULL ? q->id : NULL);
+  rt_jw_member_string (jw, "request_id", q != NULL ? rt_request_id (e->t, q) : NULL);
   rt_jw_member_int (jw, "step", e->spans->step);
   member_count (jw, "turns", q != NULL ? q->turns : -1);
   member_count (jw, "response_length", q != NULL ? q->response_length : -1);
-  rt_jw_member_string (jw, "finish_reason", q != NULL ? q->finish_reason : NULL);
+  rt_jw_member_string (jw, "finish_reason", q != NULL ? rt_request_finish_reason (e->t, q) : NULL);
   rt_chrome_trace_end_args (e->ct);
 }
 

@@ -73,9 +73,30 @@ struct _RtTracePrivate {
   RtStepDurations *step_durations;   /* one per trace->steps */
   RtStepDurations all_durations;     /* those of every step */
   gboolean requests_deferred;    /* every file taken from the cache without its requests,
-                                  * for RtLoadOptions.requests_of_one_step to choose */
+                                  * for RtLoadOptions.requests_of_one_step to choose, or to
+                                  * be read in place once the rest is read (cache_in_order) */
+  GArray *requests;              /* RtRequest: the table the load made (trace->requests, once
+                                  * loaded, unless requests_in_place) */
+  gboolean cache_in_order;       /* every file taken whole from the cache, as the record of its
+                                  * own number: requests can be read in place */
+  gboolean requests_in_place;    /* trace->requests is (part of) the cache's own table
+                                  * (take_requests_in_place) */
   RtLoadOptions opts;
 };
+
+/* A text of a request of the load's own table (RtTrace.request_ids_at and request_texts_at
+ * 0): kept as its address. */
+static inline guint64
+rt_text_ref (const char *s)
+{
+  return (guint64) (guintptr) s;
+}
+
+static inline const char *
+rt_text_at (guint64 ref)
+{
+  return (const char *) (guintptr) ref;
+}
 
 /* Frees what an RtProblem owns (its where), as a GArray clear function. */
 void rt_problem_clear (gpointer problem);

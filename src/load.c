@@ -239,7 +239,7 @@ merge_file (LoadJob *job, RtFileParse *p)
   guint32 turn_base = t->n_cached_turns + t->turns->len;   /* numbered after the cache's */
   p->file->first_turn = turn_base;
   p->file->n_turns = turns->len;
-  p->file->first_request = t->requests->len;
+  p->file->first_request = t->priv->requests->len;
   p->file->n_requests = p->requests->len;
   p->file->n_events = p->events->len;
   fs->rows_dropped = t->priv->opts.rows_unread;
@@ -248,7 +248,7 @@ merge_file (LoadJob *job, RtFileParse *p)
     g_array_append_vals (t->events, p->events->data, p->events->len);
   for (guint i = 0; i < p->requests->len; i++)
     g_array_index (p->requests, RtRequest, i).first_turn += turn_base;
-  g_array_append_vals (t->requests, p->requests->data, p->requests->len);
+  g_array_append_vals (t->priv->requests, p->requests->data, p->requests->len);
   g_array_append_vals (t->turns, turns->data, turns->len);
   t->problems_total += p->file->problems_total;
   t->stats.bytes_read += p->bytes_read;
@@ -456,18 +456,18 @@ reserve_rows (GArray *a, gsize n)
 }
 
 /* Takes a file the cache holds as it is now straight into the trace: its requests
- * are appended to the trace's table (unless the caller reads none: see
- * RtLoadOptions.requests_unread), its turns and rows stay in the mapping.
- * `problems`: a scratch array. Not thread-safe. */
+ * are appended to the trace's table (`keep_requests`; else they are left there, for
+ * take_cached_requests, or because the caller reads none: RtLoadOptions.requests_unread),
+ * its turns and rows stay in the mapping. `problems`: a scratch array. Not thread-safe. */
 static void
 adopt_file (RtTrace *t, RtCacheMap *cache, guint record, guint file_index, GArray *problems,
             gboolean keep_requests)
 {
   RtFile *f = &g_array_index (t->files, RtFile, file_index);
   RtFileState *fs = &t->priv->files[file_index];
-  guint32 first = t->requests->len;
+  guint32 first = t->priv->requests->len;
   g_array_set_size (problems, 0);
-  RtCacheSnapshot snap = { .requests = keep_requests ? t->requests : NULL,
+  RtCacheSnapshot snap = { .requests = keep_requests ? t->priv->requests : NULL,
                            .turns = NULL, .problems = problems };
   rt_cache_file_snapshot (cache, record, &snap);
   rt_resume_from_snapshot (f, &fs->resume, &snap);
@@ -475,9 +475,9 @@ adopt_file (RtTrace *t, RtCacheMap *cache, guint record, guint file_index, GArra
   f->first_request = keep_requests ? first : RT_NONE;
   f->n_requests = fs->resume.n_requests = snap.counters.n_requests;
   fs->resume.n_problems = problems->len;
-  for (guint32 k = first; k < t->requests->len; k++)
+  for (guint32 k = first; k < t->priv->requests->len; k++)
     {
-      RtRequest *q = &g_array_index (t->requests, RtRequest, k);
+      RtRequest *q = &g_array_index (t->priv->requests, RtRequest, k);
       q->file = file_index;
       q->step = f->step;
       q->worker = f->worker;
@@ -550,6 +550,101 @@ tables_read (const RtTracePrivate *priv)
          | (priv->opts.request_ids_unread ? 0 : RT_CACHE_IDS);
 }
 
+/* trace->requests: the load's own table, numbered after the cache's (if used in place). */
+static void
+publish_requests (RtTrace *t)
+{
+  t->requests = (const RtRequest *) t->priv->requests->data;
+  t->n_requests = t->n_cached_requests + t->priv->requests->len;
+}
+
+/* The requests of files first ... first + n - 1, each taken whole from the cache as the
+ * record of its own number, read where the cache keeps them, numbered first: the part of
+ * the cache's table that holds them (with those it keeps of a file read on since, which
+ * no file then numbers). The files read in this load have theirs numbered after them. Once
+ * per load, once every file is read. FALSE when they do not lie there one file after
+ * another. */
+static gboolean
+take_requests_in_place (RtTrace *t, guint first, guint n)
+{
+  RtTracePrivate *priv = t->priv;
+  const char *ids, *texts;
+  guint32 count;
+  const RtRequest *at = rt_cache_requests (priv->cache, first, n, &count, &ids, &texts);
+  if (at == NULL)
+    return FALSE;
+  guint32 base = n > 0 ? rt_cache_first_request (priv->cache, first) : 0;
+  for (guint i = 0; i < t->files->len; i++)
+    {
+      RtFile *f = &g_array_index (t->files, RtFile, i);
+      if (f->first_request != RT_NONE)
+        f->first_request += count;   /* the load's own */
+      else if (i >= first && i < first + n)
+        f->first_request = rt_cache_first_request (priv->cache, i) - base;
+    }
+  /* the texts of the load's own requests as the cache's count theirs (modulo 2^64: the
+   * accessors' sum is their address again) */
+  for (guint k = 0; k < priv->requests->len; k++)
+    {
+      RtRequest *q = &g_array_index (priv->requests, RtRequest, k);
+      q->id -= (guintptr) ids;
+      if (q->finish_reason != 0)
+        q->finish_reason -= (guintptr) texts;
+    }
+  t->cached_requests = at;
+  t->n_cached_requests = count;
+  t->request_ids_at = (guintptr) ids;
+  t->request_texts_at = (guintptr) texts;
+  priv->requests_in_place = TRUE;
+  publish_requests (t);
+  return TRUE;
+}
+
+/* Takes from the cache the requests adopt_files left there of files first ... first + n - 1
+ * (those read on from the cache have theirs already): in place when the cache holds every
+ * file in order (no copy, no memory of their own), else copied into the trace's table. FALSE
+ * when the tables of one of them fail their checks (none is taken then). */
+static gboolean
+take_cached_requests (RtTrace *t, guint first, guint n)
+{
+  RtTracePrivate *priv = t->priv;
+  RtCacheMap *cache = priv->cache;
+  guint64 n_requests = 0;
+  for (guint i = first; i < first + n; i++)
+    if (rt_trace_file (t, i)->first_request == RT_NONE)
+      {
+        if (!rt_cache_file_tables_ok (cache, priv->files[i].record, tables_read (priv)))
+          return FALSE;
+        n_requests += rt_trace_file (t, i)->n_requests;
+      }
+  if (priv->cache_in_order && take_requests_in_place (t, first, n))
+    return TRUE;
+  reserve_rows (t->priv->requests, n_requests);
+  g_autoptr (GArray) problems = g_array_new (FALSE, FALSE, sizeof (RtCacheProblem));
+  for (guint i = first; i < first + n; i++)
+    {
+      RtFile *f = &g_array_index (t->files, RtFile, i);
+      if (f->first_request != RT_NONE)
+        continue;
+      guint32 at = t->priv->requests->len;
+      g_array_set_size (problems, 0);
+      RtCacheSnapshot snap = { .requests = t->priv->requests, .turns = NULL, .problems = problems };
+      rt_cache_file_snapshot (cache, priv->files[i].record, &snap);
+      f->first_request = at;
+      for (guint32 k = at; k < t->priv->requests->len; k++)
+        {
+          RtRequest *q = &g_array_index (t->priv->requests, RtRequest, k);
+          q->file = i;
+          q->step = f->step;
+          q->worker = f->worker;
+        }
+    }
+  if (n == t->files->len)
+    rt_cache_requests_taken (cache);   /* the trace has its own now */
+  publish_requests (t);
+  return TRUE;
+}
+
 /* Adopts the files the cache holds as they are now with nothing to read
  * (matches[i] RT_CACHE_SAME and complete[i]; records[i]: where the cache holds file
  * i), with as much of their tables as the caller reads: when every file is as the
@@ -584,6 +679,11 @@ adopt_files (RtTrace *t, RtCacheMap *cache, const RtCacheMatch *matches, const g
       priv->requests_deferred = TRUE;
       keep_requests = FALSE;
     }
+  /* nothing to read, each file the record of its own number (as in a cache this load would
+   * write): the requests can be read where the cache keeps them (take_cached_requests) */
+  priv->cache_in_order = whole;
+  for (guint i = 0; priv->cache_in_order && i < n_files; i++)
+    priv->cache_in_order = records[i] == i;
   if (keep_requests && whole)
     rt_cache_prefetch_tables (cache, tables_read (priv));
   /* a file restored from the cache and read on needs all its tables, whatever the caller;
@@ -605,20 +705,25 @@ adopt_files (RtTrace *t, RtCacheMap *cache, const RtCacheMatch *matches, const g
       memset (priv->step_durations, 0, t->steps->len * sizeof (RtStepDurations));
       memset (&priv->all_durations, 0, sizeof priv->all_durations);
       priv->requests_deferred = FALSE;
+      priv->cache_in_order = FALSE;
       return FALSE;
     }
-  if (keep_requests)
+  /* in place once the files read on are read, and numbered after them (take_cached_requests) */
+  gboolean copy = keep_requests && !priv->cache_in_order;
+  if (keep_requests && !copy)
+    priv->requests_deferred = TRUE;
+  if (copy)
     {
       /* the exact size: the table then grows without a copy */
-      reserve_rows (t->requests, rt_cache_n_requests (cache));
+      reserve_rows (t->priv->requests, rt_cache_n_requests (cache));
     }
   for (guint i = 0; i < n_files; i++)
     if (matches[i] == RT_CACHE_SAME && complete[i])
       {
-        adopt_file (t, cache, records[i], i, problems, keep_requests);
+        adopt_file (t, cache, records[i], i, problems, copy);
         t->stats.files_cached++;
       }
-  if (keep_requests)
+  if (copy)
     rt_cache_requests_taken (cache);   /* the trace has its own now */
   return TRUE;
 }
@@ -647,7 +752,7 @@ load_files (RtTrace *trace, RtCacheMap *cache, GError **error)
     {
       if (!opts->rows_unread)
         rt_array_make_room (trace->events, total_bytes / 160 + 1024);
-      rt_array_make_room (trace->requests, total_bytes / 4096 + 1024);
+      rt_array_make_room (trace->priv->requests, total_bytes / 4096 + 1024);
       rt_array_make_room (trace->turns, total_bytes / 2048 + 1024);
     }
 
@@ -732,54 +837,23 @@ load_files (RtTrace *trace, RtCacheMap *cache, GError **error)
   return TRUE;
 }
 
-/* Takes from the cache the requests that adopt_files left there for the caller to choose:
- * of the one step RtLoadOptions.requests_of_one_step names, else of every file (those read
- * on from the cache have theirs already). FALSE when the tables of one of them fail their
- * checks (none is taken then). */
+/* Takes from the cache the requests adopt_files left there for the caller to choose: of the
+ * one step RtLoadOptions.requests_of_one_step names, else of every file. FALSE when the
+ * tables of one of them fail their checks (none is taken then). */
 static gboolean
 take_deferred_requests (RtTrace *t)
 {
   RtTracePrivate *priv = t->priv;
-  RtCacheMap *cache = priv->cache;
   guint first = 0, n = t->files->len, si;
-  if (priv->opts.requests_of_one_step (t, priv->opts.requests_of_one_step_data, &si)
+  if (priv->opts.requests_of_one_step != NULL
+      && priv->opts.requests_of_one_step (t, priv->opts.requests_of_one_step_data, &si)
       && si < t->steps->len)
     {
       first = rt_trace_step (t, si)->first_file;
       n = rt_trace_step (t, si)->n_files;
     }
-  guint64 n_requests = 0;
-  for (guint i = first; i < first + n; i++)
-    if (rt_trace_file (t, i)->first_request == RT_NONE)
-      {
-        if (!rt_cache_file_tables_ok (cache, priv->files[i].record, tables_read (priv)))
-          return FALSE;
-        n_requests += rt_trace_file (t, i)->n_requests;
-      }
-  reserve_rows (t->requests, n_requests);
-  g_autoptr (GArray) problems = g_array_new (FALSE, FALSE, sizeof (RtCacheProblem));
-  for (guint i = first; i < first + n; i++)
-    {
-      RtFile *f = &g_array_index (t->files, RtFile, i);
-      if (f->first_request != RT_NONE)
-        continue;
-      guint32 at = t->requests->len;
-      g_array_set_size (problems, 0);
-      RtCacheSnapshot snap = { .requests = t->requests, .turns = NULL, .problems = problems };
-      rt_cache_file_snapshot (cache, priv->files[i].record, &snap);
-      f->first_request = at;
-      for (guint32 k = at; k < t->requests->len; k++)
-        {
-          RtRequest *q = &g_array_index (t->requests, RtRequest, k);
-          q->file = i;
-          q->step = f->step;
-          q->worker = f->worker;
-        }
-    }
-  if (n == t->files->len)
-    rt_cache_requests_taken (cache);   /* the trace has its own now */
   priv->requests_deferred = FALSE;
-  return TRUE;
+  return take_cached_requests (t, first, n);
 }
 
 static int
@@ -869,6 +943,14 @@ file_snapshot (const RtTrace *t, guint i, RtCacheSnapshot *snap)
   const RtRequest *src = rp->requests ? (const RtRequest *) rp->requests->data
                                       : rt_trace_request (t, f->first_request);
   g_array_append_vals (snap->requests, src, rp->n_requests);
+  if (t->request_ids_at != 0 || t->request_texts_at != 0)
+    for (guint k = 0; k < snap->requests->len; k++)
+      {
+        /* the cache's, used in place: texts as their addresses, as the draft takes them */
+        RtRequest *q = &g_array_index (snap->requests, RtRequest, k);
+        q->id = rt_text_ref (rt_request_id (t, q));
+        q->finish_reason = rt_text_ref (rt_request_finish_reason (t, q));
+      }
   if (fs->timing_turns != NULL)
     rt_derive_turns ((RtRequest *) snap->requests->data, snap->requests->len,
                      (const RtTurnRecord *) fs->timing_turns->data, rp->n_timing,
@@ -970,7 +1052,7 @@ write_cache (RtTrace *t, GError **error)
   if (d == NULL)
     return FALSE;
   g_autofree char *exp = g_canonicalize_filename (t->path, NULL);
-  rt_cache_draft_begin_tables (d, exp, t->registry, t->files->len, t->requests->len,
+  rt_cache_draft_begin_tables (d, exp, t->registry, t->files->len, t->priv->requests->len,
                                (guint) rt_trace_n_turns (t));
 
   /* the rows of every file, as of its last newline, after the header: those not
@@ -1074,7 +1156,6 @@ rt_trace_load (const char *exp_path, const RtLoadOptions *opts, GError **error)
   trace->files = g_array_new (FALSE, TRUE, sizeof (RtFile));
   trace->steps = g_array_new (FALSE, TRUE, sizeof (RtStep));
   trace->events = g_array_new (FALSE, FALSE, sizeof (RtEvent));
-  trace->requests = g_array_new (FALSE, FALSE, sizeof (RtRequest));
   trace->turns = g_array_new (FALSE, FALSE, sizeof (RtTurnFigures));
   trace->strays = g_ptr_array_new_with_free_func (g_free);
   trace->duplicates = g_array_new (FALSE, FALSE, sizeof (RtDuplicate));
@@ -1084,6 +1165,7 @@ rt_trace_load (const char *exp_path, const RtLoadOptions *opts, GError **error)
   trace->string_chunks = g_ptr_array_new_with_free_func ((GDestroyNotify) g_string_chunk_free);
   trace->priv = g_new0 (RtTracePrivate, 1);
   trace->priv->opts = *opts;
+  trace->priv->requests = g_array_new (FALSE, FALSE, sizeof (RtRequest));
   trace->priv->opts.cache_dir = NULL;
   if (g_strcmp0 (g_getenv ("ROLLTRACE_PARSE"), "lines") == 0)
     trace->priv->opts.line_by_line = TRUE;
@@ -1104,6 +1186,7 @@ rt_trace_load (const char *exp_path, const RtLoadOptions *opts, GError **error)
     }
   if (!load_files (trace, cache, error))
     return NULL;
+  publish_requests (trace);
   gather_problems (trace);
   finish_steps (trace);
   update_cache (trace, trace->priv->cache);
@@ -1144,6 +1227,7 @@ rt_trace_free (RtTrace *trace)
       g_clear_pointer (&trace->priv->draft, rt_cache_draft_free);
       g_clear_pointer (&trace->priv->cache, rt_cache_close);
       g_free (trace->priv->cache_path);
+      g_clear_pointer (&trace->priv->requests, g_array_unref);
       g_free (trace->priv);
     }
   for (guint i = 0; trace->files && i < trace->files->len; i++)
@@ -1151,7 +1235,6 @@ rt_trace_free (RtTrace *trace)
   g_clear_pointer (&trace->files, g_array_unref);
   g_clear_pointer (&trace->steps, g_array_unref);
   g_clear_pointer (&trace->events, g_array_unref);
-  g_clear_pointer (&trace->requests, g_array_unref);
   g_clear_pointer (&trace->turns, g_array_unref);
   g_clear_pointer (&trace->strays, g_ptr_array_unref);
   g_clear_pointer (&trace->duplicates, g_array_unref);

@@ -275,7 +275,7 @@ id_index_slot (RtIdIndex *ix, const GArray *requests, guint64 h, RtStrView id)
       if (slot->index == RT_NONE)
         return slot;
       if (slot->hash == h && slot->len == id.len
-          && bytes_equal (g_array_index (requests, RtRequest, slot->index).id, id.str, id.len))
+          && bytes_equal (rt_text_at (g_array_index (requests, RtRequest, slot->index).id), id.str, id.len))
         return slot;
     }
 }
@@ -303,7 +303,7 @@ static guint32
 new_request (RtFileParse *r, RtStrView id)
 {
   RtRequest q = { 0 };
-  q.id = g_string_chunk_insert_len (r->strings, id.str, (gssize) id.len);
+  q.id = rt_text_ref (g_string_chunk_insert_len (r->strings, id.str, (gssize) id.len));
   q.file = r->file_index;
   q.step = r->file->step;
   q.worker = r->file->worker;
@@ -326,7 +326,7 @@ request_for_line (RtFileParse *r, RtStrView id, gboolean is_complete)
   RtIdSlot *slot = ix->last;
   guint64 h;
   if (slot != NULL && slot->len == id.len
-      && bytes_equal (g_array_index (r->requests, RtRequest, slot->index).id, id.str, id.len))
+      && bytes_equal (rt_text_at (g_array_index (r->requests, RtRequest, slot->index).id), id.str, id.len))
     h = slot->hash;
   else
     {
@@ -409,7 +409,7 @@ process_line (RtFileParse *r, const RtLineFields *f, guint64 line_no)
       if (f->finish_reason.len > 0)
         {
           g_autofree char *reason = g_strndup (f->finish_reason.str, f->finish_reason.len);
-          q->finish_reason = g_string_chunk_insert_const (r->strings, reason);
+          q->finish_reason = rt_text_ref (g_string_chunk_insert_const (r->strings, reason));
         }
       q->turns_from_timings = f->has_turn_timings;
       for (guint i = 0; f->has_turn_timings && i < f->turn_timings->len; i++)
@@ -735,16 +735,17 @@ rt_file_parse_read (RtFileParse *r, guint64 offset, guint64 line, GError **error
 static guint32
 add_restored_request (RtFileParse *r, const RtRequest *q)
 {
-  RtStrView id = { q->id ? q->id : "", q->id ? strlen (q->id) : 0 };
+  const char *text = rt_text_at (q->id), *reason = rt_text_at (q->finish_reason);
+  RtStrView id = { text ? text : "", text ? strlen (text) : 0 };
   guint32 idx = request_for_line (r, id, TRUE);
   RtRequest *dst = &g_array_index (r->requests, RtRequest, idx);
-  const char *interned_id = dst->id;
+  guint64 interned_id = dst->id;
   *dst = *q;
   dst->id = interned_id;
   dst->file = r->file_index;
   dst->step = r->file->step;
   dst->worker = r->file->worker;
-  dst->finish_reason = q->finish_reason ? g_string_chunk_insert_const (r->strings, q->finish_reason) : NULL;
+  dst->finish_reason = reason ? rt_text_ref (g_string_chunk_insert_const (r->strings, reason)) : 0;
   return idx;
 }
 

@@ -238,14 +238,14 @@ rt_plot_workers_steps (RtSession *s, const RtWorkers *workers, GError **error)
 /* ---- requests ---- */
 
 char *
-rt_request_caption (const RtRequest *q, guint rank)
+rt_request_caption (const RtTrace *t, const RtRequest *q, guint rank)
 {
   g_autofree char *tokens = q->response_length >= 0 ? g_strdup_printf ("%d tokens", q->response_length)
                                                      : g_strdup ("tokens unknown");
   g_autofree char *turns = q->turns >= 0 ? g_strdup_printf ("%d turns", q->turns) : g_strdup ("turns unknown");
-  return g_strdup_printf ("#%u %.8s, worker %d: %.2f s, %s, %s, %s", rank, q->id, q->worker,
+  return g_strdup_printf ("#%u %.8s, worker %d: %.2f s, %s, %s, %s", rank, rt_request_id (t, q), q->worker,
                           q->total_s, turns, tokens,
-                          q->finish_reason ? rt_finish_reason_short (q->finish_reason) : "finish unknown");
+                          q->finish_reason ? rt_finish_reason_short (rt_request_finish_reason (t, q)) : "finish unknown");
 }
 
 gboolean
@@ -258,7 +258,7 @@ rt_plot_requests_top (RtSession *s, const RtRequests *r, gboolean each_request, 
       const RtSlowRequest *slow = &g_array_index (r->slowest, RtSlowRequest, i);
       g_autoptr (RtTable) phases = rt_request_phases_table (t, slow);
       g_autofree char *name = g_strdup_printf ("request_%u_step_%d", i + 1, r->step);
-      g_autofree char *what = rt_request_caption (rt_trace_request (t, slow->request), i + 1);
+      g_autofree char *what = rt_request_caption (t, rt_trace_request (t, slow->request), i + 1);
       if (!rt_session_write_table (s, phases, name, error)
           || !rt_session_plot (s, "request", name, what, NULL, error))
         return FALSE;

@@ -366,7 +366,7 @@ section_requests (RtReport *r, Section *sec, gboolean *shown, GError **error)
   for (guint i = 0; i < req->slowest->len; i++)
     {
       const RtSlowRequest *slow = &g_array_index (req->slowest, RtSlowRequest, i);
-      g_autofree char *line = rt_request_caption (rt_trace_request (r->t, slow->request), i + 1);
+      g_autofree char *line = rt_request_caption (r->t, rt_trace_request (r->t, slow->request), i + 1);
       html (sec, "<li>");
       text (sec, line);
       html (sec, "</li>\n");

@@ -224,10 +224,17 @@ RtTable *rt_requests_top_table (const RtTrace *t, const RtRequests *r);
 typedef struct {
   const RtTrace *t;
   guint file, end_file;
-  guint request, end_request;
+  const RtRequest *at, *end;  /* what is left of the file's requests */
 } RtStepRequests;
 void rt_step_requests_init (RtStepRequests *it, const RtTrace *t, guint step_index);
-const RtRequest *rt_step_requests_next (RtStepRequests *it);
+/* (the first request of the next file that has one, or NULL) */
+const RtRequest *rt_step_requests_next_file (RtStepRequests *it);
+/* Inline: it runs once per request of every step an analysis walks. */
+static inline const RtRequest *
+rt_step_requests_next (RtStepRequests *it)
+{
+  return it->at != it->end ? it->at++ : rt_step_requests_next_file (it);
+}
 
 typedef enum {
   RT_TURN_PRE_PROCESS,

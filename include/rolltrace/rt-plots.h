@@ -30,7 +30,7 @@ gboolean rt_plot_workers_steps (RtSession *s, const RtWorkers *w, GError **error
 gboolean rt_plot_workers_step (RtSession *s, const RtWorkersStep *ws, gboolean each_worker, GError **error);
 
 /* "#1 5c1f0a2b, worker 3: 41.20 s, 4 turns, 812 tokens, LENGTH": a slow request in a caption. */
-char *rt_request_caption (const RtRequest *q, guint rank);
+char *rt_request_caption (const RtTrace *t, const RtRequest *q, guint rank);
 /* requests_top_step_N.tsv, requests_top_step_N: the slowest requests by phase; with
  * `each_request` also request_K_step_N, one chart per request. */
 gboolean rt_plot_requests_top (RtSession *s, const RtRequests *r, gboolean each_request, GError **error);

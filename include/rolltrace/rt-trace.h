@@ -57,21 +57,25 @@ typedef struct {
                                * in line order, so neither is stored in the row */
 
 /* One request id of one worker file. Only a request with an
- * async_rollout_request_complete line is `complete` and has a duration. */
+ * async_rollout_request_complete line is `complete` and has a duration. Its texts are
+ * read through rt_request_id () and rt_request_finish_reason (): a table taken from the
+ * cache is used where the cache keeps it, its texts counted from the cache's own. */
 typedef struct {
-  const char *id;             /* interned, owned by the trace */
-  const char *finish_reason;  /* as logged ("FinishReasonTypeEnum.STOP"); NULL if absent */
+  guint64 id;                 /* the request id: rt_request_id () */
+  guint64 finish_reason;      /* as logged ("FinishReasonTypeEnum.STOP"), 0 if absent:
+                               * rt_request_finish_reason () */
+  double end_s;               /* timestamp of the complete line */
+  double total_s;             /* its duration_sec; NAN when absent */
   guint32 file;
   gint32 step;
   gint32 worker;
-  gboolean complete;
-  double end_s;               /* timestamp of the complete line */
-  double total_s;             /* its duration_sec; NAN when absent */
   gint32 turns;               /* extra.turns, -1 when absent */
   gint32 response_length;     /* -1 when absent */
   guint32 first_turn, n_turns;/* the request's turns: rt_trace_turn (first_turn + k) */
-  gboolean turns_from_timings;/* TRUE: turn_timings; FALSE: turn_end lines */
-} RtRequest;
+  guint8 complete;            /* TRUE or FALSE */
+  guint8 turns_from_timings;  /* TRUE: turn_timings; FALSE: turn_end lines */
+  guint8 unused[2];           /* 0 */
+} RtRequest;                  /* 64 bytes, the cache's own layout */
 
 /* One step_N folder and its worker files (a contiguous range of RtTrace.files). */
 typedef struct {
@@ -117,7 +121,16 @@ typedef struct {
   GArray *steps;              /* RtStep, ascending step number */
   GArray *events;             /* RtEvent rows of the files read in this load; read
                                * them through rt_trace_file_events () */
-  GArray *requests;           /* RtRequest, grouped by file */
+  guint32 n_requests;         /* requests rt_trace_request numbers: read each file's through
+                               * the file (RtFile.first_request); a number may belong to no
+                               * file (the cache's older copy of the requests of a file that
+                               * was read on since) */
+  const RtRequest *cached_requests;  /* the cache's own requests, used in place: those of */
+  guint32 n_cached_requests;         /* the files taken whole from it, numbered first */
+  const RtRequest *requests;  /* those of the files read in this load, numbered after them */
+  guintptr request_ids_at;    /* what RtRequest.id counts from (0: it is the address of the
+                               * text); rt_request_id () */
+  guintptr request_texts_at;  /* the same for RtRequest.finish_reason */
   GArray *turns;              /* RtTurnFigures of the files read in this load, grouped by
                                * request: read every turn through rt_trace_turn () */
   const RtTurnFigures *cached_turns; /* the cache's own turns, used in place: those of the */
@@ -219,7 +232,22 @@ rt_trace_n_turns (const RtTrace *t)
 static inline const RtRequest *
 rt_trace_request (const RtTrace *t, guint i)
 {
-  return &g_array_index (t->requests, RtRequest, i);
+  return i < t->n_cached_requests ? &t->cached_requests[i] : &t->requests[i - t->n_cached_requests];
+}
+
+/* The id of request q of t (NUL-terminated; the text may hold NUL bytes before it only if
+ * the log did). */
+static inline const char *
+rt_request_id (const RtTrace *t, const RtRequest *q)
+{
+  return (const char *) (t->request_ids_at + (guintptr) q->id);
+}
+
+/* Its finish reason as logged, or NULL when it had none. */
+static inline const char *
+rt_request_finish_reason (const RtTrace *t, const RtRequest *q)
+{
+  return q->finish_reason == 0 ? NULL : (const char *) (t->request_texts_at + (guintptr) q->finish_reason);
 }
 
 /* Index in t->steps of step number `step`, or -1. */

@@ -49,20 +49,23 @@ rt_step_requests_init (RtStepRequests *it, const RtTrace *t, guint step_index)
   it->t = t;
   it->file = st->first_file;
   it->end_file = st->first_file + st->n_files;
-  it->request = it->end_request = 0;
+  it->at = it->end = NULL;
 }
 
 const RtRequest *
-rt_step_requests_next (RtStepRequests *it)
+rt_step_requests_next_file (RtStepRequests *it)
 {
-  /* requests are grouped by file, but the files of a step need not hold adjacent ranges */
-  while (it->request == it->end_request)
+  /* requests are grouped by file, but the files of a step need not hold adjacent ranges (nor
+   * lie in one table: rt_trace_request); a file's own are one after another */
+  while (it->file < it->end_file)
     {
-      if (it->file == it->end_file)
-        return NULL;
       const RtFile *f = rt_trace_file (it->t, it->file++);
-      it->request = f->first_request;
-      it->end_request = f->first_request + f->n_requests;
+      if (f->n_requests == 0 || f->first_request == RT_NONE)
+        continue;   /* (none, or none taken: RtLoadOptions.requests_unread) */
+      it->at = rt_trace_request (it->t, f->first_request);
+      it->end = it->at + f->n_requests;
+      return it->at++;
     }
-  return rt_trace_request (it->t, it->request++);
+  it->at = it->end = NULL;
+  return NULL;
 }

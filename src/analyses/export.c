@@ -265,9 +265,9 @@ file_requests (Emitter *e, const RtTrace *t, const RtStep *st, guint file, const
       double duration = q->complete ? q->total_s : NAN;
       double start = !isnan (end) && !isnan (duration) ? end - duration : s->first_start;
       where (e, f);
-      rt_table_text (e->table, q->id);
+      rt_table_text (e->table, rt_request_id (t, q));
       rt_table_bool (e->table, q->complete);
-      rt_table_text (e->table, q->finish_reason);
+      rt_table_text (e->table, rt_request_finish_reason (t, q));
       int_or_null (e->table, q->complete ? q->turns : -1);
       int_or_null (e->table, q->complete ? q->response_length : -1);
       rt_table_number (e->table, since (start, st->start_s));
@@ -292,7 +292,7 @@ file_turns (Emitter *e, const RtTrace *t, guint file)
         {
           const RtTurnFigures *tf = rt_trace_turn (t, q->first_turn + j);
           where (e, f);
-          rt_table_text (e->table, q->id);
+          rt_table_text (e->table, rt_request_id (t, q));
           int_or_null (e->table, tf->turn);
           rt_table_text (e->table, q->turns_from_timings ? "turn_timings" : "turn_end");
           const double parts[RT_N_TURN_PARTS] = {
@@ -318,7 +318,7 @@ file_events (Emitter *e, const RtTrace *t, const RtStep *st, guint file)
       gboolean has_request = ev->request != RT_NONE && ev->request < f->n_requests;
       where (e, f);
       rt_table_text (e->table, rt_event_registry_name (t->registry, ev->event));
-      rt_table_text (e->table, has_request ? rt_trace_request (t, f->first_request + ev->request)->id : NULL);
+      rt_table_text (e->table, has_request ? rt_request_id (t, rt_trace_request (t, f->first_request + ev->request)) : NULL);
       int_or_null (e->table, ev->turn);
       rt_table_number (e->table, since (event_start (ev), st->start_s));
       rt_table_number (e->table, since (ev->end_s, st->start_s));

@@ -365,6 +365,10 @@ rule_truncation (const RtTrace *t, GArray *selected, RtFindings *out)
 {
   guint64 complete = 0, length = 0;
   double engine = 0, engine_length = 0;
+  /* the same few reasons, each kept once (its text at one place): the last one's verdict
+   * serves the next request that has it */
+  guint64 last_reason = 0;
+  gboolean last_is_length = FALSE;   /* that of no reason at all */
   for (guint i = 0; i < selected->len; i++)
     {
       RtStepRequests it;
@@ -376,7 +380,13 @@ rule_truncation (const RtTrace *t, GArray *selected, RtFindings *out)
           complete++;
           double e = request_engine_s (t, q);
           engine += e;
-          if (q->finish_reason != NULL && strcmp (rt_finish_reason_short (q->finish_reason), "LENGTH") == 0)
+          if (q->finish_reason != last_reason)
+            {
+              last_reason = q->finish_reason;
+              last_is_length = q->finish_reason != 0
+                               && strcmp (rt_finish_reason_short (rt_request_finish_reason (t, q)), "LENGTH") == 0;
+            }
+          if (last_is_length)
             {
               length++;
               engine_length += e;
@@ -457,7 +467,7 @@ compare_slow (gconstpointer a, gconstpointer b, gpointer data)
     return qx->step < qy->step ? -1 : 1;
   if (qx->worker != qy->worker)
     return qx->worker < qy->worker ? -1 : 1;
-  return strcmp (qx->id, qy->id);
+  return strcmp (rt_request_id (t, qx), rt_request_id (t, qy));
 }
 
 /* The RT_FINDING_TOOL_TOP slowest complete requests with a duration of the selected steps,

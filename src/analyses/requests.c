@@ -26,7 +26,7 @@ compare_slowest (gconstpointer a, gconstpointer b, gpointer data)
     return x->total_s > y->total_s ? -1 : 1;
   if (x->worker != y->worker)
     return x->worker < y->worker ? -1 : 1;
-  return strcmp (x->id, y->id);
+  return strcmp (rt_request_id (t, x), rt_request_id (t, y));
 }
 
 /* Keeps the `top` first of `order` in compare_slowest's order, sorted: as sorting it all
@@ -227,12 +227,12 @@ rt_requests_slow_table (const RtTrace *t, const RtSlowRequest *slow)
   rt_table_expand (table, "PHASE", names, n);
 
   const RtRequest *q = rt_trace_request (t, slow->request);
-  rt_table_text (table, q->id);
+  rt_table_text (table, rt_request_id (t, q));
   rt_table_int (table, q->worker);
   rt_table_number (table, q->total_s);
   q->turns >= 0 ? rt_table_int (table, q->turns) : rt_table_null (table);
   q->response_length >= 0 ? rt_table_int (table, q->response_length) : rt_table_null (table);
-  rt_table_text (table, rt_finish_reason_short (q->finish_reason));
+  rt_table_text (table, rt_finish_reason_short (rt_request_finish_reason (t, q)));
   for (guint k = 0; k < n; k++)
     rt_table_number (table, slow->phase_s[g_array_index (slow->phase_ids, guint16, k)]);
   return table;
@@ -287,7 +287,7 @@ rt_requests_top_table (const RtTrace *t, const RtRequests *r)
       const RtSlowRequest *slow = &g_array_index (r->slowest, RtSlowRequest, i);
       const RtRequest *q = rt_trace_request (t, slow->request);
       g_autofree char *label = g_strdup_printf ("%u. w%d %.0fs %s", i + 1, q->worker, q->total_s,
-                                                q->finish_reason ? rt_finish_reason_short (q->finish_reason) : "");
+                                                q->finish_reason ? rt_finish_reason_short (rt_request_finish_reason (t, q)) : "");
       rt_table_text (table, label);
       double rest = q->total_s;
       for (guint p = 0; p < r->leaves->len; p++)

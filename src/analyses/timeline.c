@@ -470,7 +470,7 @@ rt_timeline_gantt_table (const RtTrace *t, const RtTimeline *tl, const GArray *w
           const RtSpanRequest *q = rt_spans_request (sp, w->first_request + i);
           if (!request_in_window (q, from_s, to_s))
             continue;
-          const char *id = q->request != RT_NONE ? rt_trace_request (t, q->request)->id : NULL;
+          const char *id = q->request != RT_NONE ? rt_request_id (t, rt_trace_request (t, q->request)) : NULL;
           if (phases)
             gantt_request (table, sp, q, lane++, w->worker, id, &scratch);
           else

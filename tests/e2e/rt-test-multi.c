@@ -17,7 +17,7 @@ run (RtSession *s, GError **error)
         g_string_append_printf (steps, "%s%d", k ? "," : "",
                                 rt_trace_step (e->trace, g_array_index (e->steps, guint, k))->step);
       rt_session_print (s, "%s\t%s\tsteps %s\tfiles %u\trequests %u\tcache %s\n", e->label,
-                        e->trace->path, steps->str, e->trace->files->len, e->trace->requests->len,
+                        e->trace->path, steps->str, e->trace->files->len, e->trace->n_requests,
                         e->trace->stats.cache_used ? "used" : "unused");
     }
   return 0;

@@ -189,7 +189,8 @@ check_line_by_line (const RtTrace *a)
   for (guint r = 0; r < x->n_requests; r++)
     {
       const RtRequest *u = rt_trace_request (a, r), *v = rt_trace_request (b, r);
-      if (g_strcmp0 (u->id, v->id) != 0 || g_strcmp0 (u->finish_reason, v->finish_reason) != 0
+      if (g_strcmp0 (rt_request_id (a, u), rt_request_id (b, v)) != 0
+          || g_strcmp0 (rt_request_finish_reason (a, u), rt_request_finish_reason (b, v)) != 0
           || u->complete != v->complete || !same_number (u->end_s, v->end_s)
           || !same_number (u->total_s, v->total_s) || u->turns != v->turns
           || u->response_length != v->response_length || u->n_turns != v->n_turns

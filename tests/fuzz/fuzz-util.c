@@ -182,9 +182,9 @@ rt_fuzz_check_trace (const RtTrace *t)
     {
       const RtFile *f = rt_trace_file (t, i);
       rt_fuzz_touch_string (f->path);
-      if ((guint64) f->first_request + f->n_requests > t->requests->len)
+      if ((guint64) f->first_request + f->n_requests > t->n_requests)
         rt_fuzz_fail ("file %u: requests [%u, +%u) past the table's %u", i, f->first_request,
-                      f->n_requests, t->requests->len);
+                      f->n_requests, t->n_requests);
       const RtEvent *rows = rt_trace_file_events (t, i);
       for (guint e = 0; e < f->n_events; e++)
         {
@@ -194,12 +194,12 @@ rt_fuzz_check_trace (const RtTrace *t)
                           f->path, e, rows[e].event, n_names, rows[e].request, f->n_requests);
         }
     }
-  for (guint i = 0; i < t->requests->len; i++)
+  for (guint i = 0; i < t->n_requests; i++)
     {
       const RtRequest *q = rt_trace_request (t, i);
-      rt_fuzz_touch_string (q->id);
-      if (q->finish_reason != NULL)
-        rt_fuzz_touch_string (rt_finish_reason_short (q->finish_reason));
+      rt_fuzz_touch_string (rt_request_id (t, q));
+      if (q->finish_reason != 0)
+        rt_fuzz_touch_string (rt_finish_reason_short (rt_request_finish_reason (t, q)));
       if (q->file >= t->files->len)
         rt_fuzz_fail ("request %u: file %u of %u", i, q->file, t->files->len);
       /* in the cache's turns or in the load's, not across the two */

@@ -10,7 +10,7 @@
 static const char *
 slow_id (const RtTrace *t, const RtRequests *r, guint i)
 {
-  return rt_trace_request (t, g_array_index (r->slowest, RtSlowRequest, i).request)->id;
+  return rt_request_id (t, rt_trace_request (t, g_array_index (r->slowest, RtSlowRequest, i).request));
 }
 
 static char *

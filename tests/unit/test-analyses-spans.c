@@ -92,9 +92,9 @@ test_spans_hand_v2_requests (void)
 
   /* b [2, 6) and a [2, 10) start together: the earlier end first */
   const RtSpanRequest *b = rt_spans_request (sp, 0), *a = rt_spans_request (sp, 1), *c = rt_spans_request (sp, 2);
-  g_assert_cmpstr (rt_trace_request (t, b->request)->id, ==, "b");
-  g_assert_cmpstr (rt_trace_request (t, a->request)->id, ==, "a");
-  g_assert_cmpstr (rt_trace_request (t, c->request)->id, ==, "c");
+  g_assert_cmpstr (rt_request_id (t, rt_trace_request (t, b->request)), ==, "b");
+  g_assert_cmpstr (rt_request_id (t, rt_trace_request (t, a->request)), ==, "a");
+  g_assert_cmpstr (rt_request_id (t, rt_trace_request (t, c->request)), ==, "c");
   assert_interval (b->start_s, b->end_s, 2, 6);
   assert_interval (a->start_s, a->end_s, 2, 10);
   assert_interval (c->start_s, c->end_s, 2, 14);
@@ -180,12 +180,12 @@ test_spans_which_lines_are_requests (void)
   assert_interval (z->start_s, z->end_s, 16, 16);
   assert_interval (n->start_s, n->end_s, 16, 16);   /* empty, whatever the sign */
   g_assert_cmpfloat_with_epsilon (n->duration_s, -2, EPS);
-  g_assert_cmpstr (rt_trace_request (t, r1->request)->id, ==, "r");
-  g_assert_cmpstr (rt_trace_request (t, r2->request)->id, ==, "r");
+  g_assert_cmpstr (rt_request_id (t, rt_trace_request (t, r1->request)), ==, "r");
+  g_assert_cmpstr (rt_request_id (t, rt_trace_request (t, r2->request)), ==, "r");
   g_assert_cmpuint (r1->request, !=, r2->request);
-  g_assert_cmpstr (rt_trace_request (t, s_->request)->id, ==, "s");
-  g_assert_cmpstr (rt_trace_request (t, z->request)->id, ==, "z");
-  g_assert_cmpstr (rt_trace_request (t, n->request)->id, ==, "n");
+  g_assert_cmpstr (rt_request_id (t, rt_trace_request (t, s_->request)), ==, "s");
+  g_assert_cmpstr (rt_request_id (t, rt_trace_request (t, z->request)), ==, "z");
+  g_assert_cmpstr (rt_request_id (t, rt_trace_request (t, n->request)), ==, "n");
 
   /* s's lines by start; the negative one starts at 14 and ends at 13 */
   g_assert_cmpuint (r1->n_lines + r2->n_lines, ==, 0);

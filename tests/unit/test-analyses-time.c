@@ -40,7 +40,7 @@ test_step_requests_walks_every_file (void)
       rt_step_requests_init (&it, t, si);
       guint n = 0;
       for (const RtRequest *q; (q = rt_step_requests_next (&it)) != NULL; n++)
-        g_assert_cmpstr (q->id, ==, want[si][n]);
+        g_assert_cmpstr (rt_request_id (t, q), ==, want[si][n]);
       g_assert_null (want[si][n]);
       g_assert_null (rt_step_requests_next (&it));   /* stays at the end */
     }

@@ -56,7 +56,7 @@ static guint
 complete_requests (const RtTrace *t)
 {
   guint n = 0;
-  for (guint i = 0; i < t->requests->len; i++)
+  for (guint i = 0; i < t->n_requests; i++)
     n += rt_trace_request (t, i)->complete;
   return n;
 }

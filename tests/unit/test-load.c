@@ -29,8 +29,8 @@ load (const char *path, guint threads)
 static const RtRequest *
 find_request (const RtTrace *t, const char *id)
 {
-  for (guint i = 0; i < t->requests->len; i++)
-    if (strcmp (rt_trace_request (t, i)->id, id) == 0)
+  for (guint i = 0; i < t->n_requests; i++)
+    if (strcmp (rt_request_id (t, rt_trace_request (t, i)), id) == 0)
       return rt_trace_request (t, i);
   g_assert_not_reached ();
 }
@@ -60,7 +60,7 @@ test_hand_fixture_tables (void)
   g_assert_cmpfloat (a->total_s, ==, 8);
   g_assert_cmpint (a->turns, ==, 2);
   g_assert_cmpint (a->response_length, ==, 100);
-  g_assert_cmpstr (a->finish_reason, ==, "FinishReasonTypeEnum.STOP");
+  g_assert_cmpstr (rt_request_finish_reason (t, a), ==, "FinishReasonTypeEnum.STOP");
   /* no turn_timings: its two turn_end lines stand in */
   g_assert_false (a->turns_from_timings);
   g_assert_cmpuint (a->n_turns, ==, 2);
@@ -226,7 +226,7 @@ test_ids_and_names_one_byte_apart_stay_apart (void)
   g_autofree char *dir = make_experiment (s->str, s->len);
   g_string_free (s, TRUE);
   g_autoptr (RtTrace) t = load (dir, 1);
-  g_assert_cmpuint (t->requests->len, ==, texts->len);
+  g_assert_cmpuint (t->n_requests, ==, texts->len);
   for (guint i = 0; i < texts->len; i++)
     g_assert_cmpint (find_request (t, texts->pdata[i])->turns, ==, (gint) i);
   const RtEvent *rows = rt_trace_file_events (t, 0);
@@ -235,7 +235,7 @@ test_ids_and_names_one_byte_apart_stay_apart (void)
     {
       const RtEvent *start = &rows[3 * i], *named = &rows[3 * i + 2];
       g_assert_cmpuint (start->request, ==, rows[3 * i + 1].request);
-      g_assert_cmpstr (rt_trace_request (t, rt_trace_file (t, 0)->first_request + start->request)->id, ==,
+      g_assert_cmpstr (rt_request_id (t, rt_trace_request (t, rt_trace_file (t, 0)->first_request + start->request)), ==,
                        texts->pdata[i]);
       g_assert_cmpstr (rt_event_registry_name (t->registry, named->event), ==, texts->pdata[i]);
       g_assert_cmpfloat (named->duration_s, ==, i);
@@ -261,14 +261,14 @@ test_a_rerun_takes_over_its_id (void)
     "{\"event\": \"turn_start\", \"extra\": {\"request_id\": \"b\"}}\n";
   g_autofree char *dir = make_experiment (text, strlen (text));
   g_autoptr (RtTrace) t = load (dir, 1);
-  g_assert_cmpuint (t->requests->len, ==, 4);   /* a three times, b once */
+  g_assert_cmpuint (t->n_requests, ==, 4);   /* a three times, b once */
   const RtEvent *rows = rt_trace_file_events (t, 0);
   const guint32 expected[] = { 0, 0, 1, 1, 2, 1, 3, 2 };
   for (guint i = 0; i < G_N_ELEMENTS (expected); i++)
     g_assert_cmpuint (rows[i].request, ==, expected[i]);
   g_assert_cmpint (rt_trace_request (t, 0)->turns, ==, 1);
   g_assert_cmpint (rt_trace_request (t, 1)->turns, ==, 2);
-  g_assert_cmpstr (rt_trace_request (t, 2)->id, ==, "b");
+  g_assert_cmpstr (rt_request_id (t, rt_trace_request (t, 2)), ==, "b");
   g_assert_false (rt_trace_request (t, 2)->complete);
   g_assert_cmpint (rt_trace_request (t, 3)->turns, ==, 3);
   rt_trace_file_events_done (t, 0);
@@ -303,6 +303,16 @@ test_thread_count_does_not_change_the_tables (void)
 
 static char *folder_listing (const char *dir);
 
+/* How many requests the files of t hold. */
+static guint64
+files_requests (const RtTrace *t)
+{
+  guint64 n = 0;
+  for (guint i = 0; i < t->files->len; i++)
+    n += rt_trace_file (t, i)->first_request != RT_NONE ? rt_trace_file (t, i)->n_requests : 0;
+  return n;
+}
+
 /* The same files, requests, turns and problems in both; the same rows too when `rows`. */
 static void
 assert_same_tables (const RtTrace *a, const RtTrace *b, gboolean rows)
@@ -329,15 +339,18 @@ assert_same_tables (const RtTrace *a, const RtTrace *b, gboolean rows)
                            rt_event_registry_name (b->registry, q->event));
         }
     }
-  /* (files are appended as their threads finish them: requests are compared file by file) */
-  g_assert_cmpuint (a->requests->len, ==, b->requests->len);
+  /* (files are appended as their threads finish them: requests are compared file by file;
+   * a table used in place may number a request of no file, the cache's older copy of those of
+   * a file read on since) */
+  g_assert_cmpuint (files_requests (a), ==, files_requests (b));
+  g_assert_cmpuint (files_requests (b), <=, b->n_requests);
   for (guint i = 0; i < a->files->len; i++)
     for (guint r = 0; r < rt_trace_file (a, i)->n_requests; r++)
       {
         const RtRequest *x = rt_trace_request (a, rt_trace_file (a, i)->first_request + r);
         const RtRequest *y = rt_trace_request (b, rt_trace_file (b, i)->first_request + r);
-        g_assert_cmpstr (x->id, ==, y->id);
-        g_assert_cmpstr (x->finish_reason, ==, y->finish_reason);
+        g_assert_cmpstr (rt_request_id (a, x), ==, rt_request_id (b, y));
+        g_assert_cmpstr (rt_request_finish_reason (a, x), ==, rt_request_finish_reason (b, y));
         g_assert_cmpmem (&x->total_s, sizeof (double), &y->total_s, sizeof (double));
         g_assert_cmpint (x->turns, ==, y->turns);
         g_assert_cmpuint (x->n_turns, ==, y->n_turns);
@@ -550,12 +563,12 @@ test_cached_step_durations_stand_in_for_the_requests (void)
       g_autoptr (RtTrace) full = load (path, 2);
       g_autoptr (RtTrace) first = load_lean (path, dir);
       g_assert_true (first->stats.cache_written);
-      g_assert_cmpuint (first->requests->len, ==, full->requests->len);   /* read: kept */
+      g_assert_cmpuint (first->n_requests, ==, full->n_requests);   /* read: kept */
 
       g_autoptr (RtTrace) lean = load_lean (path, dir);
       g_assert_true (lean->stats.cache_used);
       g_assert_false (lean->stats.cache_written);
-      g_assert_cmpuint (full->requests->len, >, 0);
+      g_assert_cmpuint (full->n_requests, >, 0);
       g_assert_cmpuint (lean->turns->len, ==, 0);
       guint64 kept = 0, left_out = 0;
       for (guint f = 0; f < lean->files->len; f++)
@@ -565,8 +578,8 @@ test_cached_step_durations_stand_in_for_the_requests (void)
           /* a file whose unterminated last piece is read again keeps its own */
           *(lf->first_request == RT_NONE ? &left_out : &kept) += lf->n_requests;
         }
-      g_assert_cmpuint (lean->requests->len, ==, kept);
-      g_assert_cmpuint (kept + left_out, ==, full->requests->len);
+      g_assert_cmpuint (lean->n_requests, ==, kept);
+      g_assert_cmpuint (kept + left_out, ==, full->n_requests);
       all_left_out += left_out;
       for (guint si = 0; si < full->steps->len; si++)
         {
@@ -625,7 +638,7 @@ test_damaged_cached_durations_fall_back_to_the_requests (void)
 
   g_autoptr (RtTrace) t = load_lean (path, dir);
   g_assert_true (t->stats.cache_used);
-  g_assert_cmpuint (t->requests->len, ==, full->requests->len);
+  g_assert_cmpuint (t->n_requests, ==, full->n_requests);
   for (guint si = 0; si < t->steps->len; si++)
     {
       guint n;
@@ -733,7 +746,7 @@ test_requests_of_one_step_only_from_the_cache (void)
                 {
                   const RtRequest *x = rt_trace_request (full, ff->first_request + r);
                   const RtRequest *y = rt_trace_request (t, tf->first_request + r);
-                  g_assert_cmpstr (x->id, ==, y->id);
+                  g_assert_cmpstr (rt_request_id (full, x), ==, rt_request_id (t, y));
                   g_assert_cmpmem (&x->total_s, sizeof (double), &y->total_s, sizeof (double));
                   g_assert_cmpuint (y->file, ==, f);
                   g_assert_cmpint (y->step, ==, tf->step);
@@ -749,8 +762,11 @@ test_requests_of_one_step_only_from_the_cache (void)
                     }
                 }
             }
-          g_assert_cmpuint (t->requests->len, ==, taken);
-          g_assert_cmpuint (taken + left_out, ==, full->requests->len);
+          g_assert_cmpuint (files_requests (t), ==, taken);
+          g_assert_cmpuint (taken + left_out, ==, full->n_requests);
+          /* (the step's part of the cache's table, used in place, may hold the older copy of
+           * the requests of a file read on since, which no file numbers) */
+          g_assert_cmpuint (t->n_requests, <=, taken + t->n_cached_requests);
           if (si == 0 && g_strcmp0 (fixtures[i], "hand-v2") == 0)
             g_assert_cmpuint (left_out, >, 0);   /* the fixture's other step has requests */
         }
@@ -839,7 +855,7 @@ test_unread_request_ids_are_not_checked (void)
 
   g_autoptr (RtTrace) lean = load_ids_unread (path, dir);
   g_assert_true (lean->stats.cache_used);
-  g_assert_cmpuint (lean->requests->len, ==, full->requests->len);
+  g_assert_cmpuint (lean->n_requests, ==, full->n_requests);
   for (guint f = 0; f < full->files->len; f++)
     for (guint r = 0; r < rt_trace_file (full, f)->n_requests; r++)
       {
@@ -887,8 +903,8 @@ test_unchecked_request_ids_never_reach_a_new_cache (void)
   g_autoptr (RtTrace) t = rt_trace_load (exp, &opts, NULL);
   const RtFile *f0 = rt_trace_file (t, 0);
   g_assert_cmpuint (f0->n_requests, ==, 2);
-  g_assert_cmpstr (rt_trace_request (t, f0->first_request)->id, ==, "a");
-  g_assert_cmpstr (rt_trace_request (t, f0->first_request + 1)->id, ==, "b");
+  g_assert_cmpstr (rt_request_id (t, rt_trace_request (t, f0->first_request)), ==, "a");
+  g_assert_cmpstr (rt_request_id (t, rt_trace_request (t, f0->first_request + 1)), ==, "b");
 
   g_autofree char *cache = cache_file_in (dir);
   g_unlink (cache);
@@ -1083,6 +1099,56 @@ test_bad_folders_give_one_clear_error (void)
   g_rmdir (empty);
 }
 
+/* A load from a cache that holds every file, in order, with nothing to read but unterminated
+ * last pieces, reads the requests where the cache keeps them (no copy): the same requests,
+ * ids and finish reasons as a full load, those of a file read on in the load's own table,
+ * numbered after the cache's. */
+static void
+test_requests_in_place_from_the_cache (void)
+{
+  const char *fixtures[] = { "hand-v2", "damaged", "timeline" };
+  for (guint i = 0; i < G_N_ELEMENTS (fixtures); i++)
+    {
+      g_autofree char *path = fixture (fixtures[i]);
+      g_autofree char *dir = g_dir_make_tmp ("rt-cache-XXXXXX", NULL);
+      g_autoptr (RtTrace) full = load (path, 2);
+      RtLoadOptions opts = { .n_threads = 2, .max_problems_per_file = 100, .cache_dir = dir };
+      g_autoptr (GError) error = NULL;
+      g_autoptr (RtTrace) first = rt_trace_load (path, &opts, &error);
+      g_assert_no_error (error);
+      g_assert_true (first->stats.cache_written);
+      g_assert_cmpuint (first->n_cached_requests, ==, 0);   /* all read: its own table */
+      g_assert_cmpuint (first->n_requests, ==, full->n_requests);
+
+      g_autoptr (RtTrace) t = rt_trace_load (path, &opts, &error);
+      g_assert_no_error (error);
+      g_assert_true (t->stats.cache_used);
+      g_assert_false (t->stats.cache_written);
+      g_assert_cmpuint (t->n_cached_requests, >, 0);
+      guint64 own = 0, read_on = 0;
+      for (guint f = 0; f < t->files->len; f++)
+        {
+          const RtFile *tf = rt_trace_file (t, f);
+          if (tf->first_request >= t->n_cached_requests)
+            {
+              own += tf->n_requests;
+              read_on++;
+            }
+          else   /* the whole range in the cache's table */
+            g_assert_cmpuint ((guint64) tf->first_request + tf->n_requests, <=, t->n_cached_requests);
+        }
+      g_assert_cmpuint (t->n_requests - t->n_cached_requests, ==, own);
+      g_assert_cmpuint (t->stats.files_cached, ==, t->files->len);   /* (those read on too) */
+      if (g_strcmp0 (fixtures[i], "damaged") == 0)
+        g_assert_cmpuint (read_on, >, 0);   /* its cut last line is read on */
+      assert_same_tables (full, t, TRUE);
+
+      g_autofree char *cache = cache_file_in (dir);
+      g_unlink (cache);
+      g_rmdir (dir);
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1100,6 +1166,7 @@ main (int argc, char **argv)
   g_test_add_func ("/load/rows-unread-keeps-the-other-tables-and-caches-every-row",
                    test_rows_unread_keeps_the_other_tables_and_caches_every_row);
   g_test_add_func ("/load/rows-unread-are-not-read-silently", test_rows_unread_are_not_read_silently);
+  g_test_add_func ("/load/requests-in-place-from-the-cache", test_requests_in_place_from_the_cache);
   g_test_add_func ("/load/bad-folders-give-one-clear-error", test_bad_folders_give_one_clear_error);
   g_test_add_func ("/load/a-cache-folder-holds-only-finished-caches",
                    test_a_cache_folder_holds_only_finished_caches);

@@ -117,6 +117,7 @@ typedef struct {
   guint64 hash;
   guint32 index;                 /* RT_NONE: free */
   guint32 len;                   /* of the id, which may hold NUL bytes */
+  const char *text;              /* the id (that of request `index`), compared in place */
 } RtIdSlot;
 
 typedef struct {

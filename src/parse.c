@@ -267,15 +267,14 @@ id_index_init (RtIdIndex *ix, gsize capacity)
 
 /* The slot holding `id`, or the free slot where it belongs. */
 static RtIdSlot *
-id_index_slot (RtIdIndex *ix, const GArray *requests, guint64 h, RtStrView id)
+id_index_slot (RtIdIndex *ix, guint64 h, RtStrView id)
 {
   for (gsize i = h & ix->mask;; i = (i + 1) & ix->mask)
     {
       RtIdSlot *slot = &ix->slots[i];
       if (slot->index == RT_NONE)
         return slot;
-      if (slot->hash == h && slot->len == id.len
-          && bytes_equal (rt_text_at (g_array_index (requests, RtRequest, slot->index).id), id.str, id.len))
+      if (slot->hash == h && slot->len == id.len && bytes_equal (slot->text, id.str, id.len))
         return slot;
     }
 }
@@ -325,13 +324,12 @@ request_for_line (RtFileParse *r, RtStrView id, gboolean is_complete)
   RtIdIndex *ix = &r->request_index;
   RtIdSlot *slot = ix->last;
   guint64 h;
-  if (slot != NULL && slot->len == id.len
-      && bytes_equal (rt_text_at (g_array_index (r->requests, RtRequest, slot->index).id), id.str, id.len))
+  if (slot != NULL && slot->len == id.len && bytes_equal (slot->text, id.str, id.len))
     h = slot->hash;
   else
     {
       h = bytes_hash (id.str, id.len);
-      slot = id_index_slot (ix, r->requests, h, id);
+      slot = id_index_slot (ix, h, id);
     }
   ix->last = slot;
   if (slot->index != RT_NONE
@@ -342,6 +340,7 @@ request_for_line (RtFileParse *r, RtStrView id, gboolean is_complete)
   slot->hash = h;
   slot->len = (guint32) id.len;
   slot->index = idx;   /* a rerun's new request takes over the id */
+  slot->text = rt_text_at (g_array_index (r->requests, RtRequest, idx).id);
   if (fresh && ++ix->used * 2 > ix->mask)
     id_index_grow (ix);   /* (which forgets the last slot) */
   return idx;

@@ -351,51 +351,69 @@ static double
 request_engine_s (const RtTrace *t, const RtRequest *q)
 {
   double sum = 0;
-  for (guint j = 0; j < q->n_turns; j++)
-    {
-      double e = rt_trace_turn (t, q->first_turn + j)->engine_call_s;
-      if (isfinite (e))
-        sum += e;
-    }
+  if (q->n_turns == 0)
+    return sum;
+  /* a request's turns lie in one table: walked by pointer */
+  for (const RtTurnFigures *tf = rt_trace_turn (t, q->first_turn), *end = tf + q->n_turns; tf < end; tf++)
+    if (isfinite (tf->engine_call_s))
+      sum += tf->engine_call_s;
   return sum;
+}
+
+/* Whether request q (complete) finished at the length limit. The same few reasons recur, each
+ * kept once (its text at one place): the verdict on the last one serves the next request that
+ * has it (`memo`: that reason, 0 and FALSE at first). */
+typedef struct {
+  guint64 reason;
+  gboolean is_length;
+} LengthMemo;
+
+static gboolean
+finished_at_length (const RtTrace *t, const RtRequest *q, LengthMemo *memo)
+{
+  if (q->finish_reason != memo->reason)
+    {
+      memo->reason = q->finish_reason;
+      memo->is_length = q->finish_reason != 0
+                        && strcmp (rt_finish_reason_short (rt_request_finish_reason (t, q)), "LENGTH") == 0;
+    }
+  return memo->is_length;
 }
 
 static void
 rule_truncation (const RtTrace *t, GArray *selected, RtFindings *out)
 {
   guint64 complete = 0, length = 0;
-  double engine = 0, engine_length = 0;
-  /* the same few reasons, each kept once (its text at one place): the last one's verdict
-   * serves the next request that has it */
-  guint64 last_reason = 0;
-  gboolean last_is_length = FALSE;   /* that of no reason at all */
+  LengthMemo memo = { 0, FALSE };
   for (guint i = 0; i < selected->len; i++)
     {
       RtStepRequests it;
       rt_step_requests_init (&it, t, g_array_index (selected, guint, i));
       for (const RtRequest *q; (q = rt_step_requests_next (&it)) != NULL;)
-        {
-          if (!q->complete)
-            continue;
-          complete++;
-          double e = request_engine_s (t, q);
-          engine += e;
-          if (q->finish_reason != last_reason)
-            {
-              last_reason = q->finish_reason;
-              last_is_length = q->finish_reason != 0
-                               && strcmp (rt_finish_reason_short (rt_request_finish_reason (t, q)), "LENGTH") == 0;
-            }
-          if (last_is_length)
-            {
-              length++;
-              engine_length += e;
-            }
-        }
+        if (q->complete)
+          {
+            complete++;
+            length += finished_at_length (t, q, &memo);
+          }
     }
   double share = complete ? (double) length / complete : NAN;
   if (!(share > RT_FINDING_LENGTH_SHARE))
     return;
+  /* the engine times (every turn of every request) only for a finding to show */
+  double engine = 0, engine_length = 0;
+  for (guint i = 0; i < selected->len; i++)
+    {
+      RtStepRequests it;
+      rt_step_requests_init (&it, t, g_array_index (selected, guint, i));
+      for (const RtRequest *q; (q = rt_step_requests_next (&it)) != NULL;)
+        if (q->complete)
+          {
+            double e = request_engine_s (t, q);
+            engine += e;
+            if (finished_at_length (t, q, &memo))
+              engine_length += e;
+          }
+    }
   double engine_pct = engine > 0 ? PCT (engine_length / engine) : NAN;
   RtFinding *f = finding_add (out, "truncation", "requests", NULL,
                               "%.0f %% of requests are cut off at the length limit", PCT (share));

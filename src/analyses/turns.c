@@ -31,21 +31,27 @@ rt_turns_analyse (const RtTrace *t, const RtStepSet *steps)
     {
       const RtStep *st = rt_trace_step (t, g_array_index (selected, guint, i));
       for (guint k = 0; k < st->n_files; k++)
-        for (guint j = 0, n = rt_trace_file (t, st->first_file + k)->n_turns; j < n; j++)
-          {
-            const RtTurnFigures *tf = rt_trace_turn (t, rt_trace_file (t, st->first_file + k)->first_turn + j);
-            if (tf->turn < 0)
-              continue;
-            if ((guint) tf->turn >= sums->len)
-              g_array_set_size (sums, tf->turn + 1);
-            TurnSums *s = &g_array_index (sums, TurnSums, tf->turn);
-            s->count++;
-            add_part (s, RT_TURN_PRE_PROCESS, tf->pre_process_s);
-            add_part (s, RT_TURN_ENGINE_CALL, tf->engine_call_s);
-            add_part (s, RT_TURN_POST_PROCESS, tf->post_process_s);
-            add_part (s, RT_TURN_TOOL_PARSING, tf->tool_parsing_s);
-            add_part (s, RT_TURN_TOTAL, tf->total_s);
-          }
+        {
+          const RtFile *f = rt_trace_file (t, st->first_file + k);
+          if (f->n_turns == 0)
+            continue;
+          /* a file's turns lie in one table (the cache's or the load's): walked by pointer */
+          const RtTurnFigures *tf = rt_trace_turn (t, f->first_turn), *end = tf + f->n_turns;
+          for (; tf < end; tf++)
+            {
+              if (tf->turn < 0)
+                continue;
+              if ((guint) tf->turn >= sums->len)
+                g_array_set_size (sums, tf->turn + 1);
+              TurnSums *s = &g_array_index (sums, TurnSums, tf->turn);
+              s->count++;
+              add_part (s, RT_TURN_PRE_PROCESS, tf->pre_process_s);
+              add_part (s, RT_TURN_ENGINE_CALL, tf->engine_call_s);
+              add_part (s, RT_TURN_POST_PROCESS, tf->post_process_s);
+              add_part (s, RT_TURN_TOOL_PARSING, tf->tool_parsing_s);
+              add_part (s, RT_TURN_TOTAL, tf->total_s);
+            }
+        }
     }
 
   RtTurns *turns = g_new0 (RtTurns, 1);

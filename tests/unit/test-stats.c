@@ -104,6 +104,46 @@ test_large_samples_sort_like_qsort (void)
   g_assert_cmpfloat (s.max, ==, expected[n - 1]);
 }
 
+/* The order rt_sort_doubles promises, computed apart: by the bits, negatives reversed
+ * (-0 before +0). */
+static guint64
+order_key (double v)
+{
+  guint64 u;
+  memcpy (&u, &v, sizeof u);
+  return (u >> 63) ? ~u : u | (1ull << 63);
+}
+
+static int
+cmp_order (const void *a, const void *b)
+{
+  guint64 x = order_key (*(const double *) a), y = order_key (*(const double *) b);
+  return x < y ? -1 : x > y;
+}
+
+static void
+test_every_size_sorts_the_same (void)
+{
+  /* on each side of the sizes where the sort changes its way (qsort, digits of 8 bits,
+   * digits of 16), the same array, bit for bit */
+  const guint sizes[] = { 2, 63, 64, 65, 230, 1000, 16383, 16384, 16385 };
+  GRand *rand = g_rand_new_with_seed (11);
+  for (guint k = 0; k < G_N_ELEMENTS (sizes); k++)
+    {
+      guint n = sizes[k];
+      g_autofree double *v = g_new (double, n), *expected = g_new (double, n);
+      for (guint i = 0; i < n; i++)
+        {
+          double x = g_rand_double_range (rand, -5, 5) * pow (10, g_rand_int_range (rand, -8, 9));
+          v[i] = expected[i] = (i % 7 == 0) ? 0.0 : (i % 11 == 0) ? -0.0 : (i % 5 == 0) ? 1.25 : x;
+        }
+      qsort (expected, n, sizeof (double), cmp_order);
+      rt_sort_doubles (v, n);
+      g_assert_cmpmem (v, n * sizeof (double), expected, n * sizeof (double));
+    }
+  g_rand_free (rand);
+}
+
 static void
 test_samples_skip_nan (void)
 {
@@ -195,6 +235,7 @@ int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/stats/every-size-sorts-the-same", test_every_size_sorts_the_same);
   g_test_add_func ("/stats/percentile-interpolates-between-closest-ranks",
                    test_percentile_interpolates_between_closest_ranks);
   g_test_add_func ("/stats/percentile-of-one-value", test_percentile_of_one_value_is_that_value);

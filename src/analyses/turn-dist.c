@@ -57,10 +57,7 @@ bin_add (Filling *fill, gint32 turns, double total_s)
 {
   RtTurnBin *b;
   if (G_LIKELY (turns < DIRECT_TURNS))
-    {
-      b = &fill->direct[turns];
-      b->turns = turns;
-    }
+    b = &fill->direct[turns];   /* (its turns set by filling_init) */
   else
     b = other_bin (fill, turns);
   b->count++;
@@ -81,6 +78,8 @@ static void
 filling_init (Filling *fill)
 {
   memset (fill->direct, 0, sizeof fill->direct);
+  for (gint32 t = 0; t < DIRECT_TURNS; t++)
+    fill->direct[t].turns = t;
   fill->others = bins_new ();
 }
 

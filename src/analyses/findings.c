@@ -501,10 +501,16 @@ slowest_requests (const RtTrace *t, GArray *selected)
       for (guint k = 0; k < st->n_files; k++)
         {
           const RtFile *f = rt_trace_file (t, st->first_file + k);
-          for (guint r = 0; r < f->n_requests; r++)
+          if (f->n_requests == 0)
+            continue;
+          /* a file's requests lie in one table: walked by pointer */
+          const RtRequest *q = rt_trace_request (t, f->first_request);
+          for (guint r = 0; r < f->n_requests; r++, q++)
             {
-              const RtRequest *q = rt_trace_request (t, f->first_request + r);
               if (!q->complete || isnan (q->total_s))
+                continue;
+              /* once full, faster than the last kept: out, whatever the ties would say */
+              if (slow->len == top && q->total_s < g_array_index (slow, SlowOne, top - 1).total_s)
                 continue;
               SlowOne one = { f->first_request + r, q->total_s, 0 };
               if (slow->len == top

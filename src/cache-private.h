@@ -123,6 +123,10 @@ const RtTurnFigures *rt_cache_turns (RtCacheMap *map, guint *n);
 const double *rt_cache_step_durations (RtCacheMap *map, gint32 step, guint first_record,
                                        guint n_files, guint *n);
 
+/* The step durations pass their check (done once: rt_cache_step_durations gives none when
+ * they fail it). Thread-safe. */
+gboolean rt_cache_step_durations_ok (RtCacheMap *map);
+
 /* Checks mapped rows against their checksum, and that each names an event and a
  * request that exist (n_names and n_requests: the sizes of those tables). */
 gboolean rt_cache_rows_ok (const RtEvent *rows, guint32 n, guint64 checksum, guint n_names,

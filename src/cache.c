@@ -695,6 +695,12 @@ rt_cache_step_durations (RtCacheMap *map, gint32 step, guint first_record, guint
 }
 
 gboolean
+rt_cache_step_durations_ok (RtCacheMap *map)
+{
+  return part_ok (map, PART_DURATIONS);
+}
+
+gboolean
 rt_cache_rows_ok (const RtEvent *rows, guint32 n, guint64 checksum, guint n_names, guint32 n_requests)
 {
   if (rows == NULL)

@@ -4,6 +4,7 @@
 #include "rolltrace/rt-error.h"
 #include "rolltrace/rt-stats.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -106,77 +107,289 @@ is_dir (const char *path)
   return g_file_test (path, G_FILE_TEST_IS_DIR);
 }
 
-/* stat of `entry` of the folder open as dir_fd (at dir_path, when it could not be opened). */
-static gboolean
-stat_entry (int dir_fd, const char *dir_path, const char *entry, struct stat *st)
+/* What one step folder holds, as listed by one of discovery's threads. */
+typedef struct {
+  char *name;                   /* "step_17", as the experiment folder spells it */
+  gint32 step;
+  GArray *files;                /* RtFile */
+  GPtrArray *strays;            /* char*: paths from the experiment folder */
+  int error;                    /* errno of opening the folder, or 0 */
+} StepListing;
+
+static void
+step_listing_clear (StepListing *sl)
 {
-  if (dir_fd >= 0)
-    return fstatat (dir_fd, entry, st, 0) == 0;
-  g_autofree char *full = g_build_filename (dir_path, entry, NULL);
-  return stat (full, st) == 0;
+  g_free (sl->name);
+  for (guint i = 0; sl->files != NULL && i < sl->files->len; i++)
+    g_free (g_array_index (sl->files, RtFile, i).path);
+  g_clear_pointer (&sl->files, g_array_unref);
+  g_clear_pointer (&sl->strays, g_ptr_array_unref);
 }
 
-/* Lists step_N/worker_M.jsonl into trace->files and trace->steps, and everything
+/* Lists one step folder: its worker_M.jsonl files, stat'ed through the one descriptor that
+ * reads the folder (a whole path walked for each of thousands of files was a good part of a
+ * run from the cache, and the folder opened twice, once to read and once to stat from, cost
+ * a tenth of the listing again); everything else is a stray. */
+static void
+list_step_folder (int exp_fd, StepListing *sl)
+{
+  sl->files = g_array_new (FALSE, FALSE, sizeof (RtFile));
+  sl->strays = g_ptr_array_new_with_free_func (g_free);
+  int fd = openat (exp_fd, sl->name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  DIR *dir = fd >= 0 ? fdopendir (fd) : NULL;
+  if (dir == NULL)
+    {
+      sl->error = errno;
+      if (fd >= 0)
+        close (fd);
+      return;
+    }
+  const struct dirent *e;
+  while ((e = readdir (dir)) != NULL)
+    {
+      const char *entry = e->d_name;
+      if (strcmp (entry, ".") == 0 || strcmp (entry, "..") == 0)
+        continue;
+      char *rel = g_strconcat (sl->name, G_DIR_SEPARATOR_S, entry, NULL);
+      gint32 worker;
+      struct stat st;
+      if (!parse_numbered_name (entry, "worker_", ".jsonl", &worker)
+          || fstatat (fd, entry, &st, 0) != 0 || !S_ISREG (st.st_mode))
+        {
+          g_ptr_array_add (sl->strays, rel);
+          continue;
+        }
+      RtFile f = { 0 };
+      f.path = rel;
+      f.step = sl->step;
+      f.worker = worker;
+      f.size = (guint64) st.st_size;
+      f.mtime_us = (gint64) st.st_mtim.tv_sec * G_USEC_PER_SEC + st.st_mtim.tv_nsec / 1000;
+      f.inode = (guint64) st.st_ino;
+      f.ctime_ns = (gint64) st.st_ctim.tv_sec * 1000000000 + st.st_ctim.tv_nsec;
+      g_array_append_val (sl->files, f);
+    }
+  closedir (dir);
+}
+
+/* A step folder, by what readdir says of it, or by stat when it cannot tell (a link, or a
+ * file system that gives no type). */
+static gboolean
+entry_is_dir (int dir_fd, const struct dirent *e)
+{
+  struct stat st;
+  if (e->d_type == DT_DIR)
+    return TRUE;
+  if (e->d_type != DT_LNK && e->d_type != DT_UNKNOWN)
+    return FALSE;
+  return fstatat (dir_fd, e->d_name, &st, 0) == 0 && S_ISDIR (st.st_mode);
+}
+
+/* The experiment folder's step_N folders into `steps`, in the order listed, and everything
  * else into trace->strays. */
 static gboolean
-discover (RtTrace *trace, GError **error)
+list_experiment (RtTrace *trace, int exp_fd, GArray *steps, GError **error)
 {
-  g_autoptr (GError) local = NULL;
-  g_autoptr (GDir) top = g_dir_open (trace->path, 0, &local);
+  int fd = dup (exp_fd);   /* closedir closes its own */
+  DIR *top = fd >= 0 ? fdopendir (fd) : NULL;
   if (top == NULL)
     {
+      int e = errno;
+      if (fd >= 0)
+        close (fd);
       g_set_error (error, RT_ERROR, RT_ERROR_NO_EXPERIMENT,
-                   "cannot read experiment folder %s: %s", trace->path, local->message);
+                   "cannot read experiment folder %s: %s", trace->path, g_strerror (e));
       return FALSE;
     }
-
-  g_autoptr (GArray) step_numbers = g_array_new (FALSE, FALSE, sizeof (gint32));
-  const char *name;
-  while ((name = g_dir_read_name (top)) != NULL)
+  const struct dirent *e;
+  while ((e = readdir (top)) != NULL)
     {
-      g_autofree char *step_path = g_build_filename (trace->path, name, NULL);
-      gint32 step;
-      if (!parse_numbered_name (name, "step_", "", &step) || !is_dir (step_path))
+      const char *name = e->d_name;
+      if (strcmp (name, ".") == 0 || strcmp (name, "..") == 0)
+        continue;
+      StepListing sl = { 0 };
+      if (!parse_numbered_name (name, "step_", "", &sl.step) || !entry_is_dir (exp_fd, e))
         {
           g_ptr_array_add (trace->strays, g_strdup (name));
           continue;
         }
-      g_array_append_val (step_numbers, step);
+      sl.name = g_strdup (name);
+      g_array_append_val (steps, sl);
+    }
+  closedir (top);
+  return TRUE;
+}
 
-      g_autoptr (GDir) dir = g_dir_open (step_path, 0, &local);
-      if (dir == NULL)
+/* ---- work shared by two threads --------------------------------------------------- */
+
+/* How many threads a load may use (RtLoadOptions.n_threads, 0: one per core). */
+static guint
+n_threads_of (const RtLoadOptions *opts)
+{
+  return opts->n_threads ? opts->n_threads : g_get_num_processors ();
+}
+
+/* Numbered tasks run by the calling thread and one helper, each task by whichever of the two
+ * takes it first. The caller waits only for tasks the helper has taken, never for a helper that
+ * has not been given a core yet: on a busy machine it may start late, or only once the caller
+ * is done; it then finds nothing left, and the last of the two to let go frees this. */
+typedef void (*TaskFunc) (gpointer data, guint task);
+
+typedef struct {
+  gint refs;                    /* (atomic) the caller's and the helper's */
+  guint n_tasks;
+  gint next;                    /* (atomic) the next task to take */
+  TaskFunc run;
+  gpointer data;                /* touched only by the thread running a task */
+  GMutex lock;
+  GCond done_cond;
+  guint done;                   /* tasks finished */
+} SharedTasks;
+
+static void
+shared_tasks_unref (SharedTasks *st)
+{
+  if (!g_atomic_int_dec_and_test (&st->refs))
+    return;
+  g_mutex_clear (&st->lock);
+  g_cond_clear (&st->done_cond);
+  g_free (st);
+}
+
+static void
+take_tasks (SharedTasks *st)
+{
+  gint i;
+  while ((i = g_atomic_int_add (&st->next, 1)) < (gint) st->n_tasks)
+    {
+      st->run (st->data, (guint) i);
+      g_mutex_lock (&st->lock);
+      if (++st->done == st->n_tasks)
+        g_cond_signal (&st->done_cond);
+      g_mutex_unlock (&st->lock);
+    }
+}
+
+static gpointer
+helper_take_tasks (gpointer data)
+{
+  take_tasks (data);
+  shared_tasks_unref (data);
+  return NULL;
+}
+
+/* Runs run (data, 0) ... run (data, n_tasks - 1), on this thread and, with two threads or more
+ * (and more than one task), on a helper too, and returns once all are done: in any order, two
+ * at a time, so that they must not depend on one another. */
+static void
+run_shared (guint n_tasks, guint n_threads, TaskFunc run, gpointer data)
+{
+  SharedTasks *st = g_new0 (SharedTasks, 1);
+  st->refs = 1;
+  st->n_tasks = n_tasks;
+  st->run = run;
+  st->data = data;
+  g_mutex_init (&st->lock);
+  g_cond_init (&st->done_cond);
+  if (n_threads >= 2 && n_tasks >= 2)
+    {
+      g_atomic_int_inc (&st->refs);
+      GThread *helper = g_thread_try_new ("rt-helper", helper_take_tasks, st, NULL);
+      if (helper != NULL)
+        g_thread_unref (helper);   /* never joined: see SharedTasks */
+      else
+        g_atomic_int_dec_and_test (&st->refs);
+    }
+  take_tasks (st);
+  g_mutex_lock (&st->lock);
+  while (st->done < st->n_tasks)
+    g_cond_wait (&st->done_cond, &st->lock);
+  g_mutex_unlock (&st->lock);
+  shared_tasks_unref (st);
+}
+
+/* ---- discovery (continued) ---------------------------------------------------------- */
+
+/* Discovery's tasks: 0 opens the cache (when there is a cache path), the others list the
+ * step folders, one each. */
+typedef struct {
+  int exp_fd;                   /* the experiment folder */
+  StepListing *steps;
+  RtTrace *trace;               /* what opening the cache needs (the path, the registry) */
+  const char *canonical;
+  RtCacheMap *cache;
+} Discovery;
+
+static void
+discovery_task (gpointer data, guint task)
+{
+  Discovery *d = data;
+  if (task > 0)
+    {
+      list_step_folder (d->exp_fd, &d->steps[task - 1]);
+      return;
+    }
+  RtTrace *t = d->trace;
+  if (t->priv->cache_path == NULL)
+    return;
+  d->cache = rt_cache_open (t->priv->cache_path, d->canonical, t->registry,
+                            &t->stats.cache_rejected);
+  /* a command that reads no request reads the steps' durations instead: checked now, beside
+   * the listing of folders, rather than after it */
+  if (d->cache != NULL && t->priv->opts.requests_unread)
+    rt_cache_step_durations_ok (d->cache);
+}
+
+/* Lists step_N/worker_M.jsonl into trace->files and trace->steps, and everything else into
+ * trace->strays; with a cache path, opens the cache too (*cache: NULL when there is none or
+ * it cannot be trusted). With two threads or more, opening the cache and listing the step
+ * folders are shared out between two: a run from the cache of the 10M tree spent half its
+ * time here, most of it in the kernel, reading 100 folders and stat'ing 1,600 files. */
+static gboolean
+discover (RtTrace *trace, const char *canonical, guint n_threads, RtCacheMap **cache,
+          GError **error)
+{
+  *cache = NULL;
+  int exp_fd = open (trace->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (exp_fd < 0)
+    {
+      int e = errno;
+      g_set_error (error, RT_ERROR, RT_ERROR_NO_EXPERIMENT,
+                   "cannot read experiment folder %s: %s", trace->path, g_strerror (e));
+      return FALSE;
+    }
+  g_autoptr (GArray) steps = g_array_new (FALSE, TRUE, sizeof (StepListing));
+  g_array_set_clear_func (steps, (GDestroyNotify) step_listing_clear);
+  if (!list_experiment (trace, exp_fd, steps, error))
+    {
+      close (exp_fd);
+      return FALSE;
+    }
+
+  Discovery d = { .exp_fd = exp_fd, .steps = (StepListing *) steps->data, .trace = trace,
+                  .canonical = canonical };
+  run_shared (1 + steps->len, n_threads, discovery_task, &d);
+  close (exp_fd);
+  *cache = d.cache;
+
+  /* gathered in the order listed: the first folder that cannot be read is the one told */
+  g_autoptr (GArray) step_numbers = g_array_new (FALSE, FALSE, sizeof (gint32));
+  for (guint i = 0; i < steps->len; i++)
+    {
+      StepListing *sl = &g_array_index (steps, StepListing, i);
+      if (sl->error != 0)
         {
+          g_autofree char *step_path = g_build_filename (trace->path, sl->name, NULL);
           g_set_error (error, RT_ERROR, RT_ERROR_NO_EXPERIMENT, "cannot read %s: %s",
-                       step_path, local->message);
+                       step_path, g_strerror (sl->error));
+          g_clear_pointer (cache, rt_cache_close);
           return FALSE;
         }
-      /* its files are looked up from the folder itself: a whole path walked for each of
-       * thousands of files was a good part of a run from the cache */
-      int dir_fd = open (step_path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-      const char *entry;
-      while ((entry = g_dir_read_name (dir)) != NULL)
-        {
-          g_autofree char *rel = g_build_filename (name, entry, NULL);
-          gint32 worker;
-          struct stat st;
-          if (!parse_numbered_name (entry, "worker_", ".jsonl", &worker)
-              || !stat_entry (dir_fd, step_path, entry, &st) || !S_ISREG (st.st_mode))
-            {
-              g_ptr_array_add (trace->strays, g_steal_pointer (&rel));
-              continue;
-            }
-          RtFile f = { 0 };
-          f.path = g_steal_pointer (&rel);
-          f.step = step;
-          f.worker = worker;
-          f.size = (guint64) st.st_size;
-          f.mtime_us = (gint64) st.st_mtim.tv_sec * G_USEC_PER_SEC + st.st_mtim.tv_nsec / 1000;
-          f.inode = (guint64) st.st_ino;
-          f.ctime_ns = (gint64) st.st_ctim.tv_sec * 1000000000 + st.st_ctim.tv_nsec;
-          g_array_append_val (trace->files, f);
-        }
-      if (dir_fd >= 0)
-        close (dir_fd);
+      g_array_append_val (step_numbers, sl->step);
+      g_array_append_vals (trace->files, sl->files->data, sl->files->len);
+      g_array_set_size (sl->files, 0);   /* the paths are the trace's now */
+      for (guint k = 0; k < sl->strays->len; k++)
+        g_ptr_array_add (trace->strays, g_steal_pointer (&sl->strays->pdata[k]));
     }
 
   if (step_numbers->len == 0)
@@ -184,6 +397,7 @@ discover (RtTrace *trace, GError **error)
       g_set_error (error, RT_ERROR, RT_ERROR_NO_EXPERIMENT,
                    "%s holds no step_N folders: expected EXP/step_N/worker_M.jsonl",
                    trace->path);
+      g_clear_pointer (cache, rt_cache_close);
       return FALSE;
     }
 
@@ -634,7 +848,7 @@ load_files (RtTrace *trace, RtCacheMap *cache, GError **error)
   g_mutex_init (&job.lock);
   g_cond_init (&job.done_cond);
 
-  guint n_threads = opts->n_threads ? opts->n_threads : g_get_num_processors ();
+  guint n_threads = n_threads_of (opts);
   guint64 total_bytes = 0;
   for (guint i = 0; i < trace->files->len; i++)
     total_bytes += rt_trace_file (trace, i)->size;
@@ -1088,20 +1302,15 @@ rt_trace_load (const char *exp_path, const RtLoadOptions *opts, GError **error)
   if (g_strcmp0 (g_getenv ("ROLLTRACE_PARSE"), "lines") == 0)
     trace->priv->opts.line_by_line = TRUE;
 
-  if (!discover (trace, error))
+  if (opts->cache_dir != NULL)
+    trace->priv->cache_path = cache_path_for (opts->cache_dir, canonical);
+  RtCacheMap *cache = NULL;
+  if (!discover (trace, canonical, n_threads_of (opts), &cache, error))
     return NULL;
+  trace->priv->cache = cache;
+  trace->stats.cache_used = cache != NULL;
   trace->priv->files = g_new0 (RtFileState, trace->files->len);
   trace->priv->step_durations = g_new0 (RtStepDurations, trace->steps->len);
-
-  RtCacheMap *cache = NULL;
-  if (opts->cache_dir != NULL)
-    {
-      trace->priv->cache_path = cache_path_for (opts->cache_dir, canonical);
-      cache = rt_cache_open (trace->priv->cache_path, canonical, trace->registry,
-                             &trace->stats.cache_rejected);
-      trace->priv->cache = cache;
-      trace->stats.cache_used = cache != NULL;
-    }
   if (!load_files (trace, cache, error))
     return NULL;
   gather_problems (trace);

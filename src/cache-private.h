@@ -96,12 +96,14 @@ typedef enum {
 
 /* The `tables` of `record` pass their checks (checksums, bounds): until the requests have,
  * no snapshot of it with its requests may be taken; until all have, none that copies them
- * into a new cache. Each part checked once; not thread-safe the first time. */
+ * into a new cache. Each part checked once; not thread-safe the first time, but for
+ * different records at once. */
 gboolean rt_cache_file_tables_ok (RtCacheMap *map, guint record, RtCacheTables tables);
 
-/* Every file's `tables` are about to be read: their pages are mapped in one go rather
- * than fault after fault. */
-void rt_cache_prefetch_tables (RtCacheMap *map, RtCacheTables tables);
+/* The `tables` of these n records are about to be read: their pages are mapped in one go
+ * rather than fault after fault. */
+void rt_cache_prefetch_file_tables (RtCacheMap *map, const guint *records, guint n,
+                                    RtCacheTables tables);
 
 /* Fills `snap` with what the cache holds of `record`, appending its requests,
  * turns and problems to the arrays the caller put in it (rt_cache_file_tables_ok first).

@@ -764,6 +764,53 @@ tables_read (const RtTracePrivate *priv)
          | (priv->opts.request_ids_unread ? 0 : RT_CACHE_IDS);
 }
 
+/* The checks of the cached tables of the files to be taken from the cache (see adopt_files),
+ * in slices of files that run_shared shares out. */
+#define TABLE_CHECK_SLICES 8
+
+typedef struct {
+  RtTrace *t;
+  RtCacheMap *cache;
+  const RtCacheMatch *matches;
+  const guint *records;
+  const gboolean *complete;
+  gboolean keep_requests, turns_by_file;
+  RtCacheTables prefetch;       /* the tables whose pages each slice brings in first */
+  guint n_slices;
+  gint failed;                  /* (atomic) some check failed: the others may stop */
+} TableChecks;
+
+static void
+check_tables_slice (gpointer data, guint slice)
+{
+  TableChecks *tc = data;
+  guint n_files = tc->t->files->len;
+  guint first = (guint) ((guint64) n_files * slice / tc->n_slices);
+  guint end = (guint) ((guint64) n_files * (slice + 1) / tc->n_slices);
+  RtCacheTables read = tables_read (tc->t->priv);
+  if (tc->prefetch != 0)
+    {
+      g_autofree guint *mine = g_new (guint, end - first + 1);
+      guint n = 0;
+      for (guint i = first; i < end; i++)
+        if (tc->matches[i] != RT_CACHE_MISS)
+          mine[n++] = tc->records[i];
+      rt_cache_prefetch_file_tables (tc->cache, mine, n, tc->prefetch);
+    }
+  /* each record is checked by one slice only: files have records of their own */
+  for (guint i = first; i < end && !g_atomic_int_get (&tc->failed); i++)
+    {
+      gboolean ok = TRUE;
+      if (tc->matches[i] != RT_CACHE_MISS && (tc->keep_requests || !tc->complete[i]))
+        ok = rt_cache_file_tables_ok (tc->cache, tc->records[i],
+                                      tc->complete[i] ? read : RT_CACHE_ALL_TABLES);
+      else if (tc->matches[i] != RT_CACHE_MISS && tc->turns_by_file)
+        ok = rt_cache_file_tables_ok (tc->cache, tc->records[i], RT_CACHE_TURNS);
+      if (!ok)
+        g_atomic_int_set (&tc->failed, TRUE);
+    }
+}
+
 /* Adopts the files the cache holds as they are now with nothing to read
  * (matches[i] RT_CACHE_SAME and complete[i]; records[i]: where the cache holds file
  * i), with as much of their tables as the caller reads: when every file is as the
@@ -798,20 +845,19 @@ adopt_files (RtTrace *t, RtCacheMap *cache, const RtCacheMatch *matches, const g
       priv->requests_deferred = TRUE;
       keep_requests = FALSE;
     }
-  if (keep_requests && whole)
-    rt_cache_prefetch_tables (cache, tables_read (priv));
   /* a file restored from the cache and read on needs all its tables, whatever the caller;
    * one that reads no request but turns reads those of the files taken whole */
-  gboolean turns_by_file = !keep_requests && !priv->opts.turns_unread;
-  if (turns_by_file)
-    rt_cache_prefetch_tables (cache, RT_CACHE_TURNS);
-  gboolean tables_ok = TRUE;
-  for (guint i = 0; i < n_files && tables_ok; i++)
-    if (matches[i] != RT_CACHE_MISS && (keep_requests || !complete[i]))
-      tables_ok = rt_cache_file_tables_ok (cache, records[i],
-                                           complete[i] ? tables_read (priv) : RT_CACHE_ALL_TABLES);
-    else if (matches[i] != RT_CACHE_MISS && turns_by_file)
-      tables_ok = rt_cache_file_tables_ok (cache, records[i], RT_CACHE_TURNS);
+  TableChecks tc = {
+    .t = t, .cache = cache, .matches = matches, .records = records, .complete = complete,
+    .keep_requests = keep_requests, .turns_by_file = !keep_requests && !priv->opts.turns_unread,
+    .prefetch = keep_requests && whole ? tables_read (priv) : 0,
+  };
+  if (tc.turns_by_file)
+    tc.prefetch = RT_CACHE_TURNS;
+  /* in slices, two at a time: the checksums of the requests are most of a cached rt-turn-dist */
+  tc.n_slices = MIN (n_files, TABLE_CHECK_SLICES);
+  run_shared (tc.n_slices, n_threads_of (&priv->opts), check_tables_slice, &tc);
+  gboolean tables_ok = !g_atomic_int_get (&tc.failed);
   if (!tables_ok)
     {
       for (guint i = 0; i < n_files; i++)

@@ -1264,6 +1264,36 @@ test_two_threads_see_every_change_between_cached_runs (void)
   rt_test_remove_tree (cache_dir);
 }
 
+/* The tables of the files are checked in slices, two at a time: damage in the last file's
+ * tables (the last request id, at the very end of the cache) is found as surely as in the
+ * first's, and the experiment is read again. */
+static void
+test_damage_in_any_slice_of_the_checks_is_found (void)
+{
+  g_autofree char *exp = make_wide_experiment (24);
+  g_autofree char *cache_dir = g_dir_make_tmp ("rt-cache-XXXXXX", NULL);
+  g_autoptr (RtTrace) first = load_threads_cache (exp, 2, cache_dir);
+  g_autofree char *cache = cache_file_in (cache_dir);
+  g_autofree char *data = NULL;
+  gsize len;
+  g_assert_true (g_file_get_contents (cache, &data, &len, NULL));
+  guint64 ids_at, ids_size;
+  memcpy (&ids_at, data + 88, 8);   /* the header's ids_at and ids_size */
+  memcpy (&ids_size, data + 96, 8);
+  g_assert_cmpuint (ids_at + ids_size, ==, len);   /* the ids come last */
+  g_assert_cmpint (data[len - 1], ==, '\0');
+  data[len - 2] ^= 0x01;   /* the last character of the last file's last id */
+  g_assert_true (g_file_set_contents (cache, data, (gssize) len, NULL));
+
+  g_autoptr (RtTrace) t = load_threads_cache (exp, 2, cache_dir);
+  g_assert_false (t->stats.cache_used);
+  g_assert_cmpstr (t->stats.cache_rejected, ==, "damaged tables");
+  g_assert_cmpuint (t->stats.files_parsed, ==, 48);
+  assert_same_tables (first, t, TRUE);
+  rt_test_remove_tree (exp);
+  rt_test_remove_tree (cache_dir);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1306,5 +1336,7 @@ main (int argc, char **argv)
   g_test_add_func ("/load/two-threads-list-what-one-does", test_two_threads_list_what_one_does);
   g_test_add_func ("/load/two-threads-see-every-change-between-cached-runs",
                    test_two_threads_see_every_change_between_cached_runs);
+  g_test_add_func ("/load/damage-in-any-slice-of-the-checks-is-found",
+                   test_damage_in_any_slice_of_the_checks_is_found);
   return g_test_run ();
 }

@@ -1159,13 +1159,12 @@ static void
 test_two_threads_list_what_one_does (void)
 {
   g_autofree char *exp = make_wide_experiment (40);
-  g_autofree char *extra[] = {
-    g_build_filename (exp, "README", NULL),
-    g_build_filename (exp, "step_3", "notes.txt", NULL),
-    g_build_filename (exp, "step_5", "worker_x.jsonl", NULL),
-  };
+  const char *extra[][2] = { { "README", NULL }, { "step_3", "notes.txt" }, { "step_5", "worker_x.jsonl" } };
   for (guint i = 0; i < G_N_ELEMENTS (extra); i++)
-    g_assert_true (g_file_set_contents (extra[i], "x\n", -1, NULL));
+    {
+      g_autofree char *file = g_build_filename (exp, extra[i][0], extra[i][1], NULL);
+      g_assert_true (g_file_set_contents (file, "x\n", -1, NULL));
+    }
   g_autofree char *step_x = g_build_filename (exp, "step_x", NULL);
   g_autofree char *dir_worker = g_build_filename (exp, "step_7", "worker_2.jsonl", NULL);
   g_autofree char *step_01 = g_build_filename (exp, "step_01", NULL);

@@ -126,6 +126,13 @@ step_listing_clear (StepListing *sl)
   g_clear_pointer (&sl->strays, g_ptr_array_unref);
 }
 
+static int
+compare_listings (gconstpointer a, gconstpointer b)
+{
+  const StepListing *x = a, *y = b;
+  return x->step < y->step ? -1 : x->step > y->step;
+}
+
 /* Lists one step folder: its worker_M.jsonl files, stat'ed through the one descriptor that
  * reads the folder (a whole path walked for each of thousands of files was a good part of a
  * run from the cache, and the folder opened twice, once to read and once to stat from, cost
@@ -170,6 +177,7 @@ list_step_folder (int exp_fd, StepListing *sl)
       g_array_append_val (sl->files, f);
     }
   closedir (dir);
+  g_array_sort (sl->files, compare_files);   /* here, on the thread that listed them */
 }
 
 /* A step folder, by what readdir says of it, or by stat when it cannot tell (a link, or a
@@ -372,8 +380,7 @@ discover (RtTrace *trace, const char *canonical, guint n_threads, RtCacheMap **c
   close (exp_fd);
   *cache = d.cache;
 
-  /* gathered in the order listed: the first folder that cannot be read is the one told */
-  g_autoptr (GArray) step_numbers = g_array_new (FALSE, FALSE, sizeof (gint32));
+  /* in the order listed, the first folder that cannot be read is the one told */
   for (guint i = 0; i < steps->len; i++)
     {
       StepListing *sl = &g_array_index (steps, StepListing, i);
@@ -385,6 +392,14 @@ discover (RtTrace *trace, const char *canonical, guint n_threads, RtCacheMap **c
           g_clear_pointer (cache, rt_cache_close);
           return FALSE;
         }
+    }
+  /* gathered in step order, each folder's files sorted already: the files are then in
+   * order too, unless two folders name one step (step_1, step_01) */
+  g_array_sort (steps, compare_listings);
+  g_autoptr (GArray) step_numbers = g_array_new (FALSE, FALSE, sizeof (gint32));
+  for (guint i = 0; i < steps->len; i++)
+    {
+      StepListing *sl = &g_array_index (steps, StepListing, i);
       g_array_append_val (step_numbers, sl->step);
       g_array_append_vals (trace->files, sl->files->data, sl->files->len);
       g_array_set_size (sl->files, 0);   /* the paths are the trace's now */
@@ -401,7 +416,12 @@ discover (RtTrace *trace, const char *canonical, guint n_threads, RtCacheMap **c
       return FALSE;
     }
 
-  g_array_sort (trace->files, compare_files);
+  for (guint i = 1; i < trace->files->len; i++)
+    if (compare_files (rt_trace_file (trace, i - 1), rt_trace_file (trace, i)) > 0)
+      {
+        g_array_sort (trace->files, compare_files);
+        break;
+      }
   drop_duplicates (trace);
   g_ptr_array_sort (trace->strays, compare_strings);
 

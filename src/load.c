@@ -396,6 +396,10 @@ discover (RtTrace *trace, const char *canonical, guint n_threads, RtCacheMap **c
   /* gathered in step order, each folder's files sorted already: the files are then in
    * order too, unless two folders name one step (step_1, step_01) */
   g_array_sort (steps, compare_listings);
+  gsize n_files = 0;
+  for (guint i = 0; i < steps->len; i++)
+    n_files += g_array_index (steps, StepListing, i).files->len;
+  rt_array_make_room (trace->files, n_files);   /* not grown (and copied) file after file */
   g_autoptr (GArray) step_numbers = g_array_new (FALSE, FALSE, sizeof (gint32));
   for (guint i = 0; i < steps->len; i++)
     {

@@ -881,9 +881,15 @@ adopt_files (RtTrace *t, RtCacheMap *cache, const RtCacheMatch *matches, const g
   };
   if (tc.turns_by_file)
     tc.prefetch = RT_CACHE_TURNS;
-  /* in slices, two at a time: the checksums of the requests are most of a cached rt-turn-dist */
-  tc.n_slices = MIN (n_files, TABLE_CHECK_SLICES);
-  run_shared (tc.n_slices, n_threads_of (&priv->opts), check_tables_slice, &tc);
+  /* in slices, two at a time: the checksums of the requests are most of a cached rt-turn-dist
+   * (a helper is not started for a few files, nor for none: rt-check checks only those it
+   * reads on from the cache) */
+  guint to_check = 0;
+  for (guint i = 0; i < n_files; i++)
+    to_check += matches[i] != RT_CACHE_MISS && (keep_requests || !complete[i] || tc.turns_by_file);
+  tc.n_slices = to_check == 0 ? 0 : MIN (n_files, TABLE_CHECK_SLICES);
+  run_shared (tc.n_slices, to_check >= TABLE_CHECK_SLICES ? n_threads_of (&priv->opts) : 1,
+              check_tables_slice, &tc);
   gboolean tables_ok = !g_atomic_int_get (&tc.failed);
   if (!tables_ok)
     {

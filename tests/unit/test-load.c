@@ -1293,6 +1293,47 @@ test_damage_in_any_slice_of_the_checks_is_found (void)
   rt_test_remove_tree (cache_dir);
 }
 
+/* Several files read on from the cache (appended to, or ending in an unterminated piece),
+ * fewer bytes than start a pool: the calling thread and a helper share them, and the tables
+ * are those of a fresh load, run after run. */
+static void
+test_files_read_on_from_the_cache_on_two_threads (void)
+{
+  g_autofree char *exp = make_wide_experiment (12);
+  g_autofree char *cache_dir = g_dir_make_tmp ("rt-cache-XXXXXX", NULL);
+  rt_trace_free (load_threads_cache (exp, 2, cache_dir));
+  const char *line = "{\"timestamp\": \"2025-01-01T10:00:20\", \"event\": \"async_rollout_request_complete\", "
+                     "\"duration_sec\": 3.0, \"extra\": {\"request_id\": \"late\", \"turns\": 1, "
+                     "\"response_length\": 5}, \"workid\": 1, \"step\": 1}";
+  for (guint st = 0; st < 12; st++)
+    {
+      g_autofree char *file = g_strdup_printf ("%s/step_%u/worker_%u.jsonl", exp, st, st % 2);
+      FILE *f = fopen (file, "a");
+      g_assert_nonnull (f);
+      /* a whole line in even steps, the first half of one (no newline) in odd ones */
+      if (st % 2 == 0)
+        fprintf (f, "%s\n", line);
+      else
+        fprintf (f, "%.60s", line);
+      fclose (f);
+    }
+  g_autoptr (RtTrace) fresh = load_threads_cache (exp, 1, NULL);
+  for (guint run = 0; run < 3; run++)
+    {
+      g_autoptr (RtTrace) t = load_threads_cache (exp, 2, cache_dir);
+      g_assert_true (t->stats.cache_used);
+      g_assert_cmpuint (t->stats.files_parsed, ==, 0);
+      /* the first run reads on 12 files; later ones only the 6 unterminated pieces again */
+      g_assert_cmpuint (t->stats.files_resumed + t->stats.files_cached, ==, 24);
+      g_assert_cmpuint (t->stats.files_resumed, ==, run == 0 ? 12 : 0);
+      assert_same_tables (fresh, t, TRUE);
+      g_assert_cmpuint (t->requests->len, ==, fresh->requests->len);
+      g_assert_cmpuint (t->problems->len, ==, fresh->problems->len);
+    }
+  rt_test_remove_tree (exp);
+  rt_test_remove_tree (cache_dir);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1337,5 +1378,7 @@ main (int argc, char **argv)
                    test_two_threads_see_every_change_between_cached_runs);
   g_test_add_func ("/load/damage-in-any-slice-of-the-checks-is-found",
                    test_damage_in_any_slice_of_the_checks_is_found);
+  g_test_add_func ("/load/files-read-on-from-the-cache-on-two-threads",
+                   test_files_read_on_from_the_cache_on_two_threads);
   return g_test_run ();
 }

@@ -96,12 +96,14 @@ typedef enum {
 
 /* The `tables` of `record` pass their checks (checksums, bounds): until the requests have,
  * no snapshot of it with its requests may be taken; until all have, none that copies them
- * into a new cache. Each part checked once; not thread-safe the first time. */
+ * into a new cache. Each part checked once; not thread-safe the first time, but for
+ * different records at once. */
 gboolean rt_cache_file_tables_ok (RtCacheMap *map, guint record, RtCacheTables tables);
 
-/* Every file's `tables` are about to be read: their pages are mapped in one go rather
- * than fault after fault. */
-void rt_cache_prefetch_tables (RtCacheMap *map, RtCacheTables tables);
+/* The `tables` of these n records are about to be read: their pages are mapped in one go
+ * rather than fault after fault. */
+void rt_cache_prefetch_file_tables (RtCacheMap *map, const guint *records, guint n,
+                                    RtCacheTables tables);
 
 /* Fills `snap` with what the cache holds of `record`, appending its requests,
  * turns and problems to the arrays the caller put in it (rt_cache_file_tables_ok first).
@@ -133,6 +135,10 @@ const RtTurnFigures *rt_cache_turns (RtCacheMap *map, guint *n);
  * the cache holds no such step, or when they fail their check. */
 const double *rt_cache_step_durations (RtCacheMap *map, gint32 step, guint first_record,
                                        guint n_files, guint *n);
+
+/* The step durations pass their check (done once: rt_cache_step_durations gives none when
+ * they fail it). Thread-safe. */
+gboolean rt_cache_step_durations_ok (RtCacheMap *map);
 
 /* Checks mapped rows against their checksum, and that each names an event and a
  * request that exist (n_names and n_requests: the sizes of those tables). */

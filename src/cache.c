@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <glib/gstdio.h>
+#include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -651,24 +652,41 @@ rt_cache_file_snapshot (RtCacheMap *map, guint record, RtCacheSnapshot *snap)
 }
 
 void
-rt_cache_prefetch_tables (RtCacheMap *map, RtCacheTables tables)
+rt_cache_prefetch_file_tables (RtCacheMap *map, const guint *records, guint n, RtCacheTables tables)
 {
 #ifdef MADV_POPULATE_READ
+  /* each table's span from the lowest of those records' ranges to the highest (they follow
+   * one another: a slice of the trace's files is one run of the tables); the ranges lie
+   * inside their tables (checked with the files when the cache was opened) */
   const gsize page = (gsize) sysconf (_SC_PAGESIZE);
-  struct { const void *at; gsize size; } parts[] = {
-    { (tables & RT_CACHE_REQUESTS) ? map->t.requests : NULL, part_size (&map->h, PART_REQUESTS) },
-    { (tables & RT_CACHE_TURNS) ? map->t.turns : NULL, part_size (&map->h, PART_TURNS) },
-    { (tables & RT_CACHE_IDS) ? map->ids : NULL, map->ids_size },
+  struct { RtCacheTables table; const guint8 *base; gsize size; guintptr lo, hi; } spans[] = {
+    { RT_CACHE_REQUESTS, (const guint8 *) map->t.requests, sizeof (CacheRequest), UINTPTR_MAX, 0 },
+    { RT_CACHE_TURNS, (const guint8 *) map->t.turns, sizeof (RtTurnFigures), UINTPTR_MAX, 0 },
+    { RT_CACHE_IDS, (const guint8 *) map->ids, 1, UINTPTR_MAX, 0 },
   };
-  for (guint i = 0; i < G_N_ELEMENTS (parts); i++)
-    if (parts[i].at != NULL && parts[i].size > 0)
+  for (guint k = 0; k < n; k++)
+    {
+      const CacheFile *cf = &map->t.files[records[k]];
+      guint64 at[] = { cf->first_request, cf->first_turn, cf->ids_at };
+      guint64 len[] = { cf->n_requests, cf->n_turns, cf->ids_size };
+      for (guint i = 0; i < G_N_ELEMENTS (spans); i++)
+        if (len[i] > 0)
+          {
+            guintptr lo = (guintptr) (spans[i].base + at[i] * spans[i].size);
+            spans[i].lo = MIN (spans[i].lo, lo);
+            spans[i].hi = MAX (spans[i].hi, lo + len[i] * spans[i].size);
+          }
+    }
+  for (guint i = 0; i < G_N_ELEMENTS (spans); i++)
+    if ((tables & spans[i].table) && spans[i].hi > spans[i].lo)
       {
-        guintptr start = (guintptr) parts[i].at / page * page;
-        guintptr end = (guintptr) parts[i].at + parts[i].size;
-        madvise ((void *) start, end - start, MADV_POPULATE_READ);   /* a hint: failure is fine */
+        guintptr start = spans[i].lo / page * page;
+        madvise ((void *) start, spans[i].hi - start, MADV_POPULATE_READ);   /* a hint: failure is fine */
       }
 #else
   (void) map;
+  (void) records;
+  (void) n;
   (void) tables;
 #endif
 }
@@ -728,6 +746,12 @@ rt_cache_step_durations (RtCacheMap *map, gint32 step, guint first_record, guint
       return map->t.durations + s->first_duration;
     }
   return NULL;
+}
+
+gboolean
+rt_cache_step_durations_ok (RtCacheMap *map)
+{
+  return part_ok (map, PART_DURATIONS);
 }
 
 gboolean

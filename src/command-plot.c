@@ -4,10 +4,11 @@
 #include "rolltrace/rt-error.h"
 #include "rolltrace/rt-outfile.h"
 
+#include <errno.h>
 #include <fcntl.h>
-#include <gio/gio.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #define STYLE_FILE "rolltrace-style.gp"
@@ -40,6 +41,67 @@ picture_complete (const char *path, const char *format)
   return g_strstr_len (tail, n, end_mark) != NULL;
 }
 
+/* A gnuplot being run: its pid (registered, so that a fatal signal kills it) and the pipe
+ * its standard error comes through. */
+typedef struct {
+  GPid pid;
+  int err_fd;
+} Child;
+
+/* Starts `gnuplot -e DEFINE SCRIPT` in `dir`, its output thrown away, its input empty.
+ * (g_spawn rather than GSubprocess: with GIO, which nothing else of a plain analyzer uses,
+ * the dynamic linker of every run mapped and relocated eight more libraries: about 1 ms
+ * of each run, even of those that draw nothing.) */
+static gboolean
+start_gnuplot (const char *gnuplot, const char *dir, const char *define, const char *script,
+               Child *c, GError **error)
+{
+  const char *argv[] = { gnuplot, "-e", define, script, NULL };
+  if (!g_spawn_async_with_pipes (dir, (char **) argv, NULL,
+                                 G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_STDOUT_TO_DEV_NULL
+                                   | G_SPAWN_CLOEXEC_PIPES,
+                                 NULL, NULL, &c->pid, NULL, NULL, &c->err_fd, error))
+    return FALSE;
+  rt_child_register (c->pid);
+  return TRUE;
+}
+
+/* Reads what the child writes on its standard error into `err` until it closes it, waits for
+ * it, and says whether it exited with 0. The child stays registered until its exit is seen
+ * and unregistered before it is reaped: a pid left registered would be killed on a later
+ * Ctrl-C, by then perhaps another process's. */
+static gboolean
+finish_gnuplot (Child *c, GByteArray *err, GError **error)
+{
+  guint8 buf[4096];
+  for (;;)
+    {
+      gssize n = read (c->err_fd, buf, sizeof buf);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        break;
+      g_byte_array_append (err, buf, (guint) n);
+    }
+  close (c->err_fd);
+  siginfo_t info;
+  while (waitid (P_PID, (id_t) c->pid, &info, WEXITED | WNOWAIT) != 0 && errno == EINTR)
+    ;
+  rt_child_forget (c->pid);
+  int status = 0;
+  pid_t reaped;
+  while ((reaped = waitpid (c->pid, &status, 0)) < 0 && errno == EINTR)
+    ;
+  if (reaped < 0)
+    {
+      int e = errno;
+      g_set_error (error, RT_ERROR, RT_ERROR_IO, "cannot wait for gnuplot: %s", g_strerror (e));
+      return FALSE;
+    }
+  g_spawn_close_pid (c->pid);
+  return g_spawn_check_wait_status (status, NULL);
+}
+
 /* Runs gnuplot on every script written, a few at a time, inside the output folder.
  * Each draws into a temporary name (the script's `set output` honours rt_output),
  * renamed over NAME.FORMAT only when gnuplot succeeded and wrote something: a failed
@@ -58,19 +120,14 @@ rt_session_render_plots (RtSession *s, GError **error)
       return TRUE;
     }
 
-  g_autoptr (GSubprocessLauncher) launcher =
-      g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_SILENCE | G_SUBPROCESS_FLAGS_STDERR_PIPE);
-  g_subprocess_launcher_set_cwd (launcher, s->out_dir);
   guint batch = MAX (2u, g_get_num_processors ());
   gboolean ok = TRUE;
 
   for (guint start = 0; start < s->scripts->len; start += batch)
     {
-      g_autoptr (GPtrArray) procs = g_ptr_array_new_with_free_func (g_object_unref);
       g_autoptr (GPtrArray) temps = g_ptr_array_new_with_free_func (g_free);
       g_autoptr (GPtrArray) finals = g_ptr_array_new_with_free_func (g_free);
-      /* each child's pid, kept: GSubprocess forgets it once the child has exited */
-      g_autoptr (GArray) pids = g_array_new (FALSE, FALSE, sizeof (GPid));
+      g_autoptr (GArray) children = g_array_new (FALSE, FALSE, sizeof (Child));
       guint end = MIN (start + batch, s->scripts->len);
       for (guint i = start; i < end; i++)
         {
@@ -84,36 +141,28 @@ rt_session_render_plots (RtSession *s, GError **error)
           g_autofree char *define = g_strdup_printf ("rt_output = %s", tmp_literal);
           g_ptr_array_add (finals, final);
           g_ptr_array_add (temps, tmp);
-          GSubprocess *p = g_subprocess_launcher_spawn (launcher, error, gnuplot, "-e", define, script, NULL);
-          if (p == NULL)
+          Child c;
+          if (!start_gnuplot (gnuplot, s->out_dir, define, script, &c, error))
             {
               for (guint k = 0; k < temps->len; k++)
                 rt_temp_finish (g_ptr_array_index (temps, k), NULL, FALSE, NULL);
+              for (guint k = 0; k < children->len; k++)
+                close (g_array_index (children, Child, k).err_fd);
               return FALSE;
             }
-          GPid pid = (GPid) g_ascii_strtoll (g_subprocess_get_identifier (p), NULL, 10);
-          rt_child_register (pid);
-          g_array_append_val (pids, pid);
-          g_ptr_array_add (procs, p);
+          g_array_append_val (children, c);
         }
-      for (guint i = 0; i < procs->len; i++)
+      for (guint i = 0; i < children->len; i++)
         {
-          GSubprocess *p = g_ptr_array_index (procs, i);
           const char *script = g_ptr_array_index (s->scripts, start + i);
           char *tmp = g_ptr_array_index (temps, i);
-          g_autoptr (GBytes) err_bytes = NULL;
           g_autoptr (GError) local = NULL;
+          g_autoptr (GByteArray) err_bytes = g_byte_array_new ();
           /* gnuplot's messages quote the script, whose text need not be UTF-8: raw bytes */
-          gboolean drawn = g_subprocess_communicate (p, NULL, NULL, NULL, &err_bytes, &local)
-                           && g_subprocess_get_successful (p);
+          gboolean drawn = finish_gnuplot (&g_array_index (children, Child, i), err_bytes, &local);
           g_autoptr (GString) err_string = g_string_new (NULL);
-          if (err_bytes != NULL)
-            rt_utf8_append (err_string, g_bytes_get_data (err_bytes, NULL), (gssize) g_bytes_get_size (err_bytes));
+          rt_utf8_append (err_string, (const char *) err_bytes->data, (gssize) err_bytes->len);
           char *err_text = err_string->str;
-          /* by the pid kept at its start: once communicate has seen the child exit, GSubprocess
-           * has no identifier left for it, and a pid left registered would be killed on a
-           * later Ctrl-C, by then perhaps another process's */
-          rt_child_forget (g_array_index (pids, GPid, i));
           drawn = drawn && picture_complete (tmp, s->format);
           if (!rt_temp_finish (tmp, g_ptr_array_index (finals, i), drawn, &local) && drawn)
             {
@@ -204,11 +253,17 @@ rt_session_step_xtics (RtSession *s, GArray *step_indices)
   return rt_gnuplot_int_tics ("xtics", first, last, 20);
 }
 
+/* Written by tools/embed-templates.cmake from gnuplot/: the plot templates. */
+extern const struct { const char *name; const unsigned char *text; size_t size; } rt_gnuplot_templates[];
+
 static GBytes *
 load_template (const char *name, GError **error)
 {
-  g_autofree char *path = g_strdup_printf ("/org/rolltrace/gnuplot/%s", name);
-  return g_resources_lookup_data (path, G_RESOURCE_LOOKUP_FLAGS_NONE, error);
+  for (guint i = 0; rt_gnuplot_templates[i].name != NULL; i++)
+    if (strcmp (rt_gnuplot_templates[i].name, name) == 0)
+      return g_bytes_new_static (rt_gnuplot_templates[i].text, rt_gnuplot_templates[i].size);
+  g_set_error (error, RT_ERROR, RT_ERROR_IO, "no gnuplot template %s", name);
+  return NULL;
 }
 
 static const char *

@@ -39,7 +39,8 @@ typedef struct {
   RtFileOrigin origin;
   GArray *timing_turns;          /* RtTurnRecord */
   GArray *end_turns;             /* RtTurnRecord */
-  GArray *problems;              /* RtProblem of this file (where owned here), all of them */
+  GArray *problems;              /* RtProblem of this file (where owned here), all of them;
+                                  * NULL for a file taken from the cache without any */
   RtResume resume;
   guint32 first_event;           /* rows in trace->events, when not mapped */
   const RtEvent *mapped;         /* rows in the cache mapping, or NULL */

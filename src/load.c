@@ -4,6 +4,7 @@
 #include "rolltrace/rt-error.h"
 #include "rolltrace/rt-stats.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -106,77 +107,308 @@ is_dir (const char *path)
   return g_file_test (path, G_FILE_TEST_IS_DIR);
 }
 
-/* stat of `entry` of the folder open as dir_fd (at dir_path, when it could not be opened). */
-static gboolean
-stat_entry (int dir_fd, const char *dir_path, const char *entry, struct stat *st)
+/* What one step folder holds, as listed by one of discovery's threads. */
+typedef struct {
+  char *name;                   /* "step_17", as the experiment folder spells it */
+  gint32 step;
+  GArray *files;                /* RtFile */
+  GPtrArray *strays;            /* char*: paths from the experiment folder */
+  int error;                    /* errno of opening the folder, or 0 */
+} StepListing;
+
+static void
+step_listing_clear (StepListing *sl)
 {
-  if (dir_fd >= 0)
-    return fstatat (dir_fd, entry, st, 0) == 0;
-  g_autofree char *full = g_build_filename (dir_path, entry, NULL);
-  return stat (full, st) == 0;
+  g_free (sl->name);
+  for (guint i = 0; sl->files != NULL && i < sl->files->len; i++)
+    g_free (g_array_index (sl->files, RtFile, i).path);
+  g_clear_pointer (&sl->files, g_array_unref);
+  g_clear_pointer (&sl->strays, g_ptr_array_unref);
 }
 
-/* Lists step_N/worker_M.jsonl into trace->files and trace->steps, and everything
+static int
+compare_listings (gconstpointer a, gconstpointer b)
+{
+  const StepListing *x = a, *y = b;
+  return x->step < y->step ? -1 : x->step > y->step;
+}
+
+/* Lists one step folder: its worker_M.jsonl files, stat'ed through the one descriptor that
+ * reads the folder (a whole path walked for each of thousands of files was a good part of a
+ * run from the cache, and the folder opened twice, once to read and once to stat from, cost
+ * a tenth of the listing again); everything else is a stray. */
+static void
+list_step_folder (int exp_fd, StepListing *sl)
+{
+  sl->files = g_array_new (FALSE, FALSE, sizeof (RtFile));
+  sl->strays = g_ptr_array_new_with_free_func (g_free);
+  int fd = openat (exp_fd, sl->name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  DIR *dir = fd >= 0 ? fdopendir (fd) : NULL;
+  if (dir == NULL)
+    {
+      sl->error = errno;
+      if (fd >= 0)
+        close (fd);
+      return;
+    }
+  const struct dirent *e;
+  while ((e = readdir (dir)) != NULL)
+    {
+      const char *entry = e->d_name;
+      if (strcmp (entry, ".") == 0 || strcmp (entry, "..") == 0)
+        continue;
+      char *rel = g_strconcat (sl->name, G_DIR_SEPARATOR_S, entry, NULL);
+      gint32 worker;
+      struct stat st;
+      if (!parse_numbered_name (entry, "worker_", ".jsonl", &worker)
+          || fstatat (fd, entry, &st, 0) != 0 || !S_ISREG (st.st_mode))
+        {
+          g_ptr_array_add (sl->strays, rel);
+          continue;
+        }
+      RtFile f = { 0 };
+      f.path = rel;
+      f.step = sl->step;
+      f.worker = worker;
+      f.size = (guint64) st.st_size;
+      f.mtime_us = (gint64) st.st_mtim.tv_sec * G_USEC_PER_SEC + st.st_mtim.tv_nsec / 1000;
+      f.inode = (guint64) st.st_ino;
+      f.ctime_ns = (gint64) st.st_ctim.tv_sec * 1000000000 + st.st_ctim.tv_nsec;
+      g_array_append_val (sl->files, f);
+    }
+  closedir (dir);
+  g_array_sort (sl->files, compare_files);   /* here, on the thread that listed them */
+}
+
+/* A step folder, by what readdir says of it, or by stat when it cannot tell (a link, or a
+ * file system that gives no type). */
+static gboolean
+entry_is_dir (int dir_fd, const struct dirent *e)
+{
+  struct stat st;
+  if (e->d_type == DT_DIR)
+    return TRUE;
+  if (e->d_type != DT_LNK && e->d_type != DT_UNKNOWN)
+    return FALSE;
+  return fstatat (dir_fd, e->d_name, &st, 0) == 0 && S_ISDIR (st.st_mode);
+}
+
+/* The experiment folder's step_N folders into `steps`, in the order listed, and everything
  * else into trace->strays. */
 static gboolean
-discover (RtTrace *trace, GError **error)
+list_experiment (RtTrace *trace, int exp_fd, GArray *steps, GError **error)
 {
-  g_autoptr (GError) local = NULL;
-  g_autoptr (GDir) top = g_dir_open (trace->path, 0, &local);
+  int fd = dup (exp_fd);   /* closedir closes its own */
+  DIR *top = fd >= 0 ? fdopendir (fd) : NULL;
   if (top == NULL)
     {
+      int e = errno;
+      if (fd >= 0)
+        close (fd);
       g_set_error (error, RT_ERROR, RT_ERROR_NO_EXPERIMENT,
-                   "cannot read experiment folder %s: %s", trace->path, local->message);
+                   "cannot read experiment folder %s: %s", trace->path, g_strerror (e));
       return FALSE;
     }
-
-  g_autoptr (GArray) step_numbers = g_array_new (FALSE, FALSE, sizeof (gint32));
-  const char *name;
-  while ((name = g_dir_read_name (top)) != NULL)
+  const struct dirent *e;
+  while ((e = readdir (top)) != NULL)
     {
-      g_autofree char *step_path = g_build_filename (trace->path, name, NULL);
-      gint32 step;
-      if (!parse_numbered_name (name, "step_", "", &step) || !is_dir (step_path))
+      const char *name = e->d_name;
+      if (strcmp (name, ".") == 0 || strcmp (name, "..") == 0)
+        continue;
+      StepListing sl = { 0 };
+      if (!parse_numbered_name (name, "step_", "", &sl.step) || !entry_is_dir (exp_fd, e))
         {
           g_ptr_array_add (trace->strays, g_strdup (name));
           continue;
         }
-      g_array_append_val (step_numbers, step);
+      sl.name = g_strdup (name);
+      g_array_append_val (steps, sl);
+    }
+  closedir (top);
+  return TRUE;
+}
 
-      g_autoptr (GDir) dir = g_dir_open (step_path, 0, &local);
-      if (dir == NULL)
+/* ---- work shared by two threads --------------------------------------------------- */
+
+/* How many threads a load may use (RtLoadOptions.n_threads, 0: one per core). */
+static guint
+n_threads_of (const RtLoadOptions *opts)
+{
+  return opts->n_threads ? opts->n_threads : g_get_num_processors ();
+}
+
+/* Numbered tasks run by the calling thread and one helper, each task by whichever of the two
+ * takes it first. The caller waits only for tasks the helper has taken, never for a helper that
+ * has not been given a core yet: on a busy machine it may start late, or only once the caller
+ * is done; it then finds nothing left, and the last of the two to let go frees this. */
+typedef void (*TaskFunc) (gpointer data, guint task);
+
+typedef struct {
+  gint refs;                    /* (atomic) the caller's and the helper's */
+  guint n_tasks;
+  gint next;                    /* (atomic) the next task to take */
+  TaskFunc run;
+  gpointer data;                /* touched only by the thread running a task */
+  GMutex lock;
+  GCond done_cond;
+  guint done;                   /* tasks finished */
+} SharedTasks;
+
+static void
+shared_tasks_unref (SharedTasks *st)
+{
+  if (!g_atomic_int_dec_and_test (&st->refs))
+    return;
+  g_mutex_clear (&st->lock);
+  g_cond_clear (&st->done_cond);
+  g_free (st);
+}
+
+static void
+take_tasks (SharedTasks *st)
+{
+  gint i;
+  while ((i = g_atomic_int_add (&st->next, 1)) < (gint) st->n_tasks)
+    {
+      st->run (st->data, (guint) i);
+      g_mutex_lock (&st->lock);
+      if (++st->done == st->n_tasks)
+        g_cond_signal (&st->done_cond);
+      g_mutex_unlock (&st->lock);
+    }
+}
+
+static gpointer
+helper_take_tasks (gpointer data)
+{
+  take_tasks (data);
+  shared_tasks_unref (data);
+  return NULL;
+}
+
+/* Runs run (data, 0) ... run (data, n_tasks - 1), on this thread and, with two threads or more
+ * (and more than one task), on a helper too, and returns once all are done: in any order, two
+ * at a time, so that they must not depend on one another. */
+static void
+run_shared (guint n_tasks, guint n_threads, TaskFunc run, gpointer data)
+{
+  SharedTasks *st = g_new0 (SharedTasks, 1);
+  st->refs = 1;
+  st->n_tasks = n_tasks;
+  st->run = run;
+  st->data = data;
+  g_mutex_init (&st->lock);
+  g_cond_init (&st->done_cond);
+  if (n_threads >= 2 && n_tasks >= 2)
+    {
+      g_atomic_int_inc (&st->refs);
+      GThread *helper = g_thread_try_new ("rt-helper", helper_take_tasks, st, NULL);
+      if (helper != NULL)
+        g_thread_unref (helper);   /* never joined: see SharedTasks */
+      else
+        g_atomic_int_dec_and_test (&st->refs);
+    }
+  take_tasks (st);
+  g_mutex_lock (&st->lock);
+  while (st->done < st->n_tasks)
+    g_cond_wait (&st->done_cond, &st->lock);
+  g_mutex_unlock (&st->lock);
+  shared_tasks_unref (st);
+}
+
+/* ---- discovery (continued) ---------------------------------------------------------- */
+
+/* Discovery's tasks: 0 opens the cache (when there is a cache path), the others list the
+ * step folders, one each. */
+typedef struct {
+  int exp_fd;                   /* the experiment folder */
+  StepListing *steps;
+  RtTrace *trace;               /* what opening the cache needs (the path, the registry) */
+  const char *canonical;
+  RtCacheMap *cache;
+} Discovery;
+
+static void
+discovery_task (gpointer data, guint task)
+{
+  Discovery *d = data;
+  if (task > 0)
+    {
+      list_step_folder (d->exp_fd, &d->steps[task - 1]);
+      return;
+    }
+  RtTrace *t = d->trace;
+  if (t->priv->cache_path == NULL)
+    return;
+  d->cache = rt_cache_open (t->priv->cache_path, d->canonical, t->registry,
+                            &t->stats.cache_rejected);
+  /* a command that reads no request reads the steps' durations instead: checked now, beside
+   * the listing of folders, rather than after it */
+  if (d->cache != NULL && t->priv->opts.requests_unread)
+    rt_cache_step_durations_ok (d->cache);
+}
+
+/* Lists step_N/worker_M.jsonl into trace->files and trace->steps, and everything else into
+ * trace->strays; with a cache path, opens the cache too (*cache: NULL when there is none or
+ * it cannot be trusted). With two threads or more, opening the cache and listing the step
+ * folders are shared out between two: a run from the cache of the 10M tree spent half its
+ * time here, most of it in the kernel, reading 100 folders and stat'ing 1,600 files. */
+static gboolean
+discover (RtTrace *trace, const char *canonical, guint n_threads, RtCacheMap **cache,
+          GError **error)
+{
+  *cache = NULL;
+  int exp_fd = open (trace->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (exp_fd < 0)
+    {
+      int e = errno;
+      g_set_error (error, RT_ERROR, RT_ERROR_NO_EXPERIMENT,
+                   "cannot read experiment folder %s: %s", trace->path, g_strerror (e));
+      return FALSE;
+    }
+  g_autoptr (GArray) steps = g_array_new (FALSE, TRUE, sizeof (StepListing));
+  g_array_set_clear_func (steps, (GDestroyNotify) step_listing_clear);
+  if (!list_experiment (trace, exp_fd, steps, error))
+    {
+      close (exp_fd);
+      return FALSE;
+    }
+
+  Discovery d = { .exp_fd = exp_fd, .steps = (StepListing *) steps->data, .trace = trace,
+                  .canonical = canonical };
+  run_shared (1 + steps->len, n_threads, discovery_task, &d);
+  close (exp_fd);
+  *cache = d.cache;
+
+  /* in the order listed, the first folder that cannot be read is the one told */
+  for (guint i = 0; i < steps->len; i++)
+    {
+      StepListing *sl = &g_array_index (steps, StepListing, i);
+      if (sl->error != 0)
         {
+          g_autofree char *step_path = g_build_filename (trace->path, sl->name, NULL);
           g_set_error (error, RT_ERROR, RT_ERROR_NO_EXPERIMENT, "cannot read %s: %s",
-                       step_path, local->message);
+                       step_path, g_strerror (sl->error));
+          g_clear_pointer (cache, rt_cache_close);
           return FALSE;
         }
-      /* its files are looked up from the folder itself: a whole path walked for each of
-       * thousands of files was a good part of a run from the cache */
-      int dir_fd = open (step_path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-      const char *entry;
-      while ((entry = g_dir_read_name (dir)) != NULL)
-        {
-          g_autofree char *rel = g_build_filename (name, entry, NULL);
-          gint32 worker;
-          struct stat st;
-          if (!parse_numbered_name (entry, "worker_", ".jsonl", &worker)
-              || !stat_entry (dir_fd, step_path, entry, &st) || !S_ISREG (st.st_mode))
-            {
-              g_ptr_array_add (trace->strays, g_steal_pointer (&rel));
-              continue;
-            }
-          RtFile f = { 0 };
-          f.path = g_steal_pointer (&rel);
-          f.step = step;
-          f.worker = worker;
-          f.size = (guint64) st.st_size;
-          f.mtime_us = (gint64) st.st_mtim.tv_sec * G_USEC_PER_SEC + st.st_mtim.tv_nsec / 1000;
-          f.inode = (guint64) st.st_ino;
-          f.ctime_ns = (gint64) st.st_ctim.tv_sec * 1000000000 + st.st_ctim.tv_nsec;
-          g_array_append_val (trace->files, f);
-        }
-      if (dir_fd >= 0)
-        close (dir_fd);
+    }
+  /* gathered in step order, each folder's files sorted already: the files are then in
+   * order too, unless two folders name one step (step_1, step_01) */
+  g_array_sort (steps, compare_listings);
+  gsize n_files = 0;
+  for (guint i = 0; i < steps->len; i++)
+    n_files += g_array_index (steps, StepListing, i).files->len;
+  rt_array_make_room (trace->files, n_files);   /* not grown (and copied) file after file */
+  g_autoptr (GArray) step_numbers = g_array_new (FALSE, FALSE, sizeof (gint32));
+  for (guint i = 0; i < steps->len; i++)
+    {
+      StepListing *sl = &g_array_index (steps, StepListing, i);
+      g_array_append_val (step_numbers, sl->step);
+      g_array_append_vals (trace->files, sl->files->data, sl->files->len);
+      g_array_set_size (sl->files, 0);   /* the paths are the trace's now */
+      for (guint k = 0; k < sl->strays->len; k++)
+        g_ptr_array_add (trace->strays, g_steal_pointer (&sl->strays->pdata[k]));
     }
 
   if (step_numbers->len == 0)
@@ -184,10 +416,16 @@ discover (RtTrace *trace, GError **error)
       g_set_error (error, RT_ERROR, RT_ERROR_NO_EXPERIMENT,
                    "%s holds no step_N folders: expected EXP/step_N/worker_M.jsonl",
                    trace->path);
+      g_clear_pointer (cache, rt_cache_close);
       return FALSE;
     }
 
-  g_array_sort (trace->files, compare_files);
+  for (guint i = 1; i < trace->files->len; i++)
+    if (compare_files (rt_trace_file (trace, i - 1), rt_trace_file (trace, i)) > 0)
+      {
+        g_array_sort (trace->files, compare_files);
+        break;
+      }
   drop_duplicates (trace);
   g_ptr_array_sort (trace->strays, compare_strings);
 
@@ -482,9 +720,12 @@ adopt_file (RtTrace *t, RtCacheMap *cache, guint record, guint file_index, GArra
       q->step = f->step;
       q->worker = f->worker;
     }
-  fs->problems = g_array_sized_new (FALSE, FALSE, sizeof (RtProblem), problems->len);
-  g_array_set_clear_func (fs->problems, rt_problem_clear);
-  rt_problems_from_snapshot (fs->problems, &snap, f, file_index);
+  if (problems->len > 0)   /* (most files have none: no array then, 1,600 fewer to make and free) */
+    {
+      fs->problems = g_array_sized_new (FALSE, FALSE, sizeof (RtProblem), problems->len);
+      g_array_set_clear_func (fs->problems, rt_problem_clear);
+      rt_problems_from_snapshot (fs->problems, &snap, f, file_index);
+    }
   t->problems_total += f->problems_total;
   fs->origin = RT_FILE_CACHED;
   fs->record = record;
@@ -645,6 +886,53 @@ take_cached_requests (RtTrace *t, guint first, guint n)
   return TRUE;
 }
 
+/* The checks of the cached tables of the files to be taken from the cache (see adopt_files),
+ * in slices of files that run_shared shares out. */
+#define TABLE_CHECK_SLICES 8
+
+typedef struct {
+  RtTrace *t;
+  RtCacheMap *cache;
+  const RtCacheMatch *matches;
+  const guint *records;
+  const gboolean *complete;
+  gboolean keep_requests, turns_by_file;
+  RtCacheTables prefetch;       /* the tables whose pages each slice brings in first */
+  guint n_slices;
+  gint failed;                  /* (atomic) some check failed: the others may stop */
+} TableChecks;
+
+static void
+check_tables_slice (gpointer data, guint slice)
+{
+  TableChecks *tc = data;
+  guint n_files = tc->t->files->len;
+  guint first = (guint) ((guint64) n_files * slice / tc->n_slices);
+  guint end = (guint) ((guint64) n_files * (slice + 1) / tc->n_slices);
+  RtCacheTables read = tables_read (tc->t->priv);
+  if (tc->prefetch != 0)
+    {
+      g_autofree guint *mine = g_new (guint, end - first + 1);
+      guint n = 0;
+      for (guint i = first; i < end; i++)
+        if (tc->matches[i] != RT_CACHE_MISS)
+          mine[n++] = tc->records[i];
+      rt_cache_prefetch_file_tables (tc->cache, mine, n, tc->prefetch);
+    }
+  /* each record is checked by one slice only: files have records of their own */
+  for (guint i = first; i < end && !g_atomic_int_get (&tc->failed); i++)
+    {
+      gboolean ok = TRUE;
+      if (tc->matches[i] != RT_CACHE_MISS && (tc->keep_requests || !tc->complete[i]))
+        ok = rt_cache_file_tables_ok (tc->cache, tc->records[i],
+                                      tc->complete[i] ? read : RT_CACHE_ALL_TABLES);
+      else if (tc->matches[i] != RT_CACHE_MISS && tc->turns_by_file)
+        ok = rt_cache_file_tables_ok (tc->cache, tc->records[i], RT_CACHE_TURNS);
+      if (!ok)
+        g_atomic_int_set (&tc->failed, TRUE);
+    }
+}
+
 /* Adopts the files the cache holds as they are now with nothing to read
  * (matches[i] RT_CACHE_SAME and complete[i]; records[i]: where the cache holds file
  * i), with as much of their tables as the caller reads: when every file is as the
@@ -684,20 +972,25 @@ adopt_files (RtTrace *t, RtCacheMap *cache, const RtCacheMatch *matches, const g
   priv->cache_in_order = whole;
   for (guint i = 0; priv->cache_in_order && i < n_files; i++)
     priv->cache_in_order = records[i] == i;
-  if (keep_requests && whole)
-    rt_cache_prefetch_tables (cache, tables_read (priv));
   /* a file restored from the cache and read on needs all its tables, whatever the caller;
    * one that reads no request but turns reads those of the files taken whole */
-  gboolean turns_by_file = !keep_requests && !priv->opts.turns_unread;
-  if (turns_by_file)
-    rt_cache_prefetch_tables (cache, RT_CACHE_TURNS);
-  gboolean tables_ok = TRUE;
-  for (guint i = 0; i < n_files && tables_ok; i++)
-    if (matches[i] != RT_CACHE_MISS && (keep_requests || !complete[i]))
-      tables_ok = rt_cache_file_tables_ok (cache, records[i],
-                                           complete[i] ? tables_read (priv) : RT_CACHE_ALL_TABLES);
-    else if (matches[i] != RT_CACHE_MISS && turns_by_file)
-      tables_ok = rt_cache_file_tables_ok (cache, records[i], RT_CACHE_TURNS);
+  TableChecks tc = {
+    .t = t, .cache = cache, .matches = matches, .records = records, .complete = complete,
+    .keep_requests = keep_requests, .turns_by_file = !keep_requests && !priv->opts.turns_unread,
+    .prefetch = keep_requests && whole ? tables_read (priv) : 0,
+  };
+  if (tc.turns_by_file)
+    tc.prefetch = RT_CACHE_TURNS;
+  /* in slices, two at a time: the checksums of the requests are most of a cached rt-turn-dist
+   * (a helper is not started for a few files, nor for none: rt-check checks only those it
+   * reads on from the cache) */
+  guint to_check = 0;
+  for (guint i = 0; i < n_files; i++)
+    to_check += matches[i] != RT_CACHE_MISS && (keep_requests || !complete[i] || tc.turns_by_file);
+  tc.n_slices = to_check == 0 ? 0 : MIN (n_files, TABLE_CHECK_SLICES);
+  run_shared (tc.n_slices, to_check >= TABLE_CHECK_SLICES ? n_threads_of (&priv->opts) : 1,
+              check_tables_slice, &tc);
+  gboolean tables_ok = !g_atomic_int_get (&tc.failed);
   if (!tables_ok)
     {
       for (guint i = 0; i < n_files; i++)
@@ -728,7 +1021,21 @@ adopt_files (RtTrace *t, RtCacheMap *cache, const RtCacheMatch *matches, const g
   return TRUE;
 }
 
-/* Below this much JSONL to read, the calling thread reads it alone. */
+/* The files read on from the cache without a pool (see load_files). */
+typedef struct {
+  LoadJob *job;
+  GArray *files;                /* guint: their indices */
+} InlineReads;
+
+static void
+read_inline (gpointer data, guint task)
+{
+  InlineReads *ir = data;
+  load_one_file (GUINT_TO_POINTER (g_array_index (ir->files, guint, task) + 1), ir->job);
+}
+
+/* Below this much JSONL to read, no pool is started: the calling thread reads it, with a
+ * helper when there are several files. */
 #define INLINE_READ_BYTES (4u << 20)
 
 static gboolean
@@ -739,7 +1046,7 @@ load_files (RtTrace *trace, RtCacheMap *cache, GError **error)
   g_mutex_init (&job.lock);
   g_cond_init (&job.done_cond);
 
-  guint n_threads = opts->n_threads ? opts->n_threads : g_get_num_processors ();
+  guint n_threads = n_threads_of (opts);
   guint64 total_bytes = 0;
   for (guint i = 0; i < trace->files->len; i++)
     total_bytes += rt_trace_file (trace, i)->size;
@@ -796,11 +1103,19 @@ load_files (RtTrace *trace, RtCacheMap *cache, GError **error)
   job.files_done = trace->stats.files_cached;
 
   /* With a cache, what is left to read is often only the newest lines of a
-   * running job: read here, as starting threads would cost more. */
+   * running job: read here, as starting a pool would cost more. Each such file is
+   * restored whole from the cache before its last lines are read (about 0.5 ms of a
+   * file of the 10M tree, however few the bytes): with several, a helper takes some. */
   gboolean inline_read = cache != NULL && to_read < INLINE_READ_BYTES;
-  for (guint i = 0; inline_read && i < trace->files->len; i++)
-    if (trace->priv->files[i].origin == RT_FILE_UNREAD)
-      load_one_file (GUINT_TO_POINTER (i + 1), &job);
+  if (inline_read)
+    {
+      InlineReads ir = { .job = &job, .files = g_array_new (FALSE, FALSE, sizeof (guint)) };
+      for (guint i = 0; i < trace->files->len; i++)
+        if (trace->priv->files[i].origin == RT_FILE_UNREAD)
+          g_array_append_val (ir.files, i);
+      run_shared (ir.files->len, n_threads, read_inline, &ir);
+      g_array_unref (ir.files);
+    }
 
   GThreadPool *pool = g_thread_pool_new (load_one_file, &job, (gint) n_threads, FALSE, error);
   if (pool == NULL)
@@ -1170,20 +1485,15 @@ rt_trace_load (const char *exp_path, const RtLoadOptions *opts, GError **error)
   if (g_strcmp0 (g_getenv ("ROLLTRACE_PARSE"), "lines") == 0)
     trace->priv->opts.line_by_line = TRUE;
 
-  if (!discover (trace, error))
+  if (opts->cache_dir != NULL)
+    trace->priv->cache_path = cache_path_for (opts->cache_dir, canonical);
+  RtCacheMap *cache = NULL;
+  if (!discover (trace, canonical, n_threads_of (opts), &cache, error))
     return NULL;
+  trace->priv->cache = cache;
+  trace->stats.cache_used = cache != NULL;
   trace->priv->files = g_new0 (RtFileState, trace->files->len);
   trace->priv->step_durations = g_new0 (RtStepDurations, trace->steps->len);
-
-  RtCacheMap *cache = NULL;
-  if (opts->cache_dir != NULL)
-    {
-      trace->priv->cache_path = cache_path_for (opts->cache_dir, canonical);
-      cache = rt_cache_open (trace->priv->cache_path, canonical, trace->registry,
-                             &trace->stats.cache_rejected);
-      trace->priv->cache = cache;
-      trace->stats.cache_used = cache != NULL;
-    }
   if (!load_files (trace, cache, error))
     return NULL;
   publish_requests (trace);

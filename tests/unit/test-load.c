@@ -1,14 +1,18 @@
 /* test-load.c: the loader turns a folder into tables, on the hand-checked fixtures.
  * Also what only files can show: huge lines, unterminated lines, errors for a bad folder. */
+#include <fcntl.h>
 #include <glib/gstdio.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "load-private.h"
 #include "rolltrace/rt-error.h"
 #include "rolltrace/rt-stats.h"
 #include "rolltrace/rt-trace.h"
 #include "rolltrace/rt-views.h"
+#include "test-util.h"
 
 static char *
 fixture (const char *name)
@@ -1149,6 +1153,253 @@ test_requests_in_place_from_the_cache (void)
     }
 }
 
+/* ---- discovery and the checks of the cache on two threads -------------------------------- */
+
+/* A new folder EXP (in `root`, made for it) of `n_steps` steps step_0 ..., each with the two
+ * worker files of fixtures/hand-v2/step_1. */
+static char *
+make_wide_experiment (guint n_steps)
+{
+  g_autoptr (GError) error = NULL;
+  char *dir = g_dir_make_tmp ("rt-wide-XXXXXX", &error);
+  g_assert_no_error (error);
+  for (guint w = 0; w < 2; w++)
+    {
+      g_autofree char *name = g_strdup_printf ("worker_%u.jsonl", w);
+      g_autofree char *src = g_build_filename (RT_FIXTURES_DIR, "hand-v2", "step_1", name, NULL);
+      g_autofree char *data = NULL;
+      gsize len;
+      g_assert_true (g_file_get_contents (src, &data, &len, NULL));
+      for (guint st = 0; st < n_steps; st++)
+        {
+          g_autofree char *step = g_strdup_printf ("%s/step_%u", dir, st);
+          g_mkdir (step, 0755);
+          g_autofree char *file = g_build_filename (step, name, NULL);
+          g_assert_true (g_file_set_contents (file, data, (gssize) len, NULL));
+        }
+    }
+  return dir;
+}
+
+static RtTrace *
+load_threads_cache (const char *path, guint threads, const char *cache_dir)
+{
+  RtLoadOptions opts = { .n_threads = threads, .max_problems_per_file = 100, .cache_dir = cache_dir };
+  g_autoptr (GError) error = NULL;
+  RtTrace *t = rt_trace_load (path, &opts, &error);
+  g_assert_no_error (error);
+  return t;
+}
+
+static void
+assert_same_listing (const RtTrace *a, const RtTrace *b)
+{
+  g_assert_cmpuint (a->steps->len, ==, b->steps->len);
+  for (guint i = 0; i < a->steps->len; i++)
+    {
+      g_assert_cmpint (rt_trace_step (a, i)->step, ==, rt_trace_step (b, i)->step);
+      g_assert_cmpuint (rt_trace_step (a, i)->first_file, ==, rt_trace_step (b, i)->first_file);
+      g_assert_cmpuint (rt_trace_step (a, i)->n_files, ==, rt_trace_step (b, i)->n_files);
+    }
+  g_assert_cmpuint (a->files->len, ==, b->files->len);
+  for (guint i = 0; i < a->files->len; i++)
+    g_assert_cmpstr (rt_trace_file (a, i)->path, ==, rt_trace_file (b, i)->path);
+  g_assert_cmpuint (a->strays->len, ==, b->strays->len);
+  for (guint i = 0; i < a->strays->len; i++)
+    g_assert_cmpstr (g_ptr_array_index (a->strays, i), ==, g_ptr_array_index (b->strays, i));
+  g_assert_cmpuint (a->duplicates->len, ==, b->duplicates->len);
+  for (guint i = 0; i < a->duplicates->len; i++)
+    {
+      const RtDuplicate *x = &g_array_index (a->duplicates, RtDuplicate, i);
+      const RtDuplicate *y = &g_array_index (b->duplicates, RtDuplicate, i);
+      g_assert_cmpstr (x->path, ==, y->path);
+      g_assert_cmpstr (x->same_as, ==, y->same_as);
+    }
+}
+
+/* Step folders are listed by two threads, and what readdir says of an entry decides without
+ * a stat where it can: the listing is the same on one thread or two, links to folders and
+ * files count as what they point to, and a dangling link, a folder named like a worker file
+ * and every other name are strays. */
+static void
+test_two_threads_list_what_one_does (void)
+{
+  g_autofree char *exp = make_wide_experiment (40);
+  const char *extra[][2] = { { "README", NULL }, { "step_3", "notes.txt" }, { "step_5", "worker_x.jsonl" } };
+  for (guint i = 0; i < G_N_ELEMENTS (extra); i++)
+    {
+      g_autofree char *file = g_build_filename (exp, extra[i][0], extra[i][1], NULL);
+      g_assert_true (g_file_set_contents (file, "x\n", -1, NULL));
+    }
+  g_autofree char *step_x = g_build_filename (exp, "step_x", NULL);
+  g_autofree char *dir_worker = g_build_filename (exp, "step_7", "worker_2.jsonl", NULL);
+  g_autofree char *step_01 = g_build_filename (exp, "step_01", NULL);
+  g_assert_cmpint (g_mkdir (step_x, 0755), ==, 0);
+  g_assert_cmpint (g_mkdir (dir_worker, 0755), ==, 0);
+  g_assert_cmpint (g_mkdir (step_01, 0755), ==, 0);
+  g_autofree char *dup = g_build_filename (step_01, "worker_0.jsonl", NULL);
+  g_assert_true (g_file_set_contents (dup, "", 0, NULL));
+  g_autofree char *linked_file = g_build_filename (exp, "step_9", "worker_3.jsonl", NULL);
+  g_autofree char *dangling = g_build_filename (exp, "step_10", "worker_4.jsonl", NULL);
+  g_autofree char *linked_step = g_build_filename (exp, "step_41", NULL);
+  g_assert_cmpint (symlink ("../step_8/worker_0.jsonl", linked_file), ==, 0);
+  g_assert_cmpint (symlink ("nowhere.jsonl", dangling), ==, 0);
+  g_assert_cmpint (symlink ("step_39", linked_step), ==, 0);
+
+  g_autoptr (RtTrace) one = load_threads_cache (exp, 1, NULL);
+  g_autoptr (RtTrace) two = load_threads_cache (exp, 2, NULL);
+  assert_same_listing (one, two);
+  g_assert_cmpuint (two->steps->len, ==, 41);                 /* step_0 ... step_39, step_41 */
+  g_assert_cmpint (rt_trace_step (two, 40)->step, ==, 41);
+  g_assert_cmpuint (rt_trace_step (two, 40)->n_files, ==, 2);
+  g_assert_cmpuint (two->files->len, ==, 41 * 2 + 1);         /* and step_9/worker_3.jsonl */
+  g_assert_cmpuint (rt_trace_step (two, 9)->n_files, ==, 3);
+  g_assert_cmpuint (two->duplicates->len, ==, 1);
+  g_assert_cmpstr (g_array_index (two->duplicates, RtDuplicate, 0).path, ==, "step_01/worker_0.jsonl");
+  const char *strays[] = { "README", "step_10/worker_4.jsonl", "step_3/notes.txt",
+                           "step_5/worker_x.jsonl", "step_7/worker_2.jsonl", "step_x" };
+  g_assert_cmpuint (two->strays->len, ==, G_N_ELEMENTS (strays));
+  for (guint i = 0; i < G_N_ELEMENTS (strays); i++)
+    g_assert_cmpstr (g_ptr_array_index (two->strays, i), ==, strays[i]);
+  rt_test_remove_tree (exp);
+}
+
+/* Files stat'ed on the helper thread and the cache's tables checked in slices on two threads:
+ * a file appended to in place is read on from where the cache stopped, one rewritten in place
+ * with as many bytes is read again, and one that is gone is gone, run after run. */
+static void
+test_two_threads_see_every_change_between_cached_runs (void)
+{
+  g_autofree char *exp = make_wide_experiment (24);
+  g_autofree char *cache_dir = g_dir_make_tmp ("rt-cache-XXXXXX", NULL);
+  g_autoptr (RtTrace) first = load_threads_cache (exp, 2, cache_dir);
+  g_assert_true (first->stats.cache_written);
+  g_autoptr (RtTrace) same = load_threads_cache (exp, 2, cache_dir);
+  g_assert_true (same->stats.cache_used);
+  g_assert_cmpuint (same->stats.files_cached, ==, 48);
+  assert_same_tables (first, same, TRUE);
+
+  /* appended: one more complete request */
+  g_autofree char *grown = g_build_filename (exp, "step_17", "worker_1.jsonl", NULL);
+  g_autofree char *data = NULL;
+  gsize len;
+  g_assert_true (g_file_get_contents (grown, &data, &len, NULL));
+  FILE *f = fopen (grown, "a");
+  g_assert_nonnull (f);
+  fputs ("{\"timestamp\": \"2025-01-01T10:00:20\", \"event\": \"async_rollout_request_complete\", "
+         "\"duration_sec\": 3.0, \"extra\": {\"request_id\": \"late\", \"turns\": 1, "
+         "\"response_length\": 5}, \"workid\": 1, \"step\": 17}\n", f);
+  fclose (f);
+  g_autoptr (RtTrace) after_append = load_threads_cache (exp, 2, cache_dir);
+  g_assert_cmpuint (after_append->stats.files_resumed, ==, 1);
+  g_assert_cmpuint (after_append->stats.files_cached, ==, 47);
+  g_assert_cmpstr (rt_trace_file (after_append, 35)->path, ==, "step_17/worker_1.jsonl");
+  g_assert_cmpuint (rt_trace_file (after_append, 35)->lines, ==, rt_trace_file (same, 35)->lines + 1);
+  g_assert_cmpuint (rt_trace_file (after_append, 35)->n_requests, ==,
+                    rt_trace_file (same, 35)->n_requests + 1);
+  g_autoptr (RtTrace) fresh = load_threads_cache (exp, 1, NULL);
+  assert_same_tables (fresh, after_append, TRUE);
+
+  /* rewritten in place, as many bytes: the first line's first byte, '{' -> 'x' */
+  g_autofree char *rewritten = g_build_filename (exp, "step_5", "worker_0.jsonl", NULL);
+  int fd = open (rewritten, O_WRONLY);
+  g_assert_cmpint (fd, >=, 0);
+  g_assert_cmpint (pwrite (fd, "x", 1, 0), ==, 1);
+  close (fd);
+  g_autoptr (RtTrace) after_rewrite = load_threads_cache (exp, 2, cache_dir);
+  g_assert_cmpuint (after_rewrite->stats.files_parsed, ==, 1);
+  g_assert_cmpuint (after_rewrite->stats.files_cached, ==, 47);
+  g_clear_pointer (&fresh, rt_trace_free);
+  fresh = load_threads_cache (exp, 1, NULL);
+  assert_same_tables (fresh, after_rewrite, TRUE);
+  g_assert_cmpuint (rt_trace_file (after_rewrite, 10)->bad_lines, ==,
+                    rt_trace_file (same, 10)->bad_lines + 1);   /* step_5/worker_0 */
+
+  /* gone */
+  g_autofree char *gone = g_build_filename (exp, "step_23", "worker_0.jsonl", NULL);
+  g_assert_cmpint (g_remove (gone), ==, 0);
+  g_autoptr (RtTrace) after_removal = load_threads_cache (exp, 2, cache_dir);
+  g_assert_cmpuint (after_removal->files->len, ==, 47);
+  g_assert_cmpuint (after_removal->stats.files_cached, ==, 47);
+  g_assert_true (after_removal->stats.cache_written);   /* the cache knew one more */
+  g_clear_pointer (&fresh, rt_trace_free);
+  fresh = load_threads_cache (exp, 1, NULL);
+  assert_same_tables (fresh, after_removal, TRUE);
+  rt_test_remove_tree (exp);
+  rt_test_remove_tree (cache_dir);
+}
+
+/* The tables of the files are checked in slices, two at a time: damage in the last file's
+ * tables (the last request id, at the very end of the cache) is found as surely as in the
+ * first's, and the experiment is read again. */
+static void
+test_damage_in_any_slice_of_the_checks_is_found (void)
+{
+  g_autofree char *exp = make_wide_experiment (24);
+  g_autofree char *cache_dir = g_dir_make_tmp ("rt-cache-XXXXXX", NULL);
+  g_autoptr (RtTrace) first = load_threads_cache (exp, 2, cache_dir);
+  g_autofree char *cache = cache_file_in (cache_dir);
+  g_autofree char *data = NULL;
+  gsize len;
+  g_assert_true (g_file_get_contents (cache, &data, &len, NULL));
+  guint64 ids_at, ids_size;
+  memcpy (&ids_at, data + 88, 8);   /* the header's ids_at and ids_size */
+  memcpy (&ids_size, data + 96, 8);
+  g_assert_cmpuint (ids_at + ids_size, ==, len);   /* the ids come last */
+  g_assert_cmpint (data[len - 1], ==, '\0');
+  data[len - 2] ^= 0x01;   /* the last character of the last file's last id */
+  g_assert_true (g_file_set_contents (cache, data, (gssize) len, NULL));
+
+  g_autoptr (RtTrace) t = load_threads_cache (exp, 2, cache_dir);
+  g_assert_false (t->stats.cache_used);
+  g_assert_cmpstr (t->stats.cache_rejected, ==, "damaged tables");
+  g_assert_cmpuint (t->stats.files_parsed, ==, 48);
+  assert_same_tables (first, t, TRUE);
+  rt_test_remove_tree (exp);
+  rt_test_remove_tree (cache_dir);
+}
+
+/* Several files read on from the cache (appended to, or ending in an unterminated piece),
+ * fewer bytes than start a pool: the calling thread and a helper share them, and the tables
+ * are those of a fresh load, run after run. */
+static void
+test_files_read_on_from_the_cache_on_two_threads (void)
+{
+  g_autofree char *exp = make_wide_experiment (12);
+  g_autofree char *cache_dir = g_dir_make_tmp ("rt-cache-XXXXXX", NULL);
+  rt_trace_free (load_threads_cache (exp, 2, cache_dir));
+  const char *line = "{\"timestamp\": \"2025-01-01T10:00:20\", \"event\": \"async_rollout_request_complete\", "
+                     "\"duration_sec\": 3.0, \"extra\": {\"request_id\": \"late\", \"turns\": 1, "
+                     "\"response_length\": 5}, \"workid\": 1, \"step\": 1}";
+  for (guint st = 0; st < 12; st++)
+    {
+      g_autofree char *file = g_strdup_printf ("%s/step_%u/worker_%u.jsonl", exp, st, st % 2);
+      FILE *f = fopen (file, "a");
+      g_assert_nonnull (f);
+      /* a whole line in even steps, the first half of one (no newline) in odd ones */
+      if (st % 2 == 0)
+        fprintf (f, "%s\n", line);
+      else
+        fprintf (f, "%.60s", line);
+      fclose (f);
+    }
+  g_autoptr (RtTrace) fresh = load_threads_cache (exp, 1, NULL);
+  for (guint run = 0; run < 3; run++)
+    {
+      g_autoptr (RtTrace) t = load_threads_cache (exp, 2, cache_dir);
+      g_assert_true (t->stats.cache_used);
+      g_assert_cmpuint (t->stats.files_parsed, ==, 0);
+      /* the first run reads on 12 files; later ones only the 6 unterminated pieces again */
+      g_assert_cmpuint (t->stats.files_resumed + t->stats.files_cached, ==, 24);
+      g_assert_cmpuint (t->stats.files_resumed, ==, run == 0 ? 12 : 0);
+      assert_same_tables (fresh, t, TRUE);
+      g_assert_cmpuint (files_requests (t), ==, files_requests (fresh));
+      g_assert_cmpuint (t->problems->len, ==, fresh->problems->len);
+    }
+  rt_test_remove_tree (exp);
+  rt_test_remove_tree (cache_dir);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1189,5 +1440,12 @@ main (int argc, char **argv)
                    test_damaged_rows_are_read_again_to_a_fresh_loads_rows);
   g_test_add_func ("/load/a-file-changed-under-damaged-rows-is-no-crash",
                    test_a_file_changed_under_damaged_rows_is_no_crash);
+  g_test_add_func ("/load/two-threads-list-what-one-does", test_two_threads_list_what_one_does);
+  g_test_add_func ("/load/two-threads-see-every-change-between-cached-runs",
+                   test_two_threads_see_every_change_between_cached_runs);
+  g_test_add_func ("/load/damage-in-any-slice-of-the-checks-is-found",
+                   test_damage_in_any_slice_of_the_checks_is_found);
+  g_test_add_func ("/load/files-read-on-from-the-cache-on-two-threads",
+                   test_files_read_on_from_the_cache_on_two_threads);
   return g_test_run ();
 }

@@ -316,6 +316,100 @@ test_shortest_form_as_printf_and_strtod_choose (void)
   g_rand_free (r);
 }
 
+/* What printf and strtod choose for v: the first of %.15g..%.17g that reads back. */
+static void
+check_shortest (GString *out, double v)
+{
+  char want[G_ASCII_DTOSTR_BUF_SIZE];
+  if (v == floor (v) && fabs (v) < 1e15)
+    g_snprintf (want, sizeof want, "%" G_GINT64_FORMAT ".0", (gint64) v);
+  else
+    for (int prec = 15; prec <= 17; prec++)
+      {
+        char fmt[8];
+        g_snprintf (fmt, sizeof fmt, "%%.%dg", prec);
+        g_ascii_formatd (want, sizeof want, fmt, v);
+        if (prec == 17 || g_ascii_strtod (want, NULL) == v)
+          break;
+      }
+  g_string_truncate (out, 0);
+  rt_format_double (out, v);
+  if (strcmp (out->str, want) != 0)
+    g_error ("%a: %s, printf and strtod %s", v, out->str, want);
+}
+
+/* rt_format_double's fast path (one exact product for 10^-11 <= v < 10^17, the three
+ * precisions rounded off its 17 or 18 digits) where it can go wrong: the plots' times
+ * (differences of two timestamps, a duration taken off), every binary exponent it takes
+ * and those around it, the doubles next to each power of ten (where the decimal exponent
+ * guessed from the binary one is one too small) and next to 10^P - 1/2 (where the digits
+ * round up into a new one), powers of two and their neighbours (the gap below is half),
+ * exact ties at the 15th and 16th digit, and numbers of 15 and 16 digits read in. */
+static void
+test_shortest_form_fast_path_as_printf_and_strtod_choose (void)
+{
+  g_autoptr (GString) out = g_string_new (NULL);
+  GRand *r = g_rand_new_with_seed (1717);
+  guint checked = 0;
+  for (guint i = 0; i < 300000; i++)
+    {
+      double origin = 1.7e9 + g_rand_int_range (r, 0, 100000000) / 1e6;
+      double end = origin + g_rand_double_range (r, 0, 2000), duration = g_rand_double_range (r, 0, 50);
+      double from_start = end - origin;
+      check_shortest (out, from_start);
+      check_shortest (out, from_start - duration);
+      check_shortest (out, duration / (from_start + 1));
+      checked += 3;
+    }
+  for (int e2 = -45; e2 <= 62; e2++)
+    for (int i = 0; i < 2000; i++)
+      {
+        check_shortest (out, ldexp (1.0 + g_rand_double (r), e2) * (i & 1 ? -1 : 1));
+        checked++;
+      }
+  for (int e10 = -13; e10 <= 18; e10++)
+    for (int prec = 15; prec <= 17; prec++)
+      {
+        double points[] = { pow (10, e10), (pow (10, prec) - 0.5) * pow (10, e10 - prec + 1) };
+        for (guint j = 0; j < G_N_ELEMENTS (points); j++)
+          {
+            double below = points[j], above = points[j];
+            for (int step = 0; step < 40; step++)
+              {
+                check_shortest (out, below);
+                check_shortest (out, above);
+                below = nextafter (below, 0);
+                above = nextafter (above, INFINITY);
+                checked += 2;
+              }
+          }
+      }
+  for (int e2 = -45; e2 <= 62; e2++)
+    {
+      double p = ldexp (1.0, e2);
+      check_shortest (out, p);
+      check_shortest (out, nextafter (p, 0));
+      check_shortest (out, nextafter (p, INFINITY));
+      checked += 3;
+    }
+  for (guint i = 0; i < 200000; i++)
+    {
+      /* odd / 2^j with 16 or 17 significant digits ends in a 5: a tie one or two digits up */
+      guint64 odd = (((guint64) g_rand_int (r) << 21) ^ g_rand_int (r)) | 1;
+      odd &= (1ull << 53) - 1;
+      check_shortest (out, ldexp ((double) odd, -g_rand_int_range (r, 1, 60)));
+      /* a decimal of 15 or 16 digits, read as strtod reads it */
+      char text[64];
+      g_snprintf (text, sizeof text, "%" G_GUINT64_FORMAT "e%d",
+                  (guint64) g_rand_int_range (r, 100000000, 999999999) * 10000000 + g_rand_int_range (r, 0, 9999999),
+                  g_rand_int_range (r, -26, 2));
+      check_shortest (out, g_ascii_strtod (text, NULL));
+      checked += 2;
+    }
+  g_rand_free (r);
+  g_assert_cmpuint (checked, >, 1300000);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -330,5 +424,7 @@ main (int argc, char **argv)
   g_test_add_func ("/jsonw/cdf-block-as-printf-writes-it", test_cdf_block_as_printf_writes_it);
   g_test_add_func ("/jsonw/shortest-form-as-printf-and-strtod-choose",
                    test_shortest_form_as_printf_and_strtod_choose);
+  g_test_add_func ("/jsonw/shortest-form-fast-path-as-printf-and-strtod-choose",
+                   test_shortest_form_fast_path_as_printf_and_strtod_choose);
   return g_test_run ();
 }

@@ -404,23 +404,38 @@ bar_in_window (double start, double end, double from_s, double to_s)
 }
 
 /* Which bars show in the window, as gnuplot plot clauses (the legend names only those);
- * `thin`: requests without phases. */
+ * `thin`: requests without phases. One pass over the rows, a row's bar found by its phase's
+ * first letter before the whole text is compared, and not looked up again for a row whose
+ * phase is the row above's (the table keeps that text once). */
 static char *
 gantt_clauses (const RtTable *table, gboolean thin, double from_s, double to_s)
 {
   int phase_col = rt_table_find (table, "phase");
   int start_col = rt_table_find (table, "start_s"), end_col = rt_table_find (table, "end_s");
+  gboolean occurs[G_N_ELEMENTS (bars)] = { FALSE };
+  const char *last_phase = NULL;
+  int last_bar = -1;
+  for (guint r = 0, n_rows = rt_table_n_rows (table); r < n_rows; r++)
+    {
+      const char *phase = rt_table_get_text (table, r, phase_col);
+      if (phase != last_phase || r == 0)
+        {
+          last_phase = phase;
+          last_bar = -1;
+          for (guint b = 0; phase != NULL && b < G_N_ELEMENTS (bars) && last_bar < 0; b++)
+            if (phase[0] == bars[b].phase[0] && strcmp (phase, bars[b].phase) == 0)
+              last_bar = (int) b;
+        }
+      if (last_bar >= 0 && !occurs[last_bar])
+        occurs[last_bar] = bar_in_window (rt_table_get_number (table, r, start_col),
+                                          rt_table_get_number (table, r, end_col), from_s, to_s);
+    }
   GString *gp = g_string_new (NULL);
   for (guint b = 0; b < G_N_ELEMENTS (bars); b++)
     {
       if (!bars[b].band && (strcmp (bars[b].phase, "request") == 0) != thin)
         continue;
-      gboolean occurs = FALSE;
-      for (guint r = 0; r < rt_table_n_rows (table) && !occurs; r++)
-        occurs = g_strcmp0 (rt_table_get_text (table, r, phase_col), bars[b].phase) == 0
-                 && bar_in_window (rt_table_get_number (table, r, start_col),
-                                   rt_table_get_number (table, r, end_col), from_s, to_s);
-      if (!occurs)
+      if (!occurs[b])
         continue;
       /* the worker's span is a thin line under its sections; request bars fill most of a lane */
       double half = strcmp (bars[b].phase, "worker") == 0 ? 0.06 : bars[b].band ? 0.3 : thin ? 0.3 : 0.4;

@@ -200,11 +200,13 @@ rt_table_find (const RtTable *t, const char *name)
   return -1;
 }
 
+/* (a row of the table: its last cell is among those written; no division per cell read) */
 static const Cell *
 cell_at (const RtTable *t, guint row, guint column)
 {
-  g_return_val_if_fail (row < rt_table_n_rows (t) && column < t->columns->len, NULL);
-  return &t->cells[(gsize) row * t->columns->len + column];
+  gsize n_columns = t->columns->len, first = (gsize) row * n_columns;
+  g_return_val_if_fail (column < n_columns && first + n_columns <= t->n_cells, NULL);
+  return &t->cells[first + column];
 }
 
 double

@@ -72,9 +72,15 @@ rt_session_write (RtSession *s, const char *name, const GString *content, GError
 }
 
 gboolean
+rt_session_write_tsv (RtSession *s, const GString *tsv, const char *stem, GError **error)
+{
+  g_autofree char *name = g_strdup_printf ("%s.tsv", stem);
+  return rt_session_write (s, name, tsv, error);
+}
+
+gboolean
 rt_session_write_table (RtSession *s, const RtTable *table, const char *stem, GError **error)
 {
   g_autoptr (GString) tsv = rt_table_tsv (table);
-  g_autofree char *name = g_strdup_printf ("%s.tsv", stem);
-  return rt_session_write (s, name, tsv, error);
+  return rt_session_write_tsv (s, tsv, stem, error);
 }

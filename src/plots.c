@@ -468,56 +468,157 @@ range_bound (double v)
   return isnan (v) ? g_strdup ("*") : g_strdup (g_ascii_dtostr (buf, sizeof buf, v));
 }
 
+/* The data of one of the step's plots, made before anything is written, on either thread:
+ * a Gantt's (its table's TSV, and what its script takes from the table) or the in-flight
+ * plot's (its TSV). The table is freed once read. */
+typedef struct {
+  const RtTrace *trace;
+  const RtTimeline *tl;
+  const GArray *workers;
+  gboolean inflight;          /* the in-flight data, not a Gantt's */
+  double from_s, to_s;        /* a Gantt's window */
+  GString *tsv;
+  guint requests, lanes, n_workers;
+  gboolean thin;
+  char *clauses, *tics;
+} PlotData;
+
+static void
+plot_data_make (PlotData *d)
+{
+  if (d->inflight)
+    {
+      g_autoptr (RtTable) table = rt_timeline_inflight_table (d->tl, d->workers);
+      d->n_workers = rt_table_n_columns (table) - 2;
+      d->tsv = rt_table_tsv (table);
+      return;
+    }
+  d->requests = rt_timeline_gantt_requests (d->tl, d->workers, d->from_s, d->to_s);
+  d->thin = d->requests > THIN_ABOVE;
+  /* a thin line per request draws no phase: the data file holds none either */
+  g_autoptr (RtTable) table = rt_timeline_gantt_table (d->trace, d->tl, d->workers, d->from_s, d->to_s, !d->thin);
+  guint n_rows = rt_table_n_rows (table);
+  int lane_col = rt_table_find (table, "lane");
+  for (guint r = 0; r < n_rows; r++)
+    d->lanes = MAX (d->lanes, (guint) rt_table_get_number (table, r, lane_col) + 1);
+  d->clauses = gantt_clauses (table, d->thin, d->from_s, d->to_s);
+  d->tics = worker_tics (table);
+  d->tsv = rt_table_tsv (table);
+}
+
+static void
+plot_data_clear (PlotData *d)
+{
+  if (d->tsv != NULL)
+    g_string_free (d->tsv, TRUE);
+  g_free (d->clauses);
+  g_free (d->tics);
+}
+
+/* Writes one Gantt from its data: `name` the plot, `zoom` words for its title. */
+static gboolean
+gantt_write (RtSession *s, const PlotData *d, const char *worker_text, const char *name, const char *zoom,
+             GError **error)
+{
+  const RtTimeline *tl = d->tl;
+  g_autofree char *marks = finish_marks (tl);
+  g_autofree char *from_text = range_bound (d->from_s), *to_text = range_bound (d->to_s);
+  g_autofree char *xrange = g_strdup_printf ("%s:%s", from_text, to_text);
+  g_autofree char *ymax = g_strdup_printf ("%u", d->lanes);
+  int height = (int) CLAMP (180 + d->lanes * (d->thin ? 3 : 12), 600, 8000);
+  g_autofree char *size = g_strdup_printf ("1400,%d", height);
+  g_autofree char *on = worker_text ? g_strdup_printf (", worker %s", worker_text) : g_strdup ("");
+  g_autofree char *what = g_strdup_printf ("step %d%s%s%s, %u requests%s", tl->step, on, *zoom ? ", " : "", zoom,
+                                           d->requests, d->thin ? " (one thin line each, no phases: more than 400)" : "");
+  const char *vars[] = { "XRANGE", xrange, "YMAX", ymax, "YTICS", d->tics, "MARKS", marks, "PLOTS", d->clauses,
+                         "SIZE", size, NULL };
+  return rt_session_write_tsv (s, d->tsv, name, error)
+         && rt_session_plot (s, "timeline", name, what, vars, error);
+}
+
+/* Writes the in-flight plot from its data. */
+static gboolean
+inflight_write (RtSession *s, const PlotData *d, const char *worker_text, GError **error)
+{
+  const RtTimeline *tl = d->tl;
+  g_autofree char *name = g_strdup_printf ("inflight_step_%d", tl->step);
+  g_autofree char *lastcol = g_strdup_printf ("%u", d->n_workers + 2);
+  /* past a dozen workers the legend would hide the plot: their lines stay, unnamed */
+  const char *worker_title = d->n_workers <= 12 ? "title columnhead(c)" : "notitle lc rgb '#bbbbbb' lw 1";
+  g_autofree char *marks = finish_marks (tl);
+  g_autofree char *what = g_strdup_printf ("step %d%s%s, requests in flight", tl->step,
+                                           worker_text ? ", worker " : "", worker_text ? worker_text : "");
+  g_autofree char *ytics = rt_gnuplot_int_tics ("ytics", 0, (gint32) MAX (tl->peak_in_flight, 1u), 10);
+  const char *vars[] = { "LASTCOL", lastcol, "WORKER_TITLE", worker_title, "MARKS", marks, "YTICS", ytics, NULL };
+  return rt_session_write_tsv (s, d->tsv, name, error)
+         && rt_session_plot (s, "inflight", name, what, vars, error);
+}
+
 /* One Gantt: the requests of `workers` alive in [from_s, to_s] (NAN: the whole step). */
 gboolean
 rt_plot_timeline_gantt (RtSession *s, const RtTimeline *tl, const GArray *workers,
                         const char *worker_text, const char *name, const char *zoom,
                         double from_s, double to_s, GError **error)
 {
-  guint requests = rt_timeline_gantt_requests (tl, workers, from_s, to_s), lanes = 0;
-  gboolean thin = requests > THIN_ABOVE;
-  /* a thin line per request draws no phase: the data file holds none either */
-  g_autoptr (RtTable) table = rt_timeline_gantt_table (s->trace, tl, workers, from_s, to_s, !thin);
-  guint n_rows = rt_table_n_rows (table);
-  int lane_col = rt_table_find (table, "lane");
-  for (guint r = 0; r < n_rows; r++)
-    lanes = MAX (lanes, (guint) rt_table_get_number (table, r, lane_col) + 1);
-  g_autofree char *clauses = gantt_clauses (table, thin, from_s, to_s);
-  g_autofree char *tics = worker_tics (table);
-  g_autofree char *marks = finish_marks (tl);
-  g_autofree char *from_text = range_bound (from_s), *to_text = range_bound (to_s);
-  g_autofree char *xrange = g_strdup_printf ("%s:%s", from_text, to_text);
-  g_autofree char *ymax = g_strdup_printf ("%u", lanes);
-  int height = (int) CLAMP (180 + lanes * (thin ? 3 : 12), 600, 8000);
-  g_autofree char *size = g_strdup_printf ("1400,%d", height);
-  g_autofree char *on = worker_text ? g_strdup_printf (", worker %s", worker_text) : g_strdup ("");
-  g_autofree char *what = g_strdup_printf ("step %d%s%s%s, %u requests%s", tl->step, on, *zoom ? ", " : "", zoom, requests,
-                                           thin ? " (one thin line each, no phases: more than 400)" : "");
-  const char *vars[] = { "XRANGE", xrange, "YMAX", ymax, "YTICS", tics, "MARKS", marks, "PLOTS", clauses,
-                         "SIZE", size, NULL };
-  return rt_session_write_table (s, table, name, error)
-         && rt_session_plot (s, "timeline", name, what, vars, error);
+  PlotData d = { .trace = s->trace, .tl = tl, .workers = workers, .from_s = from_s, .to_s = to_s };
+  plot_data_make (&d);
+  gboolean ok = gantt_write (s, &d, worker_text, name, zoom, error);
+  plot_data_clear (&d);
+  return ok;
 }
 
 gboolean
 rt_plot_timeline_inflight (RtSession *s, const RtTimeline *tl, const GArray *workers,
                            const char *worker_text, GError **error)
 {
-  g_autoptr (RtTable) table = rt_timeline_inflight_table (tl, workers);
-  g_autofree char *name = g_strdup_printf ("inflight_step_%d", tl->step);
-  guint n_workers = rt_table_n_columns (table) - 2;
-  g_autofree char *lastcol = g_strdup_printf ("%u", n_workers + 2);
-  /* past a dozen workers the legend would hide the plot: their lines stay, unnamed */
-  const char *worker_title = n_workers <= 12 ? "title columnhead(c)" : "notitle lc rgb '#bbbbbb' lw 1";
-  g_autofree char *marks = finish_marks (tl);
-  g_autofree char *what = g_strdup_printf ("step %d%s%s, requests in flight", tl->step,
-                                           worker_text ? ", worker " : "", worker_text ? worker_text : "");
-  g_autofree char *ytics = rt_gnuplot_int_tics ("ytics", 0, (gint32) MAX (tl->peak_in_flight, 1u), 10);
-  const char *vars[] = { "LASTCOL", lastcol, "WORKER_TITLE", worker_title, "MARKS", marks, "YTICS", ytics, NULL };
-  return rt_session_write_table (s, table, name, error)
-         && rt_session_plot (s, "inflight", name, what, vars, error);
+  PlotData d = { .trace = s->trace, .tl = tl, .workers = workers, .inflight = TRUE };
+  plot_data_make (&d);
+  gboolean ok = inflight_write (s, &d, worker_text, error);
+  plot_data_clear (&d);
+  return ok;
 }
 
+/* The plots' data, taken one after another by each thread that runs this. */
+typedef struct {
+  PlotData *data;
+  guint n;
+  gint next;
+} PlotJobs;
+
+static gpointer
+plot_jobs_run (gpointer p)
+{
+  PlotJobs *jobs = p;
+  for (guint i; (i = (guint) g_atomic_int_add (&jobs->next, 1)) < jobs->n;)
+    plot_data_make (&jobs->data[i]);
+  return NULL;
+}
+
+gboolean
+rt_plot_timeline (RtSession *s, const RtTimeline *tl, const GArray *workers, const char *worker_text,
+                  const RtTimelineGantt *gantts, guint n_gantts, GError **error)
+{
+  /* the data of each plot is made apart from the others (the tables are only read), on a
+   * second thread too when there is a second core; the files are written in order after */
+  g_autofree PlotData *data = g_new0 (PlotData, n_gantts + 1);
+  for (guint i = 0; i < n_gantts; i++)
+    data[i] = (PlotData) { .trace = s->trace, .tl = tl, .workers = workers,
+                           .from_s = gantts[i].from_s, .to_s = gantts[i].to_s };
+  data[n_gantts] = (PlotData) { .trace = s->trace, .tl = tl, .workers = workers, .inflight = TRUE };
+  PlotJobs jobs = { data, n_gantts + 1, 0 };
+  GThread *helper = g_get_num_processors () > 1 ? g_thread_try_new ("rt-plots", plot_jobs_run, &jobs, NULL) : NULL;
+  plot_jobs_run (&jobs);
+  if (helper != NULL)
+    g_thread_join (helper);
+
+  gboolean ok = TRUE;
+  for (guint i = 0; ok && i < n_gantts; i++)
+    ok = gantt_write (s, &data[i], worker_text, gantts[i].name, gantts[i].zoom, error);
+  ok = ok && inflight_write (s, &data[n_gantts], worker_text, error);
+  for (guint i = 0; i <= n_gantts; i++)
+    plot_data_clear (&data[i]);
+  return ok;
+}
 
 /* ---- the trainer's log ---- */
 

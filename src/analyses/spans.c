@@ -96,6 +96,26 @@ compare_turns (const void *a, const void *b)
 
 RT_DEFINE_MERGE_SORT (sort_file_lines, FileLine, compare_file_lines)
 RT_DEFINE_MERGE_SORT (sort_turns, RtSpanTurn, compare_turns)
+RT_DEFINE_INSERTION_SORT (insertion_sort_file_lines, FileLine, compare_file_lines)
+RT_DEFINE_INSERTION_SORT (insertion_sort_turns, RtSpanTurn, compare_turns)
+
+/* Up to this many, a request's lines or turns are sorted by insertion (they come nearly in
+ * order: lines are logged as they end, the enclosing ones last). */
+#define SHORT_RUN 64
+
+/* Sorts a request's n lines by compare_file_lines: by insertion when they are few and no
+ * time is NaN (the order is then strict: the same result as the merge sort's). */
+static void
+sort_request_lines (FileLine *lines, guint n, FileLine *room)
+{
+  gboolean strict = n <= SHORT_RUN;
+  for (guint i = 0; strict && i < n; i++)
+    strict = !isnan (lines[i].l.start_s) && !isnan (lines[i].l.end_s);
+  if (strict)
+    insertion_sort_file_lines (lines, n);
+  else
+    sort_file_lines (lines, n, room);
+}
 
 /* The turns of the request whose lines were just appended (from `first_line` on). */
 static void
@@ -111,11 +131,12 @@ append_turns (RtSpans *sp, RtSpanRequest *req)
       if (l->turn >= 0)
         turns[n++] = (RtSpanTurn) { l->turn, l->start_s, l->end_s };
     }
-  if (n > 1)
+  if (n > 1 && n <= SHORT_RUN)
+    insertion_sort_turns (turns, n);   /* by a whole number: always a strict order */
+  else if (n > 1)
     {
-      RtSpanTurn room[64];
-      g_autofree RtSpanTurn *big = n > G_N_ELEMENTS (room) ? g_new (RtSpanTurn, n) : NULL;
-      sort_turns (turns, n, big ? big : room);
+      g_autofree RtSpanTurn *room = g_new (RtSpanTurn, n);
+      sort_turns (turns, n, room);
     }
   guint kept = 0;   /* merges the lines of each turn index into one span */
   for (guint i = 0; i < n; i++)
@@ -224,7 +245,7 @@ add_file (RtSpans *sp, const RtTrace *t, guint fi, const guint8 *kinds)
       guint k = req.first_line;
       guint n = offset[k + 1] - offset[k];
       if (n > 1)
-        sort_file_lines (lines + offset[k], n, sort_room);
+        sort_request_lines (lines + offset[k], n, sort_room);
       req.first_line = sp->lines->len;
       req.n_lines = n;
       g_array_set_size (sp->lines, req.first_line + n);   /* not a call per line */

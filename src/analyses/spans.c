@@ -1,6 +1,7 @@
 /* spans.c: one step laid out in time: each worker file's span and step-level sections, each request's
  * life, turns and timed lines, in seconds from the step's start. rt-timeline and rt-trace draw from it. */
 #include "rolltrace/rt-analyses.h"
+#include "../memory-private.h"
 #include "../sort-private.h"
 
 #include <math.h>
@@ -96,25 +97,47 @@ compare_turns (const void *a, const void *b)
 
 RT_DEFINE_MERGE_SORT (sort_file_lines, FileLine, compare_file_lines)
 RT_DEFINE_MERGE_SORT (sort_turns, RtSpanTurn, compare_turns)
-RT_DEFINE_INSERTION_SORT (insertion_sort_file_lines, FileLine, compare_file_lines)
 RT_DEFINE_INSERTION_SORT (insertion_sort_turns, RtSpanTurn, compare_turns)
 
 /* Up to this many, a request's lines or turns are sorted by insertion (they come nearly in
  * order: lines are logged as they end, the enclosing ones last). */
 #define SHORT_RUN 64
 
-/* Sorts a request's n lines by compare_file_lines: by insertion when they are few and no
- * time is NaN (the order is then strict: the same result as the merge sort's). */
+/* by start, the longer first: compare_file_lines without the line order, which a stable
+ * sort keeps */
+static int
+compare_span_lines (const void *a, const void *b)
+{
+  const RtSpanLine *x = a, *y = b;
+  if (x->start_s != y->start_s)
+    return x->start_s < y->start_s ? -1 : 1;
+  if (x->end_s != y->end_s)
+    return x->end_s > y->end_s ? -1 : 1;
+  return 0;
+}
+
+RT_DEFINE_INSERTION_SORT (insertion_sort_span_lines, RtSpanLine, compare_span_lines)
+
+/* Sorts a request's n lines, which stand in line order, by compare_file_lines: by insertion
+ * when they are few and no time is NaN (the order is then strict: the same result as the
+ * merge sort's), else by the merge sort, each line's place standing for its line order. */
 static void
-sort_request_lines (FileLine *lines, guint n, FileLine *room)
+sort_request_lines (RtSpanLine *lines, guint n)
 {
   gboolean strict = n <= SHORT_RUN;
   for (guint i = 0; strict && i < n; i++)
-    strict = !isnan (lines[i].l.start_s) && !isnan (lines[i].l.end_s);
+    strict = !isnan (lines[i].start_s) && !isnan (lines[i].end_s);
   if (strict)
-    insertion_sort_file_lines (lines, n);
-  else
-    sort_file_lines (lines, n, room);
+    {
+      insertion_sort_span_lines (lines, n);
+      return;
+    }
+  g_autofree FileLine *run = g_new (FileLine, n), *room = g_new (FileLine, n);
+  for (guint i = 0; i < n; i++)
+    run[i] = (FileLine) { lines[i], i };
+  sort_file_lines (run, n, room);
+  for (guint i = 0; i < n; i++)
+    lines[i] = run[i].l;
 }
 
 /* The turns of the request whose lines were just appended (from `first_line` on). */
@@ -167,10 +190,9 @@ line_request (const RtEvent *ev, const RtFile *f, const guint32 *span_of)
 /* Everything of one worker file: its span, sections, requests and their lines. `kinds`:
  * RtPhaseKind by event id. */
 static void
-add_file (RtSpans *sp, const RtTrace *t, guint fi, const guint8 *kinds)
+add_file (RtSpans *sp, const RtTrace *t, guint fi, const RtEvent *rows, const guint8 *kinds)
 {
   const RtFile *f = rt_trace_file (t, fi);
-  const RtEvent *rows = rt_trace_file_events (t, fi);
   RtSpanWorker w = { .file = fi, .worker = f->worker, .start_s = NAN, .end_s = NAN,
                      .first_request = sp->requests->len, .first_section = sp->sections->len };
   if (!isnan (f->start_min_s))
@@ -209,19 +231,31 @@ add_file (RtSpans *sp, const RtTrace *t, guint fi, const guint8 *kinds)
     }
   w.n_sections = sp->sections->len - w.first_section;
 
-  /* their timed lines, grouped by request (counted first, then placed) and sorted */
-  g_autofree guint32 *offset = g_new0 (guint32, reqs->len + 1);
+  /* requests by start; each one's lines and turns follow in that order */
+  guint n_reqs = reqs->len;
+  for (guint i = 0; i < n_reqs; i++)
+    g_array_index (reqs, FileRequest, i).r.first_line = i;   /* its place in line order, until sorted */
+  if (n_reqs > 1)
+    qsort (reqs->data, n_reqs, sizeof (FileRequest), compare_file_requests);
+  g_autofree guint32 *rank = g_new (guint32, MAX (n_reqs, 1u));   /* by start, of each in line order */
+  for (guint i = 0; i < n_reqs; i++)
+    rank[g_array_index (reqs, FileRequest, i).r.first_line] = i;
+
+  /* their timed lines, counted, then placed straight where they belong in sp->lines (each
+   * request's in line order), then sorted there */
+  g_autofree guint32 *at = g_new0 (guint32, n_reqs + 1);   /* the lines before each request */
   for (guint32 e = 0; e < f->n_events; e++)
     {
       guint32 k = line_request (&rows[e], f, span_of);
       if (k != RT_NONE)
-        offset[k + 1]++;
+        at[rank[k] + 1]++;
     }
-  for (guint i = 0; i < reqs->len; i++)
-    offset[i + 1] += offset[i];
-  g_autofree FileLine *lines = g_new (FileLine, MAX (offset[reqs->len], 1u));
-  g_autofree guint32 *fill = g_memdup2 (offset, (reqs->len + 1) * sizeof (guint32));
-  g_autofree FileLine *sort_room = g_new (FileLine, MAX (offset[reqs->len], 1u));
+  for (guint i = 0; i < n_reqs; i++)
+    at[i + 1] += at[i];
+  guint first_line = sp->lines->len;
+  g_array_set_size (sp->lines, first_line + at[n_reqs]);
+  RtSpanLine *lines = &g_array_index (sp->lines, RtSpanLine, first_line);
+  g_autofree guint32 *fill = g_memdup2 (at, (n_reqs + 1) * sizeof (guint32));
   for (guint32 e = 0; e < f->n_events; e++)
     {
       const RtEvent *ev = &rows[e];
@@ -229,29 +263,16 @@ add_file (RtSpans *sp, const RtTrace *t, guint fi, const guint8 *kinds)
       if (k != RT_NONE)
         {
           double end = ev->end_s - sp->origin_s;
-          FileLine l = { { end - ev->duration_s, end, ev->event, kinds[ev->event], ev->turn }, e };
-          lines[fill[k]++] = l;
+          lines[fill[rank[k]]++] = (RtSpanLine) { end - ev->duration_s, end, ev->event, kinds[ev->event], ev->turn };
         }
     }
-
-  /* requests by start; each one's lines and turns follow in that order */
-  for (guint i = 0; i < reqs->len; i++)
-    g_array_index (reqs, FileRequest, i).r.first_line = i;   /* where its lines are, until sorted */
-  if (reqs->len > 1)
-    qsort (reqs->data, reqs->len, sizeof (FileRequest), compare_file_requests);
-  for (guint i = 0; i < reqs->len; i++)
+  for (guint i = 0; i < n_reqs; i++)
     {
       RtSpanRequest req = g_array_index (reqs, FileRequest, i).r;
-      guint k = req.first_line;
-      guint n = offset[k + 1] - offset[k];
-      if (n > 1)
-        sort_request_lines (lines + offset[k], n, sort_room);
-      req.first_line = sp->lines->len;
-      req.n_lines = n;
-      g_array_set_size (sp->lines, req.first_line + n);   /* not a call per line */
-      RtSpanLine *to = &g_array_index (sp->lines, RtSpanLine, req.first_line);
-      for (guint j = 0; j < n; j++)
-        to[j] = lines[offset[k] + j].l;
+      req.first_line = first_line + at[i];
+      req.n_lines = at[i + 1] - at[i];
+      if (req.n_lines > 1)
+        sort_request_lines (&g_array_index (sp->lines, RtSpanLine, req.first_line), req.n_lines);
       append_turns (sp, &req);
       g_array_append_val (sp->requests, req);
     }
@@ -259,29 +280,111 @@ add_file (RtSpans *sp, const RtTrace *t, guint fi, const guint8 *kinds)
   g_array_append_val (sp->workers, w);
 }
 
-RtSpans *
-rt_spans_analyse (const RtTrace *t, guint step_index)
+static RtSpans *
+spans_new (void)
 {
-  const RtStep *st = rt_trace_step (t, step_index);
   RtSpans *sp = g_new0 (RtSpans, 1);
-  sp->step_index = step_index;
-  sp->step = st->step;
-  sp->origin_s = st->start_s;
   sp->end_s = NAN;
   sp->workers = g_array_new (FALSE, FALSE, sizeof (RtSpanWorker));
   sp->requests = g_array_new (FALSE, FALSE, sizeof (RtSpanRequest));
   sp->lines = g_array_new (FALSE, FALSE, sizeof (RtSpanLine));
   sp->turns = g_array_new (FALSE, FALSE, sizeof (RtSpanTurn));
   sp->sections = g_array_new (FALSE, FALSE, sizeof (RtSpanSection));
+  return sp;
+}
+
+/* Some of a step's files laid out into `sp` (its own arrays, indices from 0), on either thread. */
+typedef struct {
+  RtSpans *sp;
+  const RtTrace *t;
+  guint first_file, n_files;
+  const RtEvent *const *rows;   /* of each of those files */
+  const guint8 *kinds;
+} FileRange;
+
+static gpointer
+add_files (gpointer p)
+{
+  const FileRange *r = p;
+  for (guint k = 0; k < r->n_files; k++)
+    add_file (r->sp, r->t, r->first_file + k, r->rows[k], r->kinds);
+  return NULL;
+}
+
+/* Appends the files laid out in `part` after those of `sp`, their indices moved on. */
+static void
+append_part (RtSpans *sp, const RtSpans *part)
+{
+  guint workers = sp->workers->len, requests = sp->requests->len, lines = sp->lines->len;
+  guint turns = sp->turns->len, sections = sp->sections->len;
+  g_array_append_vals (sp->lines, part->lines->data, part->lines->len);
+  g_array_append_vals (sp->turns, part->turns->data, part->turns->len);
+  g_array_append_vals (sp->sections, part->sections->data, part->sections->len);
+  g_array_append_vals (sp->requests, part->requests->data, part->requests->len);
+  for (guint i = requests; i < sp->requests->len; i++)
+    {
+      RtSpanRequest *q = &g_array_index (sp->requests, RtSpanRequest, i);
+      q->worker_index += workers;
+      q->first_line += lines;
+      q->first_turn += turns;
+    }
+  g_array_append_vals (sp->workers, part->workers->data, part->workers->len);
+  for (guint i = workers; i < sp->workers->len; i++)
+    {
+      RtSpanWorker *w = &g_array_index (sp->workers, RtSpanWorker, i);
+      w->first_request += requests;
+      w->first_section += sections;
+    }
+}
+
+RtSpans *
+rt_spans_analyse (const RtTrace *t, guint step_index)
+{
+  const RtStep *st = rt_trace_step (t, step_index);
+  RtSpans *sp = spans_new ();
+  sp->step_index = step_index;
+  sp->step = st->step;
+  sp->origin_s = st->start_s;
 
   guint n_ids = rt_event_registry_size (t->registry);
   g_autofree guint8 *kinds = g_new (guint8, MAX (n_ids, 1u));
   for (guint id = 0; id < n_ids; id++)
     kinds[id] = (guint8) rt_phase_kind (rt_event_registry_name (t->registry, (guint16) id));
 
+  /* the rows of each file, here, where a damaged cache is noticed and its file read again;
+   * then the files are laid out apart, the later ones (about half the rows) on a second
+   * thread where there is a second core, and put together in order */
+  g_autofree const RtEvent **rows = g_new (const RtEvent *, MAX (st->n_files, 1u));
+  guint64 all_rows = 0, rows_before = 0;
   for (guint k = 0; k < st->n_files; k++)
     {
-      add_file (sp, t, st->first_file + k, kinds);
+      rows[k] = rt_trace_file_events (t, st->first_file + k);
+      all_rows += rt_trace_file (t, st->first_file + k)->n_events;
+    }
+  guint split = 0;
+  for (; split < st->n_files && 2 * rows_before < all_rows; split++)
+    rows_before += rt_trace_file (t, st->first_file + split)->n_events;
+  FileRange first = { sp, t, st->first_file, split, rows, kinds };
+  g_autoptr (RtSpans) later = spans_new ();
+  later->origin_s = sp->origin_s;
+  /* room for as many requests, lines, turns and sections as rows (each is one row at most):
+   * the arrays then grow once, and the later files' are put after the others' in place */
+  GArray *grown[] = { sp->requests, sp->lines, sp->turns, sp->sections,
+                      later->requests, later->lines, later->turns, later->sections };
+  for (guint i = 0; i < G_N_ELEMENTS (grown); i++)
+    rt_array_make_room (grown[i], i < 4 ? all_rows : all_rows - rows_before);
+  FileRange second = { later, t, st->first_file + split, st->n_files - split, rows + split, kinds };
+  GThread *helper = second.n_files > 0 && first.n_files > 0 && g_get_num_processors () > 1
+                    ? g_thread_try_new ("rt-spans", add_files, &second, NULL) : NULL;
+  add_files (&first);
+  if (helper != NULL)
+    g_thread_join (helper);
+  else
+    add_files (&second);
+  append_part (sp, later);
+
+  for (guint k = 0; k < st->n_files; k++)
+    {
       double end = rt_spans_worker (sp, k)->end_s;
       if (!isnan (end))
         sp->end_s = isnan (sp->end_s) ? end : MAX (sp->end_s, end);

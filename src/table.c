@@ -150,6 +150,12 @@ rt_table_text (RtTable *t, const char *s)
 }
 
 void
+rt_table_text_borrowed (RtTable *t, const char *s)
+{
+  append (t, (Cell) { .null = s == NULL, .s = (char *) s }, RT_COLUMN_TEXT);
+}
+
+void
 rt_table_bool (RtTable *t, gboolean v)
 {
   append (t, (Cell) { .i = v != 0 }, RT_COLUMN_BOOL);

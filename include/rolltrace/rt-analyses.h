@@ -631,7 +631,8 @@ RtTable *rt_timeline_inflight_table (const RtTimeline *tl, const GArray *workers
  * that began last (the innermost) is shown. A request without a phase line (the older logger
  * ties none to a request) has "unlogged" over its life instead. A request whose life ends at
  * from_s is left out (a life is [start, end)). Without `phases`, a request has its "request"
- * row alone (a Gantt of too many lanes draws a thin line each). timeline_step_N[_ZOOM].tsv */
+ * row alone (a Gantt of too many lanes draws a thin line each). timeline_step_N[_ZOOM].tsv
+ * Its request ids are t's own, not copies: t outlives the table. */
 extern const RtTableSpec rt_timeline_gantt_spec;
 RtTable *rt_timeline_gantt_table (const RtTrace *t, const RtTimeline *tl, const GArray *workers,
                                   double from_s, double to_s, gboolean phases);

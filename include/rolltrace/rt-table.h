@@ -64,6 +64,9 @@ void rt_table_expand (RtTable *table, const char *pattern, const char *const *na
 void rt_table_int (RtTable *table, gint64 v);
 void rt_table_number (RtTable *table, double v);
 void rt_table_text (RtTable *table, const char *s);      /* copied; NULL is null */
+/* `s` kept as it is, not copied: for a text that outlives the table (a name of a static table,
+ * a request id of the trace the table is made of), in the rows of a large table. */
+void rt_table_text_borrowed (RtTable *table, const char *s);
 void rt_table_bool (RtTable *table, gboolean v);
 void rt_table_null (RtTable *table);                     /* an unknown value of any type */
 void rt_table_table (RtTable *table, RtTable *cell);    /* takes `cell` */

@@ -321,8 +321,9 @@ gantt_row (RtTable *table, guint lane, gint32 worker, const char *request_id, co
 {
   rt_table_int (table, lane);
   rt_table_int (table, worker);
-  rt_table_text (table, request_id);
-  rt_table_text (table, phase);
+  /* the ids are the trace's, the phases static: both outlive the table */
+  rt_table_text_borrowed (table, request_id);
+  rt_table_text_borrowed (table, phase);
   rt_table_number (table, start_s);
   rt_table_number (table, end_s);
 }
@@ -399,8 +400,10 @@ gantt_request (RtTable *table, const RtSpans *sp, const RtSpanRequest *q, guint 
       }
   }
 
-  GArray *active = scratch->active;
-  g_array_set_size (active, 0);
+  /* the phases begun and not yet ended, in the order they began: at most all of them */
+  g_array_set_size (scratch->active, phases->len);
+  guint *active = (guint *) (void *) scratch->active->data, n_active = 0;
+  const RtSpanLine *phase_lines = (const RtSpanLine *) (void *) phases->data;
   guint next = 0;
   const char *open_phase = NULL;
   double open_start = q->start_s;
@@ -409,14 +412,16 @@ gantt_request (RtTable *table, const RtSpans *sp, const RtSpanRequest *q, guint 
       double x = g_array_index (cuts, double, c), y = g_array_index (cuts, double, c + 1);
       if (!(y > x))
         continue;
-      for (; next < phases->len && g_array_index (phases, RtSpanLine, next).start_s <= x; next++)
-        g_array_append_val (active, next);
-      for (guint a = active->len; a-- > 0;)
-        if (g_array_index (phases, RtSpanLine, g_array_index (active, guint, a)).end_s <= x)
-          g_array_remove_index (active, a);
+      for (; next < phases->len && phase_lines[next].start_s <= x; next++)
+        active[n_active++] = next;
+      guint kept = 0;   /* those that end by x leave, the others keep their order */
+      for (guint a = 0; a < n_active; a++)
+        if (!(phase_lines[active[a]].end_s <= x))
+          active[kept++] = active[a];
+      n_active = kept;
       const char *phase = "waiting";
-      if (active->len > 0)
-        phase = rt_phase_kind_name (g_array_index (phases, RtSpanLine, g_array_index (active, guint, active->len - 1)).kind);
+      if (n_active > 0)
+        phase = rt_phase_kind_name (phase_lines[active[n_active - 1]].kind);
       if (phase != open_phase)
         {
           if (open_phase != NULL)

@@ -500,18 +500,47 @@ rt_format_double (GString *out, double v)
   g_string_append (out, buf);
 }
 
+/* "00" to "99" */
+static const char digit_pairs[] =
+  "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+  "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+  "8081828384858687888990919293949596979899";
+
 void
 rt_format_int (GString *out, gint64 v)
 {
-  char digits[24];
-  char *p = digits + sizeof digits;
   guint64 u = v < 0 ? -(guint64) v : (guint64) v;
-  do
-    *--p = (char) ('0' + u % 10);
-  while ((u /= 10) > 0);
+  gsize n = 1;   /* its digits: at most 19 (|G_MININT64| < 10^19) */
+  while (n < 19 && u >= pow10[n])
+    n++;
+  gsize len = n + (v < 0);
+  /* written straight into out's buffer when it has room, from the last digit back, two
+   * at a time */
+  char local[24];
+  gboolean direct = out->len + 24 < out->allocated_len;
+  char *start = direct ? out->str + out->len : local;
+  char *p = start + len;
+  for (; u >= 100; u /= 100)
+    {
+      p -= 2;
+      memcpy (p, digit_pairs + 2 * (u % 100), 2);
+    }
+  if (u >= 10)
+    {
+      p -= 2;
+      memcpy (p, digit_pairs + 2 * u, 2);
+    }
+  else
+    *--p = (char) ('0' + u);
   if (v < 0)
     *--p = '-';
-  rt_string_put (out, p, (gsize) (digits + sizeof digits - p));
+  if (direct)
+    {
+      out->len += len;
+      out->str[out->len] = '\0';
+    }
+  else
+    rt_string_put (out, local, len);
 }
 
 void

@@ -99,6 +99,47 @@ test_integers_as_printf_writes_them (void)
     }
 }
 
+/* rt_format_int counts the digits against the powers of ten and writes them two at a time,
+ * into the string's buffer when it has room: every power of ten and its neighbours, both
+ * signs, and random values of every length, into a string with room and one without. */
+static void
+test_integers_at_every_length_as_printf_writes_them (void)
+{
+  g_autoptr (GRand) r = g_rand_new_with_seed (19);
+  g_autoptr (GPtrArray) values = g_ptr_array_new_with_free_func (g_free);
+  gint64 power = 1;
+  for (int k = 0; k <= 18; k++, power = k <= 18 ? power * 10 : power)
+    for (gint64 d = -1; d <= 1; d++)
+      for (int sign = -1; sign <= 1; sign += 2)
+        {
+          gint64 *v = g_new (gint64, 1);
+          *v = sign * (power + d);
+          g_ptr_array_add (values, v);
+        }
+  for (int i = 0; i < 20000; i++)
+    {
+      gint64 *v = g_new (gint64, 1);
+      guint64 bits = ((guint64) g_rand_int (r) << 32) | g_rand_int (r);
+      *v = (gint64) (bits >> g_rand_int_range (r, 0, 64));
+      if (i & 1)
+        *v = -*v;
+      g_ptr_array_add (values, v);
+    }
+  for (guint i = 0; i < values->len; i++)
+    {
+      gint64 v = *(gint64 *) g_ptr_array_index (values, i);
+      g_autofree char *want = g_strdup_printf ("x%" G_GINT64_FORMAT, v);
+      g_autoptr (GString) tight = g_string_new ("x");   /* no room: the buffer grows */
+      g_autoptr (GString) roomy = g_string_sized_new (256);
+      g_string_append_c (roomy, 'x');
+      rt_format_int (tight, v);
+      rt_format_int (roomy, v);
+      g_assert_cmpstr (tight->str, ==, want);
+      g_assert_cmpstr (roomy->str, ==, want);
+      g_assert_cmpuint (roomy->len, ==, strlen (want));
+    }
+}
+
 /* rt_format_g against printf's %.Ng: the plots' data files must not change by a byte. Ties
  * (0.125 to 2 digits: printf rounds them to even), powers of ten and the edges of the fixed
  * and exponent forms by hand; then durations, fractions i/n and arbitrary doubles. */
@@ -419,6 +460,8 @@ main (int argc, char **argv)
   g_test_add_func ("/jsonw/numbers-round-trip-in-shortest-form", test_numbers_round_trip_in_shortest_form);
   g_test_add_func ("/jsonw/escapes-at-every-position", test_escapes_at_every_position);
   g_test_add_func ("/jsonw/integers-as-printf-writes-them", test_integers_as_printf_writes_them);
+  g_test_add_func ("/jsonw/integers-at-every-length-as-printf-writes-them",
+                   test_integers_at_every_length_as_printf_writes_them);
   g_test_add_func ("/jsonw/g-format-as-printf-writes-it", test_g_format_as_printf_writes_it);
   g_test_add_func ("/jsonw/g-short-path-as-printf-writes-it", test_g_short_path_as_printf_writes_it);
   g_test_add_func ("/jsonw/cdf-block-as-printf-writes-it", test_cdf_block_as_printf_writes_it);

@@ -353,6 +353,26 @@ delimited_line (GString *out, const RtTable *t, int row, const LineFormat *forma
 
 static const LineFormat tsv_format = { '\t', rt_tsv_append_text, tsv_cell };
 
+/* Room for n more bytes in out's buffer. */
+static inline void
+make_room (GString *out, gsize n)
+{
+  if (G_UNLIKELY (out->len + n >= out->allocated_len))
+    {
+      gsize len = out->len;
+      g_string_set_size (out, len + n);
+      g_string_truncate (out, len);
+    }
+}
+
+/* A text cell of a TSV column: the text is written once, and a row whose cell is the very
+ * text of the row above (a request's id on each of its rows, borrowed or kept once) copies
+ * what was written for it, `at` and `len` in out. */
+typedef struct {
+  const char *s;
+  gsize at, len;
+} TextMemo;
+
 GString *
 rt_table_tsv (const RtTable *t)
 {
@@ -360,8 +380,49 @@ rt_table_tsv (const RtTable *t)
    * again and again (only the pages written are ever touched) */
   GString *out = g_string_sized_new (MIN (t->n_cells * 24 + 4096, (gsize) 256 << 20));
   NumberMemo memo = { .last = 0 };
-  for (int r = -1; r < (int) rt_table_n_rows (t); r++)
-    delimited_line (out, t, r, &tsv_format, &memo);
+  delimited_line (out, t, -1, &tsv_format, &memo);
+  /* the columns of the file, and a text memo for each */
+  guint n_columns = t->columns->len, n_tsv = 0;
+  const RtColumn *columns = (const RtColumn *) (void *) t->columns->data;
+  g_autofree guint *tsv_columns = g_new (guint, MAX (n_columns, 1u));
+  g_autofree TextMemo *texts = g_new0 (TextMemo, MAX (n_columns, 1u));
+  for (guint k = 0; k < n_columns; k++)
+    if (in_tsv (&columns[k]))
+      tsv_columns[n_tsv++] = k;
+  guint n_rows = rt_table_n_rows (t);
+  for (guint r = 0; r < n_rows; r++)
+    {
+      const Cell *cells = &t->cells[(gsize) r * n_columns];
+      /* a number takes 25 bytes at most, an integer 20, and their writers write straight into
+       * the buffer with 40 to spare: texts ask for their own room */
+      make_room (out, (gsize) n_tsv * 48 + 2);
+      for (guint i = 0; i < n_tsv; i++)
+        {
+          guint k = tsv_columns[i];
+          const Cell *cell = &cells[k];
+          if (i > 0)
+            out->str[out->len++] = '\t';
+          if (columns[k].type == RT_COLUMN_TEXT && !cell->null)
+            {
+              TextMemo *m = &texts[k];
+              if (cell->s == m->s)
+                {
+                  make_room (out, m->len + (gsize) (n_tsv - i) * 48 + 2);
+                  memcpy (out->str + out->len, out->str + m->at, m->len);
+                  out->len += m->len;
+                  continue;
+                }
+              gsize at = out->len;
+              rt_tsv_append_text (out, cell->s);
+              *m = (TextMemo) { cell->s, at, out->len - at };
+              make_room (out, (gsize) (n_tsv - i) * 48 + 2);
+              continue;
+            }
+          tsv_cell (out, &columns[k], cell, &memo);
+        }
+      out->str[out->len++] = '\n';
+      out->str[out->len] = '\0';
+    }
   return out;
 }
 

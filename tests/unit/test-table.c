@@ -350,12 +350,14 @@ static const RtTableSpec repeats_spec = {
 /* Rows that repeat their texts and numbers (as a plot's pieces do) give each cell as if it
  * were alone: a text kept once for the row below still reads back and is escaped in each
  * row; a number written from the memo of recent ones is the text rt_format_double gives
- * it, 0 and -0 apart, each whole number its digits. */
+ * it, 0 and -0 apart, each whole number its digits; a text borrowed rather than copied
+ * (the same pointer row after row, written once and copied from the TSV) likewise. */
 static void
 test_repeated_cells_as_alone (void)
 {
   g_autoptr (GRand) rand = g_rand_new_with_seed (7);
   g_autoptr (RtTable) t = rt_table_new (&repeats_spec);
+  g_autoptr (RtTable) borrowed = rt_table_new (&repeats_spec);   /* the same rows, its texts not copied */
   g_autoptr (GString) want = g_string_new ("lane\tid\tstart\tend\n");
   const char *ids[] = { "a", "a", "tab\there", "tab\there", NULL, "a", "", "" };
   const double values[] = { 0.0, -0.0, 1.5, 0.1 + 0.2, 0.3, 1e-7, 12345.678901, -2.5 };
@@ -369,6 +371,10 @@ test_repeated_cells_as_alone (void)
       rt_table_text (t, id);
       rt_table_number (t, start);
       rt_table_number (t, end);
+      rt_table_int (borrowed, lane);
+      rt_table_text_borrowed (borrowed, id);
+      rt_table_number (borrowed, start);
+      rt_table_number (borrowed, end);
       g_string_append_printf (want, "%" G_GINT64_FORMAT "\t", lane);
       if (id != NULL)
         rt_tsv_append_text (want, id);
@@ -387,6 +393,8 @@ test_repeated_cells_as_alone (void)
   g_assert_cmpuint (g_strv_length (got_lines), ==, g_strv_length (want_lines));
   for (guint i = 0; want_lines[i] != NULL; i++)
     g_assert_cmpstr (got_lines[i], ==, want_lines[i]);
+  g_autoptr (GString) borrowed_tsv = rt_table_tsv (borrowed);
+  g_assert_cmpstr (borrowed_tsv->str, ==, want->str);
 }
 
 int

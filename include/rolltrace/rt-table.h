@@ -60,6 +60,9 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (RtTable, rt_table_free)
  * the first row: the sections of a step, the numbers of turns that occur, the metrics. */
 void rt_table_expand (RtTable *table, const char *pattern, const char *const *names, guint n);
 
+/* Room for n rows more, when their number is known before (the cells then grow once). */
+void rt_table_reserve_rows (RtTable *table, gsize n);
+
 /* Rows are appended a cell at a time, in column order; a row ends with its last cell. */
 void rt_table_int (RtTable *table, gint64 v);
 void rt_table_number (RtTable *table, double v);

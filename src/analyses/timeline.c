@@ -75,6 +75,10 @@ sweep_in_flight (RtTimeline *tl)
 
   g_autofree guint *counts = g_new0 (guint, MAX (n_workers, 1u));
   guint total = 0;
+  /* a row after each instant, and one at each end of the step at most */
+  guint most_rows = edges->len + 2;
+  g_array_set_size (g_array_set_size (tl->inflight, most_rows), 0);
+  g_array_set_size (g_array_set_size (tl->inflight_counts, most_rows * n_workers), 0);
   /* from the step's start with nothing in flight, then after each instant, then the end */
   if (edges->len == 0 || g_array_index (edges, Edge, 0).time_s > 0)
     inflight_row (tl, 0, total, counts, n_workers);
@@ -287,6 +291,7 @@ rt_timeline_inflight_table (const RtTimeline *tl, const GArray *workers)
     if (worker_wanted (tl, k, workers))
       g_ptr_array_add (names, g_strdup_printf ("worker_%d", g_array_index (tl->workers, RtTimelineWorker, k).worker));
   rt_table_expand (table, "WORKER", (const char *const *) names->pdata, names->len);
+  rt_table_reserve_rows (table, tl->inflight->len);
   for (guint i = 0; i < tl->inflight->len; i++)
     {
       const RtInflightRow *row = &g_array_index (tl->inflight, RtInflightRow, i);

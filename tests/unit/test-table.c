@@ -347,6 +347,31 @@ static const RtTableSpec repeats_spec = {
   },
 };
 
+/* A TSV's integers as printf writes them, those below 1000 (most of a plot's) by a short
+ * way of their own: each from -20 to 1100 and the powers of ten around, in a row of one
+ * cell and beside others. */
+static void
+test_tsv_integers_as_printf_writes_them (void)
+{
+  g_autoptr (RtTable) t = rt_table_new (&repeats_spec);
+  g_autoptr (GString) want = g_string_new ("lane\tid\tstart\tend\n");
+  static const gint64 far[] = { 9999, 10000, 99999, 100000, 1000000007, -999, -1000, G_MAXINT64, G_MININT64 };
+  for (gint64 v = -20; v < 1100 + (gint64) G_N_ELEMENTS (far); v++)
+    {
+      gint64 x = v < 1100 ? v : far[v - 1100];
+      rt_table_int (t, x);
+      rt_table_text (t, "r");
+      rt_table_number (t, 0.5);
+      rt_table_int (t, x);   /* into a number column: written as the double it is */
+      g_string_append_printf (want, "%" G_GINT64_FORMAT "\tr\t0.5\t", x);
+      rt_format_double (want, (double) x);
+      g_string_append_c (want, '\n');
+    }
+  g_autoptr (GString) tsv = rt_table_tsv (t);
+  g_assert_cmpstr (tsv->str, ==, want->str);
+  g_assert_cmpuint (tsv->len, ==, strlen (tsv->str));
+}
+
 /* Rows that repeat their texts and numbers (as a plot's pieces do) give each cell as if it
  * were alone: a text kept once for the row below still reads back and is escaped in each
  * row; a number written from the memo of recent ones is the text rt_format_double gives
@@ -414,5 +439,6 @@ main (int argc, char **argv)
   g_test_add_func ("/table/csv-numbers-as-in-the-tsv", test_csv_numbers_as_in_the_tsv);
   g_test_add_func ("/table/csv-in-batches-equals-whole", test_csv_in_batches_equals_whole);
   g_test_add_func ("/table/repeated-cells-as-alone", test_repeated_cells_as_alone);
+  g_test_add_func ("/table/tsv-integers-as-printf-writes-them", test_tsv_integers_as_printf_writes_them);
   return g_test_run ();
 }

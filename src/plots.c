@@ -488,9 +488,9 @@ plot_data_make (PlotData *d)
 {
   if (d->inflight)
     {
-      g_autoptr (RtTable) table = rt_timeline_inflight_table (d->tl, d->workers);
-      d->n_workers = rt_table_n_columns (table) - 2;
-      d->tsv = rt_table_tsv (table);
+      guint n_columns;
+      d->tsv = rt_timeline_inflight_tsv (d->tl, d->workers, &n_columns);
+      d->n_workers = n_columns - 2;
       return;
     }
   d->requests = rt_timeline_gantt_requests (d->tl, d->workers, d->from_s, d->to_s);

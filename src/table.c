@@ -399,8 +399,16 @@ rt_table_tsv (const RtTable *t)
   /* room for a plot's rows at once: growing by doubling copied them into fresh pages
    * again and again (only the pages written are ever touched) */
   GString *out = g_string_sized_new (MIN (t->n_cells * 24 + 4096, (gsize) 256 << 20));
+  rt_table_tsv_append (t, out, TRUE);
+  return out;
+}
+
+void
+rt_table_tsv_append (const RtTable *t, GString *out, gboolean header)
+{
   NumberMemo memo = { .last = 0 };
-  delimited_line (out, t, -1, &tsv_format, &memo);
+  if (header)
+    delimited_line (out, t, -1, &tsv_format, &memo);
   /* the columns of the file, and a text memo for each */
   guint n_columns = t->columns->len, n_tsv = 0;
   const RtColumn *columns = (const RtColumn *) (void *) t->columns->data;
@@ -443,7 +451,6 @@ rt_table_tsv (const RtTable *t)
       out->str[out->len++] = '\n';
       out->str[out->len] = '\0';
     }
-  return out;
 }
 
 static void

@@ -87,6 +87,10 @@ const RtTable *rt_table_get_table (const RtTable *table, guint row, guint column
 
 /* The TSV file: a header line of the column names, then a line per row. */
 GString *rt_table_tsv (const RtTable *table);
+/* The same appended to `out`, its header line first when `header`: a table of many rows
+ * can be written in batches of rows (append, rt_table_clear_rows, and again), its cells
+ * never taking more than a batch's room. */
+void rt_table_tsv_append (const RtTable *table, GString *out, gboolean header);
 
 /* The rows as a JSON array of objects, as the value of the writer's current position. */
 void rt_table_write_json (const RtTable *table, RtJsonWriter *w);

@@ -1,7 +1,6 @@
 /* spans.c: one step laid out in time: each worker file's span and step-level sections, each request's
  * life, turns and timed lines, in seconds from the step's start. rt-timeline and rt-trace draw from it. */
 #include "rolltrace/rt-analyses.h"
-#include "../memory-private.h"
 #include "../sort-private.h"
 
 #include <math.h>
@@ -372,7 +371,12 @@ rt_spans_analyse (const RtTrace *t, guint step_index)
   GArray *grown[] = { sp->requests, sp->lines, sp->turns, sp->sections,
                       later->requests, later->lines, later->turns, later->sections };
   for (guint i = 0; i < G_N_ELEMENTS (grown); i++)
-    rt_array_make_room (grown[i], i < 4 ? all_rows : all_rows - rows_before);
+    {
+      /* not on huge pages: a step's requests take a few hundred KB of the room */
+      guint len = grown[i]->len;
+      g_array_set_size (grown[i], (guint) MIN (len + (i < 4 ? all_rows : all_rows - rows_before), G_MAXUINT32 / 2));
+      g_array_set_size (grown[i], len);
+    }
   FileRange second = { later, t, st->first_file + split, st->n_files - split, rows + split, kinds };
   GThread *helper = second.n_files > 0 && first.n_files > 0 && g_get_num_processors () > 1
                     ? g_thread_try_new ("rt-spans", add_files, &second, NULL) : NULL;

@@ -281,8 +281,9 @@ const RtTableSpec rt_timeline_inflight_spec = {
   },
 };
 
-RtTable *
-rt_timeline_inflight_table (const RtTimeline *tl, const GArray *workers)
+/* The in-flight table's columns for `workers`, without a row. */
+static RtTable *
+inflight_table_new (const RtTimeline *tl, const GArray *workers)
 {
   RtTable *table = rt_table_new (&rt_timeline_inflight_spec);
   guint n_workers = tl->workers->len;
@@ -291,8 +292,15 @@ rt_timeline_inflight_table (const RtTimeline *tl, const GArray *workers)
     if (worker_wanted (tl, k, workers))
       g_ptr_array_add (names, g_strdup_printf ("worker_%d", g_array_index (tl->workers, RtTimelineWorker, k).worker));
   rt_table_expand (table, "WORKER", (const char *const *) names->pdata, names->len);
-  rt_table_reserve_rows (table, tl->inflight->len);
-  for (guint i = 0; i < tl->inflight->len; i++)
+  return table;
+}
+
+/* Rows [from, to) of the in-flight table. */
+static void
+inflight_rows (RtTable *table, const RtTimeline *tl, const GArray *workers, guint from, guint to)
+{
+  guint n_workers = tl->workers->len;
+  for (guint i = from; i < to; i++)
     {
       const RtInflightRow *row = &g_array_index (tl->inflight, RtInflightRow, i);
       rt_table_number (table, row->time_s);
@@ -301,7 +309,37 @@ rt_timeline_inflight_table (const RtTimeline *tl, const GArray *workers)
         if (worker_wanted (tl, k, workers))
           rt_table_int (table, g_array_index (tl->inflight_counts, guint, row->first_count + k));
     }
+}
+
+RtTable *
+rt_timeline_inflight_table (const RtTimeline *tl, const GArray *workers)
+{
+  RtTable *table = inflight_table_new (tl, workers);
+  rt_table_reserve_rows (table, tl->inflight->len);
+  inflight_rows (table, tl, workers, 0, tl->inflight->len);
   return table;
+}
+
+/* The rows in a batch of the in-flight TSV: their cells stay in the cache, in the same pages. */
+#define INFLIGHT_BATCH 512
+
+GString *
+rt_timeline_inflight_tsv (const RtTimeline *tl, const GArray *workers, guint *n_columns)
+{
+  g_autoptr (RtTable) table = inflight_table_new (tl, workers);
+  *n_columns = rt_table_n_columns (table);
+  guint n = tl->inflight->len;
+  /* about what a row takes: its time and a count per column */
+  GString *out = g_string_sized_new (MIN ((gsize) (n + 1) * (24 + 4 * *n_columns) + 4096, (gsize) 256 << 20));
+  rt_table_tsv_append (table, out, TRUE);
+  rt_table_reserve_rows (table, MIN (n, INFLIGHT_BATCH));
+  for (guint from = 0; from < n; from += INFLIGHT_BATCH)
+    {
+      inflight_rows (table, tl, workers, from, MIN (from + INFLIGHT_BATCH, n));
+      rt_table_tsv_append (table, out, FALSE);
+      rt_table_clear_rows (table);
+    }
+  return out;
 }
 
 const RtTableSpec rt_timeline_gantt_spec = {

@@ -347,6 +347,44 @@ static const RtTableSpec repeats_spec = {
   },
 };
 
+/* A TSV written in batches of rows (append, clear, and again) is the TSV of the whole table,
+ * byte for byte: the texts and numbers the rows repeat across a batch's edge included, for
+ * batches of every size from 1 to 9 rows. */
+static void
+test_tsv_in_batches_equals_whole (void)
+{
+  static const char *const ids[] = { "a", "a", "tab\there", NULL, "b", "b", "b", "" };
+  static const double values[] = { 0.0, -0.0, 1.5, 0.1 + 0.2, 0.1 + 0.2, 1e-7, 12345.678901, NAN };
+  g_autoptr (RtTable) whole = rt_table_new (&repeats_spec);
+  for (guint r = 0; r < 40; r++)
+    {
+      rt_table_int (whole, (gint64) r * 37 - 100);
+      rt_table_text (whole, ids[r % G_N_ELEMENTS (ids)]);
+      rt_table_number (whole, values[r % G_N_ELEMENTS (values)]);
+      rt_table_number (whole, values[(r + 1) % G_N_ELEMENTS (values)]);
+    }
+  g_autoptr (GString) expected = rt_table_tsv (whole);
+  for (guint batch = 1; batch <= 9; batch++)
+    {
+      g_autoptr (RtTable) t = rt_table_new (&repeats_spec);
+      g_autoptr (GString) tsv = g_string_new (NULL);
+      rt_table_tsv_append (t, tsv, TRUE);
+      for (guint r = 0; r < 40; r++)
+        {
+          rt_table_int (t, (gint64) r * 37 - 100);
+          rt_table_text (t, ids[r % G_N_ELEMENTS (ids)]);
+          rt_table_number (t, values[r % G_N_ELEMENTS (values)]);
+          rt_table_number (t, values[(r + 1) % G_N_ELEMENTS (values)]);
+          if ((r + 1) % batch == 0 || r == 39)
+            {
+              rt_table_tsv_append (t, tsv, FALSE);
+              rt_table_clear_rows (t);
+            }
+        }
+      g_assert_cmpstr (tsv->str, ==, expected->str);
+    }
+}
+
 /* A TSV's integers as printf writes them, those below 1000 (most of a plot's) by a short
  * way of their own: each from -20 to 1100 and the powers of ten around, in a row of one
  * cell and beside others. */
@@ -440,5 +478,6 @@ main (int argc, char **argv)
   g_test_add_func ("/table/csv-in-batches-equals-whole", test_csv_in_batches_equals_whole);
   g_test_add_func ("/table/repeated-cells-as-alone", test_repeated_cells_as_alone);
   g_test_add_func ("/table/tsv-integers-as-printf-writes-them", test_tsv_integers_as_printf_writes_them);
+  g_test_add_func ("/table/tsv-in-batches-equals-whole", test_tsv_in_batches_equals_whole);
   return g_test_run ();
 }

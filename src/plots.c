@@ -403,16 +403,15 @@ bar_in_window (double start, double end, double from_s, double to_s)
   return !(end <= from_s) && !(start >= to_s);
 }
 
-/* Which bars show in the window, as gnuplot plot clauses (the legend names only those);
- * `thin`: requests without phases. One pass over the rows, a row's bar found by its phase's
- * first letter before the whole text is compared, and not looked up again for a row whose
- * phase is the row above's (the table keeps that text once). */
-static char *
-gantt_clauses (const RtTable *table, gboolean thin, double from_s, double to_s)
+/* Which bars show in the window, seen in some rows of a Gantt's table (one batch of them):
+ * occurs[b] set for each bar b that shows. One pass over the rows, a row's bar found by
+ * its phase's first letter before the whole text is compared, and not looked up again for
+ * a row whose phase is the row above's (the same text). */
+static void
+gantt_bars_seen (const RtTable *table, double from_s, double to_s, gboolean occurs[G_N_ELEMENTS (bars)])
 {
   int phase_col = rt_table_find (table, "phase");
   int start_col = rt_table_find (table, "start_s"), end_col = rt_table_find (table, "end_s");
-  gboolean occurs[G_N_ELEMENTS (bars)] = { FALSE };
   const char *last_phase = NULL;
   int last_bar = -1;
   for (guint r = 0, n_rows = rt_table_n_rows (table); r < n_rows; r++)
@@ -430,6 +429,13 @@ gantt_clauses (const RtTable *table, gboolean thin, double from_s, double to_s)
         occurs[last_bar] = bar_in_window (rt_table_get_number (table, r, start_col),
                                           rt_table_get_number (table, r, end_col), from_s, to_s);
     }
+}
+
+/* The bars that show, as gnuplot plot clauses (the legend names only those); `thin`:
+ * requests without phases. */
+static char *
+gantt_clauses (const gboolean occurs[G_N_ELEMENTS (bars)], gboolean thin)
+{
   GString *gp = g_string_new (NULL);
   for (guint b = 0; b < G_N_ELEMENTS (bars); b++)
     {
@@ -446,18 +452,20 @@ gantt_clauses (const RtTable *table, gboolean thin, double from_s, double to_s)
   return g_string_free (gp, FALSE);
 }
 
-/* "worker M" beside each worker's band */
-static char *
-worker_tics (const RtTable *table)
+/* "worker M" beside each worker's band, for the bands among some rows of a Gantt's table,
+ * appended to `tics`; and the lanes they take, from 0, into *lanes */
+static void
+worker_tics_add (const RtTable *table, GString *tics, guint *lanes)
 {
   int lane_col = rt_table_find (table, "lane"), worker_col = rt_table_find (table, "worker");
   int phase_col = rt_table_find (table, "phase");
-  GString *tics = g_string_new (NULL);
-  for (guint r = 0; r < rt_table_n_rows (table); r++)
-    if (g_strcmp0 (rt_table_get_text (table, r, phase_col), "worker") == 0)
-      g_string_append_printf (tics, "%s'worker %.0f' %.0f", tics->len ? ", " : "",
-                              rt_table_get_number (table, r, worker_col), rt_table_get_number (table, r, lane_col));
-  return g_string_free (tics, FALSE);
+  for (guint r = 0, n_rows = rt_table_n_rows (table); r < n_rows; r++)
+    {
+      *lanes = MAX (*lanes, (guint) rt_table_get_number (table, r, lane_col) + 1);
+      if (g_strcmp0 (rt_table_get_text (table, r, phase_col), "worker") == 0)
+        g_string_append_printf (tics, "%s'worker %.0f' %.0f", tics->len ? ", " : "",
+                                rt_table_get_number (table, r, worker_col), rt_table_get_number (table, r, lane_col));
+    }
 }
 
 /* an end of a gnuplot range: * for none */
@@ -483,6 +491,27 @@ typedef struct {
   char *clauses, *tics;
 } PlotData;
 
+/* What a Gantt's data takes from each batch of its rows. */
+typedef struct {
+  PlotData *d;
+  gboolean occurs[G_N_ELEMENTS (bars)];
+  GString *tics;
+  gboolean header;            /* the TSV's header line still to come */
+} GanttBatches;
+
+static void
+gantt_batch (const RtTable *rows, gpointer data)
+{
+  GanttBatches *g = data;
+  rt_table_tsv_append (rows, g->d->tsv, g->header);
+  g->header = FALSE;
+  gantt_bars_seen (rows, g->d->from_s, g->d->to_s, g->occurs);
+  worker_tics_add (rows, g->tics, &g->d->lanes);
+}
+
+/* Rows of a Gantt's batch: their cells stay in the cache, in the same pages. */
+#define GANTT_BATCH 1024
+
 static void
 plot_data_make (PlotData *d)
 {
@@ -495,15 +524,18 @@ plot_data_make (PlotData *d)
     }
   d->requests = rt_timeline_gantt_requests (d->tl, d->workers, d->from_s, d->to_s);
   d->thin = d->requests > THIN_ABOVE;
+  /* room for the TSV at once (only the pages written are touched): a row per worker and
+   * section, and per request, with phases two per timed line at most, of some 80 bytes */
+  const RtSpans *sp = d->tl->spans;
+  gsize rows = sp ? sp->workers->len + sp->sections->len + 2 * sp->requests->len : 0;
+  if (sp && !d->thin)
+    rows += 2 * (gsize) sp->lines->len;
+  d->tsv = g_string_sized_new (MIN (rows * 80 + 4096, (gsize) 256 << 20));
   /* a thin line per request draws no phase: the data file holds none either */
-  g_autoptr (RtTable) table = rt_timeline_gantt_table (d->trace, d->tl, d->workers, d->from_s, d->to_s, !d->thin);
-  guint n_rows = rt_table_n_rows (table);
-  int lane_col = rt_table_find (table, "lane");
-  for (guint r = 0; r < n_rows; r++)
-    d->lanes = MAX (d->lanes, (guint) rt_table_get_number (table, r, lane_col) + 1);
-  d->clauses = gantt_clauses (table, d->thin, d->from_s, d->to_s);
-  d->tics = worker_tics (table);
-  d->tsv = rt_table_tsv (table);
+  GanttBatches g = { .d = d, .tics = g_string_new (NULL), .header = TRUE };
+  rt_timeline_gantt_batches (d->trace, d->tl, d->workers, d->from_s, d->to_s, !d->thin, GANTT_BATCH, gantt_batch, &g);
+  d->clauses = gantt_clauses (g.occurs, d->thin);
+  d->tics = g_string_free (g.tics, FALSE);
 }
 
 static void

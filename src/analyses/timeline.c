@@ -500,11 +500,12 @@ rt_timeline_gantt_requests (const RtTimeline *tl, const GArray *workers, double 
   return n;
 }
 
-RtTable *
-rt_timeline_gantt_table (const RtTrace *t, const RtTimeline *tl, const GArray *workers, double from_s, double to_s,
-                         gboolean phases)
+/* The Gantt's rows into `table`, handed to `batch` (when not NULL) whenever it holds
+ * `batch_rows` rows or more after a request, and at the end, and then cleared. */
+static void
+gantt_rows (RtTable *table, const RtTrace *t, const RtTimeline *tl, const GArray *workers, double from_s,
+            double to_s, gboolean phases, guint batch_rows, RtGanttBatchFunc batch, gpointer data)
 {
-  RtTable *table = rt_table_new (&rt_timeline_gantt_spec);
   const RtSpans *sp = tl->spans;
   g_autoptr (GArray) cuts = g_array_new (FALSE, FALSE, sizeof (double));
   g_autoptr (GArray) phase_lines = g_array_new (FALSE, FALSE, sizeof (RtSpanLine));
@@ -535,8 +536,34 @@ rt_timeline_gantt_table (const RtTrace *t, const RtTimeline *tl, const GArray *w
             gantt_request (table, sp, q, lane++, w->worker, id, &scratch);
           else
             gantt_row (table, lane++, w->worker, id, "request", q->start_s, q->end_s);
+          if (batch != NULL && rt_table_n_rows (table) >= batch_rows)
+            {
+              batch (table, data);
+              rt_table_clear_rows (table);
+            }
         }
       lane++;
     }
+  if (batch != NULL)
+    {
+      batch (table, data);
+      rt_table_clear_rows (table);
+    }
+}
+
+RtTable *
+rt_timeline_gantt_table (const RtTrace *t, const RtTimeline *tl, const GArray *workers, double from_s, double to_s,
+                         gboolean phases)
+{
+  RtTable *table = rt_table_new (&rt_timeline_gantt_spec);
+  gantt_rows (table, t, tl, workers, from_s, to_s, phases, 0, NULL, NULL);
   return table;
+}
+
+void
+rt_timeline_gantt_batches (const RtTrace *t, const RtTimeline *tl, const GArray *workers, double from_s,
+                           double to_s, gboolean phases, guint batch_rows, RtGanttBatchFunc batch, gpointer data)
+{
+  g_autoptr (RtTable) table = rt_table_new (&rt_timeline_gantt_spec);
+  gantt_rows (table, t, tl, workers, from_s, to_s, phases, batch_rows, batch, data);
 }

@@ -139,9 +139,9 @@ sort_request_lines (RtSpanLine *lines, guint n)
     lines[i] = run[i].l;
 }
 
-/* The turns of the request whose lines were just appended (from `first_line` on). */
+/* The turns of the request whose n_lines lines were just placed at `lines`. */
 static void
-append_turns (RtSpans *sp, RtSpanRequest *req)
+append_turns (RtSpans *sp, RtSpanRequest *req, const RtSpanLine *lines)
 {
   req->first_turn = sp->turns->len;
   g_array_set_size (sp->turns, req->first_turn + req->n_lines);   /* room for a turn per line */
@@ -149,7 +149,7 @@ append_turns (RtSpans *sp, RtSpanRequest *req)
   guint n = 0;
   for (guint i = 0; i < req->n_lines; i++)
     {
-      const RtSpanLine *l = rt_spans_line (sp, req->first_line + i);
+      const RtSpanLine *l = &lines[i];
       if (l->turn >= 0)
         turns[n++] = (RtSpanTurn) { l->turn, l->start_s, l->end_s };
     }
@@ -186,10 +186,12 @@ line_request (const RtEvent *ev, const RtFile *f, const guint32 *span_of)
   return span_of[ev->request];
 }
 
-/* Everything of one worker file: its span, sections, requests and their lines. `kinds`:
- * RtPhaseKind by event id. */
+/* Everything of one worker file: its span, sections and requests into `sp`, their lines
+ * into `line_room` after the *n_lines there (the requests' first_line count from
+ * line_room). `kinds`: RtPhaseKind by event id. */
 static void
-add_file (RtSpans *sp, const RtTrace *t, guint fi, const RtEvent *rows, const guint8 *kinds)
+add_file (RtSpans *sp, RtSpanLine *line_room, guint *n_lines, const RtTrace *t, guint fi, const RtEvent *rows,
+          const guint8 *kinds)
 {
   const RtFile *f = rt_trace_file (t, fi);
   RtSpanWorker w = { .file = fi, .worker = f->worker, .start_s = NAN, .end_s = NAN,
@@ -240,7 +242,7 @@ add_file (RtSpans *sp, const RtTrace *t, guint fi, const RtEvent *rows, const gu
   for (guint i = 0; i < n_reqs; i++)
     rank[g_array_index (reqs, FileRequest, i).r.first_line] = i;
 
-  /* their timed lines, counted, then placed straight where they belong in sp->lines (each
+  /* their timed lines, counted, then placed straight where they belong in line_room (each
    * request's in line order), then sorted there */
   g_autofree guint32 *at = g_new0 (guint32, n_reqs + 1);   /* the lines before each request */
   for (guint32 e = 0; e < f->n_events; e++)
@@ -251,9 +253,9 @@ add_file (RtSpans *sp, const RtTrace *t, guint fi, const RtEvent *rows, const gu
     }
   for (guint i = 0; i < n_reqs; i++)
     at[i + 1] += at[i];
-  guint first_line = sp->lines->len;
-  g_array_set_size (sp->lines, first_line + at[n_reqs]);
-  RtSpanLine *lines = &g_array_index (sp->lines, RtSpanLine, first_line);
+  guint first_line = *n_lines;
+  *n_lines += at[n_reqs];
+  RtSpanLine *lines = line_room + first_line;
   g_autofree guint32 *fill = g_memdup2 (at, (n_reqs + 1) * sizeof (guint32));
   for (guint32 e = 0; e < f->n_events; e++)
     {
@@ -271,8 +273,8 @@ add_file (RtSpans *sp, const RtTrace *t, guint fi, const RtEvent *rows, const gu
       req.first_line = first_line + at[i];
       req.n_lines = at[i + 1] - at[i];
       if (req.n_lines > 1)
-        sort_request_lines (&g_array_index (sp->lines, RtSpanLine, req.first_line), req.n_lines);
-      append_turns (sp, &req);
+        sort_request_lines (line_room + req.first_line, req.n_lines);
+      append_turns (sp, &req, line_room + req.first_line);
       g_array_append_val (sp->requests, req);
     }
   w.n_requests = sp->requests->len - w.first_request;
@@ -292,9 +294,12 @@ spans_new (void)
   return sp;
 }
 
-/* Some of a step's files laid out into `sp` (its own arrays, indices from 0), on either thread. */
+/* Some of a step's files laid out into `sp` (its own arrays, indices from 0) and their lines
+ * into `line_room`, on either thread. */
 typedef struct {
   RtSpans *sp;
+  RtSpanLine *line_room;
+  guint n_lines;                /* placed there */
   const RtTrace *t;
   guint first_file, n_files;
   const RtEvent *const *rows;   /* of each of those files */
@@ -304,19 +309,19 @@ typedef struct {
 static gpointer
 add_files (gpointer p)
 {
-  const FileRange *r = p;
+  FileRange *r = p;
   for (guint k = 0; k < r->n_files; k++)
-    add_file (r->sp, r->t, r->first_file + k, r->rows[k], r->kinds);
+    add_file (r->sp, r->line_room, &r->n_lines, r->t, r->first_file + k, r->rows[k], r->kinds);
   return NULL;
 }
 
-/* Appends the files laid out in `part` after those of `sp`, their indices moved on. */
+/* Appends the files laid out in `part` after those of `sp`, their indices moved on; their
+ * lines are in sp->lines already, from index `lines` on. */
 static void
-append_part (RtSpans *sp, const RtSpans *part)
+append_part (RtSpans *sp, const RtSpans *part, guint lines)
 {
-  guint workers = sp->workers->len, requests = sp->requests->len, lines = sp->lines->len;
+  guint workers = sp->workers->len, requests = sp->requests->len;
   guint turns = sp->turns->len, sections = sp->sections->len;
-  g_array_append_vals (sp->lines, part->lines->data, part->lines->len);
   g_array_append_vals (sp->turns, part->turns->data, part->turns->len);
   g_array_append_vals (sp->sections, part->sections->data, part->sections->len);
   g_array_append_vals (sp->requests, part->requests->data, part->requests->len);
@@ -363,21 +368,26 @@ rt_spans_analyse (const RtTrace *t, guint step_index)
   guint split = 0;
   for (; split < st->n_files && 2 * rows_before < all_rows; split++)
     rows_before += rt_trace_file (t, st->first_file + split)->n_events;
-  FileRange first = { sp, t, st->first_file, split, rows, kinds };
   g_autoptr (RtSpans) later = spans_new ();
   later->origin_s = sp->origin_s;
   /* room for as many requests, lines, turns and sections as rows (each is one row at most):
    * the arrays then grow once, and the later files' are put after the others' in place */
-  GArray *grown[] = { sp->requests, sp->lines, sp->turns, sp->sections,
-                      later->requests, later->lines, later->turns, later->sections };
+  GArray *grown[] = { sp->requests, sp->turns, sp->sections, later->requests, later->turns, later->sections };
   for (guint i = 0; i < G_N_ELEMENTS (grown); i++)
     {
       /* not on huge pages: a step's requests take a few hundred KB of the room */
       guint len = grown[i]->len;
-      g_array_set_size (grown[i], (guint) MIN (len + (i < 4 ? all_rows : all_rows - rows_before), G_MAXUINT32 / 2));
+      g_array_set_size (grown[i], (guint) MIN (len + (i < 3 ? all_rows : all_rows - rows_before), G_MAXUINT32 / 2));
       g_array_set_size (grown[i], len);
     }
-  FileRange second = { later, t, st->first_file + split, st->n_files - split, rows + split, kinds };
+  /* the lines, most of the rows, go straight into sp->lines: the earlier files' from the
+   * start, the later files' from rows_before (as many lines as the earlier files have rows
+   * at most), moved down after them once both are done */
+  g_array_set_size (sp->lines, (guint) CLAMP (all_rows, 1, G_MAXUINT32 / 2));
+  RtSpanLine *line_room = (RtSpanLine *) (void *) sp->lines->data;
+  FileRange first = { sp, line_room, 0, t, st->first_file, split, rows, kinds };
+  FileRange second = { later, line_room + rows_before, 0, t, st->first_file + split, st->n_files - split,
+                       rows + split, kinds };
   GThread *helper = second.n_files > 0 && first.n_files > 0 && g_get_num_processors () > 1
                     ? g_thread_try_new ("rt-spans", add_files, &second, NULL) : NULL;
   add_files (&first);
@@ -385,7 +395,10 @@ rt_spans_analyse (const RtTrace *t, guint step_index)
     g_thread_join (helper);
   else
     add_files (&second);
-  append_part (sp, later);
+  if (second.n_lines > 0)
+    memmove (line_room + first.n_lines, line_room + rows_before, second.n_lines * sizeof (RtSpanLine));
+  g_array_set_size (sp->lines, first.n_lines + second.n_lines);
+  append_part (sp, later, first.n_lines);
 
   for (guint k = 0; k < st->n_files; k++)
     {

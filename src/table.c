@@ -300,6 +300,20 @@ memo_number (GString *out, NumberMemo *memo, double v, void (*format) (GString *
     }
 }
 
+/* An integer from 0 to 999 (a flag, a count in flight, a worker, a lane: most of a plot's)
+ * into out's buffer, which has room for 5 bytes more: its three digits as the bytes of a
+ * word, the leading zeros shifted out. */
+static inline void
+put_small_int (GString *out, guint32 v)
+{
+  guint32 n = v >= 100 ? 3 : v >= 10 ? 2 : 1;
+  guint32 word = ('0' + v / 100) | ('0' + v / 10 % 10) << 8 | ('0' + v % 10) << 16;
+  word >>= 8 * (3 - n);
+  memcpy (out->str + out->len, &word, 4);   /* its fourth byte a NUL, or the NUL after */
+  out->len += n;
+  out->str[out->len] = '\0';
+}
+
 static void
 tsv_cell (GString *out, const RtColumn *c, const Cell *cell, NumberMemo *memo)
 {
@@ -313,16 +327,7 @@ tsv_cell (GString *out, const RtColumn *c, const Cell *cell, NumberMemo *memo)
     case RT_COLUMN_INT:
     case RT_COLUMN_BOOL:
       if (cell->i >= 0 && cell->i < 1000 && out->len + 5 < out->allocated_len)
-        {
-          /* a flag, a count in flight, a worker, a lane: most of a plot's. Its three
-           * digits as the bytes of a word, the leading zeros shifted out */
-          guint32 v = (guint32) cell->i, n = v >= 100 ? 3 : v >= 10 ? 2 : 1;
-          guint32 word = ('0' + v / 100) | ('0' + v / 10 % 10) << 8 | ('0' + v % 10) << 16;
-          word >>= 8 * (3 - n);
-          memcpy (out->str + out->len, &word, 4);   /* its fourth byte a NUL, or the NUL after */
-          out->len += n;
-          out->str[out->len] = '\0';
-        }
+        put_small_int (out, (guint32) cell->i);
       else
         rt_format_int (out, cell->i);
       break;
@@ -430,7 +435,13 @@ rt_table_tsv_append (const RtTable *t, GString *out, gboolean header)
           const Cell *cell = &cells[k];
           if (i > 0)
             out->str[out->len++] = '\t';
-          if (columns[k].type == RT_COLUMN_TEXT && !cell->null)
+          RtColumnType type = columns[k].type;
+          if ((type == RT_COLUMN_INT || type == RT_COLUMN_BOOL) && !cell->null && cell->i >= 0 && cell->i < 1000)
+            {
+              put_small_int (out, (guint32) cell->i);   /* the row's room holds it */
+              continue;
+            }
+          if (type == RT_COLUMN_TEXT && !cell->null)
             {
               TextMemo *m = &texts[k];
               if (cell->s == m->s)

@@ -453,16 +453,20 @@ gantt_clauses (const gboolean occurs[G_N_ELEMENTS (bars)], gboolean thin)
 }
 
 /* "worker M" beside each worker's band, for the bands among some rows of a Gantt's table,
- * appended to `tics`; and the lanes they take, from 0, into *lanes */
+ * appended to `tics`; and the lanes they take, from 0, into *lanes (the rows come lane
+ * after lane: the last row's is the highest) */
 static void
 worker_tics_add (const RtTable *table, GString *tics, guint *lanes)
 {
   int lane_col = rt_table_find (table, "lane"), worker_col = rt_table_find (table, "worker");
   int phase_col = rt_table_find (table, "phase");
-  for (guint r = 0, n_rows = rt_table_n_rows (table); r < n_rows; r++)
+  guint n_rows = rt_table_n_rows (table);
+  if (n_rows > 0)
+    *lanes = MAX (*lanes, (guint) rt_table_get_number (table, n_rows - 1, lane_col) + 1);
+  for (guint r = 0; r < n_rows; r++)
     {
-      *lanes = MAX (*lanes, (guint) rt_table_get_number (table, r, lane_col) + 1);
-      if (g_strcmp0 (rt_table_get_text (table, r, phase_col), "worker") == 0)
+      const char *phase = rt_table_get_text (table, r, phase_col);
+      if (phase != NULL && phase[0] == 'w' && strcmp (phase, "worker") == 0)
         g_string_append_printf (tics, "%s'worker %.0f' %.0f", tics->len ? ", " : "",
                                 rt_table_get_number (table, r, worker_col), rt_table_get_number (table, r, lane_col));
     }

@@ -458,7 +458,8 @@ choose_digits (double a, guint64 *d, int *e10, int *precision)
 void
 rt_format_double (GString *out, double v)
 {
-  if (v == floor (v) && fabs (v) < 1e15)
+  /* a whole number (-0 too: "0.0"), told without a call to floor */
+  if (fabs (v) < 1e15 && v == (double) (gint64) v)
     {
       rt_format_int (out, (gint64) v);
       RT_STRING_PUT_LITERAL (out, ".0");

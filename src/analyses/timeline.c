@@ -57,7 +57,7 @@ sweep_in_flight (RtTimeline *tl)
 {
   const RtSpans *sp = tl->spans;
   guint n_workers = sp->workers->len;
-  g_autoptr (GArray) edges = g_array_new (FALSE, FALSE, sizeof (Edge));
+  g_autoptr (GArray) edges = g_array_sized_new (FALSE, FALSE, sizeof (Edge), 2 * sp->requests->len);   /* a start and an end each */
   for (guint i = 0; i < sp->requests->len; i++)
     {
       const RtSpanRequest *q = rt_spans_request (sp, i);

@@ -122,7 +122,7 @@ plot_all (RtSession *s, const RtTimeline *tl, GArray *workers, double from_s, do
     gantts[n++] = (RtTimelineGantt) { first, "its first 60 s", 0, 60 };
   if (!zoomed && tl->t90_s < tl->end_s)
     gantts[n++] = (RtTimelineGantt) { tail, "its tail (from 90 % of requests finished)", tl->t90_s, tl->end_s };
-  if (!rt_plot_timeline (s, tl, workers, opt_worker, gantts, n, error))
+  if (!rt_plot_timeline (s, tl, workers, opt_worker, gantts, n, TRUE, error))
     return FALSE;
   g_autoptr (RtTable) per_worker = rt_timeline_workers_table (tl);
   g_autofree char *workers_name = g_strdup_printf ("timeline_workers_step_%d", tl->step);

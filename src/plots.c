@@ -481,40 +481,52 @@ range_bound (double v)
 }
 
 /* The data of one of the step's plots, made before anything is written, on either thread:
- * a Gantt's (its table's TSV, and what its script takes from the table) or the in-flight
- * plot's (its TSV). The table is freed once read. */
+ * a part of a Gantt's (the TSV of the rows of some of its workers, and what its script
+ * takes from them) or the in-flight plot's (its TSV). The rows are made and written a
+ * batch at a time, never all in memory. */
 typedef struct {
   const RtTrace *trace;
   const RtTimeline *tl;
   const GArray *workers;
   gboolean inflight;          /* the in-flight data, not a Gantt's */
   double from_s, to_s;        /* a Gantt's window */
-  GString *tsv;
-  guint requests, lanes, n_workers;
-  gboolean thin;
-  char *clauses, *tics;
-} PlotData;
-
-/* What a Gantt's data takes from each batch of its rows. */
-typedef struct {
-  PlotData *d;
+  gboolean thin;              /* its requests without phases (more than THIN_ABOVE) */
+  guint first_worker, end_worker;  /* this part's workers: indices into the step's */
+  double cost;                /* about how long it takes, to begin with the longest */
+  GString *tsv;               /* a Gantt's first part's begins with the header line */
+  guint lanes, n_workers;
   gboolean occurs[G_N_ELEMENTS (bars)];
   GString *tics;
-  gboolean header;            /* the TSV's header line still to come */
-} GanttBatches;
+} PlotData;
 
 static void
 gantt_batch (const RtTable *rows, gpointer data)
 {
-  GanttBatches *g = data;
-  rt_table_tsv_append (rows, g->d->tsv, g->header);
-  g->header = FALSE;
-  gantt_bars_seen (rows, g->d->from_s, g->d->to_s, g->occurs);
-  worker_tics_add (rows, g->tics, &g->d->lanes);
+  PlotData *d = data;
+  rt_table_tsv_append (rows, d->tsv, d->tsv->len == 0 && d->first_worker == 0);
+  gantt_bars_seen (rows, d->from_s, d->to_s, d->occurs);
+  worker_tics_add (rows, d->tics, &d->lanes);
 }
 
 /* Rows of a Gantt's batch: their cells stay in the cache, in the same pages. */
 #define GANTT_BATCH 1024
+
+/* Rows of a Gantt of a worker: a band per worker and section, and per request of the
+ * window, with phases two per timed line at most. */
+static gsize
+gantt_rows_of (const RtTimeline *tl, guint k, double from_s, double to_s, gboolean thin)
+{
+  const RtSpans *sp = tl->spans;
+  const RtSpanWorker *w = rt_spans_worker (sp, k);
+  gsize rows = 1 + w->n_sections;
+  for (guint i = 0; i < w->n_requests; i++)
+    {
+      const RtSpanRequest *q = rt_spans_request (sp, w->first_request + i);
+      if (!(!isnan (from_s) && q->end_s <= from_s) && !(!isnan (to_s) && q->start_s >= to_s))
+        rows += thin ? 1 : 2 + 2 * (gsize) q->n_lines;
+    }
+  return rows;
+}
 
 static void
 plot_data_make (PlotData *d)
@@ -526,20 +538,16 @@ plot_data_make (PlotData *d)
       d->n_workers = n_columns - 2;
       return;
     }
-  d->requests = rt_timeline_gantt_requests (d->tl, d->workers, d->from_s, d->to_s);
-  d->thin = d->requests > THIN_ABOVE;
-  /* room for the TSV at once (only the pages written are touched): a row per worker and
-   * section, and per request, with phases two per timed line at most, of some 80 bytes */
-  const RtSpans *sp = d->tl->spans;
-  gsize rows = sp ? sp->workers->len + sp->sections->len + 2 * sp->requests->len : 0;
-  if (sp && !d->thin)
-    rows += 2 * (gsize) sp->lines->len;
+  /* room for the TSV at once (only the pages written are touched), some 80 bytes a row */
+  gsize rows = 0;
+  guint n_workers = d->tl->spans ? d->tl->spans->workers->len : 0;
+  for (guint k = d->first_worker; k < MIN (d->end_worker, n_workers); k++)
+    rows += gantt_rows_of (d->tl, k, d->from_s, d->to_s, d->thin);
   d->tsv = g_string_sized_new (MIN (rows * 80 + 4096, (gsize) 256 << 20));
+  d->tics = g_string_new (NULL);
   /* a thin line per request draws no phase: the data file holds none either */
-  GanttBatches g = { .d = d, .tics = g_string_new (NULL), .header = TRUE };
-  rt_timeline_gantt_batches (d->trace, d->tl, d->workers, d->from_s, d->to_s, !d->thin, GANTT_BATCH, gantt_batch, &g);
-  d->clauses = gantt_clauses (g.occurs, d->thin);
-  d->tics = g_string_free (g.tics, FALSE);
+  rt_timeline_gantt_batches (d->trace, d->tl, d->workers, d->from_s, d->to_s, !d->thin, d->first_worker,
+                             d->end_worker, GANTT_BATCH, gantt_batch, d);
 }
 
 static void
@@ -547,29 +555,84 @@ plot_data_clear (PlotData *d)
 {
   if (d->tsv != NULL)
     g_string_free (d->tsv, TRUE);
-  g_free (d->clauses);
-  g_free (d->tics);
+  if (d->tics != NULL)
+    g_string_free (d->tics, TRUE);
 }
 
-/* Writes one Gantt from its data: `name` the plot, `zoom` words for its title. */
+/* The parts of one Gantt, in worker order, and what its script needs. */
+typedef struct {
+  const char *name, *zoom;
+  double from_s, to_s;
+  guint requests;
+  gboolean thin;
+  guint first_part, n_parts;  /* in the plots' data */
+} GanttPlan;
+
+/* Splits a Gantt into parts of about equal rows (at most 3, and parts of at least some
+ * thousands of rows), appending them to `data`. */
+static void
+gantt_plan (GanttPlan *g, GArray *data, const RtTrace *t, const RtTimeline *tl, const GArray *workers)
+{
+  g->requests = rt_timeline_gantt_requests (tl, workers, g->from_s, g->to_s);
+  g->thin = g->requests > THIN_ABOVE;
+  g->first_part = data->len;
+  guint n_workers = tl->spans ? tl->spans->workers->len : 0;
+  g_autofree gsize *rows = g_new0 (gsize, MAX (n_workers, 1u));
+  gsize all = 0;
+  for (guint k = 0; k < n_workers; k++)
+    all += rows[k] = gantt_rows_of (tl, k, g->from_s, g->to_s, g->thin);
+  guint n_parts = (guint) CLAMP (all / 6000, 1, 3);
+  guint k = 0;
+  gsize before = 0;
+  for (guint part = 0; part < n_parts; part++)
+    {
+      guint first = k;
+      gsize part_rows = 0;
+      for (; k < n_workers && (part == n_parts - 1 || (before + part_rows) * n_parts < all * (part + 1)); k++)
+        part_rows += rows[k];
+      before += part_rows;
+      PlotData d = { .trace = t, .tl = tl, .workers = workers, .from_s = g->from_s, .to_s = g->to_s,
+                     .thin = g->thin, .first_worker = first, .end_worker = part == n_parts - 1 ? G_MAXUINT : k,
+                     .cost = 10.0 * (double) part_rows };
+      g_array_append_val (data, d);
+    }
+  g->n_parts = n_parts;
+}
+
+/* Writes one Gantt from the data of its parts. */
 static gboolean
-gantt_write (RtSession *s, const PlotData *d, const char *worker_text, const char *name, const char *zoom,
+gantt_write (RtSession *s, const RtTimeline *tl, const GanttPlan *g, PlotData *parts, const char *worker_text,
              GError **error)
 {
-  const RtTimeline *tl = d->tl;
+  gboolean occurs[G_N_ELEMENTS (bars)] = { FALSE };
+  g_autoptr (GString) tics = g_string_new (NULL);
+  g_autofree const GString **tsv = g_new (const GString *, g->n_parts);
+  guint lanes = 0;
+  for (guint i = 0; i < g->n_parts; i++)
+    {
+      for (guint b = 0; b < G_N_ELEMENTS (bars); b++)
+        occurs[b] = occurs[b] || parts[i].occurs[b];
+      if (tics->len > 0 && parts[i].tics->len > 0)
+        g_string_append (tics, ", ");
+      g_string_append (tics, parts[i].tics->str);
+      lanes = MAX (lanes, parts[i].lanes);
+      tsv[i] = parts[i].tsv;
+    }
+  g_autofree char *clauses = gantt_clauses (occurs, g->thin);
   g_autofree char *marks = finish_marks (tl);
-  g_autofree char *from_text = range_bound (d->from_s), *to_text = range_bound (d->to_s);
+  g_autofree char *from_text = range_bound (g->from_s), *to_text = range_bound (g->to_s);
   g_autofree char *xrange = g_strdup_printf ("%s:%s", from_text, to_text);
-  g_autofree char *ymax = g_strdup_printf ("%u", d->lanes);
-  int height = (int) CLAMP (180 + d->lanes * (d->thin ? 3 : 12), 600, 8000);
+  g_autofree char *ymax = g_strdup_printf ("%u", lanes);
+  int height = (int) CLAMP (180 + lanes * (g->thin ? 3 : 12), 600, 8000);
   g_autofree char *size = g_strdup_printf ("1400,%d", height);
   g_autofree char *on = worker_text ? g_strdup_printf (", worker %s", worker_text) : g_strdup ("");
-  g_autofree char *what = g_strdup_printf ("step %d%s%s%s, %u requests%s", tl->step, on, *zoom ? ", " : "", zoom,
-                                           d->requests, d->thin ? " (one thin line each, no phases: more than 400)" : "");
-  const char *vars[] = { "XRANGE", xrange, "YMAX", ymax, "YTICS", d->tics, "MARKS", marks, "PLOTS", d->clauses,
+  g_autofree char *what = g_strdup_printf ("step %d%s%s%s, %u requests%s", tl->step, on, *g->zoom ? ", " : "",
+                                           g->zoom, g->requests,
+                                           g->thin ? " (one thin line each, no phases: more than 400)" : "");
+  const char *vars[] = { "XRANGE", xrange, "YMAX", ymax, "YTICS", tics->str, "MARKS", marks, "PLOTS", clauses,
                          "SIZE", size, NULL };
-  return rt_session_write_tsv (s, d->tsv, name, error)
-         && rt_session_plot (s, "timeline", name, what, vars, error);
+  return rt_session_write_tsv_parts (s, tsv, g->n_parts, g->name, error)
+         && rt_session_plot (s, "timeline", g->name, what, vars, error);
 }
 
 /* Writes the in-flight plot from its data. */
@@ -590,17 +653,52 @@ inflight_write (RtSession *s, const PlotData *d, const char *worker_text, GError
          && rt_session_plot (s, "inflight", name, what, vars, error);
 }
 
+/* The plots' data, taken one after another (the longest first) by each thread that runs this. */
+typedef struct {
+  PlotData *data;
+  const guint *order;
+  guint n;
+  gint next;
+} PlotJobs;
+
+static gpointer
+plot_jobs_run (gpointer p)
+{
+  PlotJobs *jobs = p;
+  for (guint i; (i = (guint) g_atomic_int_add (&jobs->next, 1)) < jobs->n;)
+    plot_data_make (&jobs->data[jobs->order[i]]);
+  return NULL;
+}
+
+/* Makes the plots' data, on a second thread too when there is a second core. */
+static void
+plot_data_make_all (PlotData *data, guint n)
+{
+  /* the longest first (a few plots: by insertion; equal costs keep their order) */
+  g_autofree guint *order = g_new (guint, MAX (n, 1u));
+  for (guint i = 0; i < n; i++)
+    {
+      guint j = i;
+      for (; j > 0 && data[order[j - 1]].cost < data[i].cost; j--)
+        order[j] = order[j - 1];
+      order[j] = i;
+    }
+  PlotJobs jobs = { data, order, n, 0 };
+  GThread *helper = n > 1 && g_get_num_processors () > 1 ? g_thread_try_new ("rt-plots", plot_jobs_run, &jobs, NULL)
+                                                         : NULL;
+  plot_jobs_run (&jobs);
+  if (helper != NULL)
+    g_thread_join (helper);
+}
+
 /* One Gantt: the requests of `workers` alive in [from_s, to_s] (NAN: the whole step). */
 gboolean
 rt_plot_timeline_gantt (RtSession *s, const RtTimeline *tl, const GArray *workers,
                         const char *worker_text, const char *name, const char *zoom,
                         double from_s, double to_s, GError **error)
 {
-  PlotData d = { .trace = s->trace, .tl = tl, .workers = workers, .from_s = from_s, .to_s = to_s };
-  plot_data_make (&d);
-  gboolean ok = gantt_write (s, &d, worker_text, name, zoom, error);
-  plot_data_clear (&d);
-  return ok;
+  RtTimelineGantt one = { name, zoom, from_s, to_s };
+  return rt_plot_timeline (s, tl, workers, worker_text, &one, 1, FALSE, error);
 }
 
 gboolean
@@ -614,45 +712,38 @@ rt_plot_timeline_inflight (RtSession *s, const RtTimeline *tl, const GArray *wor
   return ok;
 }
 
-/* The plots' data, taken one after another by each thread that runs this. */
-typedef struct {
-  PlotData *data;
-  guint n;
-  gint next;
-} PlotJobs;
-
-static gpointer
-plot_jobs_run (gpointer p)
-{
-  PlotJobs *jobs = p;
-  for (guint i; (i = (guint) g_atomic_int_add (&jobs->next, 1)) < jobs->n;)
-    plot_data_make (&jobs->data[i]);
-  return NULL;
-}
-
 gboolean
 rt_plot_timeline (RtSession *s, const RtTimeline *tl, const GArray *workers, const char *worker_text,
-                  const RtTimelineGantt *gantts, guint n_gantts, GError **error)
+                  const RtTimelineGantt *gantts, guint n_gantts, gboolean inflight, GError **error)
 {
-  /* the data of each plot is made apart from the others (the tables are only read), on a
-   * second thread too when there is a second core; the files are written in order after */
-  g_autofree PlotData *data = g_new0 (PlotData, n_gantts + 1);
+  /* the data of each plot (of each part of a large Gantt) is made apart from the others
+   * (the tables are only read), then the files are written in order */
+  g_autoptr (GArray) data = g_array_new (FALSE, FALSE, sizeof (PlotData));
+  g_autofree GanttPlan *plans = g_new0 (GanttPlan, MAX (n_gantts, 1u));
   for (guint i = 0; i < n_gantts; i++)
-    data[i] = (PlotData) { .trace = s->trace, .tl = tl, .workers = workers,
-                           .from_s = gantts[i].from_s, .to_s = gantts[i].to_s };
-  data[n_gantts] = (PlotData) { .trace = s->trace, .tl = tl, .workers = workers, .inflight = TRUE };
-  PlotJobs jobs = { data, n_gantts + 1, 0 };
-  GThread *helper = g_get_num_processors () > 1 ? g_thread_try_new ("rt-plots", plot_jobs_run, &jobs, NULL) : NULL;
-  plot_jobs_run (&jobs);
-  if (helper != NULL)
-    g_thread_join (helper);
+    {
+      plans[i] = (GanttPlan) { .name = gantts[i].name, .zoom = gantts[i].zoom,
+                               .from_s = gantts[i].from_s, .to_s = gantts[i].to_s };
+      gantt_plan (&plans[i], data, s->trace, tl, workers);
+    }
+  guint inflight_at = data->len;
+  if (inflight)
+    {
+      /* a cell of it takes about a tenth of a Gantt's row */
+      PlotData d = { .trace = s->trace, .tl = tl, .workers = workers, .inflight = TRUE,
+                     .cost = (double) tl->inflight->len * (2 + tl->workers->len) };
+      g_array_append_val (data, d);
+    }
+  PlotData *all = (PlotData *) (void *) data->data;
+  plot_data_make_all (all, data->len);
 
   gboolean ok = TRUE;
   for (guint i = 0; ok && i < n_gantts; i++)
-    ok = gantt_write (s, &data[i], worker_text, gantts[i].name, gantts[i].zoom, error);
-  ok = ok && inflight_write (s, &data[n_gantts], worker_text, error);
-  for (guint i = 0; i <= n_gantts; i++)
-    plot_data_clear (&data[i]);
+    ok = gantt_write (s, tl, &plans[i], &all[plans[i].first_part], worker_text, error);
+  if (ok && inflight)
+    ok = inflight_write (s, &all[inflight_at], worker_text, error);
+  for (guint i = 0; i < data->len; i++)
+    plot_data_clear (&all[i]);
   return ok;
 }
 

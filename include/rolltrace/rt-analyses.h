@@ -639,14 +639,19 @@ GString *rt_timeline_inflight_tsv (const RtTimeline *tl, const GArray *workers, 
 extern const RtTableSpec rt_timeline_gantt_spec;
 RtTable *rt_timeline_gantt_table (const RtTrace *t, const RtTimeline *tl, const GArray *workers,
                                   double from_s, double to_s, gboolean phases);
-/* The same rows handed to `batch` a batch at a time, in order: whenever the table holds
- * `batch_rows` or more after a request, and once at the end (perhaps with no row), each
- * time in a table of the same columns that is then emptied. A Gantt with phases has some
- * hundred rows per request: its data can be written without them all in memory at once. */
+/* The same rows, of the step's workers from index first_worker to end_worker (excluded;
+ * 0 and G_MAXUINT: all), handed to `batch` a batch at a time, in order: whenever the table
+ * holds `batch_rows` or more after a request, and once at the end (perhaps with no row),
+ * each time in a table of the same columns that is then emptied. A Gantt with phases has
+ * some hundred rows per request: its data can be written without them all in memory at
+ * once, and its workers' rows made apart (their lanes as in the whole table). */
 typedef void (*RtGanttBatchFunc) (const RtTable *rows, gpointer data);
 void rt_timeline_gantt_batches (const RtTrace *t, const RtTimeline *tl, const GArray *workers, double from_s,
-                                double to_s, gboolean phases, guint batch_rows, RtGanttBatchFunc batch,
-                                gpointer data);
+                                double to_s, gboolean phases, guint first_worker, guint end_worker,
+                                guint batch_rows, RtGanttBatchFunc batch, gpointer data);
+/* The lane of the band of the step's worker index k in that table (after all the workers
+ * wanted: the number of lanes). */
+guint rt_timeline_gantt_first_lane (const RtTimeline *tl, const GArray *workers, double from_s, double to_s, guint k);
 /* How many requests of `workers` (NULL: all) that table has a lane for. */
 guint rt_timeline_gantt_requests (const RtTimeline *tl, const GArray *workers, double from_s, double to_s);
 

@@ -504,15 +504,16 @@ rt_timeline_gantt_requests (const RtTimeline *tl, const GArray *workers, double 
  * `batch_rows` rows or more after a request, and at the end, and then cleared. */
 static void
 gantt_rows (RtTable *table, const RtTrace *t, const RtTimeline *tl, const GArray *workers, double from_s,
-            double to_s, gboolean phases, guint batch_rows, RtGanttBatchFunc batch, gpointer data)
+            double to_s, gboolean phases, guint first_worker, guint end_worker, guint batch_rows,
+            RtGanttBatchFunc batch, gpointer data)
 {
   const RtSpans *sp = tl->spans;
   g_autoptr (GArray) cuts = g_array_new (FALSE, FALSE, sizeof (double));
   g_autoptr (GArray) phase_lines = g_array_new (FALSE, FALSE, sizeof (RtSpanLine));
   g_autoptr (GArray) active = g_array_new (FALSE, FALSE, sizeof (guint));
   GanttScratch scratch = { cuts, phase_lines, active };
-  guint lane = 0;
-  for (guint k = 0; sp != NULL && k < sp->workers->len; k++)
+  guint lane = rt_timeline_gantt_first_lane (tl, workers, from_s, to_s, first_worker);
+  for (guint k = first_worker; sp != NULL && k < MIN (end_worker, sp->workers->len); k++)
     {
       if (!worker_wanted (tl, k, workers))
         continue;
@@ -556,14 +557,32 @@ rt_timeline_gantt_table (const RtTrace *t, const RtTimeline *tl, const GArray *w
                          gboolean phases)
 {
   RtTable *table = rt_table_new (&rt_timeline_gantt_spec);
-  gantt_rows (table, t, tl, workers, from_s, to_s, phases, 0, NULL, NULL);
+  gantt_rows (table, t, tl, workers, from_s, to_s, phases, 0, G_MAXUINT, 0, NULL, NULL);
   return table;
 }
 
 void
 rt_timeline_gantt_batches (const RtTrace *t, const RtTimeline *tl, const GArray *workers, double from_s,
-                           double to_s, gboolean phases, guint batch_rows, RtGanttBatchFunc batch, gpointer data)
+                           double to_s, gboolean phases, guint first_worker, guint end_worker, guint batch_rows,
+                           RtGanttBatchFunc batch, gpointer data)
 {
   g_autoptr (RtTable) table = rt_table_new (&rt_timeline_gantt_spec);
-  gantt_rows (table, t, tl, workers, from_s, to_s, phases, batch_rows, batch, data);
+  gantt_rows (table, t, tl, workers, from_s, to_s, phases, first_worker, end_worker, batch_rows, batch, data);
+}
+
+guint
+rt_timeline_gantt_first_lane (const RtTimeline *tl, const GArray *workers, double from_s, double to_s, guint k)
+{
+  const RtSpans *sp = tl->spans;
+  guint lane = 0;
+  for (guint j = 0; sp != NULL && j < MIN (k, sp->workers->len); j++)
+    {
+      if (!worker_wanted (tl, j, workers))
+        continue;
+      const RtSpanWorker *w = rt_spans_worker (sp, j);
+      lane += 2;   /* its band, and the empty lane after its requests */
+      for (guint i = 0; i < w->n_requests; i++)
+        lane += request_in_window (rt_spans_request (sp, w->first_request + i), from_s, to_s);
+    }
+  return lane;
 }

@@ -138,7 +138,8 @@ append_batch (const RtTable *rows, gpointer data)
 
 /* A Gantt's rows handed over in batches (after a request once the batch is full, and the
  * rest at the end) make, one after another, the whole table's TSV: for every batch size,
- * with and without phases, and with the in-flight TSV made in batches likewise. */
+ * with and without phases, whole and in two parts of workers (split before each), and
+ * with the in-flight TSV made in batches likewise. */
 static void
 test_timeline_gantt_in_batches (void)
 {
@@ -152,8 +153,16 @@ test_timeline_gantt_in_batches (void)
       for (guint batch = 1; batch <= rt_table_n_rows (whole) + 1; batch++)
         {
           g_autoptr (GString) got = g_string_new (NULL);
-          rt_timeline_gantt_batches (t, tl, NULL, NAN, NAN, phases, batch, append_batch, got);
+          rt_timeline_gantt_batches (t, tl, NULL, NAN, NAN, phases, 0, G_MAXUINT, batch, append_batch, got);
           g_assert_cmpstr (got->str, ==, want->str);
+          /* and in two parts, split before each worker: the second part's lanes go on */
+          for (guint k = 0; k <= tl->workers->len; k++)
+            {
+              g_autoptr (GString) parts = g_string_new (NULL);
+              rt_timeline_gantt_batches (t, tl, NULL, NAN, NAN, phases, 0, k, batch, append_batch, parts);
+              rt_timeline_gantt_batches (t, tl, NULL, NAN, NAN, phases, k, G_MAXUINT, batch, append_batch, parts);
+              g_assert_cmpstr (parts->str, ==, want->str);
+            }
         }
     }
   g_autoptr (RtTable) inflight = rt_timeline_inflight_table (tl, NULL);

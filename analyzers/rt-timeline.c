@@ -115,14 +115,18 @@ plot_all (RtSession *s, const RtTimeline *tl, GArray *workers, double from_s, do
   g_autofree char *tail = g_strdup_printf ("timeline_step_%d_tail", tl->step);
   g_autofree char *window = g_strdup_printf ("%s to %s s", opt_from ? opt_from : "start", opt_to ? opt_to : "end");
   gboolean zoomed = opt_from != NULL || opt_to != NULL;
-  if (!rt_plot_timeline_gantt (s, tl, workers, opt_worker, name, zoomed ? window : "", from_s, to_s, error)
-      || (opt_all_zooms && !rt_plot_timeline_gantt (s, tl, workers, opt_worker, first, "its first 60 s", 0, 60, error))
-      || (!zoomed && tl->t90_s < tl->end_s
-          && !rt_plot_timeline_gantt (s, tl, workers, opt_worker, tail, "its tail (from 90 % of requests finished)", tl->t90_s, tl->end_s, error)))
+  RtTimelineGantt gantts[3];
+  guint n = 0;
+  gantts[n++] = (RtTimelineGantt) { name, zoomed ? window : "", from_s, to_s };
+  if (opt_all_zooms)
+    gantts[n++] = (RtTimelineGantt) { first, "its first 60 s", 0, 60 };
+  if (!zoomed && tl->t90_s < tl->end_s)
+    gantts[n++] = (RtTimelineGantt) { tail, "its tail (from 90 % of requests finished)", tl->t90_s, tl->end_s };
+  if (!rt_plot_timeline (s, tl, workers, opt_worker, gantts, n, TRUE, error))
     return FALSE;
   g_autoptr (RtTable) per_worker = rt_timeline_workers_table (tl);
   g_autofree char *workers_name = g_strdup_printf ("timeline_workers_step_%d", tl->step);
-  return rt_plot_timeline_inflight (s, tl, workers, opt_worker, error) && rt_session_write_table (s, per_worker, workers_name, error);
+  return rt_session_write_table (s, per_worker, workers_name, error);
 }
 
 /* Only the requests of the step shown are read: a load from the cache takes no other. */

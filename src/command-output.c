@@ -32,30 +32,41 @@ rt_session_ensure_out_dir (RtSession *s, GError **error)
   return TRUE;
 }
 
-/* The file at `path` holds exactly `content`: read a block at a time, not whole (the data
- * files of a large trace run to megabytes), and only when its size is the same. */
+/* The file at `path` holds exactly the n parts one after another: read a block at a time,
+ * not whole (the data files of a large trace run to megabytes), and only when its size is
+ * the same. */
 static gboolean
-file_holds (const char *path, const GString *content)
+file_holds_parts (const char *path, const GString *const *parts, guint n)
 {
   int fd = open (path, O_RDONLY | O_CLOEXEC);
   if (fd < 0)
     return FALSE;
+  guint64 size = 0;
+  for (guint i = 0; i < n; i++)
+    size += parts[i]->len;
   struct stat st;
-  gboolean same = fstat (fd, &st) == 0 && S_ISREG (st.st_mode) && (guint64) st.st_size == content->len;
+  gboolean same = fstat (fd, &st) == 0 && S_ISREG (st.st_mode) && (guint64) st.st_size == size;
   const gsize block_size = 64 << 10;
   g_autofree char *block = same ? g_malloc (block_size) : NULL;   /* the caller's own */
-  for (gsize at = 0; same && at < content->len;)
-    {
-      gssize r = read (fd, block, MIN (block_size, content->len - at));
-      if (r < 0 && errno == EINTR)
-        continue;
-      same = r > 0 && memcmp (block, content->str + at, (gsize) r) == 0;
-      at += r > 0 ? (gsize) r : 0;
-    }
+  for (guint i = 0; same && i < n; i++)
+    for (gsize at = 0; same && at < parts[i]->len;)
+      {
+        gssize r = read (fd, block, MIN (block_size, parts[i]->len - at));
+        if (r < 0 && errno == EINTR)
+          continue;
+        same = r > 0 && memcmp (block, parts[i]->str + at, (gsize) r) == 0;
+        at += r > 0 ? (gsize) r : 0;
+      }
   char extra;
   same = same && read (fd, &extra, 1) == 0;   /* nor longer than stat said */
   close (fd);
   return same;
+}
+
+static gboolean
+file_holds (const char *path, const GString *content)
+{
+  return file_holds_parts (path, &content, 1);
 }
 
 gboolean
@@ -72,9 +83,32 @@ rt_session_write (RtSession *s, const char *name, const GString *content, GError
 }
 
 gboolean
+rt_session_write_tsv (RtSession *s, const GString *tsv, const char *stem, GError **error)
+{
+  g_autofree char *name = g_strdup_printf ("%s.tsv", stem);
+  return rt_session_write (s, name, tsv, error);
+}
+
+gboolean
+rt_session_write_tsv_parts (RtSession *s, const GString *const *parts, guint n, const char *stem, GError **error)
+{
+  if (n == 1)
+    return rt_session_write_tsv (s, parts[0], stem, error);
+  if (!rt_session_ensure_out_dir (s, error))
+    return FALSE;
+  g_autofree char *name = g_strdup_printf ("%s.tsv", stem);
+  g_autofree char *path = rt_session_out_path (s, name);
+  if (file_holds_parts (path, parts, n))
+    return TRUE;   /* unchanged: it keeps its time stamp, as rt_session_write does */
+  g_autoptr (GString) whole = g_string_new (NULL);
+  for (guint i = 0; i < n; i++)
+    g_string_append_len (whole, parts[i]->str, (gssize) parts[i]->len);
+  return rt_file_write_atomic (path, whole->str, whole->len, error);
+}
+
+gboolean
 rt_session_write_table (RtSession *s, const RtTable *table, const char *stem, GError **error)
 {
   g_autoptr (GString) tsv = rt_table_tsv (table);
-  g_autofree char *name = g_strdup_printf ("%s.tsv", stem);
-  return rt_session_write (s, name, tsv, error);
+  return rt_session_write_tsv (s, tsv, stem, error);
 }

@@ -139,66 +139,91 @@ put_exponent (char *p, int e10)
   return p;
 }
 
-/* Appends the text %.<precision>g makes of v's digits d and exponent e10. */
+/* The eight decimal digits of v < 10^8 as the bytes 0..9 of a guint64, the most significant
+ * in the lowest byte (first in memory): v split into two halves of four digits, each into
+ * two pairs, each pair into two digits, all lanes at once; x * 10486 >> 20 is x / 100 for
+ * x < 10^4 and x * 103 >> 10 is x / 10 for x < 100. */
+static inline guint64
+eight_digits (guint32 v)
+{
+  guint64 halves = (v / 10000) | ((guint64) (v % 10000) << 32);
+  guint64 hundreds = ((halves * 10486) >> 20) & 0x0000007F0000007Full;
+  guint64 pairs = hundreds | ((halves - hundreds * 100) << 16);
+  guint64 tens = ((pairs * 103) >> 10) & 0x000F000F000F000Full;
+  return tens | ((pairs - tens * 10) << 8);
+}
+
+/* Appends the text %.<precision>g makes of v's digits d < 10^17 and exponent e10: the digits
+ * made eight at a time, their trailing zeros counted from the top zero bytes of each eight,
+ * and every copy of a fixed size. */
 static void
 put_g (GString *out, gboolean negative, guint64 d, int e10, int precision)
 {
-  static const char pairs[] =
-    "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
-    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
-    "8081828384858687888990919293949596979899";
-  /* the trailing zeros that %g drops, dropped from d first (not from the integer part) */
-  int n = precision;
+  /* d as 17 digits, a leading one and two eights; slack for the copies of fixed size */
+  char digits[48];
+  guint64 top = d / 10000000000000000ull, rest = d % 10000000000000000ull;
+  guint32 high = (guint32) (rest / 100000000), low = (guint32) (rest % 100000000);
+  guint64 high_lanes = eight_digits (high), low_lanes = eight_digits (low);
+  digits[0] = (char) ('0' + top);
+  guint64 text = high_lanes + 0x3030303030303030ull;
+  memcpy (digits + 1, &text, 8);
+  text = low_lanes + 0x3030303030303030ull;
+  memcpy (digits + 9, &text, 8);
+  /* the zeros at the end of the 17, of which the top 17 - precision are zeros too */
+  int zeros = low != 0 ? __builtin_clzll (low_lanes) / 8
+              : high != 0 ? 8 + __builtin_clzll (high_lanes) / 8 : 16 + (top == 0);
+  const char *first = digits + 17 - precision;
+  /* the trailing zeros that %g drops (not from the integer part) */
   int keep = e10 < -4 || e10 >= precision ? 1 : MAX (e10 + 1, 1);
-  while (n > keep && d % 10 == 0)
-    {
-      d /= 10;
-      n--;
-    }
-  /* copies below are of a fixed 17 bytes, which the compiler inlines: the slack of
-   * digits[] and text[] takes what lies past the ones wanted */
-  char digits[40], text[80];
-  int i = n;
-  for (; i >= 2; i -= 2, d /= 100)
-    memcpy (digits + i - 2, pairs + 2 * (d % 100), 2);
-  if (i == 1)
-    digits[0] = (char) ('0' + d);
-  char *p = text;
-  if (negative)
-    *p++ = '-';
+  int n = MAX (precision - zeros, keep);
+
+  char local[48];
+  gboolean direct = out->len + 40 < out->allocated_len;
+  char *start = direct ? out->str + out->len : local;
+  char *p = start;
+  *p = '-';
+  p += negative;
   if (e10 < -4 || e10 >= precision)
     {
       /* d.ddde+XX, without the fraction's trailing zeros, and its point with them */
-      *p++ = digits[0];
+      *p++ = first[0];
       if (n > 1)
         {
           *p++ = '.';
-          memcpy (p, digits + 1, 17);
+          memcpy (p, first + 1, 16);
           p += n - 1;
         }
       p = put_exponent (p, e10);
     }
-  else
+  else if (e10 >= 0)
     {
       /* fixed: precision - 1 - e10 decimals, without trailing zeros */
-      int int_digits = e10 >= 0 ? e10 + 1 : 0;
-      if (e10 >= 0)
-        {
-          memcpy (p, digits, 17);
-          p += int_digits;
-        }
-      else
-        *p++ = '0';
+      int int_digits = e10 + 1;
+      memcpy (p, first, 17);
+      p += int_digits;
       if (n > int_digits)
         {
           *p++ = '.';
-          for (int z = 0; z < -e10 - 1; z++)
-            *p++ = '0';
-          memcpy (p, digits + int_digits, 17);
+          memcpy (p, first + int_digits, 16);
           p += n - int_digits;
         }
     }
-  rt_string_put (out, text, (gsize) (p - text));
+  else
+    {
+      /* 0.000ddd: -e10 - 1 <= 3 zeros after the point */
+      memcpy (p, "0.000", 5);
+      p += 1 - e10;
+      memcpy (p, first, 17);
+      p += n;
+    }
+  gsize len = (gsize) (p - start);
+  if (direct)
+    {
+      out->len += len;
+      out->str[out->len] = '\0';
+    }
+  else
+    rt_string_put (out, local, len);
 }
 
 /* round_digits for a precision of at most 9 and an a whose a 10^k (k = precision - 1 - e10,
@@ -254,20 +279,6 @@ round_digits_short (double a, int precision, guint32 *d, int *e10)
   *d = (guint32) whole;
   *e10 = e;
   return TRUE;
-}
-
-/* The eight decimal digits of v < 10^8 as the bytes 0..9 of a guint64, the most significant
- * in the lowest byte (first in memory): v split into two halves of four digits, each into
- * two pairs, each pair into two digits, all lanes at once; x * 10486 >> 20 is x / 100 for
- * x < 10^4 and x * 103 >> 10 is x / 10 for x < 100. */
-static inline guint64
-eight_digits (guint32 v)
-{
-  guint64 halves = (v / 10000) | ((guint64) (v % 10000) << 32);
-  guint64 hundreds = ((halves * 10486) >> 20) & 0x0000007F0000007Full;
-  guint64 pairs = hundreds | ((halves - hundreds * 100) << 16);
-  guint64 tens = ((pairs * 103) >> 10) & 0x000F000F000F000Full;
-  return tens | ((pairs - tens * 10) << 8);
 }
 
 /* put_g for a precision of at most 9 (d < 10^9), written straight into out's buffer when
@@ -369,15 +380,100 @@ rt_format_g (GString *out, double v, int precision)
   put_g (out, v < 0, d, e10, precision);
 }
 
+/* Whether %.<p>g of a reads back, a 10^k being w + rest / 2^sh exactly (rest < 2^sh) and
+ * the digits of %.<p>g w with its last t digits rounded off, unit = 10^t (a constant where
+ * it is inlined, so that the division is by one): q = w / unit rounded to nearest, a tie
+ * to even. That decimal reads back while its distance to a, doubled (quadrupled below a
+ * power of two, where the neighbour below is half as near), is under the gap between a
+ * and its neighbour: a's ulp 10^k, which is 5^k in units of 2^-sh. Never a tie there: a
+ * midpoint between two doubles below 2^52 is an odd multiple of 2^-j (j >= 2) of 54 bits,
+ * which takes more than 17 digits. */
+static G_ALWAYS_INLINE inline gboolean
+reads_back_rounded (guint64 w, unsigned __int128 rest, int sh, unsigned __int128 gap, gboolean power_of_two,
+                    guint64 unit, guint64 *q_out)
+{
+  typedef unsigned __int128 u128;
+  guint64 q = w / unit, r = w % unit;
+  u128 half_ulp = (u128) 1 << (sh - 1);   /* half of one unit of w, in units of 2^-sh */
+  gboolean up = unit == 1 ? rest > half_ulp || (rest == half_ulp && (q & 1))
+                          : r > unit / 2 || (r == unit / 2 && (rest != 0 || (q & 1)));
+  q += up;
+  *q_out = q;
+  /* the decimal q unit against a 10^k = w + rest / 2^sh: off by delta units of w, less rest */
+  gint64 delta = (gint64) (q * unit - w);
+  u128 diff = delta > 0 ? ((u128) delta << sh) - rest : ((u128) -delta << sh) + rest;
+  gboolean below = delta < 0 || (delta == 0 && rest != 0);
+  u128 twice = below && power_of_two ? 4 * diff : 2 * diff;
+  return twice < gap;
+}
+
+/* rt_format_double's choice for an a of 10^-11 <= a < 2^52 or so (a plot's times and
+ * shares), with one product: a 10^k for k = 16 - e (e from the binary exponent, one too
+ * small at most) is w + rest / 2^sh exactly, w of 17 or 18 digits. FALSE (leaving it to the
+ * general way) outside that range, or when the rounding carries into a new digit. */
+static gboolean
+choose_digits (double a, guint64 *d, int *e10, int *precision)
+{
+  typedef unsigned __int128 u128;
+  guint64 bits;
+  memcpy (&bits, &a, sizeof bits);
+  int biased = (int) ((bits >> 52) & 0x7FF);
+  if (biased == 0 || biased == 0x7FF)
+    return FALSE;
+  guint64 m = (bits & ((1ull << 52) - 1)) | (1ull << 52);
+  int e2 = biased - 1023;         /* a = m 2^(e2 - 52) */
+  int e = (e2 * 78913) >> 18;     /* 10^e <= a < 10^(e + 2) */
+  int k = 16 - e;
+  int sh = 52 - e2 - k;           /* a 10^k = m 5^k / 2^sh */
+  if (k < 0 || k > 27 || sh < 1 || sh > 90)
+    return FALSE;
+  u128 x = (u128) m * pow5[k];
+  guint64 w = (guint64) (x >> sh);   /* 10^16 <= w < 10^18 */
+  u128 rest = x & (((u128) 1 << sh) - 1);
+  gboolean power_of_two = m == (1ull << 52) && biased > 1;
+  u128 gap = pow5[k];
+  /* %.15g, %.16g, then %.17g (taken whether or not it reads back): 2, 1, 0 digits of a
+   * w of 17 rounded off, or 3, 2, 1 of a w of 18 (the exponent one more) */
+  gboolean short_w = w < pow10[17];
+  *e10 = short_w ? e : e + 1;
+  guint64 q;
+  if (short_w ? reads_back_rounded (w, rest, sh, gap, power_of_two, 100, &q)
+              : reads_back_rounded (w, rest, sh, gap, power_of_two, 1000, &q))
+    *precision = 15;
+  else if (short_w ? reads_back_rounded (w, rest, sh, gap, power_of_two, 10, &q)
+                   : reads_back_rounded (w, rest, sh, gap, power_of_two, 100, &q))
+    *precision = 16;
+  else
+    {
+      if (short_w)
+        reads_back_rounded (w, rest, sh, gap, power_of_two, 1, &q);
+      else
+        reads_back_rounded (w, rest, sh, gap, power_of_two, 10, &q);
+      *precision = 17;
+    }
+  *d = q;
+  return q < pow10[*precision];   /* not rounded up into a new digit (all nines) */
+}
+
 void
 rt_format_double (GString *out, double v)
 {
-  if (v == floor (v) && fabs (v) < 1e15)
+  /* a whole number (-0 too: "0.0"), told without a call to floor */
+  if (fabs (v) < 1e15 && v == (double) (gint64) v)
     {
       rt_format_int (out, (gint64) v);
       RT_STRING_PUT_LITERAL (out, ".0");
       return;
     }
+  {
+    guint64 d;
+    int e10, precision;
+    if (choose_digits (fabs (v), &d, &e10, &precision))
+      {
+        put_g (out, v < 0, d, e10, precision);
+        return;
+      }
+  }
   /* the shortest of %.15g..%.17g that reads back exactly: told in integers, or failing
    * that (a value past 10^+-27 of its digits) by reading it back (locale-independent) */
   for (int prec = 15; prec <= 17; prec++)
@@ -405,18 +501,47 @@ rt_format_double (GString *out, double v)
   g_string_append (out, buf);
 }
 
+/* "00" to "99" */
+static const char digit_pairs[] =
+  "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+  "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+  "8081828384858687888990919293949596979899";
+
 void
 rt_format_int (GString *out, gint64 v)
 {
-  char digits[24];
-  char *p = digits + sizeof digits;
   guint64 u = v < 0 ? -(guint64) v : (guint64) v;
-  do
-    *--p = (char) ('0' + u % 10);
-  while ((u /= 10) > 0);
+  gsize n = 1;   /* its digits: at most 19 (|G_MININT64| < 10^19) */
+  while (n < 19 && u >= pow10[n])
+    n++;
+  gsize len = n + (v < 0);
+  /* written straight into out's buffer when it has room, from the last digit back, two
+   * at a time */
+  char local[24];
+  gboolean direct = out->len + 24 < out->allocated_len;
+  char *start = direct ? out->str + out->len : local;
+  char *p = start + len;
+  for (; u >= 100; u /= 100)
+    {
+      p -= 2;
+      memcpy (p, digit_pairs + 2 * (u % 100), 2);
+    }
+  if (u >= 10)
+    {
+      p -= 2;
+      memcpy (p, digit_pairs + 2 * u, 2);
+    }
+  else
+    *--p = (char) ('0' + u);
   if (v < 0)
     *--p = '-';
-  rt_string_put (out, p, (gsize) (digits + sizeof digits - p));
+  if (direct)
+    {
+      out->len += len;
+      out->str[out->len] = '\0';
+    }
+  else
+    rt_string_put (out, local, len);
 }
 
 void

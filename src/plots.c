@@ -403,24 +403,45 @@ bar_in_window (double start, double end, double from_s, double to_s)
   return !(end <= from_s) && !(start >= to_s);
 }
 
-/* Which bars show in the window, as gnuplot plot clauses (the legend names only those);
- * `thin`: requests without phases. */
-static char *
-gantt_clauses (const RtTable *table, gboolean thin, double from_s, double to_s)
+/* Which bars show in the window, seen in some rows of a Gantt's table (one batch of them):
+ * occurs[b] set for each bar b that shows. One pass over the rows, a row's bar found by
+ * its phase's first letter before the whole text is compared, and not looked up again for
+ * a row whose phase is the row above's (the same text). */
+static void
+gantt_bars_seen (const RtTable *table, double from_s, double to_s, gboolean occurs[G_N_ELEMENTS (bars)])
 {
   int phase_col = rt_table_find (table, "phase");
   int start_col = rt_table_find (table, "start_s"), end_col = rt_table_find (table, "end_s");
+  const char *last_phase = NULL;
+  int last_bar = -1;
+  for (guint r = 0, n_rows = rt_table_n_rows (table); r < n_rows; r++)
+    {
+      const char *phase = rt_table_get_text (table, r, phase_col);
+      if (phase != last_phase || r == 0)
+        {
+          last_phase = phase;
+          last_bar = -1;
+          for (guint b = 0; phase != NULL && b < G_N_ELEMENTS (bars) && last_bar < 0; b++)
+            if (phase[0] == bars[b].phase[0] && strcmp (phase, bars[b].phase) == 0)
+              last_bar = (int) b;
+        }
+      if (last_bar >= 0 && !occurs[last_bar])
+        occurs[last_bar] = bar_in_window (rt_table_get_number (table, r, start_col),
+                                          rt_table_get_number (table, r, end_col), from_s, to_s);
+    }
+}
+
+/* The bars that show, as gnuplot plot clauses (the legend names only those); `thin`:
+ * requests without phases. */
+static char *
+gantt_clauses (const gboolean occurs[G_N_ELEMENTS (bars)], gboolean thin)
+{
   GString *gp = g_string_new (NULL);
   for (guint b = 0; b < G_N_ELEMENTS (bars); b++)
     {
       if (!bars[b].band && (strcmp (bars[b].phase, "request") == 0) != thin)
         continue;
-      gboolean occurs = FALSE;
-      for (guint r = 0; r < rt_table_n_rows (table) && !occurs; r++)
-        occurs = g_strcmp0 (rt_table_get_text (table, r, phase_col), bars[b].phase) == 0
-                 && bar_in_window (rt_table_get_number (table, r, start_col),
-                                   rt_table_get_number (table, r, end_col), from_s, to_s);
-      if (!occurs)
+      if (!occurs[b])
         continue;
       /* the worker's span is a thin line under its sections; request bars fill most of a lane */
       double half = strcmp (bars[b].phase, "worker") == 0 ? 0.06 : bars[b].band ? 0.3 : thin ? 0.3 : 0.4;
@@ -431,18 +452,24 @@ gantt_clauses (const RtTable *table, gboolean thin, double from_s, double to_s)
   return g_string_free (gp, FALSE);
 }
 
-/* "worker M" beside each worker's band */
-static char *
-worker_tics (const RtTable *table)
+/* "worker M" beside each worker's band, for the bands among some rows of a Gantt's table,
+ * appended to `tics`; and the lanes they take, from 0, into *lanes (the rows come lane
+ * after lane: the last row's is the highest) */
+static void
+worker_tics_add (const RtTable *table, GString *tics, guint *lanes)
 {
   int lane_col = rt_table_find (table, "lane"), worker_col = rt_table_find (table, "worker");
   int phase_col = rt_table_find (table, "phase");
-  GString *tics = g_string_new (NULL);
-  for (guint r = 0; r < rt_table_n_rows (table); r++)
-    if (g_strcmp0 (rt_table_get_text (table, r, phase_col), "worker") == 0)
-      g_string_append_printf (tics, "%s'worker %.0f' %.0f", tics->len ? ", " : "",
-                              rt_table_get_number (table, r, worker_col), rt_table_get_number (table, r, lane_col));
-  return g_string_free (tics, FALSE);
+  guint n_rows = rt_table_n_rows (table);
+  if (n_rows > 0)
+    *lanes = MAX (*lanes, (guint) rt_table_get_number (table, n_rows - 1, lane_col) + 1);
+  for (guint r = 0; r < n_rows; r++)
+    {
+      const char *phase = rt_table_get_text (table, r, phase_col);
+      if (phase != NULL && phase[0] == 'w' && strcmp (phase, "worker") == 0)
+        g_string_append_printf (tics, "%s'worker %.0f' %.0f", tics->len ? ", " : "",
+                                rt_table_get_number (table, r, worker_col), rt_table_get_number (table, r, lane_col));
+    }
 }
 
 /* an end of a gnuplot range: * for none */
@@ -453,56 +480,272 @@ range_bound (double v)
   return isnan (v) ? g_strdup ("*") : g_strdup (g_ascii_dtostr (buf, sizeof buf, v));
 }
 
+/* The data of one of the step's plots, made before anything is written, on either thread:
+ * a part of a Gantt's (the TSV of the rows of some of its workers, and what its script
+ * takes from them) or the in-flight plot's (its TSV). The rows are made and written a
+ * batch at a time, never all in memory. */
+typedef struct {
+  const RtTrace *trace;
+  const RtTimeline *tl;
+  const GArray *workers;
+  gboolean inflight;          /* the in-flight data, not a Gantt's */
+  double from_s, to_s;        /* a Gantt's window */
+  gboolean thin;              /* its requests without phases (more than THIN_ABOVE) */
+  guint first_worker, end_worker;  /* this part's workers: indices into the step's */
+  double cost;                /* about how long it takes, to begin with the longest */
+  GString *tsv;               /* a Gantt's first part's begins with the header line */
+  guint lanes, n_workers;
+  gboolean occurs[G_N_ELEMENTS (bars)];
+  GString *tics;
+} PlotData;
+
+static void
+gantt_batch (const RtTable *rows, gpointer data)
+{
+  PlotData *d = data;
+  rt_table_tsv_append (rows, d->tsv, d->tsv->len == 0 && d->first_worker == 0);
+  gantt_bars_seen (rows, d->from_s, d->to_s, d->occurs);
+  worker_tics_add (rows, d->tics, &d->lanes);
+}
+
+/* Rows of a Gantt's batch: their cells stay in the cache, in the same pages. */
+#define GANTT_BATCH 1024
+
+/* Rows of a Gantt of a worker: a band per worker and section, and per request of the
+ * window, with phases two per timed line at most. */
+static gsize
+gantt_rows_of (const RtTimeline *tl, guint k, double from_s, double to_s, gboolean thin)
+{
+  const RtSpans *sp = tl->spans;
+  const RtSpanWorker *w = rt_spans_worker (sp, k);
+  gsize rows = 1 + w->n_sections;
+  for (guint i = 0; i < w->n_requests; i++)
+    {
+      const RtSpanRequest *q = rt_spans_request (sp, w->first_request + i);
+      if (!(!isnan (from_s) && q->end_s <= from_s) && !(!isnan (to_s) && q->start_s >= to_s))
+        rows += thin ? 1 : 2 + 2 * (gsize) q->n_lines;
+    }
+  return rows;
+}
+
+static void
+plot_data_make (PlotData *d)
+{
+  if (d->inflight)
+    {
+      guint n_columns;
+      d->tsv = rt_timeline_inflight_tsv (d->tl, d->workers, &n_columns);
+      d->n_workers = n_columns - 2;
+      return;
+    }
+  /* room for the TSV at once (only the pages written are touched), some 80 bytes a row */
+  gsize rows = 0;
+  guint n_workers = d->tl->spans ? d->tl->spans->workers->len : 0;
+  for (guint k = d->first_worker; k < MIN (d->end_worker, n_workers); k++)
+    rows += gantt_rows_of (d->tl, k, d->from_s, d->to_s, d->thin);
+  d->tsv = g_string_sized_new (MIN (rows * 80 + 4096, (gsize) 256 << 20));
+  d->tics = g_string_new (NULL);
+  /* a thin line per request draws no phase: the data file holds none either */
+  rt_timeline_gantt_batches (d->trace, d->tl, d->workers, d->from_s, d->to_s, !d->thin, d->first_worker,
+                             d->end_worker, GANTT_BATCH, gantt_batch, d);
+}
+
+static void
+plot_data_clear (PlotData *d)
+{
+  if (d->tsv != NULL)
+    g_string_free (d->tsv, TRUE);
+  if (d->tics != NULL)
+    g_string_free (d->tics, TRUE);
+}
+
+/* The parts of one Gantt, in worker order, and what its script needs. */
+typedef struct {
+  const char *name, *zoom;
+  double from_s, to_s;
+  guint requests;
+  gboolean thin;
+  guint first_part, n_parts;  /* in the plots' data */
+} GanttPlan;
+
+/* Splits a Gantt into parts of about equal rows (at most 3, and parts of at least some
+ * thousands of rows), appending them to `data`. */
+static void
+gantt_plan (GanttPlan *g, GArray *data, const RtTrace *t, const RtTimeline *tl, const GArray *workers)
+{
+  g->requests = rt_timeline_gantt_requests (tl, workers, g->from_s, g->to_s);
+  g->thin = g->requests > THIN_ABOVE;
+  g->first_part = data->len;
+  guint n_workers = tl->spans ? tl->spans->workers->len : 0;
+  g_autofree gsize *rows = g_new0 (gsize, MAX (n_workers, 1u));
+  gsize all = 0;
+  for (guint k = 0; k < n_workers; k++)
+    all += rows[k] = gantt_rows_of (tl, k, g->from_s, g->to_s, g->thin);
+  guint n_parts = (guint) CLAMP (all / 6000, 1, 3);
+  guint k = 0;
+  gsize before = 0;
+  for (guint part = 0; part < n_parts; part++)
+    {
+      guint first = k;
+      gsize part_rows = 0;
+      for (; k < n_workers && (part == n_parts - 1 || (before + part_rows) * n_parts < all * (part + 1)); k++)
+        part_rows += rows[k];
+      before += part_rows;
+      PlotData d = { .trace = t, .tl = tl, .workers = workers, .from_s = g->from_s, .to_s = g->to_s,
+                     .thin = g->thin, .first_worker = first, .end_worker = part == n_parts - 1 ? G_MAXUINT : k,
+                     .cost = 10.0 * (double) part_rows };
+      g_array_append_val (data, d);
+    }
+  g->n_parts = n_parts;
+}
+
+/* Writes one Gantt from the data of its parts. */
+static gboolean
+gantt_write (RtSession *s, const RtTimeline *tl, const GanttPlan *g, PlotData *parts, const char *worker_text,
+             GError **error)
+{
+  gboolean occurs[G_N_ELEMENTS (bars)] = { FALSE };
+  g_autoptr (GString) tics = g_string_new (NULL);
+  g_autofree const GString **tsv = g_new (const GString *, g->n_parts);
+  guint lanes = 0;
+  for (guint i = 0; i < g->n_parts; i++)
+    {
+      for (guint b = 0; b < G_N_ELEMENTS (bars); b++)
+        occurs[b] = occurs[b] || parts[i].occurs[b];
+      if (tics->len > 0 && parts[i].tics->len > 0)
+        g_string_append (tics, ", ");
+      g_string_append (tics, parts[i].tics->str);
+      lanes = MAX (lanes, parts[i].lanes);
+      tsv[i] = parts[i].tsv;
+    }
+  g_autofree char *clauses = gantt_clauses (occurs, g->thin);
+  g_autofree char *marks = finish_marks (tl);
+  g_autofree char *from_text = range_bound (g->from_s), *to_text = range_bound (g->to_s);
+  g_autofree char *xrange = g_strdup_printf ("%s:%s", from_text, to_text);
+  g_autofree char *ymax = g_strdup_printf ("%u", lanes);
+  int height = (int) CLAMP (180 + lanes * (g->thin ? 3 : 12), 600, 8000);
+  g_autofree char *size = g_strdup_printf ("1400,%d", height);
+  g_autofree char *on = worker_text ? g_strdup_printf (", worker %s", worker_text) : g_strdup ("");
+  g_autofree char *what = g_strdup_printf ("step %d%s%s%s, %u requests%s", tl->step, on, *g->zoom ? ", " : "",
+                                           g->zoom, g->requests,
+                                           g->thin ? " (one thin line each, no phases: more than 400)" : "");
+  const char *vars[] = { "XRANGE", xrange, "YMAX", ymax, "YTICS", tics->str, "MARKS", marks, "PLOTS", clauses,
+                         "SIZE", size, NULL };
+  return rt_session_write_tsv_parts (s, tsv, g->n_parts, g->name, error)
+         && rt_session_plot (s, "timeline", g->name, what, vars, error);
+}
+
+/* Writes the in-flight plot from its data. */
+static gboolean
+inflight_write (RtSession *s, const PlotData *d, const char *worker_text, GError **error)
+{
+  const RtTimeline *tl = d->tl;
+  g_autofree char *name = g_strdup_printf ("inflight_step_%d", tl->step);
+  g_autofree char *lastcol = g_strdup_printf ("%u", d->n_workers + 2);
+  /* past a dozen workers the legend would hide the plot: their lines stay, unnamed */
+  const char *worker_title = d->n_workers <= 12 ? "title columnhead(c)" : "notitle lc rgb '#bbbbbb' lw 1";
+  g_autofree char *marks = finish_marks (tl);
+  g_autofree char *what = g_strdup_printf ("step %d%s%s, requests in flight", tl->step,
+                                           worker_text ? ", worker " : "", worker_text ? worker_text : "");
+  g_autofree char *ytics = rt_gnuplot_int_tics ("ytics", 0, (gint32) MAX (tl->peak_in_flight, 1u), 10);
+  const char *vars[] = { "LASTCOL", lastcol, "WORKER_TITLE", worker_title, "MARKS", marks, "YTICS", ytics, NULL };
+  return rt_session_write_tsv (s, d->tsv, name, error)
+         && rt_session_plot (s, "inflight", name, what, vars, error);
+}
+
+/* The plots' data, taken one after another (the longest first) by each thread that runs this. */
+typedef struct {
+  PlotData *data;
+  const guint *order;
+  guint n;
+  gint next;
+} PlotJobs;
+
+static gpointer
+plot_jobs_run (gpointer p)
+{
+  PlotJobs *jobs = p;
+  for (guint i; (i = (guint) g_atomic_int_add (&jobs->next, 1)) < jobs->n;)
+    plot_data_make (&jobs->data[jobs->order[i]]);
+  return NULL;
+}
+
+/* Makes the plots' data, on a second thread too when there is a second core. */
+static void
+plot_data_make_all (PlotData *data, guint n)
+{
+  /* the longest first (a few plots: by insertion; equal costs keep their order) */
+  g_autofree guint *order = g_new (guint, MAX (n, 1u));
+  for (guint i = 0; i < n; i++)
+    {
+      guint j = i;
+      for (; j > 0 && data[order[j - 1]].cost < data[i].cost; j--)
+        order[j] = order[j - 1];
+      order[j] = i;
+    }
+  PlotJobs jobs = { data, order, n, 0 };
+  GThread *helper = n > 1 && g_get_num_processors () > 1 ? g_thread_try_new ("rt-plots", plot_jobs_run, &jobs, NULL)
+                                                         : NULL;
+  plot_jobs_run (&jobs);
+  if (helper != NULL)
+    g_thread_join (helper);
+}
+
 /* One Gantt: the requests of `workers` alive in [from_s, to_s] (NAN: the whole step). */
 gboolean
 rt_plot_timeline_gantt (RtSession *s, const RtTimeline *tl, const GArray *workers,
                         const char *worker_text, const char *name, const char *zoom,
                         double from_s, double to_s, GError **error)
 {
-  guint requests = rt_timeline_gantt_requests (tl, workers, from_s, to_s), lanes = 0;
-  gboolean thin = requests > THIN_ABOVE;
-  /* a thin line per request draws no phase: the data file holds none either */
-  g_autoptr (RtTable) table = rt_timeline_gantt_table (s->trace, tl, workers, from_s, to_s, !thin);
-  guint n_rows = rt_table_n_rows (table);
-  int lane_col = rt_table_find (table, "lane");
-  for (guint r = 0; r < n_rows; r++)
-    lanes = MAX (lanes, (guint) rt_table_get_number (table, r, lane_col) + 1);
-  g_autofree char *clauses = gantt_clauses (table, thin, from_s, to_s);
-  g_autofree char *tics = worker_tics (table);
-  g_autofree char *marks = finish_marks (tl);
-  g_autofree char *from_text = range_bound (from_s), *to_text = range_bound (to_s);
-  g_autofree char *xrange = g_strdup_printf ("%s:%s", from_text, to_text);
-  g_autofree char *ymax = g_strdup_printf ("%u", lanes);
-  int height = (int) CLAMP (180 + lanes * (thin ? 3 : 12), 600, 8000);
-  g_autofree char *size = g_strdup_printf ("1400,%d", height);
-  g_autofree char *on = worker_text ? g_strdup_printf (", worker %s", worker_text) : g_strdup ("");
-  g_autofree char *what = g_strdup_printf ("step %d%s%s%s, %u requests%s", tl->step, on, *zoom ? ", " : "", zoom, requests,
-                                           thin ? " (one thin line each, no phases: more than 400)" : "");
-  const char *vars[] = { "XRANGE", xrange, "YMAX", ymax, "YTICS", tics, "MARKS", marks, "PLOTS", clauses,
-                         "SIZE", size, NULL };
-  return rt_session_write_table (s, table, name, error)
-         && rt_session_plot (s, "timeline", name, what, vars, error);
+  RtTimelineGantt one = { name, zoom, from_s, to_s };
+  return rt_plot_timeline (s, tl, workers, worker_text, &one, 1, FALSE, error);
 }
 
 gboolean
 rt_plot_timeline_inflight (RtSession *s, const RtTimeline *tl, const GArray *workers,
                            const char *worker_text, GError **error)
 {
-  g_autoptr (RtTable) table = rt_timeline_inflight_table (tl, workers);
-  g_autofree char *name = g_strdup_printf ("inflight_step_%d", tl->step);
-  guint n_workers = rt_table_n_columns (table) - 2;
-  g_autofree char *lastcol = g_strdup_printf ("%u", n_workers + 2);
-  /* past a dozen workers the legend would hide the plot: their lines stay, unnamed */
-  const char *worker_title = n_workers <= 12 ? "title columnhead(c)" : "notitle lc rgb '#bbbbbb' lw 1";
-  g_autofree char *marks = finish_marks (tl);
-  g_autofree char *what = g_strdup_printf ("step %d%s%s, requests in flight", tl->step,
-                                           worker_text ? ", worker " : "", worker_text ? worker_text : "");
-  g_autofree char *ytics = rt_gnuplot_int_tics ("ytics", 0, (gint32) MAX (tl->peak_in_flight, 1u), 10);
-  const char *vars[] = { "LASTCOL", lastcol, "WORKER_TITLE", worker_title, "MARKS", marks, "YTICS", ytics, NULL };
-  return rt_session_write_table (s, table, name, error)
-         && rt_session_plot (s, "inflight", name, what, vars, error);
+  PlotData d = { .trace = s->trace, .tl = tl, .workers = workers, .inflight = TRUE };
+  plot_data_make (&d);
+  gboolean ok = inflight_write (s, &d, worker_text, error);
+  plot_data_clear (&d);
+  return ok;
 }
 
+gboolean
+rt_plot_timeline (RtSession *s, const RtTimeline *tl, const GArray *workers, const char *worker_text,
+                  const RtTimelineGantt *gantts, guint n_gantts, gboolean inflight, GError **error)
+{
+  /* the data of each plot (of each part of a large Gantt) is made apart from the others
+   * (the tables are only read), then the files are written in order */
+  g_autoptr (GArray) data = g_array_new (FALSE, FALSE, sizeof (PlotData));
+  g_autofree GanttPlan *plans = g_new0 (GanttPlan, MAX (n_gantts, 1u));
+  for (guint i = 0; i < n_gantts; i++)
+    {
+      plans[i] = (GanttPlan) { .name = gantts[i].name, .zoom = gantts[i].zoom,
+                               .from_s = gantts[i].from_s, .to_s = gantts[i].to_s };
+      gantt_plan (&plans[i], data, s->trace, tl, workers);
+    }
+  guint inflight_at = data->len;
+  if (inflight)
+    {
+      /* a cell of it takes about a tenth of a Gantt's row */
+      PlotData d = { .trace = s->trace, .tl = tl, .workers = workers, .inflight = TRUE,
+                     .cost = (double) tl->inflight->len * (2 + tl->workers->len) };
+      g_array_append_val (data, d);
+    }
+  PlotData *all = (PlotData *) (void *) data->data;
+  plot_data_make_all (all, data->len);
+
+  gboolean ok = TRUE;
+  for (guint i = 0; ok && i < n_gantts; i++)
+    ok = gantt_write (s, tl, &plans[i], &all[plans[i].first_part], worker_text, error);
+  if (ok && inflight)
+    ok = inflight_write (s, &all[inflight_at], worker_text, error);
+  for (guint i = 0; i < data->len; i++)
+    plot_data_clear (&all[i]);
+  return ok;
+}
 
 /* ---- the trainer's log ---- */
 

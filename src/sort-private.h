@@ -40,3 +40,24 @@
     for (gsize i = 0; i < (gsize) (out - tmp); i++)                                            \
       a[i] = tmp[i];                                                                           \
   }
+
+/* Defines `static void NAME (TYPE *a, gsize n)`: a stable insertion sort (an element moves
+ * past greater ones only), for the short runs that come nearly in order (a request's lines,
+ * turns and cuts), where it does a fraction of the merge sort's work. Under a strict weak
+ * order it puts every element where the merge sort does (a stable sort's result is then the
+ * only one); under a comparison that is not one (a NaN among doubles) it need not, so its
+ * callers take it only once they have seen that there is none. */
+#define RT_DEFINE_INSERTION_SORT(NAME, TYPE, COMPARE)                                          \
+  static void NAME (TYPE *a, gsize n)                                                          \
+  {                                                                                            \
+    for (gsize i = 1; i < n; i++)                                                              \
+      {                                                                                        \
+        if (COMPARE (&a[i - 1], &a[i]) <= 0)                                                   \
+          continue;                                                                            \
+        TYPE v = a[i];                                                                         \
+        gsize j = i;                                                                           \
+        for (; j > 0 && COMPARE (&a[j - 1], &v) > 0; j--)                                      \
+          a[j] = a[j - 1];                                                                     \
+        a[j] = v;                                                                              \
+      }                                                                                        \
+  }

@@ -89,6 +89,17 @@ rt_table_expand (RtTable *t, const char *pattern, const char *const *names, guin
     }
 }
 
+void
+rt_table_reserve_rows (RtTable *t, gsize n)
+{
+  gsize want = t->n_cells + n * t->columns->len;
+  if (want > t->cells_size)
+    {
+      t->cells_size = want;
+      t->cells = g_renew (Cell, t->cells, t->cells_size);
+    }
+}
+
 /* The column the next cell belongs to. */
 static const RtColumn *
 next_column (RtTable *t)
@@ -150,6 +161,12 @@ rt_table_text (RtTable *t, const char *s)
 }
 
 void
+rt_table_text_borrowed (RtTable *t, const char *s)
+{
+  append (t, (Cell) { .null = s == NULL, .s = (char *) s }, RT_COLUMN_TEXT);
+}
+
+void
 rt_table_bool (RtTable *t, gboolean v)
 {
   append (t, (Cell) { .i = v != 0 }, RT_COLUMN_BOOL);
@@ -200,11 +217,13 @@ rt_table_find (const RtTable *t, const char *name)
   return -1;
 }
 
+/* (a row of the table: its last cell is among those written; no division per cell read) */
 static const Cell *
 cell_at (const RtTable *t, guint row, guint column)
 {
-  g_return_val_if_fail (row < rt_table_n_rows (t) && column < t->columns->len, NULL);
-  return &t->cells[(gsize) row * t->columns->len + column];
+  gsize n_columns = t->columns->len, first = (gsize) row * n_columns;
+  g_return_val_if_fail (column < n_columns && first + n_columns <= t->n_cells, NULL);
+  return &t->cells[first + column];
 }
 
 double
@@ -281,6 +300,20 @@ memo_number (GString *out, NumberMemo *memo, double v, void (*format) (GString *
     }
 }
 
+/* An integer from 0 to 999 (a flag, a count in flight, a worker, a lane: most of a plot's)
+ * into out's buffer, which has room for 5 bytes more: its three digits as the bytes of a
+ * word, the leading zeros shifted out. */
+static inline void
+put_small_int (GString *out, guint32 v)
+{
+  guint32 n = v >= 100 ? 3 : v >= 10 ? 2 : 1;
+  guint32 word = ('0' + v / 100) | ('0' + v / 10 % 10) << 8 | ('0' + v % 10) << 16;
+  word >>= 8 * (3 - n);
+  memcpy (out->str + out->len, &word, 4);   /* its fourth byte a NUL, or the NUL after */
+  out->len += n;
+  out->str[out->len] = '\0';
+}
+
 static void
 tsv_cell (GString *out, const RtColumn *c, const Cell *cell, NumberMemo *memo)
 {
@@ -293,8 +326,8 @@ tsv_cell (GString *out, const RtColumn *c, const Cell *cell, NumberMemo *memo)
     {
     case RT_COLUMN_INT:
     case RT_COLUMN_BOOL:
-      if (cell->i >= 0 && cell->i < 10)   /* a flag, a count in flight: most of a plot's */
-        g_string_append_c (out, (char) ('0' + cell->i));
+      if (cell->i >= 0 && cell->i < 1000 && out->len + 5 < out->allocated_len)
+        put_small_int (out, (guint32) cell->i);
       else
         rt_format_int (out, cell->i);
       break;
@@ -345,16 +378,90 @@ delimited_line (GString *out, const RtTable *t, int row, const LineFormat *forma
 
 static const LineFormat tsv_format = { '\t', rt_tsv_append_text, tsv_cell };
 
+/* Room for n more bytes in out's buffer. */
+static inline void
+make_room (GString *out, gsize n)
+{
+  if (G_UNLIKELY (out->len + n >= out->allocated_len))
+    {
+      gsize len = out->len;
+      g_string_set_size (out, len + n);
+      g_string_truncate (out, len);
+    }
+}
+
+/* A text cell of a TSV column: the text is written once, and a row whose cell is the very
+ * text of the row above (a request's id on each of its rows, borrowed or kept once) copies
+ * what was written for it, `at` and `len` in out. */
+typedef struct {
+  const char *s;
+  gsize at, len;
+} TextMemo;
+
 GString *
 rt_table_tsv (const RtTable *t)
 {
   /* room for a plot's rows at once: growing by doubling copied them into fresh pages
    * again and again (only the pages written are ever touched) */
   GString *out = g_string_sized_new (MIN (t->n_cells * 24 + 4096, (gsize) 256 << 20));
-  NumberMemo memo = { .last = 0 };
-  for (int r = -1; r < (int) rt_table_n_rows (t); r++)
-    delimited_line (out, t, r, &tsv_format, &memo);
+  rt_table_tsv_append (t, out, TRUE);
   return out;
+}
+
+void
+rt_table_tsv_append (const RtTable *t, GString *out, gboolean header)
+{
+  NumberMemo memo = { .last = 0 };
+  if (header)
+    delimited_line (out, t, -1, &tsv_format, &memo);
+  /* the columns of the file, and a text memo for each */
+  guint n_columns = t->columns->len, n_tsv = 0;
+  const RtColumn *columns = (const RtColumn *) (void *) t->columns->data;
+  g_autofree guint *tsv_columns = g_new (guint, MAX (n_columns, 1u));
+  g_autofree TextMemo *texts = g_new0 (TextMemo, MAX (n_columns, 1u));
+  for (guint k = 0; k < n_columns; k++)
+    if (in_tsv (&columns[k]))
+      tsv_columns[n_tsv++] = k;
+  guint n_rows = rt_table_n_rows (t);
+  for (guint r = 0; r < n_rows; r++)
+    {
+      const Cell *cells = &t->cells[(gsize) r * n_columns];
+      /* a number takes 25 bytes at most, an integer 20, and their writers write straight into
+       * the buffer with 40 to spare: texts ask for their own room */
+      make_room (out, (gsize) n_tsv * 48 + 2);
+      for (guint i = 0; i < n_tsv; i++)
+        {
+          guint k = tsv_columns[i];
+          const Cell *cell = &cells[k];
+          if (i > 0)
+            out->str[out->len++] = '\t';
+          RtColumnType type = columns[k].type;
+          if ((type == RT_COLUMN_INT || type == RT_COLUMN_BOOL) && !cell->null && cell->i >= 0 && cell->i < 1000)
+            {
+              put_small_int (out, (guint32) cell->i);   /* the row's room holds it */
+              continue;
+            }
+          if (type == RT_COLUMN_TEXT && !cell->null)
+            {
+              TextMemo *m = &texts[k];
+              if (cell->s == m->s)
+                {
+                  make_room (out, m->len + (gsize) (n_tsv - i) * 48 + 2);
+                  memcpy (out->str + out->len, out->str + m->at, m->len);
+                  out->len += m->len;
+                  continue;
+                }
+              gsize at = out->len;
+              rt_tsv_append_text (out, cell->s);
+              *m = (TextMemo) { cell->s, at, out->len - at };
+              make_room (out, (gsize) (n_tsv - i) * 48 + 2);
+              continue;
+            }
+          tsv_cell (out, &columns[k], cell, &memo);
+        }
+      out->str[out->len++] = '\n';
+      out->str[out->len] = '\0';
+    }
 }
 
 static void

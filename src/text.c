@@ -1,6 +1,9 @@
 /* text.c: text from the input crossing into gnuplot scripts, TSV tables and HTML, escaped in one place.
  * Whoever wrote the trace chose these strings; they are data wherever they go. */
 #include "rolltrace/rt-text.h"
+#include "rolltrace/rt-jsonw.h"
+
+#include <string.h>
 
 gboolean
 rt_utf8_append (GString *out, const char *s, gssize len)
@@ -25,17 +28,38 @@ rt_utf8_append (GString *out, const char *s, gssize len)
   return replaced;
 }
 
+gboolean
+rt_text_is_printable_ascii (const char *s, gsize len)
+{
+  /* eight bytes at a time, a byte outside 0x20..0x7e setting its top bit in one of two
+   * sums: one below 0x20 borrows into it when 0x20 is taken off (a borrow carries on into
+   * the bytes above, which are then wrong, but one is enough to say no), one of 0x7f..0xfe
+   * has it set once 1 is added, and 0xff (which carries out) keeps it when 0x20 is taken
+   * off, as does 0x80..0xff */
+  const guint64 ones = 0x0101010101010101ull, tops = 0x8080808080808080ull;
+  gsize i = 0;
+  for (; i + 8 <= len; i += 8)
+    {
+      guint64 x;
+      memcpy (&x, s + i, sizeof x);
+      if (((x - 0x20 * ones) | (x + ones)) & tops)
+        return FALSE;
+    }
+  for (; i < len; i++)
+    if ((unsigned char) s[i] < 0x20 || (unsigned char) s[i] >= 0x7f)
+      return FALSE;
+  return TRUE;
+}
+
 /* Appends `s` as valid UTF-8 with every control character replaced by a space. */
 static void
 append_printable (GString *out, const char *s)
 {
   /* most text (ids, names, reasons) is plain printable ASCII: appended as it is */
-  gsize n = 0;
-  while ((unsigned char) s[n] >= 0x20 && (unsigned char) s[n] < 0x7f)
-    n++;
-  if (s[n] == '\0')
+  gsize len = strlen (s);
+  if (rt_text_is_printable_ascii (s, len))
     {
-      g_string_append_len (out, s, (gssize) n);
+      rt_string_put (out, s, len);
       return;
     }
   g_autoptr (GString) valid = g_string_new (NULL);

@@ -629,6 +629,9 @@ RtTable *rt_timeline_workers_table (const RtTimeline *tl);
  * inflight_step_N.tsv */
 extern const RtTableSpec rt_timeline_inflight_spec;
 RtTable *rt_timeline_inflight_table (const RtTimeline *tl, const GArray *workers);
+/* Its TSV (rt_table_tsv), made a batch of rows at a time: the table of a long step has
+ * thousands of rows of a cell per worker. `n_columns`: the table's. */
+GString *rt_timeline_inflight_tsv (const RtTimeline *tl, const GArray *workers, guint *n_columns);
 
 /* What the Gantt draws; each row is a bar on a lane. Lanes go worker after worker (of
  * `workers`, NULL: all): first the worker's band (its step-level sections, and a row "worker"
@@ -638,10 +641,24 @@ RtTable *rt_timeline_inflight_table (const RtTimeline *tl, const GArray *workers
  * that began last (the innermost) is shown. A request without a phase line (the older logger
  * ties none to a request) has "unlogged" over its life instead. A request whose life ends at
  * from_s is left out (a life is [start, end)). Without `phases`, a request has its "request"
- * row alone (a Gantt of too many lanes draws a thin line each). timeline_step_N[_ZOOM].tsv */
+ * row alone (a Gantt of too many lanes draws a thin line each). timeline_step_N[_ZOOM].tsv
+ * Its request ids are t's own, not copies: t outlives the table. */
 extern const RtTableSpec rt_timeline_gantt_spec;
 RtTable *rt_timeline_gantt_table (const RtTrace *t, const RtTimeline *tl, const GArray *workers,
                                   double from_s, double to_s, gboolean phases);
+/* The same rows, of the step's workers from index first_worker to end_worker (excluded;
+ * 0 and G_MAXUINT: all), handed to `batch` a batch at a time, in order: whenever the table
+ * holds `batch_rows` or more after a request, and once at the end (perhaps with no row),
+ * each time in a table of the same columns that is then emptied. A Gantt with phases has
+ * some hundred rows per request: its data can be written without them all in memory at
+ * once, and its workers' rows made apart (their lanes as in the whole table). */
+typedef void (*RtGanttBatchFunc) (const RtTable *rows, gpointer data);
+void rt_timeline_gantt_batches (const RtTrace *t, const RtTimeline *tl, const GArray *workers, double from_s,
+                                double to_s, gboolean phases, guint first_worker, guint end_worker,
+                                guint batch_rows, RtGanttBatchFunc batch, gpointer data);
+/* The lane of the band of the step's worker index k in that table (after all the workers
+ * wanted: the number of lanes). */
+guint rt_timeline_gantt_first_lane (const RtTimeline *tl, const GArray *workers, double from_s, double to_s, guint k);
 /* How many requests of `workers` (NULL: all) that table has a lane for. */
 guint rt_timeline_gantt_requests (const RtTimeline *tl, const GArray *workers, double from_s, double to_s);
 

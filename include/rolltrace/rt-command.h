@@ -161,6 +161,12 @@ gboolean rt_session_write (RtSession *s, const char *name, const GString *conten
 
 /* Writes `table` as OUT/<stem>.tsv. */
 gboolean rt_session_write_table (RtSession *s, const RtTable *table, const char *stem, GError **error);
+/* The same for a table's TSV made beforehand (rt_table_tsv), perhaps on another thread. */
+gboolean rt_session_write_tsv (RtSession *s, const GString *tsv, const char *stem, GError **error);
+/* The same for a TSV made in n parts (one after another in the file), perhaps each on its
+ * own thread: compared with the file as it stands part by part, and joined only to be written. */
+gboolean rt_session_write_tsv_parts (RtSession *s, const GString *const *parts, guint n, const char *stem,
+                                     GError **error);
 
 /* Path of OUT/name (OUT as given or defaulted). */
 char *rt_session_out_path (RtSession *s, const char *name);

@@ -53,6 +53,17 @@ gboolean rt_plot_timeline_gantt (RtSession *s, const RtTimeline *tl, const GArra
 /* inflight_step_N.tsv and plot: the requests in flight, 50/90/99 % finished marked. */
 gboolean rt_plot_timeline_inflight (RtSession *s, const RtTimeline *tl, const GArray *workers,
                                     const char *worker_text, GError **error);
+/* One Gantt of rt_plot_timeline: its plot's name, words for its title ("" for none), and
+ * its window (NAN: unbounded). */
+typedef struct {
+  const char *name, *zoom;
+  double from_s, to_s;
+} RtTimelineGantt;
+/* The Gantts listed, as rt_plot_timeline_gantt draws each, then (when `inflight`) the
+ * in-flight plot: their data made on two threads where there are two cores (a large Gantt
+ * in parts of its workers), their files written in that order. */
+gboolean rt_plot_timeline (RtSession *s, const RtTimeline *tl, const GArray *workers, const char *worker_text,
+                           const RtTimelineGantt *gantts, guint n_gantts, gboolean inflight, GError **error);
 
 /* step_timing_breakdown.tsv and plot: the time per training step by section (nothing when the
  * log has none of its metrics; rt-train says why). */

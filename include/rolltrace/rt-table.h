@@ -60,10 +60,16 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (RtTable, rt_table_free)
  * the first row: the sections of a step, the numbers of turns that occur, the metrics. */
 void rt_table_expand (RtTable *table, const char *pattern, const char *const *names, guint n);
 
+/* Room for n rows more, when their number is known before (the cells then grow once). */
+void rt_table_reserve_rows (RtTable *table, gsize n);
+
 /* Rows are appended a cell at a time, in column order; a row ends with its last cell. */
 void rt_table_int (RtTable *table, gint64 v);
 void rt_table_number (RtTable *table, double v);
 void rt_table_text (RtTable *table, const char *s);      /* copied; NULL is null */
+/* `s` kept as it is, not copied: for a text that outlives the table (a name of a static table,
+ * a request id of the trace the table is made of), in the rows of a large table. */
+void rt_table_text_borrowed (RtTable *table, const char *s);
 void rt_table_bool (RtTable *table, gboolean v);
 void rt_table_null (RtTable *table);                     /* an unknown value of any type */
 void rt_table_table (RtTable *table, RtTable *cell);    /* takes `cell` */
@@ -81,6 +87,10 @@ const RtTable *rt_table_get_table (const RtTable *table, guint row, guint column
 
 /* The TSV file: a header line of the column names, then a line per row. */
 GString *rt_table_tsv (const RtTable *table);
+/* The same appended to `out`, its header line first when `header`: a table of many rows
+ * can be written in batches of rows (append, rt_table_clear_rows, and again), its cells
+ * never taking more than a batch's room. */
+void rt_table_tsv_append (const RtTable *table, GString *out, gboolean header);
 
 /* The rows as a JSON array of objects, as the value of the writer's current position. */
 void rt_table_write_json (const RtTable *table, RtJsonWriter *w);

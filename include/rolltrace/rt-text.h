@@ -19,6 +19,10 @@ char *rt_gnuplot_quote (const char *s);
  * and other control characters become spaces, invalid UTF-8 U+FFFD. */
 void rt_tsv_append_text (GString *out, const char *s);
 
+/* Whether the `len` bytes at `s` are all printable ASCII (0x20..0x7e): text that needs
+ * no change in a TSV field. */
+gboolean rt_text_is_printable_ascii (const char *s, gsize len);
+
 /* Appends `s` as HTML text, fit for an element's content and a quoted attribute's value alike:
  * & < > " ' become entities, control characters spaces, invalid UTF-8 U+FFFD. Nothing
  * read from the input becomes markup, script or a URL. */

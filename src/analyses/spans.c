@@ -96,10 +96,52 @@ compare_turns (const void *a, const void *b)
 
 RT_DEFINE_MERGE_SORT (sort_file_lines, FileLine, compare_file_lines)
 RT_DEFINE_MERGE_SORT (sort_turns, RtSpanTurn, compare_turns)
+RT_DEFINE_INSERTION_SORT (insertion_sort_turns, RtSpanTurn, compare_turns)
 
-/* The turns of the request whose lines were just appended (from `first_line` on). */
+/* Up to this many, a request's lines or turns are sorted by insertion (they come nearly in
+ * order: lines are logged as they end, the enclosing ones last). */
+#define SHORT_RUN 64
+
+/* by start, the longer first: compare_file_lines without the line order, which a stable
+ * sort keeps */
+static int
+compare_span_lines (const void *a, const void *b)
+{
+  const RtSpanLine *x = a, *y = b;
+  if (x->start_s != y->start_s)
+    return x->start_s < y->start_s ? -1 : 1;
+  if (x->end_s != y->end_s)
+    return x->end_s > y->end_s ? -1 : 1;
+  return 0;
+}
+
+RT_DEFINE_INSERTION_SORT (insertion_sort_span_lines, RtSpanLine, compare_span_lines)
+
+/* Sorts a request's n lines, which stand in line order, by compare_file_lines: by insertion
+ * when they are few and no time is NaN (the order is then strict: the same result as the
+ * merge sort's), else by the merge sort, each line's place standing for its line order. */
 static void
-append_turns (RtSpans *sp, RtSpanRequest *req)
+sort_request_lines (RtSpanLine *lines, guint n)
+{
+  gboolean strict = n <= SHORT_RUN;
+  for (guint i = 0; strict && i < n; i++)
+    strict = !isnan (lines[i].start_s) && !isnan (lines[i].end_s);
+  if (strict)
+    {
+      insertion_sort_span_lines (lines, n);
+      return;
+    }
+  g_autofree FileLine *run = g_new (FileLine, n), *room = g_new (FileLine, n);
+  for (guint i = 0; i < n; i++)
+    run[i] = (FileLine) { lines[i], i };
+  sort_file_lines (run, n, room);
+  for (guint i = 0; i < n; i++)
+    lines[i] = run[i].l;
+}
+
+/* The turns of the request whose n_lines lines were just placed at `lines`. */
+static void
+append_turns (RtSpans *sp, RtSpanRequest *req, const RtSpanLine *lines)
 {
   req->first_turn = sp->turns->len;
   g_array_set_size (sp->turns, req->first_turn + req->n_lines);   /* room for a turn per line */
@@ -107,15 +149,16 @@ append_turns (RtSpans *sp, RtSpanRequest *req)
   guint n = 0;
   for (guint i = 0; i < req->n_lines; i++)
     {
-      const RtSpanLine *l = rt_spans_line (sp, req->first_line + i);
+      const RtSpanLine *l = &lines[i];
       if (l->turn >= 0)
         turns[n++] = (RtSpanTurn) { l->turn, l->start_s, l->end_s };
     }
-  if (n > 1)
+  if (n > 1 && n <= SHORT_RUN)
+    insertion_sort_turns (turns, n);   /* by a whole number: always a strict order */
+  else if (n > 1)
     {
-      RtSpanTurn room[64];
-      g_autofree RtSpanTurn *big = n > G_N_ELEMENTS (room) ? g_new (RtSpanTurn, n) : NULL;
-      sort_turns (turns, n, big ? big : room);
+      g_autofree RtSpanTurn *room = g_new (RtSpanTurn, n);
+      sort_turns (turns, n, room);
     }
   guint kept = 0;   /* merges the lines of each turn index into one span */
   for (guint i = 0; i < n; i++)
@@ -143,13 +186,14 @@ line_request (const RtEvent *ev, const RtFile *f, const guint32 *span_of)
   return span_of[ev->request];
 }
 
-/* Everything of one worker file: its span, sections, requests and their lines. `kinds`:
- * RtPhaseKind by event id. */
+/* Everything of one worker file: its span, sections and requests into `sp`, their lines
+ * into `line_room` after the *n_lines there (the requests' first_line count from
+ * line_room). `kinds`: RtPhaseKind by event id. */
 static void
-add_file (RtSpans *sp, const RtTrace *t, guint fi, const guint8 *kinds)
+add_file (RtSpans *sp, RtSpanLine *line_room, guint *n_lines, const RtTrace *t, guint fi, const RtEvent *rows,
+          const guint8 *kinds)
 {
   const RtFile *f = rt_trace_file (t, fi);
-  const RtEvent *rows = rt_trace_file_events (t, fi);
   RtSpanWorker w = { .file = fi, .worker = f->worker, .start_s = NAN, .end_s = NAN,
                      .first_request = sp->requests->len, .first_section = sp->sections->len };
   if (!isnan (f->start_min_s))
@@ -188,19 +232,31 @@ add_file (RtSpans *sp, const RtTrace *t, guint fi, const guint8 *kinds)
     }
   w.n_sections = sp->sections->len - w.first_section;
 
-  /* their timed lines, grouped by request (counted first, then placed) and sorted */
-  g_autofree guint32 *offset = g_new0 (guint32, reqs->len + 1);
+  /* requests by start; each one's lines and turns follow in that order */
+  guint n_reqs = reqs->len;
+  for (guint i = 0; i < n_reqs; i++)
+    g_array_index (reqs, FileRequest, i).r.first_line = i;   /* its place in line order, until sorted */
+  if (n_reqs > 1)
+    qsort (reqs->data, n_reqs, sizeof (FileRequest), compare_file_requests);
+  g_autofree guint32 *rank = g_new (guint32, MAX (n_reqs, 1u));   /* by start, of each in line order */
+  for (guint i = 0; i < n_reqs; i++)
+    rank[g_array_index (reqs, FileRequest, i).r.first_line] = i;
+
+  /* their timed lines, counted, then placed straight where they belong in line_room (each
+   * request's in line order), then sorted there */
+  g_autofree guint32 *at = g_new0 (guint32, n_reqs + 1);   /* the lines before each request */
   for (guint32 e = 0; e < f->n_events; e++)
     {
       guint32 k = line_request (&rows[e], f, span_of);
       if (k != RT_NONE)
-        offset[k + 1]++;
+        at[rank[k] + 1]++;
     }
-  for (guint i = 0; i < reqs->len; i++)
-    offset[i + 1] += offset[i];
-  g_autofree FileLine *lines = g_new (FileLine, MAX (offset[reqs->len], 1u));
-  g_autofree guint32 *fill = g_memdup2 (offset, (reqs->len + 1) * sizeof (guint32));
-  g_autofree FileLine *sort_room = g_new (FileLine, MAX (offset[reqs->len], 1u));
+  for (guint i = 0; i < n_reqs; i++)
+    at[i + 1] += at[i];
+  guint first_line = *n_lines;
+  *n_lines += at[n_reqs];
+  RtSpanLine *lines = line_room + first_line;
+  g_autofree guint32 *fill = g_memdup2 (at, (n_reqs + 1) * sizeof (guint32));
   for (guint32 e = 0; e < f->n_events; e++)
     {
       const RtEvent *ev = &rows[e];
@@ -208,59 +264,148 @@ add_file (RtSpans *sp, const RtTrace *t, guint fi, const guint8 *kinds)
       if (k != RT_NONE)
         {
           double end = ev->end_s - sp->origin_s;
-          FileLine l = { { end - ev->duration_s, end, ev->event, kinds[ev->event], ev->turn }, e };
-          lines[fill[k]++] = l;
+          lines[fill[rank[k]]++] = (RtSpanLine) { end - ev->duration_s, end, ev->event, kinds[ev->event], ev->turn };
         }
     }
-
-  /* requests by start; each one's lines and turns follow in that order */
-  for (guint i = 0; i < reqs->len; i++)
-    g_array_index (reqs, FileRequest, i).r.first_line = i;   /* where its lines are, until sorted */
-  if (reqs->len > 1)
-    qsort (reqs->data, reqs->len, sizeof (FileRequest), compare_file_requests);
-  for (guint i = 0; i < reqs->len; i++)
+  for (guint i = 0; i < n_reqs; i++)
     {
       RtSpanRequest req = g_array_index (reqs, FileRequest, i).r;
-      guint k = req.first_line;
-      guint n = offset[k + 1] - offset[k];
-      if (n > 1)
-        sort_file_lines (lines + offset[k], n, sort_room);
-      req.first_line = sp->lines->len;
-      req.n_lines = n;
-      g_array_set_size (sp->lines, req.first_line + n);   /* not a call per line */
-      RtSpanLine *to = &g_array_index (sp->lines, RtSpanLine, req.first_line);
-      for (guint j = 0; j < n; j++)
-        to[j] = lines[offset[k] + j].l;
-      append_turns (sp, &req);
+      req.first_line = first_line + at[i];
+      req.n_lines = at[i + 1] - at[i];
+      if (req.n_lines > 1)
+        sort_request_lines (line_room + req.first_line, req.n_lines);
+      append_turns (sp, &req, line_room + req.first_line);
       g_array_append_val (sp->requests, req);
     }
   w.n_requests = sp->requests->len - w.first_request;
   g_array_append_val (sp->workers, w);
 }
 
-RtSpans *
-rt_spans_analyse (const RtTrace *t, guint step_index)
+static RtSpans *
+spans_new (void)
 {
-  const RtStep *st = rt_trace_step (t, step_index);
   RtSpans *sp = g_new0 (RtSpans, 1);
-  sp->step_index = step_index;
-  sp->step = st->step;
-  sp->origin_s = st->start_s;
   sp->end_s = NAN;
   sp->workers = g_array_new (FALSE, FALSE, sizeof (RtSpanWorker));
   sp->requests = g_array_new (FALSE, FALSE, sizeof (RtSpanRequest));
   sp->lines = g_array_new (FALSE, FALSE, sizeof (RtSpanLine));
   sp->turns = g_array_new (FALSE, FALSE, sizeof (RtSpanTurn));
   sp->sections = g_array_new (FALSE, FALSE, sizeof (RtSpanSection));
+  return sp;
+}
+
+/* Some of a step's files laid out into `sp` (its own arrays, indices from 0) and their lines
+ * into `line_room`, on either thread. */
+typedef struct {
+  RtSpans *sp;
+  RtSpanLine *line_room;
+  guint n_lines;                /* placed there */
+  const RtTrace *t;
+  guint first_file, n_files;
+  const RtEvent *const *rows;   /* of each of those files */
+  const guint8 *kinds;
+} FileRange;
+
+static gpointer
+add_files (gpointer p)
+{
+  FileRange *r = p;
+  for (guint k = 0; k < r->n_files; k++)
+    add_file (r->sp, r->line_room, &r->n_lines, r->t, r->first_file + k, r->rows[k], r->kinds);
+  return NULL;
+}
+
+/* Appends the files laid out in `part` after those of `sp`, their indices moved on; their
+ * lines are in sp->lines already, from index `lines` on. */
+static void
+append_part (RtSpans *sp, const RtSpans *part, guint lines)
+{
+  guint workers = sp->workers->len, requests = sp->requests->len;
+  guint turns = sp->turns->len, sections = sp->sections->len;
+  g_array_append_vals (sp->turns, part->turns->data, part->turns->len);
+  g_array_append_vals (sp->sections, part->sections->data, part->sections->len);
+  g_array_append_vals (sp->requests, part->requests->data, part->requests->len);
+  for (guint i = requests; i < sp->requests->len; i++)
+    {
+      RtSpanRequest *q = &g_array_index (sp->requests, RtSpanRequest, i);
+      q->worker_index += workers;
+      q->first_line += lines;
+      q->first_turn += turns;
+    }
+  g_array_append_vals (sp->workers, part->workers->data, part->workers->len);
+  for (guint i = workers; i < sp->workers->len; i++)
+    {
+      RtSpanWorker *w = &g_array_index (sp->workers, RtSpanWorker, i);
+      w->first_request += requests;
+      w->first_section += sections;
+    }
+}
+
+RtSpans *
+rt_spans_analyse (const RtTrace *t, guint step_index)
+{
+  const RtStep *st = rt_trace_step (t, step_index);
+  RtSpans *sp = spans_new ();
+  sp->step_index = step_index;
+  sp->step = st->step;
+  sp->origin_s = st->start_s;
 
   guint n_ids = rt_event_registry_size (t->registry);
   g_autofree guint8 *kinds = g_new (guint8, MAX (n_ids, 1u));
   for (guint id = 0; id < n_ids; id++)
     kinds[id] = (guint8) rt_phase_kind (rt_event_registry_name (t->registry, (guint16) id));
 
+  /* The files are laid out apart, the later ones on a second thread where there is a second
+   * core, and put together in order. The rows of each file are fetched on this thread (where
+   * a damaged cache is noticed and its file read again, which leaves the other files as
+   * they are and never adds rows): the later files' first, so that the second thread can
+   * start, then the earlier ones'; this thread, which also checks the earlier files' rows,
+   * lays out some 40 % of them (a row takes about a fifth as long to check as to lay out). */
+  g_autofree const RtEvent **rows = g_new (const RtEvent *, MAX (st->n_files, 1u));
+  guint64 all_rows = 0, rows_before = 0;
+  for (guint k = 0; k < st->n_files; k++)
+    all_rows += rt_trace_file (t, st->first_file + k)->n_events;
+  guint split = 0;
+  for (; split < st->n_files && 5 * rows_before < 2 * all_rows; split++)
+    rows_before += rt_trace_file (t, st->first_file + split)->n_events;
+  for (guint k = split; k < st->n_files; k++)
+    rows[k] = rt_trace_file_events (t, st->first_file + k);
+  g_autoptr (RtSpans) later = spans_new ();
+  later->origin_s = sp->origin_s;
+  /* room for as many requests, lines, turns and sections as rows (each is one row at most):
+   * the arrays then grow once, and the later files' are put after the others' in place */
+  GArray *grown[] = { sp->requests, sp->turns, sp->sections, later->requests, later->turns, later->sections };
+  for (guint i = 0; i < G_N_ELEMENTS (grown); i++)
+    {
+      /* not on huge pages: a step's requests take a few hundred KB of the room */
+      guint len = grown[i]->len;
+      g_array_set_size (grown[i], (guint) MIN (len + (i < 3 ? all_rows : all_rows - rows_before), G_MAXUINT32 / 2));
+      g_array_set_size (grown[i], len);
+    }
+  /* the lines, most of the rows, go straight into sp->lines: the earlier files' from the
+   * start, the later files' from rows_before (as many lines as the earlier files have rows
+   * at most), moved down after them once both are done */
+  g_array_set_size (sp->lines, (guint) CLAMP (all_rows, 1, G_MAXUINT32 / 2));
+  RtSpanLine *line_room = (RtSpanLine *) (void *) sp->lines->data;
+  FileRange first = { sp, line_room, 0, t, st->first_file, split, rows, kinds };
+  FileRange second = { later, line_room + rows_before, 0, t, st->first_file + split, st->n_files - split,
+                       rows + split, kinds };
+  GThread *helper = second.n_files > 0 && first.n_files > 0 && g_get_num_processors () > 1
+                    ? g_thread_try_new ("rt-spans", add_files, &second, NULL) : NULL;
+  for (guint k = 0; k < split; k++)
+    rows[k] = rt_trace_file_events (t, st->first_file + k);
+  add_files (&first);
+  if (helper != NULL)
+    g_thread_join (helper);
+  else
+    add_files (&second);
+  if (second.n_lines > 0)
+    memmove (line_room + first.n_lines, line_room + rows_before, second.n_lines * sizeof (RtSpanLine));
+  g_array_set_size (sp->lines, first.n_lines + second.n_lines);
+  append_part (sp, later, first.n_lines);
+
   for (guint k = 0; k < st->n_files; k++)
     {
-      add_file (sp, t, st->first_file + k, kinds);
       double end = rt_spans_worker (sp, k)->end_s;
       if (!isnan (end))
         sp->end_s = isnan (sp->end_s) ? end : MAX (sp->end_s, end);

@@ -57,7 +57,7 @@ sweep_in_flight (RtTimeline *tl)
 {
   const RtSpans *sp = tl->spans;
   guint n_workers = sp->workers->len;
-  g_autoptr (GArray) edges = g_array_new (FALSE, FALSE, sizeof (Edge));
+  g_autoptr (GArray) edges = g_array_sized_new (FALSE, FALSE, sizeof (Edge), 2 * sp->requests->len);   /* a start and an end each */
   for (guint i = 0; i < sp->requests->len; i++)
     {
       const RtSpanRequest *q = rt_spans_request (sp, i);
@@ -75,6 +75,10 @@ sweep_in_flight (RtTimeline *tl)
 
   g_autofree guint *counts = g_new0 (guint, MAX (n_workers, 1u));
   guint total = 0;
+  /* a row after each instant, and one at each end of the step at most */
+  guint most_rows = edges->len + 2;
+  g_array_set_size (g_array_set_size (tl->inflight, most_rows), 0);
+  g_array_set_size (g_array_set_size (tl->inflight_counts, most_rows * n_workers), 0);
   /* from the step's start with nothing in flight, then after each instant, then the end */
   if (edges->len == 0 || g_array_index (edges, Edge, 0).time_s > 0)
     inflight_row (tl, 0, total, counts, n_workers);
@@ -106,6 +110,7 @@ compare_doubles (const void *a, const void *b)
 }
 
 RT_DEFINE_MERGE_SORT (sort_doubles, double, compare_doubles)
+RT_DEFINE_INSERTION_SORT (insertion_sort_doubles, double, compare_doubles)
 
 /* e_k with k = ceil(p n / 100), of the n ends ascending */
 static double
@@ -276,8 +281,9 @@ const RtTableSpec rt_timeline_inflight_spec = {
   },
 };
 
-RtTable *
-rt_timeline_inflight_table (const RtTimeline *tl, const GArray *workers)
+/* The in-flight table's columns for `workers`, without a row. */
+static RtTable *
+inflight_table_new (const RtTimeline *tl, const GArray *workers)
 {
   RtTable *table = rt_table_new (&rt_timeline_inflight_spec);
   guint n_workers = tl->workers->len;
@@ -286,7 +292,15 @@ rt_timeline_inflight_table (const RtTimeline *tl, const GArray *workers)
     if (worker_wanted (tl, k, workers))
       g_ptr_array_add (names, g_strdup_printf ("worker_%d", g_array_index (tl->workers, RtTimelineWorker, k).worker));
   rt_table_expand (table, "WORKER", (const char *const *) names->pdata, names->len);
-  for (guint i = 0; i < tl->inflight->len; i++)
+  return table;
+}
+
+/* Rows [from, to) of the in-flight table. */
+static void
+inflight_rows (RtTable *table, const RtTimeline *tl, const GArray *workers, guint from, guint to)
+{
+  guint n_workers = tl->workers->len;
+  for (guint i = from; i < to; i++)
     {
       const RtInflightRow *row = &g_array_index (tl->inflight, RtInflightRow, i);
       rt_table_number (table, row->time_s);
@@ -295,7 +309,37 @@ rt_timeline_inflight_table (const RtTimeline *tl, const GArray *workers)
         if (worker_wanted (tl, k, workers))
           rt_table_int (table, g_array_index (tl->inflight_counts, guint, row->first_count + k));
     }
+}
+
+RtTable *
+rt_timeline_inflight_table (const RtTimeline *tl, const GArray *workers)
+{
+  RtTable *table = inflight_table_new (tl, workers);
+  rt_table_reserve_rows (table, tl->inflight->len);
+  inflight_rows (table, tl, workers, 0, tl->inflight->len);
   return table;
+}
+
+/* The rows in a batch of the in-flight TSV: their cells stay in the cache, in the same pages. */
+#define INFLIGHT_BATCH 512
+
+GString *
+rt_timeline_inflight_tsv (const RtTimeline *tl, const GArray *workers, guint *n_columns)
+{
+  g_autoptr (RtTable) table = inflight_table_new (tl, workers);
+  *n_columns = rt_table_n_columns (table);
+  guint n = tl->inflight->len;
+  /* about what a row takes: its time and a count per column */
+  GString *out = g_string_sized_new (MIN ((gsize) (n + 1) * (24 + 4 * *n_columns) + 4096, (gsize) 256 << 20));
+  rt_table_tsv_append (table, out, TRUE);
+  rt_table_reserve_rows (table, MIN (n, INFLIGHT_BATCH));
+  for (guint from = 0; from < n; from += INFLIGHT_BATCH)
+    {
+      inflight_rows (table, tl, workers, from, MIN (from + INFLIGHT_BATCH, n));
+      rt_table_tsv_append (table, out, FALSE);
+      rt_table_clear_rows (table);
+    }
+  return out;
 }
 
 const RtTableSpec rt_timeline_gantt_spec = {
@@ -320,8 +364,9 @@ gantt_row (RtTable *table, guint lane, gint32 worker, const char *request_id, co
 {
   rt_table_int (table, lane);
   rt_table_int (table, worker);
-  rt_table_text (table, request_id);
-  rt_table_text (table, phase);
+  /* the ids are the trace's, the phases static: both outlive the table */
+  rt_table_text_borrowed (table, request_id);
+  rt_table_text_borrowed (table, phase);
   rt_table_number (table, start_s);
   rt_table_number (table, end_s);
 }
@@ -382,13 +427,26 @@ gantt_request (RtTable *table, const RtSpans *sp, const RtSpanRequest *q, guint 
       return;
     }
   {
-    double room[64];
-    g_autofree double *big = cuts->len > G_N_ELEMENTS (room) ? g_new (double, cuts->len) : NULL;
-    sort_doubles ((double *) (void *) cuts->data, cuts->len, big ? big : room);
+    /* nearly in order (the phases follow one another): by insertion when there are few and
+     * none is NaN (the order is then strict: the same result as the merge sort's) */
+    double *c = (double *) (void *) cuts->data;
+    gboolean strict = cuts->len <= 128;
+    for (guint i = 0; strict && i < cuts->len; i++)
+      strict = !isnan (c[i]);
+    if (strict)
+      insertion_sort_doubles (c, cuts->len);
+    else
+      {
+        double room[64];
+        g_autofree double *big = cuts->len > G_N_ELEMENTS (room) ? g_new (double, cuts->len) : NULL;
+        sort_doubles (c, cuts->len, big ? big : room);
+      }
   }
 
-  GArray *active = scratch->active;
-  g_array_set_size (active, 0);
+  /* the phases begun and not yet ended, in the order they began: at most all of them */
+  g_array_set_size (scratch->active, phases->len);
+  guint *active = (guint *) (void *) scratch->active->data, n_active = 0;
+  const RtSpanLine *phase_lines = (const RtSpanLine *) (void *) phases->data;
   guint next = 0;
   const char *open_phase = NULL;
   double open_start = q->start_s;
@@ -397,14 +455,16 @@ gantt_request (RtTable *table, const RtSpans *sp, const RtSpanRequest *q, guint 
       double x = g_array_index (cuts, double, c), y = g_array_index (cuts, double, c + 1);
       if (!(y > x))
         continue;
-      for (; next < phases->len && g_array_index (phases, RtSpanLine, next).start_s <= x; next++)
-        g_array_append_val (active, next);
-      for (guint a = active->len; a-- > 0;)
-        if (g_array_index (phases, RtSpanLine, g_array_index (active, guint, a)).end_s <= x)
-          g_array_remove_index (active, a);
+      for (; next < phases->len && phase_lines[next].start_s <= x; next++)
+        active[n_active++] = next;
+      guint kept = 0;   /* those that end by x leave, the others keep their order */
+      for (guint a = 0; a < n_active; a++)
+        if (!(phase_lines[active[a]].end_s <= x))
+          active[kept++] = active[a];
+      n_active = kept;
       const char *phase = "waiting";
-      if (active->len > 0)
-        phase = rt_phase_kind_name (g_array_index (phases, RtSpanLine, g_array_index (active, guint, active->len - 1)).kind);
+      if (n_active > 0)
+        phase = rt_phase_kind_name (phase_lines[active[n_active - 1]].kind);
       if (phase != open_phase)
         {
           if (open_phase != NULL)
@@ -440,18 +500,20 @@ rt_timeline_gantt_requests (const RtTimeline *tl, const GArray *workers, double 
   return n;
 }
 
-RtTable *
-rt_timeline_gantt_table (const RtTrace *t, const RtTimeline *tl, const GArray *workers, double from_s, double to_s,
-                         gboolean phases)
+/* The Gantt's rows into `table`, handed to `batch` (when not NULL) whenever it holds
+ * `batch_rows` rows or more after a request, and at the end, and then cleared. */
+static void
+gantt_rows (RtTable *table, const RtTrace *t, const RtTimeline *tl, const GArray *workers, double from_s,
+            double to_s, gboolean phases, guint first_worker, guint end_worker, guint batch_rows,
+            RtGanttBatchFunc batch, gpointer data)
 {
-  RtTable *table = rt_table_new (&rt_timeline_gantt_spec);
   const RtSpans *sp = tl->spans;
   g_autoptr (GArray) cuts = g_array_new (FALSE, FALSE, sizeof (double));
   g_autoptr (GArray) phase_lines = g_array_new (FALSE, FALSE, sizeof (RtSpanLine));
   g_autoptr (GArray) active = g_array_new (FALSE, FALSE, sizeof (guint));
   GanttScratch scratch = { cuts, phase_lines, active };
-  guint lane = 0;
-  for (guint k = 0; sp != NULL && k < sp->workers->len; k++)
+  guint lane = rt_timeline_gantt_first_lane (tl, workers, from_s, to_s, first_worker);
+  for (guint k = first_worker; sp != NULL && k < MIN (end_worker, sp->workers->len); k++)
     {
       if (!worker_wanted (tl, k, workers))
         continue;
@@ -475,8 +537,52 @@ rt_timeline_gantt_table (const RtTrace *t, const RtTimeline *tl, const GArray *w
             gantt_request (table, sp, q, lane++, w->worker, id, &scratch);
           else
             gantt_row (table, lane++, w->worker, id, "request", q->start_s, q->end_s);
+          if (batch != NULL && rt_table_n_rows (table) >= batch_rows)
+            {
+              batch (table, data);
+              rt_table_clear_rows (table);
+            }
         }
       lane++;
     }
+  if (batch != NULL)
+    {
+      batch (table, data);
+      rt_table_clear_rows (table);
+    }
+}
+
+RtTable *
+rt_timeline_gantt_table (const RtTrace *t, const RtTimeline *tl, const GArray *workers, double from_s, double to_s,
+                         gboolean phases)
+{
+  RtTable *table = rt_table_new (&rt_timeline_gantt_spec);
+  gantt_rows (table, t, tl, workers, from_s, to_s, phases, 0, G_MAXUINT, 0, NULL, NULL);
   return table;
+}
+
+void
+rt_timeline_gantt_batches (const RtTrace *t, const RtTimeline *tl, const GArray *workers, double from_s,
+                           double to_s, gboolean phases, guint first_worker, guint end_worker, guint batch_rows,
+                           RtGanttBatchFunc batch, gpointer data)
+{
+  g_autoptr (RtTable) table = rt_table_new (&rt_timeline_gantt_spec);
+  gantt_rows (table, t, tl, workers, from_s, to_s, phases, first_worker, end_worker, batch_rows, batch, data);
+}
+
+guint
+rt_timeline_gantt_first_lane (const RtTimeline *tl, const GArray *workers, double from_s, double to_s, guint k)
+{
+  const RtSpans *sp = tl->spans;
+  guint lane = 0;
+  for (guint j = 0; sp != NULL && j < MIN (k, sp->workers->len); j++)
+    {
+      if (!worker_wanted (tl, j, workers))
+        continue;
+      const RtSpanWorker *w = rt_spans_worker (sp, j);
+      lane += 2;   /* its band, and the empty lane after its requests */
+      for (guint i = 0; i < w->n_requests; i++)
+        lane += request_in_window (rt_spans_request (sp, w->first_request + i), from_s, to_s);
+    }
+  return lane;
 }

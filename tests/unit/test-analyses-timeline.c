@@ -129,6 +129,50 @@ test_timeline_gantt (void)
   g_assert_cmpstr (rt_table_column (inflight, 2)->name, ==, "worker_1");
 }
 
+static void
+append_batch (const RtTable *rows, gpointer data)
+{
+  GString *tsv = data;
+  rt_table_tsv_append (rows, tsv, tsv->len == 0);
+}
+
+/* A Gantt's rows handed over in batches (after a request once the batch is full, and the
+ * rest at the end) make, one after another, the whole table's TSV: for every batch size,
+ * with and without phases, whole and in two parts of workers (split before each), and
+ * with the in-flight TSV made in batches likewise. */
+static void
+test_timeline_gantt_in_batches (void)
+{
+  g_autoptr (RtTrace) t = rt_test_load_fixture ("hand-v2");
+  g_autoptr (RtTimeline) tl = rt_timeline_analyse (t, NULL, 1);
+  for (int phases = 0; phases <= 1; phases++)
+    {
+      g_autoptr (RtTable) whole = rt_timeline_gantt_table (t, tl, NULL, NAN, NAN, phases);
+      g_autoptr (GString) want = rt_table_tsv (whole);
+      g_assert_cmpuint (rt_table_n_rows (whole), >, 6);
+      for (guint batch = 1; batch <= rt_table_n_rows (whole) + 1; batch++)
+        {
+          g_autoptr (GString) got = g_string_new (NULL);
+          rt_timeline_gantt_batches (t, tl, NULL, NAN, NAN, phases, 0, G_MAXUINT, batch, append_batch, got);
+          g_assert_cmpstr (got->str, ==, want->str);
+          /* and in two parts, split before each worker: the second part's lanes go on */
+          for (guint k = 0; k <= tl->workers->len; k++)
+            {
+              g_autoptr (GString) parts = g_string_new (NULL);
+              rt_timeline_gantt_batches (t, tl, NULL, NAN, NAN, phases, 0, k, batch, append_batch, parts);
+              rt_timeline_gantt_batches (t, tl, NULL, NAN, NAN, phases, k, G_MAXUINT, batch, append_batch, parts);
+              g_assert_cmpstr (parts->str, ==, want->str);
+            }
+        }
+    }
+  g_autoptr (RtTable) inflight = rt_timeline_inflight_table (tl, NULL);
+  g_autoptr (GString) want = rt_table_tsv (inflight);
+  guint n_columns = 0;
+  g_autoptr (GString) got = rt_timeline_inflight_tsv (tl, NULL, &n_columns);
+  g_assert_cmpstr (got->str, ==, want->str);
+  g_assert_cmpuint (n_columns, ==, rt_table_n_columns (inflight));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -136,5 +180,6 @@ main (int argc, char **argv)
   g_test_add_func ("/timeline/fixture-answers", test_timeline_fixture_answers);
   g_test_add_func ("/timeline/step-rules", test_timeline_step_rules);
   g_test_add_func ("/timeline/gantt", test_timeline_gantt);
+  g_test_add_func ("/timeline/gantt-in-batches", test_timeline_gantt_in_batches);
   return g_test_run ();
 }

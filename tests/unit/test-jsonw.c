@@ -99,6 +99,47 @@ test_integers_as_printf_writes_them (void)
     }
 }
 
+/* rt_format_int counts the digits against the powers of ten and writes them two at a time,
+ * into the string's buffer when it has room: every power of ten and its neighbours, both
+ * signs, and random values of every length, into a string with room and one without. */
+static void
+test_integers_at_every_length_as_printf_writes_them (void)
+{
+  g_autoptr (GRand) r = g_rand_new_with_seed (19);
+  g_autoptr (GPtrArray) values = g_ptr_array_new_with_free_func (g_free);
+  gint64 power = 1;
+  for (int k = 0; k <= 18; k++, power = k <= 18 ? power * 10 : power)
+    for (gint64 d = -1; d <= 1; d++)
+      for (int sign = -1; sign <= 1; sign += 2)
+        {
+          gint64 *v = g_new (gint64, 1);
+          *v = sign * (power + d);
+          g_ptr_array_add (values, v);
+        }
+  for (int i = 0; i < 20000; i++)
+    {
+      gint64 *v = g_new (gint64, 1);
+      guint64 bits = ((guint64) g_rand_int (r) << 32) | g_rand_int (r);
+      *v = (gint64) (bits >> g_rand_int_range (r, 0, 64));
+      if (i & 1)
+        *v = -*v;
+      g_ptr_array_add (values, v);
+    }
+  for (guint i = 0; i < values->len; i++)
+    {
+      gint64 v = *(gint64 *) g_ptr_array_index (values, i);
+      g_autofree char *want = g_strdup_printf ("x%" G_GINT64_FORMAT, v);
+      g_autoptr (GString) tight = g_string_new ("x");   /* no room: the buffer grows */
+      g_autoptr (GString) roomy = g_string_sized_new (256);
+      g_string_append_c (roomy, 'x');
+      rt_format_int (tight, v);
+      rt_format_int (roomy, v);
+      g_assert_cmpstr (tight->str, ==, want);
+      g_assert_cmpstr (roomy->str, ==, want);
+      g_assert_cmpuint (roomy->len, ==, strlen (want));
+    }
+}
+
 /* rt_format_g against printf's %.Ng: the plots' data files must not change by a byte. Ties
  * (0.125 to 2 digits: printf rounds them to even), powers of ten and the edges of the fixed
  * and exponent forms by hand; then durations, fractions i/n and arbitrary doubles. */
@@ -316,6 +357,100 @@ test_shortest_form_as_printf_and_strtod_choose (void)
   g_rand_free (r);
 }
 
+/* What printf and strtod choose for v: the first of %.15g..%.17g that reads back. */
+static void
+check_shortest (GString *out, double v)
+{
+  char want[G_ASCII_DTOSTR_BUF_SIZE];
+  if (v == floor (v) && fabs (v) < 1e15)
+    g_snprintf (want, sizeof want, "%" G_GINT64_FORMAT ".0", (gint64) v);
+  else
+    for (int prec = 15; prec <= 17; prec++)
+      {
+        char fmt[8];
+        g_snprintf (fmt, sizeof fmt, "%%.%dg", prec);
+        g_ascii_formatd (want, sizeof want, fmt, v);
+        if (prec == 17 || g_ascii_strtod (want, NULL) == v)
+          break;
+      }
+  g_string_truncate (out, 0);
+  rt_format_double (out, v);
+  if (strcmp (out->str, want) != 0)
+    g_error ("%a: %s, printf and strtod %s", v, out->str, want);
+}
+
+/* rt_format_double's fast path (one exact product for 10^-11 <= v < 10^17, the three
+ * precisions rounded off its 17 or 18 digits) where it can go wrong: the plots' times
+ * (differences of two timestamps, a duration taken off), every binary exponent it takes
+ * and those around it, the doubles next to each power of ten (where the decimal exponent
+ * guessed from the binary one is one too small) and next to 10^P - 1/2 (where the digits
+ * round up into a new one), powers of two and their neighbours (the gap below is half),
+ * exact ties at the 15th and 16th digit, and numbers of 15 and 16 digits read in. */
+static void
+test_shortest_form_fast_path_as_printf_and_strtod_choose (void)
+{
+  g_autoptr (GString) out = g_string_new (NULL);
+  GRand *r = g_rand_new_with_seed (1717);
+  guint checked = 0;
+  for (guint i = 0; i < 300000; i++)
+    {
+      double origin = 1.7e9 + g_rand_int_range (r, 0, 100000000) / 1e6;
+      double end = origin + g_rand_double_range (r, 0, 2000), duration = g_rand_double_range (r, 0, 50);
+      double from_start = end - origin;
+      check_shortest (out, from_start);
+      check_shortest (out, from_start - duration);
+      check_shortest (out, duration / (from_start + 1));
+      checked += 3;
+    }
+  for (int e2 = -45; e2 <= 62; e2++)
+    for (int i = 0; i < 2000; i++)
+      {
+        check_shortest (out, ldexp (1.0 + g_rand_double (r), e2) * (i & 1 ? -1 : 1));
+        checked++;
+      }
+  for (int e10 = -13; e10 <= 18; e10++)
+    for (int prec = 15; prec <= 17; prec++)
+      {
+        double points[] = { pow (10, e10), (pow (10, prec) - 0.5) * pow (10, e10 - prec + 1) };
+        for (guint j = 0; j < G_N_ELEMENTS (points); j++)
+          {
+            double below = points[j], above = points[j];
+            for (int step = 0; step < 40; step++)
+              {
+                check_shortest (out, below);
+                check_shortest (out, above);
+                below = nextafter (below, 0);
+                above = nextafter (above, INFINITY);
+                checked += 2;
+              }
+          }
+      }
+  for (int e2 = -45; e2 <= 62; e2++)
+    {
+      double p = ldexp (1.0, e2);
+      check_shortest (out, p);
+      check_shortest (out, nextafter (p, 0));
+      check_shortest (out, nextafter (p, INFINITY));
+      checked += 3;
+    }
+  for (guint i = 0; i < 200000; i++)
+    {
+      /* odd / 2^j with 16 or 17 significant digits ends in a 5: a tie one or two digits up */
+      guint64 odd = (((guint64) g_rand_int (r) << 21) ^ g_rand_int (r)) | 1;
+      odd &= (1ull << 53) - 1;
+      check_shortest (out, ldexp ((double) odd, -g_rand_int_range (r, 1, 60)));
+      /* a decimal of 15 or 16 digits, read as strtod reads it */
+      char text[64];
+      g_snprintf (text, sizeof text, "%" G_GUINT64_FORMAT "e%d",
+                  (guint64) g_rand_int_range (r, 100000000, 999999999) * 10000000 + g_rand_int_range (r, 0, 9999999),
+                  g_rand_int_range (r, -26, 2));
+      check_shortest (out, g_ascii_strtod (text, NULL));
+      checked += 2;
+    }
+  g_rand_free (r);
+  g_assert_cmpuint (checked, >, 1300000);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -325,10 +460,14 @@ main (int argc, char **argv)
   g_test_add_func ("/jsonw/numbers-round-trip-in-shortest-form", test_numbers_round_trip_in_shortest_form);
   g_test_add_func ("/jsonw/escapes-at-every-position", test_escapes_at_every_position);
   g_test_add_func ("/jsonw/integers-as-printf-writes-them", test_integers_as_printf_writes_them);
+  g_test_add_func ("/jsonw/integers-at-every-length-as-printf-writes-them",
+                   test_integers_at_every_length_as_printf_writes_them);
   g_test_add_func ("/jsonw/g-format-as-printf-writes-it", test_g_format_as_printf_writes_it);
   g_test_add_func ("/jsonw/g-short-path-as-printf-writes-it", test_g_short_path_as_printf_writes_it);
   g_test_add_func ("/jsonw/cdf-block-as-printf-writes-it", test_cdf_block_as_printf_writes_it);
   g_test_add_func ("/jsonw/shortest-form-as-printf-and-strtod-choose",
                    test_shortest_form_as_printf_and_strtod_choose);
+  g_test_add_func ("/jsonw/shortest-form-fast-path-as-printf-and-strtod-choose",
+                   test_shortest_form_fast_path_as_printf_and_strtod_choose);
   return g_test_run ();
 }

@@ -347,15 +347,80 @@ static const RtTableSpec repeats_spec = {
   },
 };
 
+/* A TSV written in batches of rows (append, clear, and again) is the TSV of the whole table,
+ * byte for byte: the texts and numbers the rows repeat across a batch's edge included, for
+ * batches of every size from 1 to 9 rows. */
+static void
+test_tsv_in_batches_equals_whole (void)
+{
+  static const char *const ids[] = { "a", "a", "tab\there", NULL, "b", "b", "b", "" };
+  static const double values[] = { 0.0, -0.0, 1.5, 0.1 + 0.2, 0.1 + 0.2, 1e-7, 12345.678901, NAN };
+  g_autoptr (RtTable) whole = rt_table_new (&repeats_spec);
+  for (guint r = 0; r < 40; r++)
+    {
+      rt_table_int (whole, (gint64) r * 37 - 100);
+      rt_table_text (whole, ids[r % G_N_ELEMENTS (ids)]);
+      rt_table_number (whole, values[r % G_N_ELEMENTS (values)]);
+      rt_table_number (whole, values[(r + 1) % G_N_ELEMENTS (values)]);
+    }
+  g_autoptr (GString) expected = rt_table_tsv (whole);
+  for (guint batch = 1; batch <= 9; batch++)
+    {
+      g_autoptr (RtTable) t = rt_table_new (&repeats_spec);
+      g_autoptr (GString) tsv = g_string_new (NULL);
+      rt_table_tsv_append (t, tsv, TRUE);
+      for (guint r = 0; r < 40; r++)
+        {
+          rt_table_int (t, (gint64) r * 37 - 100);
+          rt_table_text (t, ids[r % G_N_ELEMENTS (ids)]);
+          rt_table_number (t, values[r % G_N_ELEMENTS (values)]);
+          rt_table_number (t, values[(r + 1) % G_N_ELEMENTS (values)]);
+          if ((r + 1) % batch == 0 || r == 39)
+            {
+              rt_table_tsv_append (t, tsv, FALSE);
+              rt_table_clear_rows (t);
+            }
+        }
+      g_assert_cmpstr (tsv->str, ==, expected->str);
+    }
+}
+
+/* A TSV's integers as printf writes them, those below 1000 (most of a plot's) by a short
+ * way of their own: each from -20 to 1100 and the powers of ten around, in a row of one
+ * cell and beside others. */
+static void
+test_tsv_integers_as_printf_writes_them (void)
+{
+  g_autoptr (RtTable) t = rt_table_new (&repeats_spec);
+  g_autoptr (GString) want = g_string_new ("lane\tid\tstart\tend\n");
+  static const gint64 far[] = { 9999, 10000, 99999, 100000, 1000000007, -999, -1000, G_MAXINT64, G_MININT64 };
+  for (gint64 v = -20; v < 1100 + (gint64) G_N_ELEMENTS (far); v++)
+    {
+      gint64 x = v < 1100 ? v : far[v - 1100];
+      rt_table_int (t, x);
+      rt_table_text (t, "r");
+      rt_table_number (t, 0.5);
+      rt_table_int (t, x);   /* into a number column: written as the double it is */
+      g_string_append_printf (want, "%" G_GINT64_FORMAT "\tr\t0.5\t", x);
+      rt_format_double (want, (double) x);
+      g_string_append_c (want, '\n');
+    }
+  g_autoptr (GString) tsv = rt_table_tsv (t);
+  g_assert_cmpstr (tsv->str, ==, want->str);
+  g_assert_cmpuint (tsv->len, ==, strlen (tsv->str));
+}
+
 /* Rows that repeat their texts and numbers (as a plot's pieces do) give each cell as if it
  * were alone: a text kept once for the row below still reads back and is escaped in each
  * row; a number written from the memo of recent ones is the text rt_format_double gives
- * it, 0 and -0 apart, each whole number its digits. */
+ * it, 0 and -0 apart, each whole number its digits; a text borrowed rather than copied
+ * (the same pointer row after row, written once and copied from the TSV) likewise. */
 static void
 test_repeated_cells_as_alone (void)
 {
   g_autoptr (GRand) rand = g_rand_new_with_seed (7);
   g_autoptr (RtTable) t = rt_table_new (&repeats_spec);
+  g_autoptr (RtTable) borrowed = rt_table_new (&repeats_spec);   /* the same rows, its texts not copied */
   g_autoptr (GString) want = g_string_new ("lane\tid\tstart\tend\n");
   const char *ids[] = { "a", "a", "tab\there", "tab\there", NULL, "a", "", "" };
   const double values[] = { 0.0, -0.0, 1.5, 0.1 + 0.2, 0.3, 1e-7, 12345.678901, -2.5 };
@@ -369,6 +434,10 @@ test_repeated_cells_as_alone (void)
       rt_table_text (t, id);
       rt_table_number (t, start);
       rt_table_number (t, end);
+      rt_table_int (borrowed, lane);
+      rt_table_text_borrowed (borrowed, id);
+      rt_table_number (borrowed, start);
+      rt_table_number (borrowed, end);
       g_string_append_printf (want, "%" G_GINT64_FORMAT "\t", lane);
       if (id != NULL)
         rt_tsv_append_text (want, id);
@@ -387,6 +456,8 @@ test_repeated_cells_as_alone (void)
   g_assert_cmpuint (g_strv_length (got_lines), ==, g_strv_length (want_lines));
   for (guint i = 0; want_lines[i] != NULL; i++)
     g_assert_cmpstr (got_lines[i], ==, want_lines[i]);
+  g_autoptr (GString) borrowed_tsv = rt_table_tsv (borrowed);
+  g_assert_cmpstr (borrowed_tsv->str, ==, want->str);
 }
 
 int
@@ -406,5 +477,7 @@ main (int argc, char **argv)
   g_test_add_func ("/table/csv-numbers-as-in-the-tsv", test_csv_numbers_as_in_the_tsv);
   g_test_add_func ("/table/csv-in-batches-equals-whole", test_csv_in_batches_equals_whole);
   g_test_add_func ("/table/repeated-cells-as-alone", test_repeated_cells_as_alone);
+  g_test_add_func ("/table/tsv-integers-as-printf-writes-them", test_tsv_integers_as_printf_writes_them);
+  g_test_add_func ("/table/tsv-in-batches-equals-whole", test_tsv_in_batches_equals_whole);
   return g_test_run ();
 }

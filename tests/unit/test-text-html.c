@@ -63,6 +63,29 @@ test_tsv_text (void)
   g_assert_cmpstr (utf8, ==, "<id \xc3\xa9 ");
 }
 
+/* rt_text_is_printable_ascii reads eight bytes at a time: every byte value, at every place
+ * in texts of every length up to 20 (in a word, after the last whole word, the last byte),
+ * among printable neighbours, gives the answer of a byte-by-byte test. */
+static void
+test_printable_ascii_every_byte_everywhere (void)
+{
+  char text[24];
+  for (gsize len = 1; len <= 20; len++)
+    for (gsize at = 0; at < len; at++)
+      for (guint byte = 0; byte < 256; byte++)
+        {
+          for (gsize i = 0; i < len; i++)
+            text[i] = (char) ('a' + i);
+          text[at] = (char) byte;
+          gboolean want = byte >= 0x20 && byte < 0x7f;
+          if (rt_text_is_printable_ascii (text, len) != want)
+            g_error ("byte 0x%02x at %" G_GSIZE_FORMAT " of %" G_GSIZE_FORMAT ": not %s", byte, at, len,
+                     want ? "printable" : "refused");
+        }
+  g_assert_true (rt_text_is_printable_ascii ("", 0));
+  g_assert_true (rt_text_is_printable_ascii (" ~ ~ ~ ~ ~ ~", 12));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -70,5 +93,6 @@ main (int argc, char **argv)
   g_test_add_func ("/text/html/markup-becomes-entities", test_markup_becomes_entities);
   g_test_add_func ("/text/html/controls-and-invalid-utf8", test_controls_and_invalid_utf8);
   g_test_add_func ("/text/tsv/plain-controls-and-invalid-utf8", test_tsv_text);
+  g_test_add_func ("/text/printable-ascii-every-byte-everywhere", test_printable_ascii_every_byte_everywhere);
   return g_test_run ();
 }

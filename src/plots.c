@@ -70,8 +70,8 @@ write_fit_plots (RtSession *s, GPtrArray *cdfs, const GPtrArray *fits, GString *
                                        : g_strdup_printf ("best fit: %s", model);
       g_autofree char *title = rt_gnuplot_quote (label);
       g_autofree char *colour = overlay ? g_strdup_printf ("lt %u", e + 1) : g_strdup ("lc rgb " FIT_COLOUR);
-      const double *v = rt_samples_data (c->all);
-      guint n = c->all->len;
+      const double *v = c->all.v;
+      guint n = c->all.n;
       rt_fit_tsv_cdf_block (tsv, label, best, v[n - fit->n], v[n - 1], FIT_CURVE_POINTS);
       g_string_append_printf (plot, ", \\\n     data index %u using 1:2 with lines %s dt (8,5) lw 2.5 title %s",
                               block++, colour, title);
@@ -113,8 +113,8 @@ rt_plot_cdf (RtSession *s, const RtCdf *cdf, const GPtrArray *fits, guint step_p
     {
       const RtCdfEvent *c = g_ptr_array_index (cdfs, e);
       for (guint i = 0; i < c->steps->len; i++)
-        points += MIN (g_array_index (c->steps, RtCdfStep, i).sorted->len, step_points);
-      points += MIN (c->all->len, 4000u);
+        points += MIN (g_array_index (c->steps, RtCdfStep, i).sorted.n, step_points);
+      points += MIN (c->all.n, 4000u);
     }
   g_autoptr (GString) tsv = g_string_sized_new (points * 24 + 4096);
   g_string_append (tsv, "# duration_s\tfraction\n");
@@ -131,10 +131,9 @@ rt_plot_cdf (RtSession *s, const RtCdf *cdf, const GPtrArray *fits, guint step_p
       for (guint i = 0; !overlay && n_steps > 1 && i < n_steps; i++)
         {
           const RtCdfStep *st = &g_array_index (c->steps, RtCdfStep, i);
-          RtSamples *v = st->sorted;
           gint32 step = st->step;
           g_autofree char *label = g_strdup_printf ("step %d", step);
-          rt_view_tsv_cdf_block (tsv, label, rt_samples_data (v), v->len, step_points);
+          rt_view_tsv_cdf_block (tsv, label, st->sorted.v, st->sorted.n, step_points);
           if (n_steps <= MAX_STEP_SERIES)
             g_string_append_printf (plot, "%sdata index %u using 1:2 with steps lw 1.5 title 'step %d'",
                                     block ? ", \\\n     " : "", block, step);
@@ -145,7 +144,7 @@ rt_plot_cdf (RtSession *s, const RtCdf *cdf, const GPtrArray *fits, guint step_p
           block++;
         }
       g_autofree char *label = overlay ? g_strdup (c->event) : g_strdup ("all selected steps");
-      rt_view_tsv_cdf_block (tsv, label, rt_samples_data (c->all), c->all->len, 4000);
+      rt_view_tsv_cdf_block (tsv, label, c->all.v, c->all.n, 4000);
       g_autofree char *title = rt_gnuplot_quote (label);
       g_string_append_printf (plot, "%sdata index %u using 1:2 with steps lw 3 %s title %s",
                               block ? ", \\\n     " : "", block,

@@ -206,3 +206,23 @@ rt_samples_add (RtSamples *s, double v)
   if (!isnan (v))
     g_array_append_val (s, v);
 }
+
+RtSorted
+rt_sorted_own (RtSamples *s)
+{
+  return (RtSorted) { .v = rt_samples_data (s), .n = s->len, .owned = s };
+}
+
+RtSorted
+rt_sorted_borrow (const double *v, guint n)
+{
+  return (RtSorted) { .v = v, .n = n, .owned = NULL };
+}
+
+void
+rt_sorted_clear (RtSorted *s)
+{
+  g_clear_pointer (&s->owned, g_array_unref);
+  s->v = NULL;
+  s->n = 0;
+}

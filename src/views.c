@@ -26,19 +26,26 @@ rt_view_request_durations (const RtTrace *t, guint step_index, gint32 worker)
   return s;
 }
 
-RtSamples *
-rt_view_request_durations_sorted (const RtTrace *t, guint step_index)
+RtSorted
+rt_view_request_durations_sorted_in_place (const RtTrace *t, guint step_index)
 {
   guint n;
   const double *cached = rt_trace_step_sorted_durations (t, step_index, &n);
-  if (cached == NULL)
-    {
-      RtSamples *s = rt_view_request_durations (t, step_index, -1);
-      rt_sort_doubles (rt_samples_data (s), s->len);
-      return s;
-    }
-  RtSamples *s = g_array_sized_new (FALSE, FALSE, sizeof (double), n);
-  g_array_append_vals (s, cached, n);
+  if (cached != NULL)
+    return rt_sorted_borrow (cached, n);
+  RtSamples *s = rt_view_request_durations (t, step_index, -1);
+  rt_sort_doubles (rt_samples_data (s), s->len);
+  return rt_sorted_own (s);
+}
+
+RtSamples *
+rt_view_request_durations_sorted (const RtTrace *t, guint step_index)
+{
+  RtSorted v = rt_view_request_durations_sorted_in_place (t, step_index);
+  if (v.owned != NULL)
+    return v.owned;
+  RtSamples *s = g_array_sized_new (FALSE, FALSE, sizeof (double), v.n);
+  g_array_append_vals (s, v.v, v.n);
   return s;
 }
 

@@ -17,6 +17,8 @@ RtSamples *rt_view_request_durations (const RtTrace *t, guint step_index, gint32
 /* The durations of all the step's complete requests, sorted ascending (rt_sort_doubles):
  * ready in the cache when it holds the step, without reading the request table. */
 RtSamples *rt_view_request_durations_sorted (const RtTrace *t, guint step_index);
+/* The same without a copy: in place in the cache when it holds them (valid while `t` is). */
+RtSorted rt_view_request_durations_sorted_in_place (const RtTrace *t, guint step_index);
 
 /* Values of an event in a step: one per worker file (its sum) for a step-level
  * event, one per line with a duration for any other. */

@@ -32,26 +32,31 @@ rt_session_ensure_out_dir (RtSession *s, GError **error)
   return TRUE;
 }
 
-/* The file at `path` holds exactly `content`: read a block at a time, not whole (the data
- * files of a large trace run to megabytes), and only when its size is the same. */
+/* The file at `path` holds exactly the n_parts pieces one after another: read a block at a
+ * time, not whole (the data files of a large trace run to megabytes), and only when its size
+ * is the same. */
 static gboolean
-file_holds (const char *path, const GString *content)
+file_holds (const char *path, const RtBytes *parts, guint n_parts)
 {
   int fd = open (path, O_RDONLY | O_CLOEXEC);
   if (fd < 0)
     return FALSE;
+  gsize total = 0;
+  for (guint i = 0; i < n_parts; i++)
+    total += parts[i].len;
   struct stat st;
-  gboolean same = fstat (fd, &st) == 0 && S_ISREG (st.st_mode) && (guint64) st.st_size == content->len;
+  gboolean same = fstat (fd, &st) == 0 && S_ISREG (st.st_mode) && (guint64) st.st_size == total;
   const gsize block_size = 64 << 10;
   g_autofree char *block = same ? g_malloc (block_size) : NULL;   /* the caller's own */
-  for (gsize at = 0; same && at < content->len;)
-    {
-      gssize r = read (fd, block, MIN (block_size, content->len - at));
-      if (r < 0 && errno == EINTR)
-        continue;
-      same = r > 0 && memcmp (block, content->str + at, (gsize) r) == 0;
-      at += r > 0 ? (gsize) r : 0;
-    }
+  for (guint i = 0; same && i < n_parts; i++)
+    for (gsize at = 0; same && at < parts[i].len;)
+      {
+        gssize r = read (fd, block, MIN (block_size, parts[i].len - at));
+        if (r < 0 && errno == EINTR)
+          continue;
+        same = r > 0 && memcmp (block, (const char *) parts[i].data + at, (gsize) r) == 0;
+        at += r > 0 ? (gsize) r : 0;
+      }
   char extra;
   same = same && read (fd, &extra, 1) == 0;   /* nor longer than stat said */
   close (fd);
@@ -61,14 +66,25 @@ file_holds (const char *path, const GString *content)
 gboolean
 rt_session_write (RtSession *s, const char *name, const GString *content, GError **error)
 {
+  const GString *parts[] = { content };
+  return rt_session_write_parts (s, name, parts, 1, error);
+}
+
+gboolean
+rt_session_write_parts (RtSession *s, const char *name, const GString *const *parts, guint n_parts,
+                        GError **error)
+{
   if (!rt_session_ensure_out_dir (s, error))
     return FALSE;
   g_autofree char *path = rt_session_out_path (s, name);
+  g_autofree RtBytes *bytes = g_new (RtBytes, MAX (n_parts, 1));
+  for (guint i = 0; i < n_parts; i++)
+    bytes[i] = (RtBytes) { parts[i]->str, parts[i]->len };
   /* An unchanged file keeps its time stamp, so that `make plots` re-renders only
    * the plots whose data or script changed. */
-  if (file_holds (path, content))
+  if (file_holds (path, bytes, n_parts))
     return TRUE;
-  return rt_file_write_atomic (path, content->str, content->len, error);
+  return rt_file_write_atomic_parts (path, bytes, n_parts, error);
 }
 
 gboolean

@@ -104,6 +104,64 @@ rt_view_tsv_cdf_block (GString *tsv, const char *label, const double *sorted, gu
   g_string_append (tsv, "\n\n");
 }
 
+/* How many points rt_view_tsv_cdf_block writes of n values. */
+static guint
+block_points (guint n, guint max_points)
+{
+  guint stride = n > max_points ? (n + max_points - 1) / max_points : 1;
+  return n == 0 ? 0 : (n - 1) / stride + 1 + ((n - 1) % stride != 0);
+}
+
+typedef struct {
+  GString *tsv;
+  const RtCdfBlock *blocks;
+  guint n;
+} CdfBlocksJob;
+
+static gpointer
+cdf_blocks_write (gpointer data)
+{
+  CdfBlocksJob *job = data;
+  /* about 24 bytes a point: the text grows once, not by doubling through megabytes */
+  gsize points = 0;
+  for (guint i = 0; i < job->n; i++)
+    points += block_points (job->blocks[i].n, job->blocks[i].max_points);
+  gsize len = job->tsv->len;
+  g_string_truncate (g_string_set_size (job->tsv, len + points * 24 + 4096), len);
+  for (guint i = 0; i < job->n; i++)
+    rt_view_tsv_cdf_block (job->tsv, job->blocks[i].label, job->blocks[i].sorted, job->blocks[i].n,
+                           job->blocks[i].max_points);
+  return NULL;
+}
+
+/* Below this many points a second thread costs more than it saves. */
+#define CDF_POINTS_FOR_TWO_THREADS 20000
+
+void
+rt_view_tsv_cdf_blocks (GString *head, GString *tail, const RtCdfBlock *blocks, guint n_blocks)
+{
+  guint64 points = 0;
+  for (guint i = 0; i < n_blocks; i++)
+    points += block_points (blocks[i].n, blocks[i].max_points);
+  /* the first blocks up to about half the points here, the others meanwhile on a thread
+   * of their own (formatting numbers is most of a cached rt-cdf) */
+  guint cut = n_blocks;
+  if (points >= CDF_POINTS_FOR_TWO_THREADS)
+    {
+      guint64 before = 0;
+      for (cut = 0; cut < n_blocks && 2 * before < points; cut++)
+        before += block_points (blocks[cut].n, blocks[cut].max_points);
+    }
+  CdfBlocksJob job = { tail, blocks + cut, n_blocks - cut };
+  GThread *thread = job.n > 0 ? g_thread_try_new ("rt-cdf-tsv", cdf_blocks_write, &job, NULL) : NULL;
+  CdfBlocksJob here = { head, blocks, cut };
+  cdf_blocks_write (&here);
+  if (thread != NULL)
+    g_thread_join (thread);
+  else
+    cdf_blocks_write (&job);   /* no thread to be had: the rest here too, still into tail */
+}
+
 double
 rt_view_step_rollout (const RtTrace *t, guint step_index)
 {

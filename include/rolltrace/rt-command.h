@@ -159,6 +159,11 @@ gboolean rt_session_reload (RtSession *s, GError **error);
 /* Writes `content` to OUT/name, creating OUT on first use. */
 gboolean rt_session_write (RtSession *s, const char *name, const GString *content, GError **error);
 
+/* Writes the n_parts strings one after another as the one file OUT/name (text made in
+ * pieces, on more than one thread, is not joined first). */
+gboolean rt_session_write_parts (RtSession *s, const char *name, const GString *const *parts, guint n_parts,
+                                 GError **error);
+
 /* Writes `table` as OUT/<stem>.tsv. */
 gboolean rt_session_write_table (RtSession *s, const RtTable *table, const char *stem, GError **error);
 

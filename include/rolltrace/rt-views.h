@@ -45,6 +45,18 @@ typedef enum {
 void rt_view_tsv_cdf_block (GString *tsv, const char *label, const double *sorted, guint n,
                             guint max_points);
 
+/* One block of rt_view_tsv_cdf_blocks: rt_view_tsv_cdf_block's arguments. */
+typedef struct {
+  const char *label;
+  const double *sorted;
+  guint n, max_points;
+} RtCdfBlock;
+
+/* rt_view_tsv_cdf_block of each block, in order: those of about the first half of the points
+ * appended to `head`, the others to `tail`, each half on a thread of its own when there are
+ * enough points to gain by it. The text is head's then tail's. */
+void rt_view_tsv_cdf_blocks (GString *head, GString *tail, const RtCdfBlock *blocks, guint n_blocks);
+
 /* gnuplot commands for a CDF plot: dashed verticals at P50..P99.9 of `sum` and a
  * stats box headed `what`. */
 void rt_plot_cdf_markers (GString *gp, const RtSummary *sum, const char *what);

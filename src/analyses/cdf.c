@@ -13,6 +13,22 @@ cdf_event_free (RtCdfEvent *c)
   g_free (c);
 }
 
+typedef struct {
+  RtSorted values;
+  RtSummary *out;
+} SummaryJob;
+
+static gpointer
+summary_run (gpointer data)
+{
+  SummaryJob *job = data;
+  rt_summary_of_sorted (job->values.v, job->values.n, job->out);
+  return NULL;
+}
+
+/* Below this many values a thread for the summary of them all costs more than it saves. */
+#define ALL_VALUES_FOR_A_THREAD 50000
+
 static RtCdfEvent *
 cdf_event_collect (const RtTrace *t, const char *name, GArray *selected)
 {
@@ -24,6 +40,21 @@ cdf_event_collect (const RtTrace *t, const char *name, GArray *selected)
    * sorted steps merge into the sorted whole */
   gboolean durations = c->id == RT_EV_REQUEST_COMPLETE;
   g_autoptr (GArray) values = durations ? NULL : rt_samples_new ();   /* of other events */
+  guint n_all;
+  const double *all = durations && selected->len == t->steps->len
+                        ? rt_trace_all_sorted_durations (t, &n_all) : NULL;
+  GThread *all_summary = NULL;
+  SummaryJob job = { .out = &c->all_summary };
+  if (all != NULL)
+    {
+      /* every step selected: the cache has them sorted together; their summary (two passes
+       * over them all, each a chain of additions) is made meanwhile on a thread of its own */
+      c->all = rt_sorted_borrow (all, n_all);
+      job.values = c->all;
+      all_summary = n_all >= ALL_VALUES_FOR_A_THREAD ? g_thread_try_new ("rt-cdf-all", summary_run, &job, NULL) : NULL;
+      if (all_summary == NULL)
+        summary_run (&job);
+    }
   for (guint i = 0; c->id != RT_EVENT_NONE && i < selected->len; i++)
     {
       RtCdfStep st = { .step_index = g_array_index (selected, guint, i) };
@@ -45,12 +76,13 @@ cdf_event_collect (const RtTrace *t, const char *name, GArray *selected)
       rt_summary_of_sorted (st.sorted.v, st.sorted.n, &st.summary);
       g_array_append_val (c->steps, st);
     }
-  guint n_all;
-  const double *all = durations && selected->len == t->steps->len
-                        ? rt_trace_all_sorted_durations (t, &n_all) : NULL;
   if (all != NULL)
-    c->all = rt_sorted_borrow (all, n_all);   /* every step selected: the cache has them sorted together */
-  else if (durations)
+    {
+      if (all_summary != NULL)
+        g_thread_join (all_summary);
+      return c;
+    }
+  if (durations)
     {
       guint n = c->steps->len;
       g_autofree const double **runs = g_new (const double *, n + 1);

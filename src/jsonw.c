@@ -270,11 +270,11 @@ eight_digits (guint32 v)
   return tens | ((pairs - tens * 10) << 8);
 }
 
-/* put_g for a precision of at most 9 (d < 10^9), written straight into out's buffer when
- * it has room: the digits made all at once, their trailing zeros counted from the top zero
- * bytes, and every copy of a fixed size. */
-static G_ALWAYS_INLINE inline void
-put_g_short (GString *out, gboolean negative, guint32 d, int e10, int precision)
+/* put_g for a precision of at most 9 (d < 10^9), written at p (which has room for 40 bytes):
+ * the digits made all at once, their trailing zeros counted from the top zero bytes, and every
+ * copy of a fixed size. Returns the byte after the text. */
+static G_ALWAYS_INLINE inline char *
+put_g_short_at (char *p, gboolean negative, guint32 d, int e10, int precision)
 {
   char digits[24];   /* 9 digits, and slack for the copies of fixed size */
   guint32 low = precision <= 8 ? d : d % 100000000;
@@ -289,10 +289,6 @@ put_g_short (GString *out, gboolean negative, guint32 d, int e10, int precision)
   int keep = e10 < -4 || e10 >= precision ? 1 : MAX (e10 + 1, 1);
   int n = MAX (precision - zeros, keep);
 
-  char local[48];
-  gboolean direct = out->len + 40 < out->allocated_len;
-  char *start = direct ? out->str + out->len : local;
-  char *p = start;
   *p = '-';
   p += negative;
   if (e10 < -4 || e10 >= precision)
@@ -326,7 +322,17 @@ put_g_short (GString *out, gboolean negative, guint32 d, int e10, int precision)
       memcpy (p, first, 9);
       p += n;
     }
-  gsize len = (gsize) (p - start);
+  return p;
+}
+
+/* put_g_short_at into out, straight into its buffer when it has room */
+static G_ALWAYS_INLINE inline void
+put_g_short (GString *out, gboolean negative, guint32 d, int e10, int precision)
+{
+  char local[48];
+  gboolean direct = out->len + 40 < out->allocated_len;
+  char *start = direct ? out->str + out->len : local;
+  gsize len = (gsize) (put_g_short_at (start, negative, d, e10, precision) - start);
   if (direct)
     {
       out->len += len;
@@ -367,6 +373,30 @@ rt_format_g (GString *out, double v, int precision)
       return;
     }
   put_g (out, v < 0, d, e10, precision);
+}
+
+void
+rt_format_cdf_point (GString *out, double x, double fraction)
+{
+  /* the two numbers and their separators written in one go, without a call or a check of
+   * room for each: this is most of what a cached rt-cdf does */
+  guint32 dx, df;
+  int ex, ef;
+  if (out->len + 96 < out->allocated_len && x != 0 && fraction != 0
+      && round_digits_short (fabs (x), 9, &dx, &ex) && round_digits_short (fabs (fraction), 6, &df, &ef))
+    {
+      char *p = put_g_short_at (out->str + out->len, x < 0, dx, ex, 9);
+      *p++ = '\t';
+      p = put_g_short_at (p, fraction < 0, df, ef, 6);
+      *p++ = '\n';
+      *p = '\0';
+      out->len = (gsize) (p - out->str);
+      return;
+    }
+  rt_format_g (out, x, 9);
+  RT_STRING_PUT_LITERAL (out, "\t");
+  rt_format_g (out, fraction, 6);
+  RT_STRING_PUT_LITERAL (out, "\n");
 }
 
 void

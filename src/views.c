@@ -96,10 +96,7 @@ rt_view_tsv_cdf_block (GString *tsv, const char *label, const double *sorted, gu
   for (gsize i = 0; i < n; i = i == n - 1 ? n : MIN (i + stride, n - 1))
     {
       /* nine digits are plenty for a plot, and far cheaper than the shortest exact form */
-      rt_format_g (tsv, sorted[i], 9);
-      g_string_append_c (tsv, '\t');
-      rt_format_g (tsv, (double) (i + 1) / n, 6);
-      g_string_append_c (tsv, '\n');
+      rt_format_cdf_point (tsv, sorted[i], (double) (i + 1) / n);
     }
   g_string_append (tsv, "\n\n");
 }

@@ -3,6 +3,7 @@
 #include "rolltrace/rt-views.h"
 #include "rolltrace/rt-jsonw.h"
 #include "rolltrace/rt-text.h"
+#include "memory-private.h"
 
 #include <math.h>
 
@@ -125,6 +126,9 @@ cdf_blocks_write (gpointer data)
     points += block_points (job->blocks[i].n, job->blocks[i].max_points);
   gsize len = job->tsv->len;
   g_string_truncate (g_string_set_size (job->tsv, len + points * 24 + 4096), len);
+  /* the pages about to be written brought in by one call, not a fault every 4 KiB (a point is
+   * about 20 bytes) */
+  rt_populate_write (job->tsv->str + len, points * 20);
   for (guint i = 0; i < job->n; i++)
     rt_view_tsv_cdf_block (job->tsv, job->blocks[i].label, job->blocks[i].sorted, job->blocks[i].n,
                            job->blocks[i].max_points);

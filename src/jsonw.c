@@ -276,16 +276,18 @@ eight_digits (guint32 v)
 static G_ALWAYS_INLINE inline char *
 put_g_short_at (char *p, gboolean negative, guint32 d, int e10, int precision)
 {
-  char digits[24];   /* 9 digits, and slack for the copies of fixed size */
+  typedef unsigned __int128 u128;
   guint32 low = precision <= 8 ? d : d % 100000000;
-  digits[0] = (char) ('0' + (precision <= 8 ? 0 : d / 100000000));
   guint64 lanes = eight_digits (low);
   guint64 text_lanes = lanes + 0x3030303030303030ull;
-  memcpy (digits + 1, &text_lanes, 8);
+  /* the `precision` digits as text, the first in the lowest byte: kept in registers, as
+   * copying them through a buffer on the stack stalled each read of it (the read of 8 bytes
+   * spanning two writes cannot be forwarded from them) */
+  u128 text = precision <= 8 ? (u128) (text_lanes >> (8 * (8 - precision)))
+                             : ((u128) text_lanes << 8) | (guint8) ('0' + d / 100000000);
   /* the zeros at the end: every byte of `lanes` above its highest nonzero one; a d of
    * fewer than 9 digits has a nonzero `low` */
   int zeros = low == 0 ? 8 : __builtin_clzll (lanes) / 8;
-  const char *first = digits + 9 - precision;
   int keep = e10 < -4 || e10 >= precision ? 1 : MAX (e10 + 1, 1);
   int n = MAX (precision - zeros, keep);
 
@@ -293,11 +295,12 @@ put_g_short_at (char *p, gboolean negative, guint32 d, int e10, int precision)
   p += negative;
   if (e10 < -4 || e10 >= precision)
     {
-      *p++ = first[0];
+      *p++ = (char) text;
       if (n > 1)
         {
           *p++ = '.';
-          memcpy (p, first + 1, 8);
+          guint64 rest = (guint64) (text >> 8);
+          memcpy (p, &rest, 8);
           p += n - 1;
         }
       p = put_exponent (p, e10);
@@ -305,12 +308,15 @@ put_g_short_at (char *p, gboolean negative, guint32 d, int e10, int precision)
   else if (e10 >= 0)
     {
       int int_digits = e10 + 1;
-      memcpy (p, first, 9);
+      guint64 head = (guint64) text;
+      memcpy (p, &head, 8);
+      p[8] = (char) (text >> 64);
       p += int_digits;
       if (n > int_digits)
         {
           *p++ = '.';
-          memcpy (p, first + int_digits, 8);
+          guint64 rest = (guint64) (text >> (8 * int_digits));
+          memcpy (p, &rest, 8);
           p += n - int_digits;
         }
     }
@@ -319,7 +325,9 @@ put_g_short_at (char *p, gboolean negative, guint32 d, int e10, int precision)
       /* 0.000ddd: -e10 - 1 <= 3 zeros after the point */
       memcpy (p, "0.000", 5);
       p += 1 - e10;
-      memcpy (p, first, 9);
+      guint64 head = (guint64) text;
+      memcpy (p, &head, 8);
+      p[8] = (char) (text >> 64);
       p += n;
     }
   return p;

@@ -268,6 +268,46 @@ test_cdf_block_as_printf_writes_it (void)
       }
 }
 
+/* Blocks written in two halves, on two threads when there are enough points, read as the same
+ * blocks written one after another: in order, each whole in one half, whatever their sizes. */
+static void
+test_cdf_blocks_in_two_halves_as_one_after_another (void)
+{
+  GRand *r = g_rand_new_with_seed (41);
+  const guint max_n = 60000;
+  double *values = g_new (double, max_n);
+  for (guint i = 0; i < max_n; i++)
+    values[i] = 0.001 * exp (i / 5000.0) + i * 1e-9;
+  guint split = 0;   /* rounds whose text came in two halves */
+  for (guint round = 0; round < 40; round++)
+    {
+      guint n_blocks = round < 3 ? round : (guint) g_rand_int_range (r, 1, 120);
+      RtCdfBlock *blocks = g_new0 (RtCdfBlock, MAX (n_blocks, 1));
+      g_autoptr (GPtrArray) labels = g_ptr_array_new_with_free_func (g_free);
+      g_autoptr (GString) want = g_string_new ("# header\n");
+      for (guint b = 0; b < n_blocks; b++)
+        {
+          char *label = g_strdup_printf ("step %u", b);
+          g_ptr_array_add (labels, label);
+          guint n = round % 2 ? (guint) g_rand_int_range (r, 0, (gint32) max_n) : (guint) g_rand_int_range (r, 0, 3000);
+          guint start = (guint) g_rand_int_range (r, 0, (gint32) (max_n - n + 1));
+          blocks[b] = (RtCdfBlock) { label, values + start, n, (guint) g_rand_int_range (r, 1, 5000) };
+          rt_view_tsv_cdf_block (want, label, blocks[b].sorted, blocks[b].n, blocks[b].max_points);
+        }
+      g_autoptr (GString) head = g_string_new ("# header\n");
+      g_autoptr (GString) tail = g_string_new (NULL);
+      rt_view_tsv_cdf_blocks (head, tail, blocks, n_blocks);
+      split += tail->len > 0;
+      g_string_append_len (head, tail->str, (gssize) tail->len);
+      g_assert_cmpuint (head->len, ==, want->len);
+      g_assert_true (memcmp (head->str, want->str, want->len) == 0);
+      g_free (blocks);
+    }
+  g_assert_cmpuint (split, >, 10);
+  g_free (values);
+  g_rand_free (r);
+}
+
 /* A CDF point is "%.9g\t%.6g\n" of its two numbers, whichever way it is written: in one go
  * (numbers of the plots' range, room in the buffer) or number by number (zeros, negatives,
  * the very large and small, a buffer about to grow), whatever the buffer held before. */
@@ -374,6 +414,8 @@ main (int argc, char **argv)
   g_test_add_func ("/jsonw/g-short-path-as-printf-writes-it", test_g_short_path_as_printf_writes_it);
   g_test_add_func ("/jsonw/cdf-block-as-printf-writes-it", test_cdf_block_as_printf_writes_it);
   g_test_add_func ("/jsonw/cdf-point-as-printf-writes-it", test_cdf_point_as_printf_writes_it);
+  g_test_add_func ("/jsonw/cdf-blocks-in-two-halves-as-one-after-another",
+                   test_cdf_blocks_in_two_halves_as_one_after_another);
   g_test_add_func ("/jsonw/shortest-form-as-printf-and-strtod-choose",
                    test_shortest_form_as_printf_and_strtod_choose);
   return g_test_run ();

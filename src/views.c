@@ -125,8 +125,8 @@ cdf_blocks_write (gpointer data)
   for (guint i = 0; i < job->n; i++)
     points += block_points (job->blocks[i].n, job->blocks[i].max_points);
   gsize len = job->tsv->len;
-  g_string_truncate (g_string_set_size (job->tsv, len + points * 24 + 4096), len);
-  /* the pages about to be written brought in by one call, not a fault every 4 KiB (a point is
+  rt_string_reserve_huge (job->tsv, points * 24 + 4096);
+  /* the pages about to be written brought in by one call, not a fault at a time (a point is
    * about 20 bytes) */
   rt_populate_write (job->tsv->str + len, points * 20);
   for (guint i = 0; i < job->n; i++)

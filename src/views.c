@@ -135,7 +135,7 @@ cdf_blocks_write (gpointer data)
   return NULL;
 }
 
-/* Below this many points a second thread costs more than it saves. */
+/* Below this many points (or on one processor) a second thread costs more than it saves. */
 #define CDF_POINTS_FOR_TWO_THREADS 20000
 
 void
@@ -147,7 +147,7 @@ rt_view_tsv_cdf_blocks (GString *head, GString *tail, const RtCdfBlock *blocks, 
   /* the first blocks up to about half the points here, the others meanwhile on a thread
    * of their own (formatting numbers is most of a cached rt-cdf) */
   guint cut = n_blocks;
-  if (points >= CDF_POINTS_FOR_TWO_THREADS)
+  if (points >= CDF_POINTS_FOR_TWO_THREADS && g_get_num_processors () > 1)
     {
       guint64 before = 0;
       for (cut = 0; cut < n_blocks && 2 * before < points; cut++)

@@ -26,7 +26,8 @@ summary_run (gpointer data)
   return NULL;
 }
 
-/* Below this many values a thread for the summary of them all costs more than it saves. */
+/* Below this many values (or on one processor) a thread for the summary of them all costs
+ * more than it saves. */
 #define ALL_VALUES_FOR_A_THREAD 50000
 
 static RtCdfEvent *
@@ -51,7 +52,8 @@ cdf_event_collect (const RtTrace *t, const char *name, GArray *selected)
        * over them all, each a chain of additions) is made meanwhile on a thread of its own */
       c->all = rt_sorted_borrow (all, n_all);
       job.values = c->all;
-      all_summary = n_all >= ALL_VALUES_FOR_A_THREAD ? g_thread_try_new ("rt-cdf-all", summary_run, &job, NULL) : NULL;
+      if (n_all >= ALL_VALUES_FOR_A_THREAD && g_get_num_processors () > 1)
+        all_summary = g_thread_try_new ("rt-cdf-all", summary_run, &job, NULL);
       if (all_summary == NULL)
         summary_run (&job);
     }

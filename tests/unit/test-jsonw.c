@@ -303,7 +303,11 @@ test_cdf_blocks_in_two_halves_as_one_after_another (void)
       g_assert_true (memcmp (head->str, want->str, want->len) == 0);
       g_free (blocks);
     }
-  g_assert_cmpuint (split, >, 10);
+  /* in two halves whenever there are points enough and a second processor to write them */
+  if (g_get_num_processors () > 1)
+    g_assert_cmpuint (split, >, 10);
+  else
+    g_assert_cmpuint (split, ==, 0);
   g_free (values);
   g_rand_free (r);
 }

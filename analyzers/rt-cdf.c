@@ -53,7 +53,7 @@ run (RtSession *s, GError **error)
       for (guint i = 0; i < cdfs->len; i++)
         {
           const RtCdfEvent *c = g_ptr_array_index (cdfs, i);
-          g_ptr_array_add (fits, c->all->len > 0 ? rt_fit_analyse (rt_samples_data (c->all), c->all->len) : NULL);
+          g_ptr_array_add (fits, c->all.n > 0 ? rt_fit_analyse (c->all.v, c->all.n) : NULL);
         }
     }
 
@@ -75,7 +75,7 @@ run (RtSession *s, GError **error)
   for (guint i = 0; i < cdfs->len; i++)
     {
       const RtCdfEvent *c = g_ptr_array_index (cdfs, i);
-      if (c->all->len == 0)
+      if (c->all.n == 0)
         {
           rt_session_no_data (s, "no %s values with a duration in the selected steps", c->event);
           continue;

@@ -32,29 +32,29 @@ rt_session_ensure_out_dir (RtSession *s, GError **error)
   return TRUE;
 }
 
-/* The file at `path` holds exactly the n parts one after another: read a block at a time,
- * not whole (the data files of a large trace run to megabytes), and only when its size is
- * the same. */
+/* The file at `path` holds exactly the n_parts pieces one after another: read a block at a
+ * time, not whole (the data files of a large trace run to megabytes), and only when its size
+ * is the same. */
 static gboolean
-file_holds_parts (const char *path, const GString *const *parts, guint n)
+file_holds (const char *path, const RtBytes *parts, guint n_parts)
 {
   int fd = open (path, O_RDONLY | O_CLOEXEC);
   if (fd < 0)
     return FALSE;
-  guint64 size = 0;
-  for (guint i = 0; i < n; i++)
-    size += parts[i]->len;
+  gsize total = 0;
+  for (guint i = 0; i < n_parts; i++)
+    total += parts[i].len;
   struct stat st;
-  gboolean same = fstat (fd, &st) == 0 && S_ISREG (st.st_mode) && (guint64) st.st_size == size;
+  gboolean same = fstat (fd, &st) == 0 && S_ISREG (st.st_mode) && (guint64) st.st_size == total;
   const gsize block_size = 64 << 10;
   g_autofree char *block = same ? g_malloc (block_size) : NULL;   /* the caller's own */
-  for (guint i = 0; same && i < n; i++)
-    for (gsize at = 0; same && at < parts[i]->len;)
+  for (guint i = 0; same && i < n_parts; i++)
+    for (gsize at = 0; same && at < parts[i].len;)
       {
-        gssize r = read (fd, block, MIN (block_size, parts[i]->len - at));
+        gssize r = read (fd, block, MIN (block_size, parts[i].len - at));
         if (r < 0 && errno == EINTR)
           continue;
-        same = r > 0 && memcmp (block, parts[i]->str + at, (gsize) r) == 0;
+        same = r > 0 && memcmp (block, (const char *) parts[i].data + at, (gsize) r) == 0;
         at += r > 0 ? (gsize) r : 0;
       }
   char extra;
@@ -63,47 +63,41 @@ file_holds_parts (const char *path, const GString *const *parts, guint n)
   return same;
 }
 
-static gboolean
-file_holds (const char *path, const GString *content)
+gboolean
+rt_session_write (RtSession *s, const char *name, const GString *content, GError **error)
 {
-  return file_holds_parts (path, &content, 1);
+  const GString *parts[] = { content };
+  return rt_session_write_parts (s, name, parts, 1, error);
 }
 
 gboolean
-rt_session_write (RtSession *s, const char *name, const GString *content, GError **error)
+rt_session_write_parts (RtSession *s, const char *name, const GString *const *parts, guint n_parts,
+                        GError **error)
 {
   if (!rt_session_ensure_out_dir (s, error))
     return FALSE;
   g_autofree char *path = rt_session_out_path (s, name);
+  g_autofree RtBytes *bytes = g_new (RtBytes, MAX (n_parts, 1));
+  for (guint i = 0; i < n_parts; i++)
+    bytes[i] = (RtBytes) { parts[i]->str, parts[i]->len };
   /* An unchanged file keeps its time stamp, so that `make plots` re-renders only
    * the plots whose data or script changed. */
-  if (file_holds (path, content))
+  if (file_holds (path, bytes, n_parts))
     return TRUE;
-  return rt_file_write_atomic (path, content->str, content->len, error);
+  return rt_file_write_atomic_parts (path, bytes, n_parts, error);
 }
 
 gboolean
 rt_session_write_tsv (RtSession *s, const GString *tsv, const char *stem, GError **error)
 {
-  g_autofree char *name = g_strdup_printf ("%s.tsv", stem);
-  return rt_session_write (s, name, tsv, error);
+  return rt_session_write_tsv_parts (s, &tsv, 1, stem, error);
 }
 
 gboolean
 rt_session_write_tsv_parts (RtSession *s, const GString *const *parts, guint n, const char *stem, GError **error)
 {
-  if (n == 1)
-    return rt_session_write_tsv (s, parts[0], stem, error);
-  if (!rt_session_ensure_out_dir (s, error))
-    return FALSE;
   g_autofree char *name = g_strdup_printf ("%s.tsv", stem);
-  g_autofree char *path = rt_session_out_path (s, name);
-  if (file_holds_parts (path, parts, n))
-    return TRUE;   /* unchanged: it keeps its time stamp, as rt_session_write does */
-  g_autoptr (GString) whole = g_string_new (NULL);
-  for (guint i = 0; i < n; i++)
-    g_string_append_len (whole, parts[i]->str, (gssize) parts[i]->len);
-  return rt_file_write_atomic (path, whole->str, whole->len, error);
+  return rt_session_write_parts (s, name, parts, n, error);
 }
 
 gboolean

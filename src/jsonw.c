@@ -281,38 +281,37 @@ round_digits_short (double a, int precision, guint32 *d, int *e10)
   return TRUE;
 }
 
-/* put_g for a precision of at most 9 (d < 10^9), written straight into out's buffer when
- * it has room: the digits made all at once, their trailing zeros counted from the top zero
- * bytes, and every copy of a fixed size. */
-static G_ALWAYS_INLINE inline void
-put_g_short (GString *out, gboolean negative, guint32 d, int e10, int precision)
+/* put_g for a precision of at most 9 (d < 10^9), written at p (which has room for 40 bytes):
+ * the digits made all at once, their trailing zeros counted from the top zero bytes, and every
+ * copy of a fixed size. Returns the byte after the text. */
+static G_ALWAYS_INLINE inline char *
+put_g_short_at (char *p, gboolean negative, guint32 d, int e10, int precision)
 {
-  char digits[24];   /* 9 digits, and slack for the copies of fixed size */
+  typedef unsigned __int128 u128;
   guint32 low = precision <= 8 ? d : d % 100000000;
-  digits[0] = (char) ('0' + (precision <= 8 ? 0 : d / 100000000));
   guint64 lanes = eight_digits (low);
   guint64 text_lanes = lanes + 0x3030303030303030ull;
-  memcpy (digits + 1, &text_lanes, 8);
+  /* the `precision` digits as text, the first in the lowest byte: kept in registers, as
+   * copying them through a buffer on the stack stalled each read of it (the read of 8 bytes
+   * spanning two writes cannot be forwarded from them) */
+  u128 text = precision <= 8 ? (u128) (text_lanes >> (8 * (8 - precision)))
+                             : ((u128) text_lanes << 8) | (guint8) ('0' + d / 100000000);
   /* the zeros at the end: every byte of `lanes` above its highest nonzero one; a d of
    * fewer than 9 digits has a nonzero `low` */
   int zeros = low == 0 ? 8 : __builtin_clzll (lanes) / 8;
-  const char *first = digits + 9 - precision;
   int keep = e10 < -4 || e10 >= precision ? 1 : MAX (e10 + 1, 1);
   int n = MAX (precision - zeros, keep);
 
-  char local[48];
-  gboolean direct = out->len + 40 < out->allocated_len;
-  char *start = direct ? out->str + out->len : local;
-  char *p = start;
   *p = '-';
   p += negative;
   if (e10 < -4 || e10 >= precision)
     {
-      *p++ = first[0];
+      *p++ = (char) text;
       if (n > 1)
         {
           *p++ = '.';
-          memcpy (p, first + 1, 8);
+          guint64 rest = (guint64) (text >> 8);
+          memcpy (p, &rest, 8);
           p += n - 1;
         }
       p = put_exponent (p, e10);
@@ -320,12 +319,15 @@ put_g_short (GString *out, gboolean negative, guint32 d, int e10, int precision)
   else if (e10 >= 0)
     {
       int int_digits = e10 + 1;
-      memcpy (p, first, 9);
+      guint64 head = (guint64) text;
+      memcpy (p, &head, 8);
+      p[8] = (char) (text >> 64);
       p += int_digits;
       if (n > int_digits)
         {
           *p++ = '.';
-          memcpy (p, first + int_digits, 8);
+          guint64 rest = (guint64) (text >> (8 * int_digits));
+          memcpy (p, &rest, 8);
           p += n - int_digits;
         }
     }
@@ -334,10 +336,22 @@ put_g_short (GString *out, gboolean negative, guint32 d, int e10, int precision)
       /* 0.000ddd: -e10 - 1 <= 3 zeros after the point */
       memcpy (p, "0.000", 5);
       p += 1 - e10;
-      memcpy (p, first, 9);
+      guint64 head = (guint64) text;
+      memcpy (p, &head, 8);
+      p[8] = (char) (text >> 64);
       p += n;
     }
-  gsize len = (gsize) (p - start);
+  return p;
+}
+
+/* put_g_short_at into out, straight into its buffer when it has room */
+static G_ALWAYS_INLINE inline void
+put_g_short (GString *out, gboolean negative, guint32 d, int e10, int precision)
+{
+  char local[48];
+  gboolean direct = out->len + 40 < out->allocated_len;
+  char *start = direct ? out->str + out->len : local;
+  gsize len = (gsize) (put_g_short_at (start, negative, d, e10, precision) - start);
   if (direct)
     {
       out->len += len;
@@ -453,6 +467,30 @@ choose_digits (double a, guint64 *d, int *e10, int *precision)
     }
   *d = q;
   return q < pow10[*precision];   /* not rounded up into a new digit (all nines) */
+}
+
+void
+rt_format_cdf_point (GString *out, double x, double fraction)
+{
+  /* the two numbers and their separators written in one go, without a call or a check of
+   * room for each: this is most of what a cached rt-cdf does */
+  guint32 dx, df;
+  int ex, ef;
+  if (out->len + 96 < out->allocated_len && x != 0 && fraction != 0
+      && round_digits_short (fabs (x), 9, &dx, &ex) && round_digits_short (fabs (fraction), 6, &df, &ef))
+    {
+      char *p = put_g_short_at (out->str + out->len, x < 0, dx, ex, 9);
+      *p++ = '\t';
+      p = put_g_short_at (p, fraction < 0, df, ef, 6);
+      *p++ = '\n';
+      *p = '\0';
+      out->len = (gsize) (p - out->str);
+      return;
+    }
+  rt_format_g (out, x, 9);
+  RT_STRING_PUT_LITERAL (out, "\t");
+  rt_format_g (out, fraction, 6);
+  RT_STRING_PUT_LITERAL (out, "\n");
 }
 
 void

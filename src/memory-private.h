@@ -18,4 +18,9 @@ void rt_array_make_room (GArray *a, gsize n);
  * a hint only (older kernels ignore it). */
 void rt_populate_write (void *p, gsize len);
 
+/* Room in s for `room` more bytes, in one allocation; a large one on transparent huge pages
+ * (a text of megabytes written once: 2 MiB pages spare it a fault, and its unmapping a page
+ * table entry, every 4 KiB). */
+void rt_string_reserve_huge (GString *s, gsize room);
+
 G_END_DECLS

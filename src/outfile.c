@@ -130,25 +130,35 @@ rt_temp_finish (char *tmp_path, const char *final_path, gboolean keep, GError **
 gboolean
 rt_file_write_atomic (const char *path, const void *data, gsize len, GError **error)
 {
+  const RtBytes part = { data, len };
+  return rt_file_write_atomic_parts (path, &part, 1, error);
+}
+
+gboolean
+rt_file_write_atomic_parts (const char *path, const RtBytes *parts, guint n_parts, GError **error)
+{
   g_autofree char *tmp = NULL;
   int fd = rt_temp_create (path, &tmp, error);
   if (fd < 0)
     return FALSE;
-  const char *p = data;
-  gsize left = len;
   int e = 0;
-  while (left > 0)
+  for (guint i = 0; i < n_parts && e == 0; i++)
     {
-      gssize n = write (fd, p, left);
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (n <= 0)
+      const char *p = parts[i].data;
+      gsize left = parts[i].len;
+      while (left > 0)
         {
-          e = n < 0 ? errno : ENOSPC;
-          break;
+          gssize n = write (fd, p, left);
+          if (n < 0 && errno == EINTR)
+            continue;
+          if (n <= 0)
+            {
+              e = n < 0 ? errno : ENOSPC;
+              break;
+            }
+          p += n;
+          left -= (gsize) n;
         }
-      p += n;
-      left -= (gsize) n;
     }
   if (close (fd) != 0 && e == 0)
     e = errno;

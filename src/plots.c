@@ -70,8 +70,8 @@ write_fit_plots (RtSession *s, GPtrArray *cdfs, const GPtrArray *fits, GString *
                                        : g_strdup_printf ("best fit: %s", model);
       g_autofree char *title = rt_gnuplot_quote (label);
       g_autofree char *colour = overlay ? g_strdup_printf ("lt %u", e + 1) : g_strdup ("lc rgb " FIT_COLOUR);
-      const double *v = rt_samples_data (c->all);
-      guint n = c->all->len;
+      const double *v = c->all.v;
+      guint n = c->all.n;
       rt_fit_tsv_cdf_block (tsv, label, best, v[n - fit->n], v[n - 1], FIT_CURVE_POINTS);
       g_string_append_printf (plot, ", \\\n     data index %u using 1:2 with lines %s dt (8,5) lw 2.5 title %s",
                               block++, colour, title);
@@ -107,17 +107,8 @@ gboolean
 rt_plot_cdf (RtSession *s, const RtCdf *cdf, const GPtrArray *fits, guint step_points, GError **error)
 {
   GPtrArray *cdfs = cdf->events;
-  /* about 24 bytes a point: the text grows once, not by doubling through megabytes */
-  gsize points = 0;
-  for (guint e = 0; e < cdfs->len; e++)
-    {
-      const RtCdfEvent *c = g_ptr_array_index (cdfs, e);
-      for (guint i = 0; i < c->steps->len; i++)
-        points += MIN (g_array_index (c->steps, RtCdfStep, i).sorted->len, step_points);
-      points += MIN (c->all->len, 4000u);
-    }
-  g_autoptr (GString) tsv = g_string_sized_new (points * 24 + 4096);
-  g_string_append (tsv, "# duration_s\tfraction\n");
+  g_autoptr (GArray) blocks = g_array_new (FALSE, FALSE, sizeof (RtCdfBlock));
+  g_autoptr (GPtrArray) labels = g_ptr_array_new_with_free_func (g_free);   /* the blocks' */
   g_autoptr (GString) plot = g_string_new ("plot ");
   g_autoptr (GString) markers = g_string_new (NULL);
   guint block = 0;
@@ -131,10 +122,11 @@ rt_plot_cdf (RtSession *s, const RtCdf *cdf, const GPtrArray *fits, guint step_p
       for (guint i = 0; !overlay && n_steps > 1 && i < n_steps; i++)
         {
           const RtCdfStep *st = &g_array_index (c->steps, RtCdfStep, i);
-          RtSamples *v = st->sorted;
           gint32 step = st->step;
-          g_autofree char *label = g_strdup_printf ("step %d", step);
-          rt_view_tsv_cdf_block (tsv, label, rt_samples_data (v), v->len, step_points);
+          char *label = g_strdup_printf ("step %d", step);
+          g_ptr_array_add (labels, label);
+          RtCdfBlock b = { label, st->sorted.v, st->sorted.n, step_points };
+          g_array_append_val (blocks, b);
           if (n_steps <= MAX_STEP_SERIES)
             g_string_append_printf (plot, "%sdata index %u using 1:2 with steps lw 1.5 title 'step %d'",
                                     block ? ", \\\n     " : "", block, step);
@@ -144,8 +136,10 @@ rt_plot_cdf (RtSession *s, const RtCdf *cdf, const GPtrArray *fits, guint step_p
                                     i == 0 ? "title 'one step each'" : "notitle");
           block++;
         }
-      g_autofree char *label = overlay ? g_strdup (c->event) : g_strdup ("all selected steps");
-      rt_view_tsv_cdf_block (tsv, label, rt_samples_data (c->all), c->all->len, 4000);
+      char *label = overlay ? g_strdup (c->event) : g_strdup ("all selected steps");
+      g_ptr_array_add (labels, label);
+      RtCdfBlock b = { label, c->all.v, c->all.n, 4000 };
+      g_array_append_val (blocks, b);
       g_autofree char *title = rt_gnuplot_quote (label);
       g_string_append_printf (plot, "%sdata index %u using 1:2 with steps lw 3 %s title %s",
                               block ? ", \\\n     " : "", block,
@@ -156,9 +150,14 @@ rt_plot_cdf (RtSession *s, const RtCdf *cdf, const GPtrArray *fits, guint step_p
           rt_plot_cdf_markers (markers, &c->all_summary, overlay ? c->event : "all selected steps");
         }
     }
+  /* the later blocks go into a text of their own, written after the first */
+  g_autoptr (GString) tsv = g_string_new ("# duration_s\tfraction\n");
+  g_autoptr (GString) tail = g_string_new (NULL);
+  rt_view_tsv_cdf_blocks (tsv, tail, (const RtCdfBlock *) blocks->data, blocks->len);
+
   g_autoptr (GArray) selected = rt_session_selected_steps (s);
   g_autofree char *steps_text = rt_session_describe_step_indices (s, selected);
-  if (fits != NULL && !write_fit_plots (s, cdfs, fits, tsv, plot, block, steps_text, error))
+  if (fits != NULL && !write_fit_plots (s, cdfs, fits, tail, plot, block, steps_text, error))
     return FALSE;
   g_string_append_c (plot, '\n');
   const RtCdfEvent *first = g_ptr_array_index (cdfs, 0);
@@ -167,7 +166,8 @@ rt_plot_cdf (RtSession *s, const RtCdf *cdf, const GPtrArray *fits, guint step_p
                                              first->id == RT_EV_REQUEST_COMPLETE && !overlay
                                                ? "request duration" : "duration");
 
-  if (!rt_session_write (s, "cdf.tsv", tsv, error))
+  const GString *parts[] = { tsv, tail };
+  if (!rt_session_write_parts (s, "cdf.tsv", parts, G_N_ELEMENTS (parts), error))
     return FALSE;
   const char *vars[] = { "XLABEL", xlabel, "MARKERS", markers->str, "PLOT", plot->str, NULL };
   return rt_session_plot (s, "cdf", "cdf", what, vars, error);

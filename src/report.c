@@ -264,7 +264,7 @@ section_tail (RtReport *r, Section *sec, gboolean *shown, GError **error)
 {
   (void) shown;
   const RtCdfEvent *c = g_ptr_array_index (r->cdf->events, 0);
-  if (c->all->len == 0)
+  if (c->all.n == 0)
     {
       note (sec, "No complete request with a duration in the selected steps.");
       return TRUE;
@@ -707,7 +707,7 @@ gboolean
 rt_report_has_data (const RtReport *r)
 {
   const RtCdfEvent *c = g_ptr_array_index (r->cdf->events, 0);
-  return r->overview->steps->len > 0 || c->all->len > 0;
+  return r->overview->steps->len > 0 || c->all.n > 0;
 }
 
 void

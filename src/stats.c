@@ -33,16 +33,23 @@ rt_mean (const double *values, guint n)
   return sum / n;
 }
 
-double
-rt_std_population (const double *values, guint n)
+/* The population std of values whose mean is `mean` (as rt_mean gives it). */
+static double
+std_about (const double *values, guint n, double mean)
 {
   if (n == 0)
     return NAN;
-  /* two passes: the one-pass formula loses digits when the mean is large */
-  double mean = rt_mean (values, n), ss = 0;
+  double ss = 0;
   for (guint i = 0; i < n; i++)
     ss += (values[i] - mean) * (values[i] - mean);
   return sqrt (ss / n);
+}
+
+double
+rt_std_population (const double *values, guint n)
+{
+  /* two passes: the one-pass formula loses digits when the mean is large */
+  return std_about (values, n, rt_mean (values, n));
 }
 
 /* Doubles as unsigned keys that sort in the same order: flip all bits of a
@@ -209,7 +216,7 @@ rt_summary_of_sorted (const double *values, guint n, RtSummary *out)
 {
   out->count = n;
   out->mean = rt_mean (values, n);
-  out->std = rt_std_population (values, n);
+  out->std = std_about (values, n, out->mean);   /* rt_std_population without its own mean pass */
   out->min = n ? values[0] : NAN;
   out->max = n ? values[n - 1] : NAN;
   out->p50 = rt_percentile_sorted (values, n, 50);
@@ -231,4 +238,24 @@ rt_samples_add (RtSamples *s, double v)
 {
   if (!isnan (v))
     g_array_append_val (s, v);
+}
+
+RtSorted
+rt_sorted_own (RtSamples *s)
+{
+  return (RtSorted) { .v = rt_samples_data (s), .n = s->len, .owned = s };
+}
+
+RtSorted
+rt_sorted_borrow (const double *v, guint n)
+{
+  return (RtSorted) { .v = v, .n = n, .owned = NULL };
+}
+
+void
+rt_sorted_clear (RtSorted *s)
+{
+  g_clear_pointer (&s->owned, g_array_unref);
+  s->v = NULL;
+  s->n = 0;
 }

@@ -3,6 +3,7 @@
 #include "rolltrace/rt-views.h"
 #include "rolltrace/rt-jsonw.h"
 #include "rolltrace/rt-text.h"
+#include "memory-private.h"
 
 #include <math.h>
 
@@ -26,19 +27,26 @@ rt_view_request_durations (const RtTrace *t, guint step_index, gint32 worker)
   return s;
 }
 
-RtSamples *
-rt_view_request_durations_sorted (const RtTrace *t, guint step_index)
+RtSorted
+rt_view_request_durations_sorted_in_place (const RtTrace *t, guint step_index)
 {
   guint n;
   const double *cached = rt_trace_step_sorted_durations (t, step_index, &n);
-  if (cached == NULL)
-    {
-      RtSamples *s = rt_view_request_durations (t, step_index, -1);
-      rt_sort_doubles (rt_samples_data (s), s->len);
-      return s;
-    }
-  RtSamples *s = g_array_sized_new (FALSE, FALSE, sizeof (double), n);
-  g_array_append_vals (s, cached, n);
+  if (cached != NULL)
+    return rt_sorted_borrow (cached, n);
+  RtSamples *s = rt_view_request_durations (t, step_index, -1);
+  rt_sort_doubles (rt_samples_data (s), s->len);
+  return rt_sorted_own (s);
+}
+
+RtSamples *
+rt_view_request_durations_sorted (const RtTrace *t, guint step_index)
+{
+  RtSorted v = rt_view_request_durations_sorted_in_place (t, step_index);
+  if (v.owned != NULL)
+    return v.owned;
+  RtSamples *s = g_array_sized_new (FALSE, FALSE, sizeof (double), v.n);
+  g_array_append_vals (s, v.v, v.n);
   return s;
 }
 
@@ -89,12 +97,70 @@ rt_view_tsv_cdf_block (GString *tsv, const char *label, const double *sorted, gu
   for (gsize i = 0; i < n; i = i == n - 1 ? n : MIN (i + stride, n - 1))
     {
       /* nine digits are plenty for a plot, and far cheaper than the shortest exact form */
-      rt_format_g (tsv, sorted[i], 9);
-      g_string_append_c (tsv, '\t');
-      rt_format_g (tsv, (double) (i + 1) / n, 6);
-      g_string_append_c (tsv, '\n');
+      rt_format_cdf_point (tsv, sorted[i], (double) (i + 1) / n);
     }
   g_string_append (tsv, "\n\n");
+}
+
+/* How many points rt_view_tsv_cdf_block writes of n values. */
+static guint
+block_points (guint n, guint max_points)
+{
+  guint stride = n > max_points ? (n + max_points - 1) / max_points : 1;
+  return n == 0 ? 0 : (n - 1) / stride + 1 + ((n - 1) % stride != 0);
+}
+
+typedef struct {
+  GString *tsv;
+  const RtCdfBlock *blocks;
+  guint n;
+} CdfBlocksJob;
+
+static gpointer
+cdf_blocks_write (gpointer data)
+{
+  CdfBlocksJob *job = data;
+  /* about 24 bytes a point: the text grows once, not by doubling through megabytes */
+  gsize points = 0;
+  for (guint i = 0; i < job->n; i++)
+    points += block_points (job->blocks[i].n, job->blocks[i].max_points);
+  gsize len = job->tsv->len;
+  rt_string_reserve_huge (job->tsv, points * 24 + 4096);
+  /* the pages about to be written brought in by one call, not a fault at a time (a point is
+   * about 20 bytes) */
+  rt_populate_write (job->tsv->str + len, points * 20);
+  for (guint i = 0; i < job->n; i++)
+    rt_view_tsv_cdf_block (job->tsv, job->blocks[i].label, job->blocks[i].sorted, job->blocks[i].n,
+                           job->blocks[i].max_points);
+  return NULL;
+}
+
+/* Below this many points (or on one processor) a second thread costs more than it saves. */
+#define CDF_POINTS_FOR_TWO_THREADS 20000
+
+void
+rt_view_tsv_cdf_blocks (GString *head, GString *tail, const RtCdfBlock *blocks, guint n_blocks)
+{
+  guint64 points = 0;
+  for (guint i = 0; i < n_blocks; i++)
+    points += block_points (blocks[i].n, blocks[i].max_points);
+  /* the first blocks up to about half the points here, the others meanwhile on a thread
+   * of their own (formatting numbers is most of a cached rt-cdf) */
+  guint cut = n_blocks;
+  if (points >= CDF_POINTS_FOR_TWO_THREADS && g_get_num_processors () > 1)
+    {
+      guint64 before = 0;
+      for (cut = 0; cut < n_blocks && 2 * before < points; cut++)
+        before += block_points (blocks[cut].n, blocks[cut].max_points);
+    }
+  CdfBlocksJob job = { tail, blocks + cut, n_blocks - cut };
+  GThread *thread = job.n > 0 ? g_thread_try_new ("rt-cdf-tsv", cdf_blocks_write, &job, NULL) : NULL;
+  CdfBlocksJob here = { head, blocks, cut };
+  cdf_blocks_write (&here);
+  if (thread != NULL)
+    g_thread_join (thread);
+  else
+    cdf_blocks_write (&job);   /* no thread to be had: the rest here too, still into tail */
 }
 
 double

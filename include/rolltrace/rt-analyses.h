@@ -47,7 +47,7 @@ RtTable *rt_table_new_with_sections (const RtTableSpec *spec, const char *patter
 typedef struct {
   guint step_index;
   gint32 step;
-  RtSamples *sorted;          /* the step's values, ascending */
+  RtSorted sorted;            /* the step's values, ascending (in place in the cache, or own) */
   RtSummary summary;
 } RtCdfStep;
 
@@ -55,7 +55,7 @@ typedef struct {
   const char *event;          /* the canonical name; as asked when the trace lacks it */
   guint16 id;                 /* RT_EVENT_NONE when the trace lacks it */
   GArray *steps;              /* RtCdfStep: the selected steps that have values */
-  RtSamples *all;             /* every value of those steps, ascending */
+  RtSorted all;               /* every value of those steps, ascending (in place, or own) */
   RtSummary all_summary;
 } RtCdfEvent;
 

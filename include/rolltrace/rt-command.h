@@ -159,12 +159,17 @@ gboolean rt_session_reload (RtSession *s, GError **error);
 /* Writes `content` to OUT/name, creating OUT on first use. */
 gboolean rt_session_write (RtSession *s, const char *name, const GString *content, GError **error);
 
+/* Writes the n_parts strings one after another as the one file OUT/name (text made in
+ * pieces, on more than one thread, is not joined first). */
+gboolean rt_session_write_parts (RtSession *s, const char *name, const GString *const *parts, guint n_parts,
+                                 GError **error);
+
 /* Writes `table` as OUT/<stem>.tsv. */
 gboolean rt_session_write_table (RtSession *s, const RtTable *table, const char *stem, GError **error);
 /* The same for a table's TSV made beforehand (rt_table_tsv), perhaps on another thread. */
 gboolean rt_session_write_tsv (RtSession *s, const GString *tsv, const char *stem, GError **error);
 /* The same for a TSV made in n parts (one after another in the file), perhaps each on its
- * own thread: compared with the file as it stands part by part, and joined only to be written. */
+ * own thread: rt_session_write_parts as OUT/<stem>.tsv. */
 gboolean rt_session_write_tsv_parts (RtSession *s, const GString *const *parts, guint n, const char *stem,
                                      GError **error);
 

@@ -43,6 +43,10 @@ void rt_format_double (GString *out, double v);
  * digits, with it otherwise. The plots' data files hold hundreds of thousands of them. */
 void rt_format_g (GString *out, double v, int precision);
 
+/* Appends one point of a CDF block: "%.9g\t%.6g\n" of x and fraction, as rt_format_g writes
+ * each (a plot's data file holds hundreds of thousands of them). */
+void rt_format_cdf_point (GString *out, double x, double fraction);
+
 /* Appends the decimal text of v, as "%" G_GINT64_FORMAT writes it, without printf: the trace
  * writer prints hundreds of millions of them. */
 void rt_format_int (GString *out, gint64 v);

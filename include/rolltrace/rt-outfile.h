@@ -28,6 +28,15 @@ void rt_temp_forget (const char *tmp_path);
  * the new one is complete (a full disk, a size limit or a signal leave no half file). */
 gboolean rt_file_write_atomic (const char *path, const void *data, gsize len, GError **error);
 
+/* Some bytes: `len` of them at `data`. */
+typedef struct {
+  const void *data;
+  gsize len;
+} RtBytes;
+
+/* The same of n_parts pieces written one after another, as one file. */
+gboolean rt_file_write_atomic_parts (const char *path, const RtBytes *parts, guint n_parts, GError **error);
+
 /* Children (gnuplot) to end with the process when a signal arrives. */
 void rt_child_register (GPid pid);
 void rt_child_forget (GPid pid);

@@ -43,4 +43,20 @@ RtSamples *rt_samples_new (void);
 void rt_samples_add (RtSamples *s, double v);
 #define rt_samples_data(s) ((double *) (s)->data)
 
+/* Values sorted ascending, read where they lie: `v` points into `owned`, or, when that is
+ * NULL, into memory another keeps (the trace's cache: valid as long as the trace), so that
+ * megabytes of them are neither copied nor paged in twice. */
+typedef struct {
+  const double *v;
+  guint n;
+  RtSamples *owned;
+} RtSorted;
+
+/* A view of `s` (sorted already), which it takes. */
+RtSorted rt_sorted_own (RtSamples *s);
+/* A view of n values another keeps. */
+RtSorted rt_sorted_borrow (const double *v, guint n);
+/* Frees what the view owns, and empties it. */
+void rt_sorted_clear (RtSorted *s);
+
 G_END_DECLS

@@ -17,6 +17,8 @@ RtSamples *rt_view_request_durations (const RtTrace *t, guint step_index, gint32
 /* The durations of all the step's complete requests, sorted ascending (rt_sort_doubles):
  * ready in the cache when it holds the step, without reading the request table. */
 RtSamples *rt_view_request_durations_sorted (const RtTrace *t, guint step_index);
+/* The same without a copy: in place in the cache when it holds them (valid while `t` is). */
+RtSorted rt_view_request_durations_sorted_in_place (const RtTrace *t, guint step_index);
 
 /* Values of an event in a step: one per worker file (its sum) for a step-level
  * event, one per line with a duration for any other. */
@@ -42,6 +44,18 @@ typedef enum {
  * with two blank lines, gnuplot's index separator. */
 void rt_view_tsv_cdf_block (GString *tsv, const char *label, const double *sorted, guint n,
                             guint max_points);
+
+/* One block of rt_view_tsv_cdf_blocks: rt_view_tsv_cdf_block's arguments. */
+typedef struct {
+  const char *label;
+  const double *sorted;
+  guint n, max_points;
+} RtCdfBlock;
+
+/* rt_view_tsv_cdf_block of each block, in order: those of about the first half of the points
+ * appended to `head`, the others to `tail`, each half on a thread of its own when there are
+ * enough points to gain by it. The text is head's then tail's. */
+void rt_view_tsv_cdf_blocks (GString *head, GString *tail, const RtCdfBlock *blocks, guint n_blocks);
 
 /* gnuplot commands for a CDF plot: dashed verticals at P50..P99.9 of `sum` and a
  * stats box headed `what`. */

@@ -7,11 +7,28 @@ static void
 cdf_event_free (RtCdfEvent *c)
 {
   for (guint i = 0; i < c->steps->len; i++)
-    g_array_unref (g_array_index (c->steps, RtCdfStep, i).sorted);
+    rt_sorted_clear (&g_array_index (c->steps, RtCdfStep, i).sorted);
   g_array_unref (c->steps);
-  g_array_unref (c->all);
+  rt_sorted_clear (&c->all);
   g_free (c);
 }
+
+typedef struct {
+  RtSorted values;
+  RtSummary *out;
+} SummaryJob;
+
+static gpointer
+summary_run (gpointer data)
+{
+  SummaryJob *job = data;
+  rt_summary_of_sorted (job->values.v, job->values.n, job->out);
+  return NULL;
+}
+
+/* Below this many values (or on one processor) a thread for the summary of them all costs
+ * more than it saves. */
+#define ALL_VALUES_FOR_A_THREAD 50000
 
 static RtCdfEvent *
 cdf_event_collect (const RtTrace *t, const char *name, GArray *selected)
@@ -20,40 +37,54 @@ cdf_event_collect (const RtTrace *t, const char *name, GArray *selected)
   c->id = rt_event_registry_lookup (t->registry, name);
   c->event = c->id != RT_EVENT_NONE ? rt_event_registry_name (t->registry, c->id) : name;
   c->steps = g_array_new (FALSE, FALSE, sizeof (RtCdfStep));
-  c->all = rt_samples_new ();
-  /* request durations come sorted (from the cache, when it holds them), and the
+  /* request durations come sorted (in place in the cache, when it holds them), and the
    * sorted steps merge into the sorted whole */
   gboolean durations = c->id == RT_EV_REQUEST_COMPLETE;
+  g_autoptr (GArray) values = durations ? NULL : rt_samples_new ();   /* of other events */
+  guint n_all;
+  const double *all = durations && selected->len == t->steps->len
+                        ? rt_trace_all_sorted_durations (t, &n_all) : NULL;
+  GThread *all_summary = NULL;
+  SummaryJob job = { .out = &c->all_summary };
+  if (all != NULL)
+    {
+      /* every step selected: the cache has them sorted together; their summary (two passes
+       * over them all, each a chain of additions) is made meanwhile on a thread of its own */
+      c->all = rt_sorted_borrow (all, n_all);
+      job.values = c->all;
+      if (n_all >= ALL_VALUES_FOR_A_THREAD && g_get_num_processors () > 1)
+        all_summary = g_thread_try_new ("rt-cdf-all", summary_run, &job, NULL);
+      if (all_summary == NULL)
+        summary_run (&job);
+    }
   for (guint i = 0; c->id != RT_EVENT_NONE && i < selected->len; i++)
     {
       RtCdfStep st = { .step_index = g_array_index (selected, guint, i) };
       st.step = rt_trace_step (t, st.step_index)->step;
-      st.sorted = durations ? rt_view_request_durations_sorted (t, st.step_index)
-                            : rt_view_event_values (t, st.step_index, c->id);
-      if (st.sorted->len == 0)
-        {
-          g_array_unref (st.sorted);
-          continue;   /* steps without data are left out */
-        }
       if (durations)
-        rt_summary_of_sorted (rt_samples_data (st.sorted), st.sorted->len, &st.summary);
+        st.sorted = rt_view_request_durations_sorted_in_place (t, st.step_index);
       else
         {
-          g_array_append_vals (c->all, st.sorted->data, st.sorted->len);
-          rt_summary_compute (rt_samples_data (st.sorted), st.sorted->len, &st.summary);   /* sorts */
+          RtSamples *v = rt_view_event_values (t, st.step_index, c->id);
+          g_array_append_vals (values, v->data, v->len);
+          rt_sort_doubles (rt_samples_data (v), v->len);
+          st.sorted = rt_sorted_own (v);
         }
+      if (st.sorted.n == 0)
+        {
+          rt_sorted_clear (&st.sorted);
+          continue;   /* steps without data are left out */
+        }
+      rt_summary_of_sorted (st.sorted.v, st.sorted.n, &st.summary);
       g_array_append_val (c->steps, st);
     }
-  guint n_all;
-  const double *all = durations && selected->len == t->steps->len
-                        ? rt_trace_all_sorted_durations (t, &n_all) : NULL;
   if (all != NULL)
     {
-      /* every step selected: the cache has them sorted together already */
-      g_array_append_vals (c->all, all, n_all);
-      rt_summary_of_sorted (rt_samples_data (c->all), c->all->len, &c->all_summary);
+      if (all_summary != NULL)
+        g_thread_join (all_summary);
+      return c;
     }
-  else if (durations)
+  if (durations)
     {
       guint n = c->steps->len;
       g_autofree const double **runs = g_new (const double *, n + 1);
@@ -61,14 +92,19 @@ cdf_event_collect (const RtTrace *t, const char *name, GArray *selected)
       for (guint i = 0; i < n; i++)
         {
           const RtCdfStep *st = &g_array_index (c->steps, RtCdfStep, i);
-          runs[i] = rt_samples_data (st->sorted);
-          lens[i] = st->sorted->len;
+          runs[i] = st->sorted.v;
+          lens[i] = st->sorted.n;
         }
-      rt_merge_sorted (c->all, runs, lens, n);
-      rt_summary_of_sorted (rt_samples_data (c->all), c->all->len, &c->all_summary);
+      RtSamples *merged = rt_samples_new ();
+      rt_merge_sorted (merged, runs, lens, n);
+      c->all = rt_sorted_own (merged);
     }
   else
-    rt_summary_compute (rt_samples_data (c->all), c->all->len, &c->all_summary);
+    {
+      rt_sort_doubles (rt_samples_data (values), values->len);
+      c->all = rt_sorted_own (g_steal_pointer (&values));
+    }
+  rt_summary_of_sorted (c->all.v, c->all.n, &c->all_summary);
   return c;
 }
 

@@ -168,7 +168,8 @@ experiment_reduce (RtCompareExperiment *x, const RtStepSet *steps)
 
   g_autoptr (RtCdf) cdf = rt_cdf_analyse (t, steps, NULL);
   const RtCdfEvent *all = g_ptr_array_index (cdf->events, 0);
-  x->durations = g_array_ref (all->all);
+  x->durations = g_array_sized_new (FALSE, FALSE, sizeof (double), all->all.n);
+  g_array_append_vals (x->durations, all->all.v, all->all.n);   /* its own: the cdf goes now */
   x->duration = all->all_summary;
 
   g_autoptr (RtEvents) ev = rt_events_analyse (t, steps);

@@ -309,7 +309,7 @@ static void
 rule_long_tail (const RtCdf *cdf, const RtTimeline *tl, RtFindings *out)
 {
   const RtCdfEvent *c = cdf && cdf->events->len ? g_ptr_array_index (cdf->events, 0) : NULL;
-  double p50 = c && c->all->len ? c->all_summary.p50 : NAN, p99 = c && c->all->len ? c->all_summary.p99 : NAN;
+  double p50 = c && c->all.n ? c->all_summary.p50 : NAN, p99 = c && c->all.n ? c->all_summary.p99 : NAN;
   double ratio = p50 > 0 ? p99 / p50 : NAN;
   double tail = tl && tl->found ? tl->tail_share : NAN;
   gboolean by_ratio = ratio > RT_FINDING_TAIL_RATIO, by_tail = tail > RT_FINDING_TAIL_SHARE;

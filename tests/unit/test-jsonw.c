@@ -309,6 +309,95 @@ test_cdf_block_as_printf_writes_it (void)
       }
 }
 
+/* Blocks written in two halves, on two threads when there are enough points, read as the same
+ * blocks written one after another: in order, each whole in one half, whatever their sizes. */
+static void
+test_cdf_blocks_in_two_halves_as_one_after_another (void)
+{
+  GRand *r = g_rand_new_with_seed (41);
+  const guint max_n = 60000;
+  double *values = g_new (double, max_n);
+  for (guint i = 0; i < max_n; i++)
+    values[i] = 0.001 * exp (i / 5000.0) + i * 1e-9;
+  guint split = 0;   /* rounds whose text came in two halves */
+  for (guint round = 0; round < 40; round++)
+    {
+      guint n_blocks = round < 3 ? round : (guint) g_rand_int_range (r, 1, 120);
+      RtCdfBlock *blocks = g_new0 (RtCdfBlock, MAX (n_blocks, 1));
+      g_autoptr (GPtrArray) labels = g_ptr_array_new_with_free_func (g_free);
+      g_autoptr (GString) want = g_string_new ("# header\n");
+      for (guint b = 0; b < n_blocks; b++)
+        {
+          char *label = g_strdup_printf ("step %u", b);
+          g_ptr_array_add (labels, label);
+          guint n = round % 2 ? (guint) g_rand_int_range (r, 0, (gint32) max_n) : (guint) g_rand_int_range (r, 0, 3000);
+          guint start = (guint) g_rand_int_range (r, 0, (gint32) (max_n - n + 1));
+          blocks[b] = (RtCdfBlock) { label, values + start, n, (guint) g_rand_int_range (r, 1, 5000) };
+          rt_view_tsv_cdf_block (want, label, blocks[b].sorted, blocks[b].n, blocks[b].max_points);
+        }
+      g_autoptr (GString) head = g_string_new ("# header\n");
+      g_autoptr (GString) tail = g_string_new (NULL);
+      rt_view_tsv_cdf_blocks (head, tail, blocks, n_blocks);
+      split += tail->len > 0;
+      g_string_append_len (head, tail->str, (gssize) tail->len);
+      g_assert_cmpuint (head->len, ==, want->len);
+      g_assert_true (memcmp (head->str, want->str, want->len) == 0);
+      g_free (blocks);
+    }
+  /* in two halves whenever there are points enough and a second processor to write them */
+  if (g_get_num_processors () > 1)
+    g_assert_cmpuint (split, >, 10);
+  else
+    g_assert_cmpuint (split, ==, 0);
+  g_free (values);
+  g_rand_free (r);
+}
+
+/* A CDF point is "%.9g\t%.6g\n" of its two numbers, whichever way it is written: in one go
+ * (numbers of the plots' range, room in the buffer) or number by number (zeros, negatives,
+ * the very large and small, a buffer about to grow), whatever the buffer held before. */
+static void
+test_cdf_point_as_printf_writes_it (void)
+{
+  GRand *r = g_rand_new_with_seed (31);
+  g_autoptr (GString) out = g_string_new (NULL);
+  g_autoptr (GString) want = g_string_new (NULL);
+  for (guint i = 0; i < 400000; i++)
+    {
+      double x, f;
+      guint64 bits;
+      switch (i % 4)
+        {
+        case 0: x = g_rand_double_range (r, 1e-4, 1e4); break;
+        case 1: x = ldexp (g_rand_double_range (r, -1, 1), g_rand_int_range (r, -80, 80)); break;
+        case 2: x = i % 8 == 2 ? 0.0 : -0.0; break;
+        default:
+          bits = ((guint64) g_rand_int (r) << 32) | g_rand_int (r);
+          memcpy (&x, &bits, sizeof x);
+          if (!isfinite (x))
+            x = 1e300;
+          break;
+        }
+      guint32 n = (guint32) g_rand_int_range (r, 1, 2000001);
+      f = i % 16 == 5 ? 0.0 : (double) g_rand_int_range (r, 1, (gint32) n + 1) / n;
+      /* the buffer empty, full, or anywhere between: every length from 0 to 200 past a
+       * size of its own */
+      if (i % 1000 == 0)
+        {
+          g_assert_cmpstr (out->str, ==, want->str);
+          g_string_free (out, TRUE);
+          out = g_string_sized_new (g_rand_int_range (r, 1, 300));
+          g_string_truncate (want, 0);
+        }
+      rt_format_cdf_point (out, x, f);
+      g_string_append_printf (want, "%.9g\t%.6g\n", x, f);
+      g_assert_cmpuint (out->len, ==, want->len);
+      g_assert_cmpint (out->str[out->len], ==, '\0');
+    }
+  g_assert_cmpstr (out->str, ==, want->str);
+  g_rand_free (r);
+}
+
 /* rt_format_double decides in integers which of %.15g..%.17g reads back: the same choice
  * as printing each and reading it back with strtod, on powers of two and their neighbours
  * (where the gap below is half the gap above), timestamps, fractions and any double. */
@@ -465,6 +554,9 @@ main (int argc, char **argv)
   g_test_add_func ("/jsonw/g-format-as-printf-writes-it", test_g_format_as_printf_writes_it);
   g_test_add_func ("/jsonw/g-short-path-as-printf-writes-it", test_g_short_path_as_printf_writes_it);
   g_test_add_func ("/jsonw/cdf-block-as-printf-writes-it", test_cdf_block_as_printf_writes_it);
+  g_test_add_func ("/jsonw/cdf-point-as-printf-writes-it", test_cdf_point_as_printf_writes_it);
+  g_test_add_func ("/jsonw/cdf-blocks-in-two-halves-as-one-after-another",
+                   test_cdf_blocks_in_two_halves_as_one_after_another);
   g_test_add_func ("/jsonw/shortest-form-as-printf-and-strtod-choose",
                    test_shortest_form_as_printf_and_strtod_choose);
   g_test_add_func ("/jsonw/shortest-form-fast-path-as-printf-and-strtod-choose",

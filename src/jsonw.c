@@ -21,6 +21,21 @@ static const guint64 pow10[19] = {
   1000000000000000000ull,
 };
 
+/* The bits of a positive, normal, finite a, its binary exponent e2 (2^e2 <= a < 2^(e2 + 1))
+ * and a decimal one e from it (10^e <= a < 10^(e + 2)). FALSE for 0, a subnormal, an
+ * infinity or a NaN. */
+static G_ALWAYS_INLINE inline gboolean
+split_double (double a, guint64 *bits, int *e2, int *e)
+{
+  memcpy (bits, &a, sizeof *bits);
+  int biased = (int) ((*bits >> 52) & 0x7FF);
+  if (biased == 0 || biased == 0x7FF)
+    return FALSE;
+  *e2 = biased - 1023;
+  *e = (*e2 * 78913) >> 18;
+  return TRUE;
+}
+
 /* The P significant digits of a > 0 as an integer d (10^(P-1) <= d < 10^P), with
  * a = d * 10^(e10 - P + 1) rounded as printf rounds (to nearest, a tie to even), in
  * exact integer arithmetic: a is m 2^q with an integer m < 2^53, and a 10^k is
@@ -32,12 +47,10 @@ round_digits (double a, int precision, guint64 *d, int *e10, gboolean *reads_bac
 {
   typedef unsigned __int128 u128;
   guint64 bits;
-  memcpy (&bits, &a, sizeof bits);
-  int biased = (int) ((bits >> 52) & 0x7FF);
-  if (biased == 0 || biased == 0x7FF)
+  int e2, e;
+  if (!split_double (a, &bits, &e2, &e))
     return FALSE;   /* subnormal, or not finite */
-  guint64 m = (bits & ((1ull << 52) - 1)) | (1ull << 52);
-  int e2 = biased - 1023;   /* a = m 2^(e2 - 52), 2^e2 <= a < 2^(e2 + 1) */
+  guint64 m = (bits & ((1ull << 52) - 1)) | (1ull << 52);   /* a = m 2^(e2 - 52) */
   /* the decimal exponent: from the binary one (78913 / 2^18 is log10 2 to 6 digits), one
    * less than it at most, which the powers of ten then tell; should the digits still say
    * otherwise (a rounding up to the next power), the next try corrects it */
@@ -48,7 +61,6 @@ round_digits (double a, int precision, guint64 *d, int *e10, gboolean *reads_bac
     1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22, 1e23, 1e24,
     1e25, 1e26, 1e27, 1e28, 1e29, 1e30,
   };
-  int e = (e2 * 78913) >> 18;
   if (e >= -30 && e < 30 && a >= pow10_d[e + 31])
     e++;
   for (int tries = 0; tries < 4; tries++)
@@ -116,7 +128,7 @@ round_digits (double a, int precision, guint64 *d, int *e10, gboolean *reads_bac
           u128 at = whole * den + rem, dec = (u128) digits * den;
           gboolean below = dec < at;
           u128 diff = below ? at - dec : dec - at;
-          gboolean power_of_two = m == (1ull << 52) && biased > 1;
+          gboolean power_of_two = m == (1ull << 52) && e2 > -1022;
           u128 twice = below && power_of_two ? 4 * diff : 2 * diff;
           *reads_back = twice < gap || (twice == gap && (m & 1) == 0);
           return TRUE;
@@ -240,12 +252,9 @@ round_digits_short (double a, int precision, guint32 *d, int *e10)
 {
   typedef unsigned __int128 u128;
   guint64 bits;
-  memcpy (&bits, &a, sizeof bits);
-  int biased = (int) ((bits >> 52) & 0x7FF);
-  if (biased == 0 || biased == 0x7FF)
+  int e2, e;
+  if (!split_double (a, &bits, &e2, &e))
     return FALSE;
-  int e2 = biased - 1023;   /* a = m 2^(e2 - 52), 2^e2 <= a < 2^(e2 + 1) */
-  int e = (e2 * 78913) >> 18;
   int k = precision - 1 - e;
   if (k < 0 || k > 27)
     return FALSE;
@@ -430,13 +439,10 @@ choose_digits (double a, guint64 *d, int *e10, int *precision)
 {
   typedef unsigned __int128 u128;
   guint64 bits;
-  memcpy (&bits, &a, sizeof bits);
-  int biased = (int) ((bits >> 52) & 0x7FF);
-  if (biased == 0 || biased == 0x7FF)
+  int e2, e;
+  if (!split_double (a, &bits, &e2, &e))
     return FALSE;
-  guint64 m = (bits & ((1ull << 52) - 1)) | (1ull << 52);
-  int e2 = biased - 1023;         /* a = m 2^(e2 - 52) */
-  int e = (e2 * 78913) >> 18;     /* 10^e <= a < 10^(e + 2) */
+  guint64 m = (bits & ((1ull << 52) - 1)) | (1ull << 52);   /* a = m 2^(e2 - 52) */
   int k = 16 - e;
   int sh = 52 - e2 - k;           /* a 10^k = m 5^k / 2^sh */
   if (k < 0 || k > 27 || sh < 1 || sh > 90)
@@ -444,7 +450,7 @@ choose_digits (double a, guint64 *d, int *e10, int *precision)
   u128 x = (u128) m * pow5[k];
   guint64 w = (guint64) (x >> sh);   /* 10^16 <= w < 10^18 */
   u128 rest = x & (((u128) 1 << sh) - 1);
-  gboolean power_of_two = m == (1ull << 52) && biased > 1;
+  gboolean power_of_two = m == (1ull << 52) && e2 > -1022;
   u128 gap = pow5[k];
   /* %.15g, %.16g, then %.17g (taken whether or not it reads back): 2, 1, 0 digits of a
    * w of 17 rounded off, or 3, 2, 1 of a w of 18 (the exponent one more) */

@@ -82,6 +82,25 @@ value_of (guint64 k)
 
 #define RADIX_16_MIN 16384
 
+/* One pass of the radix sort: the n keys of *from moved into *to in the order of their digit
+ * (key >> shift) & mask, counted in count (mask + 2 zeroed entries); then the two swapped. A
+ * digit every key shares moves nothing. */
+static inline void
+radix_pass (guint64 **from, guint64 **to, guint n, int shift, guint64 mask, guint32 *count)
+{
+  guint64 *a = *from, *b = *to;
+  for (guint i = 0; i < n; i++)
+    count[((a[i] >> shift) & mask) + 1]++;
+  if (count[((a[0] >> shift) & mask) + 1] == n)
+    return;
+  for (guint64 d = 0; d < mask + 1; d++)
+    count[d + 1] += count[d];
+  for (guint i = 0; i < n; i++)
+    b[count[(a[i] >> shift) & mask]++] = a[i];
+  *from = b;
+  *to = a;
+}
+
 /* Sorts ascending. A least-significant-digit radix sort on the keys above: the
  * analyzers sort hundreds of thousands of durations several times, and qsort's
  * call per comparison made that the slowest part of a cached rt-cdf. */
@@ -95,48 +114,28 @@ rt_sort_doubles (double *values, guint n)
       qsort (values, n, sizeof (double), compare_keys);
       return;
     }
-  g_autofree guint64 *a = g_new (guint64, n);
-  g_autofree guint64 *b = g_new (guint64, n);
+  g_autofree guint64 *keys = g_new (guint64, n);
+  g_autofree guint64 *spare = g_new (guint64, n);
+  guint64 *a = keys, *b = spare;
   for (guint i = 0; i < n; i++)
     a[i] = key_of (values[i]);
   /* Digits of 16 bits cost four passes over 65536 counts, which a few hundred values (one
    * worker's durations: rt-report sorted sixteen such arrays in 38M instructions) do not pay
    * back: below RADIX_16_MIN, eight passes of 8 bits, their counts on the stack. */
   if (n < RADIX_16_MIN)
+    for (int shift = 0; shift < 64; shift += 8)
+      {
+        guint32 count[256 + 1] = { 0 };
+        radix_pass (&a, &b, n, shift, 0xFF, count);
+      }
+  else
     {
-      for (int shift = 0; shift < 64; shift += 8)
+      g_autofree guint32 *count = g_new (guint32, 65536 + 1);
+      for (int shift = 0; shift < 64; shift += 16)
         {
-          guint32 count[256 + 1] = { 0 };
-          for (guint i = 0; i < n; i++)
-            count[((a[i] >> shift) & 0xFF) + 1]++;
-          if (count[((a[0] >> shift) & 0xFF) + 1] == n)
-            continue;   /* every key has this digit: nothing to move */
-          for (guint d = 0; d < 256; d++)
-            count[d + 1] += count[d];
-          for (guint i = 0; i < n; i++)
-            b[count[(a[i] >> shift) & 0xFF]++] = a[i];
-          guint64 *t = a;
-          a = b;
-          b = t;
+          memset (count, 0, (65536 + 1) * sizeof *count);
+          radix_pass (&a, &b, n, shift, 0xFFFF, count);
         }
-      for (guint i = 0; i < n; i++)
-        values[i] = value_of (a[i]);
-      return;
-    }
-  for (int shift = 0; shift < 64; shift += 16)
-    {
-      g_autofree guint32 *count = g_new0 (guint32, 65536 + 1);
-      for (guint i = 0; i < n; i++)
-        count[((a[i] >> shift) & 0xFFFF) + 1]++;
-      if (count[((a[0] >> shift) & 0xFFFF) + 1] == n)
-        continue;   /* every key has this digit: nothing to move */
-      for (guint d = 0; d < 65536; d++)
-        count[d + 1] += count[d];
-      for (guint i = 0; i < n; i++)
-        b[count[(a[i] >> shift) & 0xFFFF]++] = a[i];
-      guint64 *t = a;
-      a = b;
-      b = t;
     }
   for (guint i = 0; i < n; i++)
     values[i] = value_of (a[i]);

@@ -398,6 +398,28 @@ test_cdf_point_as_printf_writes_it (void)
   g_rand_free (r);
 }
 
+/* What printf and strtod choose for v: the first of %.15g..%.17g that reads back. */
+static void
+check_shortest (GString *out, double v)
+{
+  char want[G_ASCII_DTOSTR_BUF_SIZE];
+  if (v == floor (v) && fabs (v) < 1e15)
+    g_snprintf (want, sizeof want, "%" G_GINT64_FORMAT ".0", (gint64) v);
+  else
+    for (int prec = 15; prec <= 17; prec++)
+      {
+        char fmt[8];
+        g_snprintf (fmt, sizeof fmt, "%%.%dg", prec);
+        g_ascii_formatd (want, sizeof want, fmt, v);
+        if (prec == 17 || g_ascii_strtod (want, NULL) == v)
+          break;
+      }
+  g_string_truncate (out, 0);
+  rt_format_double (out, v);
+  if (strcmp (out->str, want) != 0)
+    g_error ("%a: %s, printf and strtod %s", v, out->str, want);
+}
+
 /* rt_format_double decides in integers which of %.15g..%.17g reads back: the same choice
  * as printing each and reading it back with strtod, on powers of two and their neighbours
  * (where the gap below is half the gap above), timestamps, fractions and any double. */
@@ -426,46 +448,9 @@ test_shortest_form_as_printf_and_strtod_choose (void)
             continue;
           break;
         }
-      char want[G_ASCII_DTOSTR_BUF_SIZE];
-      if (v == floor (v) && fabs (v) < 1e15)
-        g_snprintf (want, sizeof want, "%" G_GINT64_FORMAT ".0", (gint64) v);
-      else
-        for (int prec = 15; prec <= 17; prec++)
-          {
-            char fmt[8];
-            g_snprintf (fmt, sizeof fmt, "%%.%dg", prec);
-            g_ascii_formatd (want, sizeof want, fmt, v);
-            if (prec == 17 || g_ascii_strtod (want, NULL) == v)
-              break;
-          }
-      g_string_truncate (out, 0);
-      rt_format_double (out, v);
-      if (strcmp (out->str, want) != 0)
-        g_error ("%a: %s, printf and strtod %s", v, out->str, want);
+      check_shortest (out, v);
     }
   g_rand_free (r);
-}
-
-/* What printf and strtod choose for v: the first of %.15g..%.17g that reads back. */
-static void
-check_shortest (GString *out, double v)
-{
-  char want[G_ASCII_DTOSTR_BUF_SIZE];
-  if (v == floor (v) && fabs (v) < 1e15)
-    g_snprintf (want, sizeof want, "%" G_GINT64_FORMAT ".0", (gint64) v);
-  else
-    for (int prec = 15; prec <= 17; prec++)
-      {
-        char fmt[8];
-        g_snprintf (fmt, sizeof fmt, "%%.%dg", prec);
-        g_ascii_formatd (want, sizeof want, fmt, v);
-        if (prec == 17 || g_ascii_strtod (want, NULL) == v)
-          break;
-      }
-  g_string_truncate (out, 0);
-  rt_format_double (out, v);
-  if (strcmp (out->str, want) != 0)
-    g_error ("%a: %s, printf and strtod %s", v, out->str, want);
 }
 
 /* rt_format_double's fast path (one exact product for 10^-11 <= v < 10^17, the three

@@ -123,12 +123,30 @@ gboolean
 rt_parse_int_option (const char *name, const char *value, gint64 min, gint64 max,
                      gint64 *out, GError **error)
 {
-  g_autoptr (GError) local = NULL;
-  if (!g_ascii_string_to_signed (value, 10, min, max, out, &local))
+  /* Read here, not by g_ascii_string_to_signed: that takes any errno left set during its
+   * conversion for a bad number, and GLib's first use of its C locale, when another thread
+   * (a loading or formatting one) takes it at the same moment, may wait on a futex that
+   * leaves errno at EAGAIN: `--step 1` was then "not a whole number", once in a while. An
+   * optional sign, then decimal digits, nothing else. */
+  const char *p = value;
+  gboolean negative = *p == '-';
+  p += *p == '-' || *p == '+';
+  guint64 magnitude = 0;
+  gboolean ok = g_ascii_isdigit (*p);
+  for (; ok && g_ascii_isdigit (*p); p++)
+    {
+      guint digit = (guint) (*p - '0');
+      ok = magnitude <= ((guint64) G_MAXINT64 + 1 - digit) / 10;   /* |G_MININT64| at most */
+      magnitude = magnitude * 10 + digit;
+    }
+  ok = ok && *p == '\0' && magnitude <= (guint64) G_MAXINT64 + negative;
+  gint64 v = !ok ? 0 : negative ? (gint64) (0 - magnitude) : (gint64) magnitude;
+  if (!ok || v < min || v > max)
     {
       g_set_error (error, RT_ERROR, RT_ERROR_USAGE, "%s: '%s' is not a whole number from %"
                    G_GINT64_FORMAT " to %" G_GINT64_FORMAT, name, value, min, max);
       return FALSE;
     }
+  *out = v;
   return TRUE;
 }

@@ -189,10 +189,7 @@ put_g (GString *out, gboolean negative, guint64 d, int e10, int precision)
   int keep = e10 < -4 || e10 >= precision ? 1 : MAX (e10 + 1, 1);
   int n = MAX (precision - zeros, keep);
 
-  char local[48];
-  gboolean direct = out->len + 40 < out->allocated_len;
-  char *start = direct ? out->str + out->len : local;
-  char *p = start;
+  char *p = rt_string_room (out, 40);
   *p = '-';
   p += negative;
   if (e10 < -4 || e10 >= precision)
@@ -228,14 +225,7 @@ put_g (GString *out, gboolean negative, guint64 d, int e10, int precision)
       memcpy (p, first, 17);
       p += n;
     }
-  gsize len = (gsize) (p - start);
-  if (direct)
-    {
-      out->len += len;
-      out->str[out->len] = '\0';
-    }
-  else
-    rt_string_put (out, local, len);
+  rt_string_end_at (out, p);
 }
 
 /* round_digits for a precision of at most 9 and an a whose a 10^k (k = precision - 1 - e10,
@@ -353,21 +343,11 @@ put_g_short_at (char *p, gboolean negative, guint32 d, int e10, int precision)
   return p;
 }
 
-/* put_g_short_at into out, straight into its buffer when it has room */
+/* put_g_short_at into out's buffer */
 static G_ALWAYS_INLINE inline void
 put_g_short (GString *out, gboolean negative, guint32 d, int e10, int precision)
 {
-  char local[48];
-  gboolean direct = out->len + 40 < out->allocated_len;
-  char *start = direct ? out->str + out->len : local;
-  gsize len = (gsize) (put_g_short_at (start, negative, d, e10, precision) - start);
-  if (direct)
-    {
-      out->len += len;
-      out->str[out->len] = '\0';
-    }
-  else
-    rt_string_put (out, local, len);
+  rt_string_end_at (out, put_g_short_at (rt_string_room (out, 40), negative, d, e10, precision));
 }
 
 /* rt_format_g's fast path for one precision <= 9, a constant where it is inlined */
@@ -476,21 +456,28 @@ choose_digits (double a, guint64 *d, int *e10, int *precision)
 }
 
 void
+rt_string_grow (GString *out, gsize n)
+{
+  gsize len = out->len;
+  g_string_set_size (out, len + n);
+  g_string_truncate (out, len);
+}
+
+void
 rt_format_cdf_point (GString *out, double x, double fraction)
 {
   /* the two numbers and their separators written in one go, without a call or a check of
    * room for each: this is most of what a cached rt-cdf does */
   guint32 dx, df;
   int ex, ef;
-  if (out->len + 96 < out->allocated_len && x != 0 && fraction != 0
+  if (x != 0 && fraction != 0
       && round_digits_short (fabs (x), 9, &dx, &ex) && round_digits_short (fabs (fraction), 6, &df, &ef))
     {
-      char *p = put_g_short_at (out->str + out->len, x < 0, dx, ex, 9);
+      char *p = put_g_short_at (rt_string_room (out, 96), x < 0, dx, ex, 9);
       *p++ = '\t';
       p = put_g_short_at (p, fraction < 0, df, ef, 6);
       *p++ = '\n';
-      *p = '\0';
-      out->len = (gsize) (p - out->str);
+      rt_string_end_at (out, p);
       return;
     }
   rt_format_g (out, x, 9);
@@ -559,12 +546,9 @@ rt_format_int (GString *out, gint64 v)
   while (n < 19 && u >= pow10[n])
     n++;
   gsize len = n + (v < 0);
-  /* written straight into out's buffer when it has room, from the last digit back, two
-   * at a time */
-  char local[24];
-  gboolean direct = out->len + 24 < out->allocated_len;
-  char *start = direct ? out->str + out->len : local;
-  char *p = start + len;
+  /* written straight into out's buffer, from the last digit back, two at a time */
+  char *end = rt_string_room (out, 24) + len;
+  char *p = end;
   for (; u >= 100; u /= 100)
     {
       p -= 2;
@@ -579,13 +563,7 @@ rt_format_int (GString *out, gint64 v)
     *--p = (char) ('0' + u);
   if (v < 0)
     *--p = '-';
-  if (direct)
-    {
-      out->len += len;
-      out->str[out->len] = '\0';
-    }
-  else
-    rt_string_put (out, local, len);
+  rt_string_end_at (out, end);
 }
 
 void

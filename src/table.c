@@ -378,18 +378,6 @@ delimited_line (GString *out, const RtTable *t, int row, const LineFormat *forma
 
 static const LineFormat tsv_format = { '\t', rt_tsv_append_text, tsv_cell };
 
-/* Room for n more bytes in out's buffer. */
-static inline void
-make_room (GString *out, gsize n)
-{
-  if (G_UNLIKELY (out->len + n >= out->allocated_len))
-    {
-      gsize len = out->len;
-      g_string_set_size (out, len + n);
-      g_string_truncate (out, len);
-    }
-}
-
 /* A text cell of a TSV column: the text is written once, and a row whose cell is the very
  * text of the row above (a request's id on each of its rows, borrowed or kept once) copies
  * what was written for it, `at` and `len` in out. */
@@ -428,7 +416,7 @@ rt_table_tsv_append (const RtTable *t, GString *out, gboolean header)
       const Cell *cells = &t->cells[(gsize) r * n_columns];
       /* a number takes 25 bytes at most, an integer 20, and their writers write straight into
        * the buffer with 40 to spare: texts ask for their own room */
-      make_room (out, (gsize) n_tsv * 48 + 2);
+      rt_string_room (out, (gsize) n_tsv * 48 + 2);
       for (guint i = 0; i < n_tsv; i++)
         {
           guint k = tsv_columns[i];
@@ -446,7 +434,7 @@ rt_table_tsv_append (const RtTable *t, GString *out, gboolean header)
               TextMemo *m = &texts[k];
               if (cell->s == m->s)
                 {
-                  make_room (out, m->len + (gsize) (n_tsv - i) * 48 + 2);
+                  rt_string_room (out, m->len + (gsize) (n_tsv - i) * 48 + 2);
                   memcpy (out->str + out->len, out->str + m->at, m->len);
                   out->len += m->len;
                   continue;
@@ -454,7 +442,7 @@ rt_table_tsv_append (const RtTable *t, GString *out, gboolean header)
               gsize at = out->len;
               rt_tsv_append_text (out, cell->s);
               *m = (TextMemo) { cell->s, at, out->len - at };
-              make_room (out, (gsize) (n_tsv - i) * 48 + 2);
+              rt_string_room (out, (gsize) (n_tsv - i) * 48 + 2);
               continue;
             }
           tsv_cell (out, &columns[k], cell, &memo);

@@ -68,4 +68,25 @@ rt_string_put (GString *out, const char *s, gsize n)
 /* the same for a string literal, its length known at compile time */
 #define RT_STRING_PUT_LITERAL(out, literal) rt_string_put ((out), "" literal, sizeof (literal) - 1)
 
+/* Grows out's buffer to hold n more bytes and the NUL (rt_string_room's rare case, out of line). */
+void rt_string_grow (GString *out, gsize n);
+
+/* Room for n more bytes and the NUL in out's buffer, and where they go: a writer puts its text
+ * straight there, then ends out with rt_string_end_at. */
+static inline char *
+rt_string_room (GString *out, gsize n)
+{
+  if (G_UNLIKELY (out->len + n >= out->allocated_len))
+    rt_string_grow (out, n);
+  return out->str + out->len;
+}
+
+/* Ends out at `end`, after text written from rt_string_room. */
+static inline void
+rt_string_end_at (GString *out, char *end)
+{
+  out->len = (gsize) (end - out->str);
+  *end = '\0';
+}
+
 G_END_DECLS

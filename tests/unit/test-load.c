@@ -20,14 +20,27 @@ fixture (const char *name)
   return g_build_filename (RT_FIXTURES_DIR, name, NULL);
 }
 
+/* Loads `path` with `opts` (at most 100 problems kept per file), which must succeed. */
 static RtTrace *
-load (const char *path, guint threads)
+load_with (const char *path, RtLoadOptions opts)
 {
-  RtLoadOptions opts = { .n_threads = threads, .max_problems_per_file = 100 };
+  opts.max_problems_per_file = 100;
   g_autoptr (GError) error = NULL;
   RtTrace *t = rt_trace_load (path, &opts, &error);
   g_assert_no_error (error);
   return t;
+}
+
+static RtTrace *
+load (const char *path, guint threads)
+{
+  return load_with (path, (RtLoadOptions) { .n_threads = threads });
+}
+
+static RtTrace *
+load_threads_cache (const char *path, guint threads, const char *cache_dir)
+{
+  return load_with (path, (RtLoadOptions) { .n_threads = threads, .cache_dir = cache_dir });
 }
 
 static const RtRequest *
@@ -382,19 +395,14 @@ test_rows_unread_keeps_the_other_tables_and_caches_every_row (void)
       g_autofree char *path = fixture (fixtures[i]);
       g_autofree char *dir = g_dir_make_tmp ("rt-cache-XXXXXX", NULL);
       g_autoptr (RtTrace) full = load (path, 2);
-      RtLoadOptions opts = { .n_threads = 2, .max_problems_per_file = 100, .cache_dir = dir,
-                             .rows_unread = TRUE };
-      g_autoptr (GError) error = NULL;
-      g_autoptr (RtTrace) lean = rt_trace_load (path, &opts, &error);
-      g_assert_no_error (error);
+      g_autoptr (RtTrace) lean = load_with (path, (RtLoadOptions) { .n_threads = 2, .cache_dir = dir,
+                                                                    .rows_unread = TRUE });
       g_assert_true (lean->stats.cache_written);
       g_assert_cmpuint (full->events->len, >, 0);
       g_assert_cmpuint (lean->events->len, ==, 0);
       assert_same_tables (full, lean, FALSE);
 
-      opts.rows_unread = FALSE;
-      g_autoptr (RtTrace) cached = rt_trace_load (path, &opts, &error);
-      g_assert_no_error (error);
+      g_autoptr (RtTrace) cached = load_threads_cache (path, 2, dir);
       g_assert_cmpuint (cached->stats.files_cached, ==, cached->files->len);
       assert_same_tables (full, cached, TRUE);
 
@@ -544,12 +552,8 @@ sorted_durations (const RtTrace *t, guint si)
 static RtTrace *
 load_lean (const char *path, const char *dir)
 {
-  RtLoadOptions opts = { .n_threads = 1, .max_problems_per_file = 100, .cache_dir = dir,
-                         .rows_unread = TRUE, .requests_unread = TRUE };
-  g_autoptr (GError) error = NULL;
-  RtTrace *t = rt_trace_load (path, &opts, &error);
-  g_assert_no_error (error);
-  return t;
+  return load_with (path, (RtLoadOptions) { .n_threads = 1, .cache_dir = dir, .rows_unread = TRUE,
+                                           .requests_unread = TRUE });
 }
 
 /* From the cache, a command that reads no request gets none copied: each step's sorted
@@ -608,8 +612,7 @@ test_cached_step_durations_stand_in_for_the_requests (void)
       g_assert_cmpuint (n_all, ==, want_all->len);
       g_assert_true (n_all == 0 || memcmp (all, want_all->data, n_all * sizeof (double)) == 0);
 
-      RtLoadOptions opts = { .n_threads = 1, .max_problems_per_file = 100, .cache_dir = dir };
-      g_autoptr (RtTrace) cached = rt_trace_load (path, &opts, NULL);
+      g_autoptr (RtTrace) cached = load_with (path, (RtLoadOptions) { .n_threads = 1, .cache_dir = dir });
       g_assert_cmpuint (cached->files->len, ==, full->files->len);
       assert_same_tables (full, cached, TRUE);
 
@@ -702,13 +705,9 @@ step_in_data (const RtTrace *t, gpointer data, guint *step_index)
 static RtTrace *
 load_one_step (const char *path, const char *dir, guint step_index)
 {
-  RtLoadOptions opts = { .n_threads = 1, .max_problems_per_file = 100, .cache_dir = dir,
-                         .requests_of_one_step = step_in_data,
-                         .requests_of_one_step_data = GUINT_TO_POINTER (step_index) };
-  g_autoptr (GError) error = NULL;
-  RtTrace *t = rt_trace_load (path, &opts, &error);
-  g_assert_no_error (error);
-  return t;
+  return load_with (path, (RtLoadOptions) { .n_threads = 1, .cache_dir = dir,
+                                           .requests_of_one_step = step_in_data,
+                                           .requests_of_one_step_data = GUINT_TO_POINTER (step_index) });
 }
 
 /* From the cache, a command that reads one step's requests gets that step's copied, as a
@@ -783,6 +782,33 @@ test_requests_of_one_step_only_from_the_cache (void)
     }
 }
 
+/* Flips one bit of the request ids of the cache in `dir`: the first id's first character, or
+ * with `last` the last id's last character, at the very end of the cache file. */
+static void
+damage_cache_id (const char *dir, gboolean last)
+{
+  g_autofree char *cache = cache_file_in (dir);
+  g_autofree char *data = NULL;
+  gsize len;
+  g_assert_true (g_file_get_contents (cache, &data, &len, NULL));
+  guint64 ids_at, ids_size;
+  memcpy (&ids_at, data + 88, 8);   /* the header's ids_at and ids_size: the request ids */
+  memcpy (&ids_size, data + 96, 8);
+  g_assert_cmpuint (ids_size, >, 1);
+  if (last)
+    {
+      g_assert_cmpuint (ids_at + ids_size, ==, len);   /* the ids come last */
+      g_assert_cmpint (data[len - 1], ==, '\0');
+      data[len - 2] ^= 0x01;
+    }
+  else
+    {
+      g_assert_cmpuint (ids_at + ids_size, <=, len);
+      data[ids_at] ^= 0x01;
+    }
+  g_assert_true (g_file_set_contents (cache, data, (gssize) len, NULL));
+}
+
 /* The requests of the step asked for are checked when they are taken, after the rest of the
  * trace came from the same cache: damaged, the cache goes and the experiment is read again,
  * with a new cache written, to the tables of a fresh load. */
@@ -793,17 +819,7 @@ test_damaged_requests_of_one_step_read_everything_again (void)
   g_autofree char *dir = g_dir_make_tmp ("rt-cache-XXXXXX", NULL);
   g_autoptr (RtTrace) full = load (path, 1);
   rt_trace_free (load_one_step (path, dir, 0));
-  g_autofree char *cache = cache_file_in (dir);
-  g_autofree char *data = NULL;
-  gsize len;
-  g_assert_true (g_file_get_contents (cache, &data, &len, NULL));
-  guint64 ids_at, ids_size;
-  memcpy (&ids_at, data + 88, 8);   /* the header's ids_at and ids_size: the request ids */
-  memcpy (&ids_size, data + 96, 8);
-  g_assert_cmpuint (ids_size, >, 1);
-  g_assert_cmpuint (ids_at + ids_size, <=, len);
-  data[ids_at] ^= 0x01;   /* the first id's first character */
-  g_assert_true (g_file_set_contents (cache, data, (gssize) len, NULL));
+  damage_cache_id (dir, FALSE);
 
   g_autoptr (RtTrace) t = load_one_step (path, dir, 0);
   g_assert_false (t->stats.cache_used);
@@ -813,36 +829,16 @@ test_damaged_requests_of_one_step_read_everything_again (void)
   g_autoptr (RtTrace) again = load_one_step (path, dir, 0);   /* the new cache serves */
   g_assert_true (again->stats.cache_used);
   g_assert_null (again->stats.cache_rejected);
+  g_autofree char *cache = cache_file_in (dir);
   g_unlink (cache);
   g_rmdir (dir);
-}
-
-/* Damages the first character of the first request id a cache in `dir` holds. */
-static void
-damage_first_id (const char *dir)
-{
-  g_autofree char *cache = cache_file_in (dir);
-  g_autofree char *data = NULL;
-  gsize len;
-  g_assert_true (g_file_get_contents (cache, &data, &len, NULL));
-  guint64 ids_at, ids_size;
-  memcpy (&ids_at, data + 88, 8);   /* the header's ids_at and ids_size */
-  memcpy (&ids_size, data + 96, 8);
-  g_assert_cmpuint (ids_size, >, 1);
-  g_assert_cmpuint (ids_at + ids_size, <=, len);
-  data[ids_at] ^= 0x01;
-  g_assert_true (g_file_set_contents (cache, data, (gssize) len, NULL));
 }
 
 static RtTrace *
 load_ids_unread (const char *path, const char *dir)
 {
-  RtLoadOptions opts = { .n_threads = 1, .max_problems_per_file = 100, .cache_dir = dir,
-                         .turns_unread = TRUE, .request_ids_unread = TRUE };
-  g_autoptr (GError) error = NULL;
-  RtTrace *t = rt_trace_load (path, &opts, &error);
-  g_assert_no_error (error);
-  return t;
+  return load_with (path, (RtLoadOptions) { .n_threads = 1, .cache_dir = dir, .turns_unread = TRUE,
+                                           .request_ids_unread = TRUE });
 }
 
 /* A command that reads no request id (nor turn) does not check those of the cache: damaged
@@ -855,7 +851,7 @@ test_unread_request_ids_are_not_checked (void)
   g_autofree char *dir = g_dir_make_tmp ("rt-cache-XXXXXX", NULL);
   g_autoptr (RtTrace) full = load (path, 1);
   rt_trace_free (load_ids_unread (path, dir));
-  damage_first_id (dir);
+  damage_cache_id (dir, FALSE);
 
   g_autoptr (RtTrace) lean = load_ids_unread (path, dir);
   g_assert_true (lean->stats.cache_used);
@@ -871,8 +867,7 @@ test_unread_request_ids_are_not_checked (void)
         g_assert_cmpuint (x->n_turns, ==, y->n_turns);
       }
 
-  RtLoadOptions opts = { .n_threads = 1, .max_problems_per_file = 100, .cache_dir = dir };
-  g_autoptr (RtTrace) t = rt_trace_load (path, &opts, NULL);
+  g_autoptr (RtTrace) t = load_with (path, (RtLoadOptions) { .n_threads = 1, .cache_dir = dir });
   g_assert_false (t->stats.cache_used);
   g_assert_cmpstr (t->stats.cache_rejected, ==, "damaged tables");
   assert_same_tables (full, t, TRUE);
@@ -895,7 +890,7 @@ test_unchecked_request_ids_never_reach_a_new_cache (void)
   g_assert_true (g_file_set_contents (w1, cached_text, -1, NULL));
   g_autofree char *dir = g_dir_make_tmp ("rt-cache-XXXXXX", NULL);
   rt_trace_free (load_ids_unread (exp, dir));
-  damage_first_id (dir);   /* worker_0's request "a" */
+  damage_cache_id (dir, FALSE);   /* worker_0's request "a" */
   g_autofree char *grown = g_strconcat (cached_text, LINE ("request_start", "\"extra\": {\"request_id\": \"c\"}"), NULL);
   g_assert_true (g_file_set_contents (w1, grown, -1, NULL));
 
@@ -903,8 +898,7 @@ test_unchecked_request_ids_never_reach_a_new_cache (void)
   g_assert_true (lean->stats.cache_used);
   g_assert_false (lean->stats.cache_written);   /* its tables were damaged */
 
-  RtLoadOptions opts = { .n_threads = 1, .max_problems_per_file = 100, .cache_dir = dir };
-  g_autoptr (RtTrace) t = rt_trace_load (exp, &opts, NULL);
+  g_autoptr (RtTrace) t = load_with (exp, (RtLoadOptions) { .n_threads = 1, .cache_dir = dir });
   const RtFile *f0 = rt_trace_file (t, 0);
   g_assert_cmpuint (f0->n_requests, ==, 2);
   g_assert_cmpstr (rt_request_id (t, rt_trace_request (t, f0->first_request)), ==, "a");
@@ -964,8 +958,7 @@ test_turns_by_file_without_requests (void)
       g_autoptr (RtTrace) lean = load_lean (path, dir);
       g_assert_true (lean->stats.cache_used);
       assert_file_turns (full, lean);
-      RtLoadOptions opts = { .n_threads = 1, .max_problems_per_file = 100, .cache_dir = dir };
-      g_autoptr (RtTrace) cached = rt_trace_load (path, &opts, NULL);
+      g_autoptr (RtTrace) cached = load_with (path, (RtLoadOptions) { .n_threads = 1, .cache_dir = dir });
       g_assert_true (cached->stats.cache_used);
       assert_file_turns (full, cached);
       g_autofree char *cache = cache_file_in (dir);
@@ -1116,16 +1109,12 @@ test_requests_in_place_from_the_cache (void)
       g_autofree char *path = fixture (fixtures[i]);
       g_autofree char *dir = g_dir_make_tmp ("rt-cache-XXXXXX", NULL);
       g_autoptr (RtTrace) full = load (path, 2);
-      RtLoadOptions opts = { .n_threads = 2, .max_problems_per_file = 100, .cache_dir = dir };
-      g_autoptr (GError) error = NULL;
-      g_autoptr (RtTrace) first = rt_trace_load (path, &opts, &error);
-      g_assert_no_error (error);
+      g_autoptr (RtTrace) first = load_threads_cache (path, 2, dir);
       g_assert_true (first->stats.cache_written);
       g_assert_cmpuint (first->n_cached_requests, ==, 0);   /* all read: its own table */
       g_assert_cmpuint (first->n_requests, ==, full->n_requests);
 
-      g_autoptr (RtTrace) t = rt_trace_load (path, &opts, &error);
-      g_assert_no_error (error);
+      g_autoptr (RtTrace) t = load_threads_cache (path, 2, dir);
       g_assert_true (t->stats.cache_used);
       g_assert_false (t->stats.cache_written);
       g_assert_cmpuint (t->n_cached_requests, >, 0);
@@ -1179,16 +1168,6 @@ make_wide_experiment (guint n_steps)
         }
     }
   return dir;
-}
-
-static RtTrace *
-load_threads_cache (const char *path, guint threads, const char *cache_dir)
-{
-  RtLoadOptions opts = { .n_threads = threads, .max_problems_per_file = 100, .cache_dir = cache_dir };
-  g_autoptr (GError) error = NULL;
-  RtTrace *t = rt_trace_load (path, &opts, &error);
-  g_assert_no_error (error);
-  return t;
 }
 
 static void
@@ -1338,17 +1317,7 @@ test_damage_in_any_slice_of_the_checks_is_found (void)
   g_autofree char *exp = make_wide_experiment (24);
   g_autofree char *cache_dir = g_dir_make_tmp ("rt-cache-XXXXXX", NULL);
   g_autoptr (RtTrace) first = load_threads_cache (exp, 2, cache_dir);
-  g_autofree char *cache = cache_file_in (cache_dir);
-  g_autofree char *data = NULL;
-  gsize len;
-  g_assert_true (g_file_get_contents (cache, &data, &len, NULL));
-  guint64 ids_at, ids_size;
-  memcpy (&ids_at, data + 88, 8);   /* the header's ids_at and ids_size */
-  memcpy (&ids_size, data + 96, 8);
-  g_assert_cmpuint (ids_at + ids_size, ==, len);   /* the ids come last */
-  g_assert_cmpint (data[len - 1], ==, '\0');
-  data[len - 2] ^= 0x01;   /* the last character of the last file's last id */
-  g_assert_true (g_file_set_contents (cache, data, (gssize) len, NULL));
+  damage_cache_id (cache_dir, TRUE);   /* the last character of the last file's last id */
 
   g_autoptr (RtTrace) t = load_threads_cache (exp, 2, cache_dir);
   g_assert_false (t->stats.cache_used);

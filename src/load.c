@@ -1,6 +1,7 @@
 /* load.c: finds the worker files of an experiment and loads them, in parallel, into tables.
  * Each file comes from the cache, from the cache and its new lines, or is read whole (parse.c). */
 #include "load-private.h"
+#include "tasks-private.h"
 #include "rolltrace/rt-error.h"
 #include "rolltrace/rt-stats.h"
 
@@ -237,85 +238,6 @@ n_threads_of (const RtLoadOptions *opts)
   return opts->n_threads ? opts->n_threads : g_get_num_processors ();
 }
 
-/* Numbered tasks run by the calling thread and one helper, each task by whichever of the two
- * takes it first. The caller waits only for tasks the helper has taken, never for a helper that
- * has not been given a core yet: on a busy machine it may start late, or only once the caller
- * is done; it then finds nothing left, and the last of the two to let go frees this. */
-typedef void (*TaskFunc) (gpointer data, guint task);
-
-typedef struct {
-  gint refs;                    /* (atomic) the caller's and the helper's */
-  guint n_tasks;
-  gint next;                    /* (atomic) the next task to take */
-  TaskFunc run;
-  gpointer data;                /* touched only by the thread running a task */
-  GMutex lock;
-  GCond done_cond;
-  guint done;                   /* tasks finished */
-} SharedTasks;
-
-static void
-shared_tasks_unref (SharedTasks *st)
-{
-  if (!g_atomic_int_dec_and_test (&st->refs))
-    return;
-  g_mutex_clear (&st->lock);
-  g_cond_clear (&st->done_cond);
-  g_free (st);
-}
-
-static void
-take_tasks (SharedTasks *st)
-{
-  gint i;
-  while ((i = g_atomic_int_add (&st->next, 1)) < (gint) st->n_tasks)
-    {
-      st->run (st->data, (guint) i);
-      g_mutex_lock (&st->lock);
-      if (++st->done == st->n_tasks)
-        g_cond_signal (&st->done_cond);
-      g_mutex_unlock (&st->lock);
-    }
-}
-
-static gpointer
-helper_take_tasks (gpointer data)
-{
-  take_tasks (data);
-  shared_tasks_unref (data);
-  return NULL;
-}
-
-/* Runs run (data, 0) ... run (data, n_tasks - 1), on this thread and, with two threads or more
- * (and more than one task), on a helper too, and returns once all are done: in any order, two
- * at a time, so that they must not depend on one another. */
-static void
-run_shared (guint n_tasks, guint n_threads, TaskFunc run, gpointer data)
-{
-  SharedTasks *st = g_new0 (SharedTasks, 1);
-  st->refs = 1;
-  st->n_tasks = n_tasks;
-  st->run = run;
-  st->data = data;
-  g_mutex_init (&st->lock);
-  g_cond_init (&st->done_cond);
-  if (n_threads >= 2 && n_tasks >= 2)
-    {
-      g_atomic_int_inc (&st->refs);
-      GThread *helper = g_thread_try_new ("rt-helper", helper_take_tasks, st, NULL);
-      if (helper != NULL)
-        g_thread_unref (helper);   /* never joined: see SharedTasks */
-      else
-        g_atomic_int_dec_and_test (&st->refs);
-    }
-  take_tasks (st);
-  g_mutex_lock (&st->lock);
-  while (st->done < st->n_tasks)
-    g_cond_wait (&st->done_cond, &st->lock);
-  g_mutex_unlock (&st->lock);
-  shared_tasks_unref (st);
-}
-
 /* ---- discovery (continued) ---------------------------------------------------------- */
 
 /* Discovery's tasks: 0 opens the cache (when there is a cache path), the others list the
@@ -376,7 +298,7 @@ discover (RtTrace *trace, const char *canonical, guint n_threads, RtCacheMap **c
 
   Discovery d = { .exp_fd = exp_fd, .steps = (StepListing *) steps->data, .trace = trace,
                   .canonical = canonical };
-  run_shared (1 + steps->len, n_threads, discovery_task, &d);
+  rt_run_shared (1 + steps->len, n_threads, discovery_task, &d);
   close (exp_fd);
   *cache = d.cache;
 
@@ -887,7 +809,7 @@ take_cached_requests (RtTrace *t, guint first, guint n)
 }
 
 /* The checks of the cached tables of the files to be taken from the cache (see adopt_files),
- * in slices of files that run_shared shares out. */
+ * in slices of files that rt_run_shared shares out. */
 #define TABLE_CHECK_SLICES 8
 
 typedef struct {
@@ -988,7 +910,7 @@ adopt_files (RtTrace *t, RtCacheMap *cache, const RtCacheMatch *matches, const g
   for (guint i = 0; i < n_files; i++)
     to_check += matches[i] != RT_CACHE_MISS && (keep_requests || !complete[i] || tc.turns_by_file);
   tc.n_slices = to_check == 0 ? 0 : MIN (n_files, TABLE_CHECK_SLICES);
-  run_shared (tc.n_slices, to_check >= TABLE_CHECK_SLICES ? n_threads_of (&priv->opts) : 1,
+  rt_run_shared (tc.n_slices, to_check >= TABLE_CHECK_SLICES ? n_threads_of (&priv->opts) : 1,
               check_tables_slice, &tc);
   gboolean tables_ok = !g_atomic_int_get (&tc.failed);
   if (!tables_ok)
@@ -1113,7 +1035,7 @@ load_files (RtTrace *trace, RtCacheMap *cache, GError **error)
       for (guint i = 0; i < trace->files->len; i++)
         if (trace->priv->files[i].origin == RT_FILE_UNREAD)
           g_array_append_val (ir.files, i);
-      run_shared (ir.files->len, n_threads, read_inline, &ir);
+      rt_run_shared (ir.files->len, n_threads, read_inline, &ir);
       g_array_unref (ir.files);
     }
 

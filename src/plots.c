@@ -2,6 +2,7 @@
  * template), for the analyzer that draws it alone and for rt-report, which draws them together. */
 #include "rolltrace/rt-plots.h"
 #include "rolltrace/rt-views.h"
+#include "tasks-private.h"
 
 #include <math.h>
 #include <string.h>
@@ -653,21 +654,17 @@ inflight_write (RtSession *s, const PlotData *d, const char *worker_text, GError
          && rt_session_plot (s, "inflight", name, what, vars, error);
 }
 
-/* The plots' data, taken one after another (the longest first) by each thread that runs this. */
+/* The plots' data, made in the order of `order` (the longest first). */
 typedef struct {
   PlotData *data;
   const guint *order;
-  guint n;
-  gint next;
 } PlotJobs;
 
-static gpointer
-plot_jobs_run (gpointer p)
+static void
+plot_job_run (gpointer p, guint i)
 {
   PlotJobs *jobs = p;
-  for (guint i; (i = (guint) g_atomic_int_add (&jobs->next, 1)) < jobs->n;)
-    plot_data_make (&jobs->data[jobs->order[i]]);
-  return NULL;
+  plot_data_make (&jobs->data[jobs->order[i]]);
 }
 
 /* Makes the plots' data, on a second thread too when there is a second core. */
@@ -683,12 +680,8 @@ plot_data_make_all (PlotData *data, guint n)
         order[j] = order[j - 1];
       order[j] = i;
     }
-  PlotJobs jobs = { data, order, n, 0 };
-  GThread *helper = n > 1 && g_get_num_processors () > 1 ? g_thread_try_new ("rt-plots", plot_jobs_run, &jobs, NULL)
-                                                         : NULL;
-  plot_jobs_run (&jobs);
-  if (helper != NULL)
-    g_thread_join (helper);
+  PlotJobs jobs = { data, order };
+  rt_run_shared (n, g_get_num_processors (), plot_job_run, &jobs);
 }
 
 /* One Gantt: the requests of `workers` alive in [from_s, to_s] (NAN: the whole step). */

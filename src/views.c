@@ -4,6 +4,7 @@
 #include "rolltrace/rt-jsonw.h"
 #include "rolltrace/rt-text.h"
 #include "memory-private.h"
+#include "tasks-private.h"
 
 #include <math.h>
 
@@ -116,10 +117,10 @@ typedef struct {
   guint n;
 } CdfBlocksJob;
 
-static gpointer
-cdf_blocks_write (gpointer data)
+static void
+cdf_blocks_write (gpointer data, guint task)
 {
-  CdfBlocksJob *job = data;
+  CdfBlocksJob *job = &((CdfBlocksJob *) data)[task];
   /* about 24 bytes a point: the text grows once, not by doubling through megabytes */
   gsize points = 0;
   for (guint i = 0; i < job->n; i++)
@@ -132,7 +133,6 @@ cdf_blocks_write (gpointer data)
   for (guint i = 0; i < job->n; i++)
     rt_view_tsv_cdf_block (job->tsv, job->blocks[i].label, job->blocks[i].sorted, job->blocks[i].n,
                            job->blocks[i].max_points);
-  return NULL;
 }
 
 /* Below this many points (or on one processor) a second thread costs more than it saves. */
@@ -144,8 +144,8 @@ rt_view_tsv_cdf_blocks (GString *head, GString *tail, const RtCdfBlock *blocks, 
   guint64 points = 0;
   for (guint i = 0; i < n_blocks; i++)
     points += block_points (blocks[i].n, blocks[i].max_points);
-  /* the first blocks up to about half the points here, the others meanwhile on a thread
-   * of their own (formatting numbers is most of a cached rt-cdf) */
+  /* the first blocks up to about half the points into head, the others into tail, the two
+   * halves made at once on the two cores (formatting numbers is most of a cached rt-cdf) */
   guint cut = n_blocks;
   if (points >= CDF_POINTS_FOR_TWO_THREADS && g_get_num_processors () > 1)
     {
@@ -153,14 +153,8 @@ rt_view_tsv_cdf_blocks (GString *head, GString *tail, const RtCdfBlock *blocks, 
       for (cut = 0; cut < n_blocks && 2 * before < points; cut++)
         before += block_points (blocks[cut].n, blocks[cut].max_points);
     }
-  CdfBlocksJob job = { tail, blocks + cut, n_blocks - cut };
-  GThread *thread = job.n > 0 ? g_thread_try_new ("rt-cdf-tsv", cdf_blocks_write, &job, NULL) : NULL;
-  CdfBlocksJob here = { head, blocks, cut };
-  cdf_blocks_write (&here);
-  if (thread != NULL)
-    g_thread_join (thread);
-  else
-    cdf_blocks_write (&job);   /* no thread to be had: the rest here too, still into tail */
+  CdfBlocksJob halves[] = { { head, blocks, cut }, { tail, blocks + cut, n_blocks - cut } };
+  rt_run_shared (halves[1].n > 0 ? 2 : 1, g_get_num_processors (), cdf_blocks_write, halves);
 }
 
 double

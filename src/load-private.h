@@ -45,7 +45,8 @@ typedef struct {
   guint32 first_event;           /* rows in trace->events, when not mapped */
   const RtEvent *mapped;         /* rows in the cache mapping, or NULL */
   guint64 mapped_checksum;
-  gboolean verified;             /* mapped rows checked against their checksum */
+  gint rows_ready;               /* (atomic) mapped rows checked against their checksum, or
+                                  * read again after a failed check: rt_trace_file_events */
   GArray *own_events;            /* rows re-read after a failed check */
   gboolean rows_written;         /* rows already in the draft cache, at rows_at */
   guint64 rows_at, rows_checksum;
@@ -60,7 +61,7 @@ typedef struct {
 
 /* The sorted request durations of a step, as the cache holds them. */
 typedef struct {
-  gboolean looked;               /* the cache was asked (sorted NULL: it had none) */
+  gint looked;                   /* (atomic) the cache was asked (sorted NULL: it had none) */
   const double *sorted;          /* in the cache's mapping */
   guint n;
 } RtStepDurations;
@@ -83,6 +84,9 @@ struct _RtTracePrivate {
   gboolean requests_in_place;    /* trace->requests is (part of) the cache's own table
                                   * (take_requests_in_place) */
   RtLoadOptions opts;
+  GMutex lazy_lock;              /* what a loaded trace makes when first asked (a file's rows
+                                  * checked, a step's durations looked up) is made under it,
+                                  * once: analyses may ask from several threads at once */
 };
 
 /* A text of a request of the load's own table (RtTrace.request_ids_at and request_texts_at

@@ -668,19 +668,24 @@ static const double *
 durations_from_cache (const RtTrace *t, RtStepDurations *sd, gint32 step, guint first_file,
                       guint n_files, guint *n)
 {
-  if (!sd->looked && t->priv->cache != NULL && n_files > 0)
+  if (!g_atomic_int_get (&sd->looked))
     {
-      const RtFileState *first = &t->priv->files[first_file];
-      gboolean consecutive = TRUE;
-      for (guint k = 0; k < n_files && consecutive; k++)
+      g_mutex_lock (&t->priv->lazy_lock);
+      if (!sd->looked && t->priv->cache != NULL && n_files > 0)
         {
-          const RtFileState *fs = &t->priv->files[first_file + k];
-          consecutive = fs->as_cached && fs->record == first->record + k;
+          const RtFileState *first = &t->priv->files[first_file];
+          gboolean consecutive = TRUE;
+          for (guint k = 0; k < n_files && consecutive; k++)
+            {
+              const RtFileState *fs = &t->priv->files[first_file + k];
+              consecutive = fs->as_cached && fs->record == first->record + k;
+            }
+          if (consecutive)
+            sd->sorted = rt_cache_step_durations (t->priv->cache, step, first->record, n_files, &sd->n);
         }
-      if (consecutive)
-        sd->sorted = rt_cache_step_durations (t->priv->cache, step, first->record, n_files, &sd->n);
+      g_atomic_int_set (&sd->looked, TRUE);
+      g_mutex_unlock (&t->priv->lazy_lock);
     }
-  sd->looked = TRUE;
   *n = sd->n;
   return sd->sorted;
 }
@@ -1401,6 +1406,7 @@ rt_trace_load (const char *exp_path, const RtLoadOptions *opts, GError **error)
   g_array_set_clear_func (trace->problems, rt_problem_clear);
   trace->string_chunks = g_ptr_array_new_with_free_func ((GDestroyNotify) g_string_chunk_free);
   trace->priv = g_new0 (RtTracePrivate, 1);
+  g_mutex_init (&trace->priv->lazy_lock);
   trace->priv->opts = *opts;
   trace->priv->requests = g_array_new (FALSE, FALSE, sizeof (RtRequest));
   trace->priv->opts.cache_dir = NULL;
@@ -1460,6 +1466,7 @@ rt_trace_free (RtTrace *trace)
       g_clear_pointer (&trace->priv->cache, rt_cache_close);
       g_free (trace->priv->cache_path);
       g_clear_pointer (&trace->priv->requests, g_array_unref);
+      g_mutex_clear (&trace->priv->lazy_lock);
       g_free (trace->priv);
     }
   for (guint i = 0; trace->files && i < trace->files->len; i++)
@@ -1540,14 +1547,18 @@ rt_trace_file_events (const RtTrace *t, guint file)
              f->path);
   if (fs->mapped == NULL)   /* no row at all: the table has no storage to point into */
     return t->events->len > 0 ? &g_array_index (t->events, RtEvent, fs->first_event) : NULL;
-  if (fs->own_events == NULL && !fs->verified)
+  if (!g_atomic_int_get (&fs->rows_ready))
     {
       /* checked when first used, not when loaded: a command that never reads rows
-       * (rt-check, rt-workers...) then never pays for reading them */
-      fs->verified = rt_cache_rows_ok (fs->mapped, f->n_events, fs->mapped_checksum,
-                                       rt_event_registry_size (t->registry), f->n_requests);
-      if (!fs->verified)
+       * (rt-check, rt-workers...) then never pays for reading them; by one thread, any
+       * other that asks meanwhile waiting for the verdict */
+      g_mutex_lock (&t->priv->lazy_lock);
+      if (!fs->rows_ready
+          && !rt_cache_rows_ok (fs->mapped, f->n_events, fs->mapped_checksum,
+                                rt_event_registry_size (t->registry), f->n_requests))
         reread_rows ((RtTrace *) t, file);
+      g_atomic_int_set (&fs->rows_ready, TRUE);
+      g_mutex_unlock (&t->priv->lazy_lock);
     }
   return fs->own_events != NULL ? (const RtEvent *) fs->own_events->data : fs->mapped;
 }

@@ -1044,6 +1044,67 @@ test_damaged_rows_are_read_again_to_a_fresh_loads_rows (void)
   g_rmdir (cache_dir);
 }
 
+/* Threads that ask for a file's damaged rows at once: started together, each records
+ * what it was given. */
+typedef struct {
+  const RtTrace *t;
+  gint *go;
+  const RtEvent *rows;
+} RowsAsker;
+
+static gpointer
+ask_for_rows (gpointer data)
+{
+  RowsAsker *a = data;
+  while (!g_atomic_int_get (a->go))
+    ;
+  a->rows = rt_trace_file_events (a->t, 0);
+  return NULL;
+}
+
+#define ROWS_ASKERS 8
+
+/* Analyses run on several threads (rt-report's do): a file whose cached rows fail their
+ * check when several ask for them at once is read again once, and every thread is given
+ * the same rows, a fresh load's. */
+static void
+test_damaged_rows_asked_from_threads_are_read_again_once (void)
+{
+  if (g_test_subprocess ())
+    {
+      g_autofree char *exp = make_experiment (cached_text, sizeof cached_text - 1);
+      g_autofree char *cache_dir = g_dir_make_tmp ("rt-cache-XXXXXX", NULL);
+      g_autoptr (RtTrace) cached = load_over_damaged_rows (exp, cache_dir);
+      g_autoptr (RtTrace) fresh = load (exp, 1);
+      gint go = 0;
+      RowsAsker askers[ROWS_ASKERS];
+      GThread *threads[ROWS_ASKERS];
+      for (guint i = 0; i < ROWS_ASKERS; i++)
+        {
+          askers[i] = (RowsAsker) { cached, &go, NULL };
+          threads[i] = g_thread_new ("rows", ask_for_rows, &askers[i]);
+        }
+      g_atomic_int_set (&go, 1);
+      for (guint i = 0; i < ROWS_ASKERS; i++)
+        g_thread_join (threads[i]);
+      const RtFile *f = rt_trace_file (fresh, 0);
+      g_assert_cmpuint (rt_trace_file (cached, 0)->n_events, ==, f->n_events);
+      for (guint i = 0; i < ROWS_ASKERS; i++)
+        {
+          g_assert_true (askers[i].rows == askers[0].rows);
+          g_assert_cmpmem (askers[i].rows, f->n_events * sizeof (RtEvent), rt_trace_file_events (fresh, 0),
+                           f->n_events * sizeof (RtEvent));
+        }
+      remove_experiment (exp);
+      g_rmdir (cache_dir);
+      return;
+    }
+  g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+  g_test_trap_assert_passed ();
+  g_test_trap_assert_stderr ("*is damaged; reading*");
+  g_test_trap_assert_stderr_unmatched ("*is damaged; reading*is damaged; reading*");
+}
+
 static void
 test_a_file_changed_under_damaged_rows_is_no_crash (void)
 {
@@ -1407,6 +1468,8 @@ main (int argc, char **argv)
                    test_damaged_requests_of_one_step_read_everything_again);
   g_test_add_func ("/load/damaged-rows-are-read-again-to-a-fresh-loads-rows",
                    test_damaged_rows_are_read_again_to_a_fresh_loads_rows);
+  g_test_add_func ("/load/damaged-rows-asked-from-threads-are-read-again-once",
+                   test_damaged_rows_asked_from_threads_are_read_again_once);
   g_test_add_func ("/load/a-file-changed-under-damaged-rows-is-no-crash",
                    test_a_file_changed_under_damaged_rows_is_no_crash);
   g_test_add_func ("/load/two-threads-list-what-one-does", test_two_threads_list_what_one_does);

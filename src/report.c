@@ -4,6 +4,7 @@
 #include "rolltrace/rt-outfile.h"
 #include "rolltrace/rt-plots.h"
 #include "rolltrace/rt-views.h"
+#include "tasks-private.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -621,30 +622,43 @@ static const struct {
 
 /* ---- the report ---- */
 
-RtReport *
-rt_report_build (RtSession *s, const RtReportOptions *opts, GError **error)
+/* The analyses in two groups, which run side by side. Every analysis that reads event rows
+ * is in the first: a file's rows are checked (and, when damaged, read again) the first time
+ * they are asked for, from one thread at a time. The second reads only the request, turn and
+ * duration tables and the files' counters, which the load left complete. The first, the
+ * longer one, goes first: without a second core the calling thread runs both. */
+static void
+analyse_rows (RtReport *r)
 {
-  g_autoptr (RtReport) r = g_new0 (RtReport, 1);
-  const RtTrace *t = s->trace;
-  r->s = s;
-  r->t = t;
-  r->opts = *opts;
-  r->overview = rt_overview_analyse (t, s->steps, opts->train);
-  r->cdf = rt_cdf_analyse (t, s->steps, NULL);
-  r->workers = rt_workers_analyse (t, s->steps);
-  r->events = rt_events_analyse (t, s->steps);
-  r->turns = rt_turns_analyse (t, s->steps);
-  r->turn_dist = rt_turn_dist_analyse (t, s->steps);
-  r->timeline = rt_timeline_analyse (t, s->steps, -1);
-  r->check = rt_check_analyse (t, s->steps);
-  if (opts->train != NULL)
-    r->train = rt_train_analyse (opts->train, 10, NULL);
-  RtFindingsInput in = { r->overview, r->cdf, r->events, r->turns, r->timeline, r->check };
-  r->findings = rt_findings_from (t, s->steps, &in);
+  const RtStepSet *steps = r->s->steps;
+  r->overview = rt_overview_analyse (r->t, steps, r->opts.train);
+  r->events = rt_events_analyse (r->t, steps);
+  r->timeline = rt_timeline_analyse (r->t, steps, -1);
+  r->check = rt_check_analyse (r->t, steps);
+}
 
-  r->sections = g_ptr_array_new_with_free_func ((GDestroyNotify) section_free);
-  r->names = g_ptr_array_new ();
-  r->plots = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+static void
+analyse_tables (RtReport *r)
+{
+  const RtStepSet *steps = r->s->steps;
+  r->cdf = rt_cdf_analyse (r->t, steps, NULL);
+  r->workers = rt_workers_analyse (r->t, steps);
+  r->turns = rt_turns_analyse (r->t, steps);
+  r->turn_dist = rt_turn_dist_analyse (r->t, steps);
+}
+
+static void (*const analyses[]) (RtReport *r) = { analyse_rows, analyse_tables };
+
+static void
+run_analyses (gpointer data, guint task)
+{
+  analyses[task] (data);
+}
+
+/* Every section, in order; FALSE when a plot could not be written. */
+static gboolean
+build_sections (RtReport *r, GError **error)
+{
   for (guint i = 0; i < G_N_ELEMENTS (sections); i++)
     {
       Section *sec = g_new0 (Section, 1);
@@ -655,7 +669,7 @@ rt_report_build (RtSession *s, const RtReportOptions *opts, GError **error)
       if (!sections[i].build (r, sec, &shown, error))
         {
           section_free (sec);
-          return NULL;
+          return FALSE;
         }
       if (!shown)
         {
@@ -664,6 +678,52 @@ rt_report_build (RtSession *s, const RtReportOptions *opts, GError **error)
         }
       g_ptr_array_add (r->sections, sec);
       g_ptr_array_add (r->names, (gpointer) sec->name);
+    }
+  return TRUE;
+}
+
+/* Once the analyses are done, the sections (which write the output folder's files) and,
+ * beside them, the findings (which only read the analyses and the tables): the longer first. */
+typedef struct {
+  RtReport *r;
+  GError *error;                /* of the sections */
+} Assembly;
+
+static void
+assemble (gpointer data, guint task)
+{
+  Assembly *a = data;
+  RtReport *r = a->r;
+  if (task == 0)
+    {
+      build_sections (r, &a->error);
+      return;
+    }
+  RtFindingsInput in = { r->overview, r->cdf, r->events, r->turns, r->timeline, r->check };
+  r->findings = rt_findings_from (r->t, r->s->steps, &in);
+}
+
+RtReport *
+rt_report_build (RtSession *s, const RtReportOptions *opts, GError **error)
+{
+  g_autoptr (RtReport) r = g_new0 (RtReport, 1);
+  r->s = s;
+  r->t = s->trace;
+  r->opts = *opts;
+  guint n_threads = g_get_num_processors ();
+  rt_run_shared (G_N_ELEMENTS (analyses), n_threads, run_analyses, r);
+  if (opts->train != NULL)
+    r->train = rt_train_analyse (opts->train, 10, NULL);
+
+  r->sections = g_ptr_array_new_with_free_func ((GDestroyNotify) section_free);
+  r->names = g_ptr_array_new ();
+  r->plots = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  Assembly a = { r, NULL };
+  rt_run_shared (2, n_threads, assemble, &a);
+  if (a.error != NULL)
+    {
+      g_propagate_error (error, a.error);
+      return NULL;
     }
   if (!rt_session_render (s, error))
     return NULL;

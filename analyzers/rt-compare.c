@@ -234,6 +234,7 @@ main (int argc, char **argv)
     .entries = entries,
     .tables = tables,
     .run = run,
+    .turns_summed = TRUE,
     .flags = RT_COMMAND_LOADS_TRACES | RT_COMMAND_WRITES_PLOTS,
     .min_args = 2,
     .max_args = 64,

@@ -181,6 +181,7 @@ main (int argc, char **argv)
                "support it and a link to its plot, then a section per question with its plots.",
     .entries = entries,
     .run = run,
+    .turns_summed = TRUE,
     .flags = RT_COMMAND_ANALYZER,
     .experiment_option = &opt_compare,
     .out_subdir = "report",

@@ -44,6 +44,7 @@ main (int argc, char **argv)
                    "Example: rt-turns logs/exp --steps 1-50",
     .tables = tables,
     .run = run,
+    .turns_summed = TRUE,
     .flags = RT_COMMAND_ANALYZER,
     .requests_unread = rt_command_never_reads_requests,   /* its turns are read by file */
     .rows_unread = rt_command_never_reads_rows,

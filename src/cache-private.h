@@ -140,6 +140,14 @@ const double *rt_cache_step_durations (RtCacheMap *map, gint32 step, guint first
  * they fail it). Thread-safe. */
 gboolean rt_cache_step_durations_ok (RtCacheMap *map);
 
+/* What stands in for the turns of records 0 ... n_records - 1 (the records one after another):
+ * the turn sums of the first *end_record of them (rt_turn_sums_add of their turns; the most
+ * the cache marked; `n` set to their number), and the engine time of every request
+ * (rt_turns_engine_s of its turns; `engine`, one per request of the requests table). NULL
+ * when the cache marked none within them, or when these parts fail their check. Thread-safe. */
+const RtTurnSums *rt_cache_turn_sums (RtCacheMap *map, guint n_records, guint *n, guint *end_record,
+                                      const double **engine);
+
 /* Checks mapped rows against their checksum, and that each names an event and a
  * request that exist (n_names and n_requests: the sizes of those tables). */
 gboolean rt_cache_rows_ok (const RtEvent *rows, guint32 n, guint64 checksum, guint n_names,
@@ -184,6 +192,10 @@ guint rt_cache_draft_n_files (RtCacheDraft *draft);
  * serves as `step` (the loader keeps those of all the steps as step -1). */
 void rt_cache_draft_add_step (RtCacheDraft *draft, gint32 step, guint first_record,
                               const double *sorted, guint n);
+
+/* Marks the records added so far: the cache keeps the turn sums of all their turns (unless
+ * it keeps too many already), for rt_cache_turn_sums. The loader marks the end of each step. */
+void rt_cache_draft_mark_turn_sums (RtCacheDraft *draft);
 
 /* Completes `draft` (taken) as the cache at `path`, and renames it into place. */
 gboolean rt_cache_write (RtCacheDraft *draft, const char *path, GError **error);

@@ -19,13 +19,13 @@
 #endif
 
 /* Bump on any change of the layout below. */
-#define CACHE_FORMAT 9
+#define CACHE_FORMAT 10
 #define BYTE_ORDER_MARK 0x01020304u
 
 /* The parts of the tables section, in this order. */
 typedef enum {
-  PART_FILES, PART_REQUESTS, PART_TURNS, PART_PROBLEMS, PART_NAMES, PART_STEPS, PART_DURATIONS,
-  N_PARTS
+  PART_FILES, PART_REQUESTS, PART_TURNS, PART_PROBLEMS, PART_NAMES, PART_TURN_SUMS, PART_TURN_MARKS,
+  PART_ENGINE, PART_STEPS, PART_DURATIONS, N_PARTS
 } Part;
 
 /* Layout: the header; the event rows of every file (each file's rows together, as
@@ -35,7 +35,11 @@ typedef enum {
  * used in place: each part is checked (its checksum, and that what it points to is
  * inside what it refers to) when it is first used, the small ones at open; requests,
  * turns and request ids file by file, each with a checksum of its own (a command checks
- * only what it reads: rt-turn-dist neither turns nor ids), as the rows are. */
+ * only what it reads: rt-turn-dist neither turns nor ids), as the rows are. Two parts stand
+ * in for the turns of a command that reads them only summed: after each step, the turn sums
+ * of every record up to its last (rt_turn_sums_add over the turns table up to there: a load
+ * that reads some files of the last steps on takes those of the steps before them), and
+ * each request's engine time (rt_turns_engine_s of its turns), in the requests' order. */
 typedef struct {
   char magic[8];              /* "RTCACHE\n" */
   guint32 byte_order;         /* BYTE_ORDER_MARK as the writer saw it */
@@ -47,7 +51,7 @@ typedef struct {
   guint64 tables_at, tables_size;
   guint64 strings_at, strings_size, strings_checksum;
   guint64 ids_at, ids_size;   /* the request ids: a blob of their own (checksums per file) */
-  guint64 unused;             /* 0 (the blob's checksum until format 7) */
+  guint32 n_turn_sums, n_turn_marks;   /* the turn sums of all the marks, and the marks */
   guint64 n_files, n_requests, n_turns, n_problems, n_steps, n_durations;
   guint64 part_checksum[N_PARTS];   /* 0 for requests and turns: theirs are per file */
   guint64 experiment;         /* string: the canonical path it was made for */
@@ -97,6 +101,16 @@ typedef struct {
   guint64 first_duration;             /* in the durations table */
 } CacheStep;
 
+/* The turn sums of records 0 ... end_record - 1, n_sums of them from first_sum. */
+typedef struct {
+  guint32 end_record, n_sums;
+  guint64 first_sum;
+} CacheTurnMark;
+
+/* Turn sums kept at most, over all the marks: a trace with many turn indices in many steps
+ * (up to G_MAXINT16 + 1 each) keeps those of its first steps only. */
+#define TURN_SUMS_MAX (1u << 16)
+
 /* The tables section, in place in the mapping. */
 typedef struct {
   const CacheFile *files;
@@ -106,6 +120,9 @@ typedef struct {
   const guint64 *names;               /* strings */
   const CacheStep *steps;
   const double *durations;
+  const RtTurnSums *turn_sums;
+  const CacheTurnMark *turn_marks;
+  const double *engine;               /* one per request */
 } Tables;
 
 typedef enum { PART_UNCHECKED, PART_GOOD, PART_BAD } PartState;
@@ -202,6 +219,9 @@ part_size (const CacheHeader *h, Part part)
     case PART_NAMES: return (gsize) h->n_names * sizeof (guint64);
     case PART_STEPS: return h->n_steps * sizeof (CacheStep);
     case PART_DURATIONS: return h->n_durations * sizeof (double);
+    case PART_TURN_SUMS: return (gsize) h->n_turn_sums * sizeof (RtTurnSums);
+    case PART_TURN_MARKS: return (gsize) h->n_turn_marks * sizeof (CacheTurnMark);
+    case PART_ENGINE: return h->n_requests * sizeof (double);
     case N_PARTS: break;
     }
   g_assert_not_reached ();
@@ -232,7 +252,8 @@ header_ok (const CacheHeader *h, gsize file_size, const char **why)
     *why = "damaged header";
   else if (h->n_files > G_MAXUINT32 || h->n_requests > G_MAXUINT32 || h->n_turns > G_MAXUINT32
            || h->n_problems > G_MAXUINT32 || h->n_steps > G_MAXUINT32
-           || h->n_durations > G_MAXUINT32 || h->tables_at > file_size || h->tables_at % 8 != 0
+           || h->n_durations > G_MAXUINT32 || h->n_turn_sums > TURN_SUMS_MAX
+           || h->tables_at > file_size || h->tables_at % 8 != 0
            || h->tables_size > file_size - h->tables_at || h->tables_size != tables_size_for (h)
            || h->strings_at > file_size || h->strings_size > file_size - h->strings_at
            || h->strings_size == 0 || h->ids_at > file_size
@@ -307,7 +328,18 @@ part_bounds_ok (const RtCacheMap *m, Part part)
             return FALSE;
         }
       return TRUE;
+    case PART_TURN_MARKS:
+      for (guint32 i = 0; i < h->n_turn_marks; i++)
+        {
+          const CacheTurnMark *k = &m->t.turn_marks[i];
+          if (k->end_record > h->n_files || k->n_sums > (guint32) G_MAXINT16 + 1
+              || k->first_sum > h->n_turn_sums || k->n_sums > h->n_turn_sums - k->first_sum)
+            return FALSE;
+        }
+      return TRUE;
     case PART_DURATIONS:
+    case PART_TURN_SUMS:
+    case PART_ENGINE:
       return TRUE;   /* plain numbers: nothing to point out of */
     case PART_REQUESTS:
     case PART_TURNS:
@@ -459,6 +491,9 @@ rt_cache_open (const char *path, const char *exp_canonical, RtEventRegistry *reg
   m->t.names = part_data (m, PART_NAMES);
   m->t.steps = part_data (m, PART_STEPS);
   m->t.durations = part_data (m, PART_DURATIONS);
+  m->t.turn_sums = part_data (m, PART_TURN_SUMS);
+  m->t.turn_marks = part_data (m, PART_TURN_MARKS);
+  m->t.engine = part_data (m, PART_ENGINE);
 
   /* the strings and the small parts now; requests, turns and durations when used */
   if (rt_hash64 (m->strings, m->strings_size, 3) != m->h.strings_checksum
@@ -754,6 +789,23 @@ rt_cache_step_durations_ok (RtCacheMap *map)
   return part_ok (map, PART_DURATIONS);
 }
 
+const RtTurnSums *
+rt_cache_turn_sums (RtCacheMap *map, guint n_records, guint *n, guint *end_record, const double **engine)
+{
+  /* the last mark within the records, if any */
+  const CacheTurnMark *mark = NULL;
+  for (guint32 i = 0; i < map->h.n_turn_marks; i++)
+    if (map->t.turn_marks[i].end_record <= n_records)
+      mark = &map->t.turn_marks[i];
+  if (mark == NULL || !part_ok (map, PART_TURN_MARKS) || !part_ok (map, PART_TURN_SUMS)
+      || !part_ok (map, PART_ENGINE))
+    return NULL;
+  *n = mark->n_sums;
+  *end_record = mark->end_record;
+  *engine = map->t.engine;
+  return map->t.turn_sums + mark->first_sum;
+}
+
 gboolean
 rt_cache_rows_ok (const RtEvent *rows, guint32 n, guint64 checksum, guint n_names, guint32 n_requests)
 {
@@ -788,6 +840,8 @@ typedef struct {
   GArray *ids;              /* the request ids */
   GHashTable *shared;       /* strings written once: paths of reasons, names */
   guint64 experiment;       /* string */
+  GArray *turn_sums;        /* RtTurnSums of the turns up to turns_summed */
+  guint64 turns_summed;
 } Writer;
 
 static guint64
@@ -826,6 +880,7 @@ writer_clear (Writer *w)
   g_clear_pointer (&w->strings, g_array_unref);
   g_clear_pointer (&w->ids, g_array_unref);
   g_clear_pointer (&w->shared, g_hash_table_unref);
+  g_clear_pointer (&w->turn_sums, g_array_unref);
 }
 
 /* Writes all of p at `at`; 0, or the errno of the failure. Thread-safe. */
@@ -932,6 +987,7 @@ rt_cache_draft_begin_tables (RtCacheDraft *d, const char *exp_canonical, RtEvent
   rt_array_make_room (w->parts[PART_REQUESTS], (gsize) n_requests * sizeof (CacheRequest));
   rt_array_make_room (w->parts[PART_TURNS], (gsize) n_turns * sizeof (RtTurnFigures));
   rt_array_make_room (w->parts[PART_DURATIONS], (gsize) n_requests * sizeof (double));
+  rt_array_make_room (w->parts[PART_ENGINE], (gsize) n_requests * sizeof (double));
   rt_array_make_room (w->strings, (gsize) n_files * 64 + 4096);
   rt_array_make_room (w->ids, (gsize) n_requests * 40 + 4096);
   w->experiment = add_string (w, exp_canonical);
@@ -982,6 +1038,9 @@ rt_cache_draft_add_file (RtCacheDraft *d, const RtFile *f, const RtCacheSnapshot
         .turns_from_timings = q->turns_from_timings != 0,
       };
       g_array_append_vals (requests, &cq, sizeof cq);
+      double engine = rt_turns_engine_s (q->n_turns > 0 ? &g_array_index (snap->turns, RtTurnFigures, q->first_turn)
+                                                        : NULL, q->n_turns);
+      g_array_append_vals (w->parts[PART_ENGINE], &engine, sizeof engine);
       if (q->n_turns > 0)   /* else `turns` may have no storage to point into */
         {
           g_array_append_vals (turns, &g_array_index (snap->turns, RtTurnFigures, q->first_turn),
@@ -1025,6 +1084,28 @@ rt_cache_draft_n_files (RtCacheDraft *d)
 }
 
 void
+rt_cache_draft_mark_turn_sums (RtCacheDraft *d)
+{
+  Writer *w = &d->w;
+  GArray *turns = w->parts[PART_TURNS];
+  guint64 n_turns = turns->len / sizeof (RtTurnFigures);
+  if (w->turn_sums == NULL)
+    w->turn_sums = g_array_new (FALSE, TRUE, sizeof (RtTurnSums));
+  if (n_turns > w->turns_summed)
+    rt_turn_sums_add (w->turn_sums, (const RtTurnFigures *) (void *) turns->data + w->turns_summed,
+                      n_turns - w->turns_summed);
+  w->turns_summed = n_turns;
+  guint64 kept = w->parts[PART_TURN_SUMS]->len / sizeof (RtTurnSums);
+  if (kept + w->turn_sums->len > TURN_SUMS_MAX)
+    return;
+  CacheTurnMark mark = { .end_record = rt_cache_draft_n_files (d), .n_sums = w->turn_sums->len,
+                         .first_sum = kept };
+  g_array_append_vals (w->parts[PART_TURN_SUMS], w->turn_sums->data,
+                       w->turn_sums->len * (guint) sizeof (RtTurnSums));
+  g_array_append_vals (w->parts[PART_TURN_MARKS], &mark, sizeof mark);
+}
+
+void
 rt_cache_draft_add_step (RtCacheDraft *d, gint32 step, guint first_record, const double *sorted,
                          guint n)
 {
@@ -1056,6 +1137,8 @@ rt_cache_write (RtCacheDraft *draft, const char *path, GError **error)
   h.n_problems = parts[PART_PROBLEMS]->len / sizeof (CacheProblem);
   h.n_steps = parts[PART_STEPS]->len / sizeof (CacheStep);
   h.n_durations = parts[PART_DURATIONS]->len / sizeof (double);
+  h.n_turn_sums = parts[PART_TURN_SUMS]->len / sizeof (RtTurnSums);
+  h.n_turn_marks = parts[PART_TURN_MARKS]->len / sizeof (CacheTurnMark);
   h.tables_at = d->end;
   h.tables_size = tables_size_for (&h);
   int failed = g_atomic_int_get (&d->failed);

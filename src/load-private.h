@@ -83,6 +83,14 @@ struct _RtTracePrivate {
                                   * own number: requests can be read in place */
   gboolean requests_in_place;    /* trace->requests is (part of) the cache's own table
                                   * (take_requests_in_place) */
+  const RtTurnSums *turn_sums;   /* the turn sums of the first turn_sums_files files, from */
+  guint n_turn_sums;             /* the cache (when it holds them: files taken whole from it,
+                                  * each the record of its own number), or NULL */
+  guint turn_sums_files;
+  const double *engine;          /* the engine time of every request of that cache */
+  const double *cached_engine;   /* of each of trace->cached_requests (used in place), or NULL */
+  guint turns_unchecked;         /* the first files whose turns were left unchecked, for
+                                  * RtLoadOptions.turns_summed (turn_sums stands in for them) */
   RtLoadOptions opts;
   GMutex lazy_lock;              /* what a loaded trace makes when first asked (a file's rows
                                   * checked, a step's durations looked up) is made under it,

@@ -690,6 +690,23 @@ durations_from_cache (const RtTrace *t, RtStepDurations *sd, gint32 step, guint 
   return sd->sorted;
 }
 
+const RtTurnSums *
+rt_trace_turn_sums_ready (const RtTrace *t, guint *n, guint *n_files)
+{
+  *n = t->priv->n_turn_sums;
+  *n_files = t->priv->turn_sums_files;
+  return t->priv->turn_sums;
+}
+
+double
+rt_trace_request_engine_s (const RtTrace *t, const RtRequest *q)
+{
+  const double *cached = t->priv->cached_engine;
+  if (cached != NULL && q >= t->cached_requests && q < t->cached_requests + t->n_cached_requests)
+    return cached[q - t->cached_requests];
+  return rt_turns_engine_s (q->n_turns > 0 ? rt_trace_turn (t, q->first_turn) : NULL, q->n_turns);
+}
+
 const double *
 rt_trace_all_sorted_durations (const RtTrace *t, guint *n)
 {
@@ -710,11 +727,12 @@ rt_trace_step_sorted_durations (const RtTrace *t, guint step_index, guint *n)
                                st->n_files, n);
 }
 
-/* The parts of the cached tables the caller reads (RtLoadOptions). */
+/* The parts of the cached tables of file `file` the caller reads (RtLoadOptions; the turns
+ * the cache's turn sums stand in for are not read). */
 static RtCacheTables
-tables_read (const RtTracePrivate *priv)
+tables_read (const RtTracePrivate *priv, guint file)
 {
-  return RT_CACHE_REQUESTS | (priv->opts.turns_unread ? 0 : RT_CACHE_TURNS)
+  return RT_CACHE_REQUESTS | (priv->opts.turns_unread || file < priv->turns_unchecked ? 0 : RT_CACHE_TURNS)
          | (priv->opts.request_ids_unread ? 0 : RT_CACHE_IDS);
 }
 
@@ -761,6 +779,8 @@ take_requests_in_place (RtTrace *t, guint first, guint n)
     }
   t->cached_requests = at;
   t->n_cached_requests = count;
+  if (priv->engine != NULL)
+    priv->cached_engine = priv->engine + base;
   t->request_ids_at = (guintptr) ids;
   t->request_texts_at = (guintptr) texts;
   priv->requests_in_place = TRUE;
@@ -781,12 +801,18 @@ take_cached_requests (RtTrace *t, guint first, guint n)
   for (guint i = first; i < first + n; i++)
     if (rt_trace_file (t, i)->first_request == RT_NONE)
       {
-        if (!rt_cache_file_tables_ok (cache, priv->files[i].record, tables_read (priv)))
+        if (!rt_cache_file_tables_ok (cache, priv->files[i].record, tables_read (priv, i)))
           return FALSE;
         n_requests += rt_trace_file (t, i)->n_requests;
       }
   if (priv->cache_in_order && take_requests_in_place (t, first, n))
     return TRUE;
+  /* copied, they have no engine times from the cache: their turns are read after all */
+  for (guint i = first; priv->turns_unchecked > 0 && i < first + n; i++)
+    if (rt_trace_file (t, i)->first_request == RT_NONE
+        && !rt_cache_file_tables_ok (cache, priv->files[i].record, RT_CACHE_TURNS))
+      return FALSE;
+  priv->turns_unchecked = 0;
   reserve_rows (t->priv->requests, n_requests);
   g_autoptr (GArray) problems = g_array_new (FALSE, FALSE, sizeof (RtCacheProblem));
   for (guint i = first; i < first + n; i++)
@@ -836,15 +862,22 @@ check_tables_slice (gpointer data, guint slice)
   guint n_files = tc->t->files->len;
   guint first = (guint) ((guint64) n_files * slice / tc->n_slices);
   guint end = (guint) ((guint64) n_files * (slice + 1) / tc->n_slices);
-  RtCacheTables read = tables_read (tc->t->priv);
+  const RtTracePrivate *priv = tc->t->priv;
   if (tc->prefetch != 0)
     {
+      /* (without the turns the cache's turn sums stand in for) */
+      guint split = CLAMP (priv->turns_unchecked, first, end);
       g_autofree guint *mine = g_new (guint, end - first + 1);
-      guint n = 0;
-      for (guint i = first; i < end; i++)
-        if (tc->matches[i] != RT_CACHE_MISS)
-          mine[n++] = tc->records[i];
-      rt_cache_prefetch_file_tables (tc->cache, mine, n, tc->prefetch);
+      for (guint part = 0; part < 2; part++)
+        {
+          guint n = 0;
+          for (guint i = part ? split : first; i < (part ? end : split); i++)
+            if (tc->matches[i] != RT_CACHE_MISS)
+              mine[n++] = tc->records[i];
+          if (n > 0)
+            rt_cache_prefetch_file_tables (tc->cache, mine, n,
+                                           part ? tc->prefetch : tc->prefetch & ~RT_CACHE_TURNS);
+        }
     }
   /* each record is checked by one slice only: files have records of their own */
   for (guint i = first; i < end && !g_atomic_int_get (&tc->failed); i++)
@@ -852,7 +885,7 @@ check_tables_slice (gpointer data, guint slice)
       gboolean ok = TRUE;
       if (tc->matches[i] != RT_CACHE_MISS && (tc->keep_requests || !tc->complete[i]))
         ok = rt_cache_file_tables_ok (tc->cache, tc->records[i],
-                                      tc->complete[i] ? read : RT_CACHE_ALL_TABLES);
+                                      tc->complete[i] ? tables_read (priv, i) : RT_CACHE_ALL_TABLES);
       else if (tc->matches[i] != RT_CACHE_MISS && tc->turns_by_file)
         ok = rt_cache_file_tables_ok (tc->cache, tc->records[i], RT_CACHE_TURNS);
       if (!ok)
@@ -899,12 +932,23 @@ adopt_files (RtTrace *t, RtCacheMap *cache, const RtCacheMatch *matches, const g
   priv->cache_in_order = whole;
   for (guint i = 0; priv->cache_in_order && i < n_files; i++)
     priv->cache_in_order = records[i] == i;
+  /* the first files with nothing to read, each the record of its own number: the cache's turn
+   * sums of some of them are those of their turns here, and a caller that reads the turns of
+   * every file only summed, and the requests in place, need not have their turns checked */
+  guint prefix = 0;
+  while (prefix < n_files && matches[prefix] == RT_CACHE_SAME && complete[prefix] && records[prefix] == prefix)
+    prefix++;
+  priv->turn_sums = rt_cache_turn_sums (cache, prefix, &priv->n_turn_sums, &priv->turn_sums_files,
+                                        &priv->engine);
+  if (priv->turn_sums != NULL && priv->opts.turns_summed && keep_requests && priv->cache_in_order)
+    priv->turns_unchecked = priv->turn_sums_files;
   /* a file restored from the cache and read on needs all its tables, whatever the caller;
    * one that reads no request but turns reads those of the files taken whole */
   TableChecks tc = {
     .t = t, .cache = cache, .matches = matches, .records = records, .complete = complete,
-    .keep_requests = keep_requests, .turns_by_file = !keep_requests && !priv->opts.turns_unread,
-    .prefetch = keep_requests && whole ? tables_read (priv) : 0,
+    .keep_requests = keep_requests,
+    .turns_by_file = !keep_requests && !priv->opts.turns_unread && !priv->turns_unchecked,
+    .prefetch = keep_requests && whole ? tables_read (priv, n_files) : 0,
   };
   if (tc.turns_by_file)
     tc.prefetch = RT_CACHE_TURNS;
@@ -926,6 +970,9 @@ adopt_files (RtTrace *t, RtCacheMap *cache, const RtCacheMatch *matches, const g
       memset (&priv->all_durations, 0, sizeof priv->all_durations);
       priv->requests_deferred = FALSE;
       priv->cache_in_order = FALSE;
+      priv->turn_sums = NULL;
+      priv->engine = NULL;
+      priv->turns_unchecked = 0;
       return FALSE;
     }
   /* in place once the files read on are read, and numbered after them (take_cached_requests) */
@@ -1312,6 +1359,7 @@ write_cache (RtTrace *t, GError **error)
           return FALSE;
         else
           all_kept = all_kept && !priv->files[i].uncacheable;
+      rt_cache_draft_mark_turn_sums (d);
       g_autoptr (GArray) durations = all_kept && st->n_files > 0 ? step_durations_to_cache (t, si) : NULL;
       if (durations != NULL)
         {

@@ -236,15 +236,6 @@ rt_step_requests_next (RtStepRequests *it)
   return it->at != it->end ? it->at++ : rt_step_requests_next_file (it);
 }
 
-typedef enum {
-  RT_TURN_PRE_PROCESS,
-  RT_TURN_ENGINE_CALL,
-  RT_TURN_POST_PROCESS,
-  RT_TURN_TOOL_PARSING,
-  RT_TURN_TOTAL,
-  RT_N_TURN_PARTS
-} RtTurnPart;
-
 typedef struct {
   gint32 turn;                /* the turn index, from 0 */
   guint count;                /* turn records of that index */

@@ -54,6 +54,8 @@ typedef struct {
                                           * (RtLoadOptions.turns_unread) */
   gboolean (*request_ids_unread) (void);  /* likewise: TRUE when run reads no RtRequest.id
                                           * (RtLoadOptions.request_ids_unread) */
+  gboolean turns_summed;     /* without --steps, run reads the turns only summed over every
+                              * step (RtLoadOptions.turns_summed) */
   gboolean (*requests_of_one_step) (RtSession *s, const RtTrace *t, guint *step_index);
                              /* asked while `t` is loaded, once all but its requests are there
                               * (s->trace is not set yet): TRUE, with step_index set, when run

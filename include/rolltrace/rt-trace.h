@@ -170,6 +170,11 @@ typedef struct {
   gboolean (*requests_of_one_step) (const RtTrace *t, gpointer data, guint *step_index);
   gboolean turns_unread;      /* the caller never reads a turn's figures (rt_trace_turn): a
                                * cache's are then not checked (their ranges still are) */
+  gboolean turns_summed;      /* the caller reads the turns of every step, and only through
+                               * rt_trace_all_turn_sums and rt_trace_request_engine_s: a load
+                               * wholly from a cache that holds those ready leaves the turns
+                               * unchecked then, and the caller must not read those of the
+                               * files rt_trace_turn_sums_ready covers itself */
   gboolean request_ids_unread;/* the caller never reads RtRequest.id: a cache's are then not
                                * checked (each still points to a NUL-terminated text in it) */
   gpointer requests_of_one_step_data;
@@ -221,6 +226,41 @@ rt_trace_turn (const RtTrace *t, guint32 i)
   return i < t->n_cached_turns ? &t->cached_turns[i]
                                : &g_array_index (t->turns, RtTurnFigures, i - t->n_cached_turns);
 }
+
+/* The parts of a turn, in the order RtTurnSums and the turn tables keep them. */
+typedef enum {
+  RT_TURN_PRE_PROCESS,
+  RT_TURN_ENGINE_CALL,
+  RT_TURN_POST_PROCESS,
+  RT_TURN_TOOL_PARSING,
+  RT_TURN_TOTAL,
+  RT_N_TURN_PARTS
+} RtTurnPart;
+
+/* One turn index's figures, summed over turn records taken one after another. */
+typedef struct {
+  guint32 count;                      /* records of that index */
+  guint32 n[RT_N_TURN_PARTS];         /* records with that part (a number, not NAN) */
+  double sum[RT_N_TURN_PARTS];        /* the sum of those numbers, added in record order */
+} RtTurnSums;                         /* 64 bytes, the cache's own layout */
+
+/* Adds turn records tf[0] ... tf[n - 1], in that order, into `sums` (RtTurnSums by turn
+ * index, from 0, grown as needed; a record without a turn index is left out). What rt-turns'
+ * means are made of, and what a cache keeps of all the steps together (the same additions
+ * in the same order: the same doubles). */
+void rt_turn_sums_add (GArray *sums, const RtTurnFigures *tf, gsize n);
+
+/* The engine time of turns tf[0] ... tf[n - 1]: the sum of their finite engine calls, in
+ * order (a request's, for the truncation finding). */
+double rt_turns_engine_s (const RtTurnFigures *tf, gsize n);
+
+/* rt_turn_sums_add of every turn of the first *n_files files, one file after another (every
+ * step's, up to one), when the cache holds them ready: `n` is set to their number (turn
+ * indices). NULL otherwise. */
+const RtTurnSums *rt_trace_turn_sums_ready (const RtTrace *t, guint *n, guint *n_files);
+
+/* rt_turns_engine_s of request q's turns, from the cache when it holds them ready. */
+double rt_trace_request_engine_s (const RtTrace *t, const RtRequest *q);
 
 /* How many turns rt_trace_turn numbers. */
 static inline guint64

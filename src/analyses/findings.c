@@ -346,20 +346,6 @@ rule_long_tail (const RtCdf *cdf, const RtTimeline *tl, RtFindings *out)
 
 /* ---- truncation ---- */
 
-/* A request's engine time: the sum of its turns' engine calls. */
-static double
-request_engine_s (const RtTrace *t, const RtRequest *q)
-{
-  double sum = 0;
-  if (q->n_turns == 0)
-    return sum;
-  /* a request's turns lie in one table: walked by pointer */
-  for (const RtTurnFigures *tf = rt_trace_turn (t, q->first_turn), *end = tf + q->n_turns; tf < end; tf++)
-    if (isfinite (tf->engine_call_s))
-      sum += tf->engine_call_s;
-  return sum;
-}
-
 /* Whether request q (complete) finished at the length limit. The same few reasons recur, each
  * kept once (its text at one place): the verdict on the last one serves the next request that
  * has it (`memo`: that reason, 0 and FALSE at first). */
@@ -408,7 +394,7 @@ rule_truncation (const RtTrace *t, GArray *selected, RtFindings *out)
       for (const RtRequest *q; (q = rt_step_requests_next (&it)) != NULL;)
         if (q->complete)
           {
-            double e = request_engine_s (t, q);
+            double e = rt_trace_request_engine_s (t, q);
             engine += e;
             if (finished_at_length (t, q, &memo))
               engine_length += e;

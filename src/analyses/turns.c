@@ -4,27 +4,20 @@
 
 #include <math.h>
 
-/* A turn index's sums while the records are read. */
-typedef struct {
-  guint count;
-  double sum[RT_N_TURN_PARTS];
-  guint n[RT_N_TURN_PARTS];   /* records with that part present */
-} TurnSums;
-
-static void
-add_part (TurnSums *sums, RtTurnPart part, double v)
-{
-  if (isnan (v))
-    return;
-  sums->sum[part] += v;
-  sums->n[part]++;
-}
-
 RtTurns *
 rt_turns_analyse (const RtTrace *t, const RtStepSet *steps)
 {
   g_autoptr (GArray) selected = rt_trace_select_steps (t, steps);
-  g_autoptr (GArray) sums = g_array_new (FALSE, TRUE, sizeof (TurnSums));   /* by turn index */
+  g_autoptr (GArray) sums = g_array_new (FALSE, TRUE, sizeof (RtTurnSums));   /* by turn index */
+  /* every step: the cache may hold the sums of the first files ready, the same additions in
+   * the same order, from which the others' are added */
+  guint n_ready = 0, files_ready = 0;
+  const RtTurnSums *ready = selected->len == t->steps->len ? rt_trace_turn_sums_ready (t, &n_ready, &files_ready)
+                                                           : NULL;
+  if (ready != NULL)
+    g_array_append_vals (sums, ready, n_ready);
+  else
+    files_ready = 0;
   /* a file's turns are its requests', one request after another: read by file, they need
    * no request table (RtLoadOptions.requests_unread) */
   for (guint i = 0; i < selected->len; i++)
@@ -33,24 +26,9 @@ rt_turns_analyse (const RtTrace *t, const RtStepSet *steps)
       for (guint k = 0; k < st->n_files; k++)
         {
           const RtFile *f = rt_trace_file (t, st->first_file + k);
-          if (f->n_turns == 0)
-            continue;
-          /* a file's turns lie in one table (the cache's or the load's): walked by pointer */
-          const RtTurnFigures *tf = rt_trace_turn (t, f->first_turn), *end = tf + f->n_turns;
-          for (; tf < end; tf++)
-            {
-              if (tf->turn < 0)
-                continue;
-              if ((guint) tf->turn >= sums->len)
-                g_array_set_size (sums, tf->turn + 1);
-              TurnSums *s = &g_array_index (sums, TurnSums, tf->turn);
-              s->count++;
-              add_part (s, RT_TURN_PRE_PROCESS, tf->pre_process_s);
-              add_part (s, RT_TURN_ENGINE_CALL, tf->engine_call_s);
-              add_part (s, RT_TURN_POST_PROCESS, tf->post_process_s);
-              add_part (s, RT_TURN_TOOL_PARSING, tf->tool_parsing_s);
-              add_part (s, RT_TURN_TOTAL, tf->total_s);
-            }
+          /* a file's turns lie in one table (the cache's or the load's) */
+          if (st->first_file + k >= files_ready && f->n_turns > 0)
+            rt_turn_sums_add (sums, rt_trace_turn (t, f->first_turn), f->n_turns);
         }
     }
 
@@ -58,7 +36,7 @@ rt_turns_analyse (const RtTrace *t, const RtStepSet *steps)
   turns->turns = g_array_new (FALSE, FALSE, sizeof (RtTurnsRow));
   for (guint i = 0; i < sums->len; i++)
     {
-      const TurnSums *s = &g_array_index (sums, TurnSums, i);
+      const RtTurnSums *s = &g_array_index (sums, RtTurnSums, i);
       if (s->count == 0)
         continue;   /* an index no record has (a gap below a higher one) */
       RtTurnsRow row = { .turn = (gint32) i, .count = s->count };

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "load-private.h"
+#include "rolltrace/rt-analyses.h"
 #include "rolltrace/rt-error.h"
 #include "rolltrace/rt-stats.h"
 #include "rolltrace/rt-trace.h"
@@ -1105,6 +1106,159 @@ test_damaged_rows_asked_from_threads_are_read_again_once (void)
   g_test_trap_assert_stderr_unmatched ("*is damaged; reading*is damaged; reading*");
 }
 
+/* A copy of fixtures/hand-v2 (two steps, three files, turn_timings in each) whose last file
+ * ends in an unterminated piece, as a running job's does: a cached load reads that file on. */
+static char *
+copy_hand_v2_running (void)
+{
+  static const char *const files[] = { "step_1/worker_0.jsonl", "step_1/worker_1.jsonl", "step_2/worker_0.jsonl" };
+  g_autofree char *from = fixture ("hand-v2");
+  char *dir = g_dir_make_tmp ("rt-test-XXXXXX", NULL);
+  for (guint i = 0; i < G_N_ELEMENTS (files); i++)
+    {
+      g_autofree char *src = g_build_filename (from, files[i], NULL);
+      g_autofree char *dst = g_build_filename (dir, files[i], NULL);
+      g_autofree char *folder = g_path_get_dirname (dst);
+      g_autofree char *text = NULL;
+      gsize len;
+      g_assert_cmpint (g_mkdir_with_parents (folder, 0755), ==, 0);
+      g_assert_true (g_file_get_contents (src, &text, &len, NULL));
+      g_autoptr (GString) content = g_string_new_len (text, (gssize) len);
+      if (i == G_N_ELEMENTS (files) - 1)
+        g_string_append (content, "{\"timestamp\": \"2025-06-10T09:");
+      g_assert_true (g_file_set_contents (dst, content->str, (gssize) content->len, NULL));
+    }
+  return dir;
+}
+
+static void
+remove_hand_v2_copy (const char *dir)
+{
+  static const char *const files[] = { "step_1/worker_0.jsonl", "step_1/worker_1.jsonl", "step_2/worker_0.jsonl",
+                                       "step_1", "step_2" };
+  for (guint i = 0; i < G_N_ELEMENTS (files); i++)
+    {
+      g_autofree char *path = g_build_filename (dir, files[i], NULL);
+      g_remove (path);
+    }
+  g_rmdir (dir);
+}
+
+/* The turns analysis and each request's engine time of `t` are those of `fresh`, bit for bit. */
+static void
+assert_same_turn_answers (const RtTrace *t, const RtTrace *fresh)
+{
+  g_autoptr (RtTurns) got = rt_turns_analyse (t, NULL);
+  g_autoptr (RtTurns) want = rt_turns_analyse (fresh, NULL);
+  g_assert_cmpuint (got->turns->len, ==, want->turns->len);
+  g_assert_cmpuint (want->turns->len, >, 0);
+  g_assert_cmpmem (got->turns->data, got->turns->len * sizeof (RtTurnsRow), want->turns->data,
+                   want->turns->len * sizeof (RtTurnsRow));
+  g_assert_cmpuint (t->files->len, ==, fresh->files->len);
+  for (guint i = 0; i < fresh->files->len; i++)
+    {
+      const RtFile *f = rt_trace_file (t, i), *w = rt_trace_file (fresh, i);
+      g_assert_cmpuint (f->n_requests, ==, w->n_requests);
+      for (guint r = 0; r < w->n_requests; r++)
+        {
+          const RtRequest *q = rt_trace_request (fresh, w->first_request + r);
+          double want_s = rt_turns_engine_s (q->n_turns ? rt_trace_turn (fresh, q->first_turn) : NULL, q->n_turns);
+          double got_s = rt_trace_request_engine_s (t, rt_trace_request (t, f->first_request + r));
+          g_assert_cmpmem (&got_s, sizeof got_s, &want_s, sizeof want_s);
+        }
+    }
+}
+
+/* Flips a byte of part `part` of the cache in `dir` (0: files, requests, turns, problems,
+ * names, turn sums, in the cache's order), `at` bytes into it. */
+static void
+damage_cache_part (const char *dir, guint part, gsize at)
+{
+  g_autofree char *cache = cache_file_in (dir);
+  g_autofree char *data = NULL;
+  gsize len;
+  g_assert_true (g_file_get_contents (cache, &data, &len, NULL));
+  guint64 tables_at, n[4];
+  guint32 n_names;
+  memcpy (&tables_at, data + 48, 8);
+  memcpy (&n_names, data + 20, 4);
+  memcpy (n, data + 112, sizeof n);   /* files, requests, turns, problems */
+  const gsize sizes[] = { n[0] * 320, n[1] * sizeof (RtRequest), n[2] * sizeof (RtTurnFigures), n[3] * 16,
+                          (gsize) n_names * 8 };
+  gsize offset = tables_at + at;
+  for (guint p = 0; p < part; p++)
+    offset += sizes[p];
+  g_assert_cmpuint (offset, <, len);
+  data[offset] ^= 0x40;
+  g_assert_true (g_file_set_contents (cache, data, (gssize) len, NULL));
+}
+
+/* A command that reads the turns only summed (rt-report, rt-turns) takes the cache's turn sums
+ * of the steps whose files are all as cached, and the engine times of the requests, and
+ * leaves their turns unchecked: its answers are a fresh load's, even when those turns are
+ * damaged; a command that reads them turns such a cache away. */
+static void
+test_turn_sums_stand_in_for_the_turns (void)
+{
+  g_autofree char *exp = copy_hand_v2_running ();
+  g_autofree char *dir = g_dir_make_tmp ("rt-cache-XXXXXX", NULL);
+  g_autoptr (RtTrace) fresh = load (exp, 1);
+  rt_trace_free (load_with (exp, (RtLoadOptions) { .n_threads = 1, .cache_dir = dir }));
+  RtLoadOptions summed = { .n_threads = 1, .cache_dir = dir, .turns_summed = TRUE };
+  {
+    g_autoptr (RtTrace) t = load_with (exp, summed);
+    g_assert_true (t->stats.cache_used);
+    g_assert_cmpuint (t->stats.files_parsed, ==, 0);   /* the last one's last piece read on */
+    guint n, n_files;
+    const RtTurnSums *ready = rt_trace_turn_sums_ready (t, &n, &n_files);
+    g_assert_nonnull (ready);
+    g_assert_cmpuint (n_files, ==, 2);                  /* step 1's */
+    g_autoptr (GArray) want = g_array_new (FALSE, TRUE, sizeof (RtTurnSums));
+    for (guint i = 0; i < n_files; i++)
+      rt_turn_sums_add (want, rt_trace_turn (fresh, rt_trace_file (fresh, i)->first_turn),
+                        rt_trace_file (fresh, i)->n_turns);
+    g_assert_cmpuint (n, ==, want->len);
+    g_assert_cmpmem (ready, n * sizeof *ready, want->data, want->len * sizeof (RtTurnSums));
+    assert_same_turn_answers (t, fresh);
+  }
+  /* the first file's first turn damaged: never read by the one, found by the other */
+  damage_cache_part (dir, 2, G_STRUCT_OFFSET (RtTurnFigures, engine_call_s) + 7);
+  {
+    g_autoptr (RtTrace) t = load_with (exp, summed);
+    g_assert_true (t->stats.cache_used);
+    assert_same_turn_answers (t, fresh);
+  }
+  {
+    g_autoptr (RtTrace) t = load_with (exp, (RtLoadOptions) { .n_threads = 1, .cache_dir = dir });
+    g_assert_cmpstr (t->stats.cache_rejected, ==, "damaged tables");
+    assert_same_turn_answers (t, fresh);
+  }
+  g_autofree char *cache = cache_file_in (dir);
+  g_unlink (cache);
+  g_rmdir (dir);
+  remove_hand_v2_copy (exp);
+}
+
+/* Damaged turn sums are not used: the turns are checked and added up instead. */
+static void
+test_damaged_turn_sums_fall_back_to_the_turns (void)
+{
+  g_autofree char *exp = copy_hand_v2_running ();
+  g_autofree char *dir = g_dir_make_tmp ("rt-cache-XXXXXX", NULL);
+  g_autoptr (RtTrace) fresh = load (exp, 1);
+  rt_trace_free (load_with (exp, (RtLoadOptions) { .n_threads = 1, .cache_dir = dir }));
+  damage_cache_part (dir, 5, G_STRUCT_OFFSET (RtTurnSums, sum) + 7);
+  g_autoptr (RtTrace) t = load_with (exp, (RtLoadOptions) { .n_threads = 1, .cache_dir = dir, .turns_summed = TRUE });
+  g_assert_true (t->stats.cache_used);
+  guint n, n_files;
+  g_assert_null (rt_trace_turn_sums_ready (t, &n, &n_files));
+  assert_same_turn_answers (t, fresh);
+  g_autofree char *cache = cache_file_in (dir);
+  g_unlink (cache);
+  g_rmdir (dir);
+  remove_hand_v2_copy (exp);
+}
+
 static void
 test_a_file_changed_under_damaged_rows_is_no_crash (void)
 {
@@ -1468,6 +1622,8 @@ main (int argc, char **argv)
                    test_damaged_requests_of_one_step_read_everything_again);
   g_test_add_func ("/load/damaged-rows-are-read-again-to-a-fresh-loads-rows",
                    test_damaged_rows_are_read_again_to_a_fresh_loads_rows);
+  g_test_add_func ("/load/turn-sums-stand-in-for-the-turns", test_turn_sums_stand_in_for_the_turns);
+  g_test_add_func ("/load/damaged-turn-sums-fall-back-to-the-turns", test_damaged_turn_sums_fall_back_to_the_turns);
   g_test_add_func ("/load/damaged-rows-asked-from-threads-are-read-again-once",
                    test_damaged_rows_asked_from_threads_are_read_again_once);
   g_test_add_func ("/load/a-file-changed-under-damaged-rows-is-no-crash",

@@ -4,28 +4,40 @@
 
 #include <math.h>
 
+/* Adds v to part p of s when it is a number. */
+static inline void
+add_part (RtTurnSums *s, RtTurnPart p, double v)
+{
+  if (isnan (v))
+    return;
+  s->sum[p] += v;
+  s->n[p]++;
+}
+
 void
 rt_turn_sums_add (GArray *sums, const RtTurnFigures *tf, gsize n)
 {
+  /* (the array's fields in locals: the counts stored below could be its length, as far as
+   * the compiler knows) */
+  RtTurnSums *base = (RtTurnSums *) (void *) sums->data;
+  guint len = sums->len;
   for (const RtTurnFigures *end = tf + n; tf < end; tf++)
     {
       if (tf->turn < 0)
         continue;
-      if ((guint) tf->turn >= sums->len)
-        g_array_set_size (sums, tf->turn + 1);
-      RtTurnSums *s = &g_array_index (sums, RtTurnSums, tf->turn);
-      const double parts[RT_N_TURN_PARTS] = {
-        [RT_TURN_PRE_PROCESS] = tf->pre_process_s, [RT_TURN_ENGINE_CALL] = tf->engine_call_s,
-        [RT_TURN_POST_PROCESS] = tf->post_process_s, [RT_TURN_TOOL_PARSING] = tf->tool_parsing_s,
-        [RT_TURN_TOTAL] = tf->total_s,
-      };
+      if ((guint) tf->turn >= len)
+        {
+          g_array_set_size (sums, tf->turn + 1);
+          base = (RtTurnSums *) (void *) sums->data;
+          len = sums->len;
+        }
+      RtTurnSums *s = base + tf->turn;
       s->count++;
-      for (int p = 0; p < RT_N_TURN_PARTS; p++)
-        if (!isnan (parts[p]))
-          {
-            s->sum[p] += parts[p];
-            s->n[p]++;
-          }
+      add_part (s, RT_TURN_PRE_PROCESS, tf->pre_process_s);
+      add_part (s, RT_TURN_ENGINE_CALL, tf->engine_call_s);
+      add_part (s, RT_TURN_POST_PROCESS, tf->post_process_s);
+      add_part (s, RT_TURN_TOOL_PARSING, tf->tool_parsing_s);
+      add_part (s, RT_TURN_TOTAL, tf->total_s);
     }
 }
 

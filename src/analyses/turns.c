@@ -8,16 +8,37 @@
 typedef struct {
   guint count;
   double sum[RT_N_TURN_PARTS];
-  guint n[RT_N_TURN_PARTS];   /* records with that part present */
+  guint missing[RT_N_TURN_PARTS];   /* records without that part (NaN) */
 } TurnSums;
 
-static void
-add_part (TurnSums *sums, RtTurnPart part, double v)
+/* Adds one record's parts. Nearly every record has all five: one test of their sum (NaN when
+ * any is) lets those add without a test per part; the others go part by part. */
+static inline void
+turn_sums_add (TurnSums *s, const RtTurnFigures *tf)
 {
-  if (isnan (v))
-    return;
-  sums->sum[part] += v;
-  sums->n[part]++;
+  s->count++;
+  if (G_LIKELY (!isnan (tf->pre_process_s + tf->engine_call_s + tf->post_process_s + tf->tool_parsing_s
+                        + tf->total_s)))
+    {
+      s->sum[RT_TURN_PRE_PROCESS] += tf->pre_process_s;
+      s->sum[RT_TURN_ENGINE_CALL] += tf->engine_call_s;
+      s->sum[RT_TURN_POST_PROCESS] += tf->post_process_s;
+      s->sum[RT_TURN_TOOL_PARSING] += tf->tool_parsing_s;
+      s->sum[RT_TURN_TOTAL] += tf->total_s;
+      return;
+    }
+  const double v[RT_N_TURN_PARTS] = {
+    [RT_TURN_PRE_PROCESS] = tf->pre_process_s, [RT_TURN_ENGINE_CALL] = tf->engine_call_s,
+    [RT_TURN_POST_PROCESS] = tf->post_process_s, [RT_TURN_TOOL_PARSING] = tf->tool_parsing_s,
+    [RT_TURN_TOTAL] = tf->total_s,
+  };
+  for (int p = 0; p < RT_N_TURN_PARTS; p++)
+    {
+      if (isnan (v[p]))
+        s->missing[p]++;
+      else
+        s->sum[p] += v[p];
+    }
 }
 
 RtTurns *
@@ -25,6 +46,8 @@ rt_turns_analyse (const RtTrace *t, const RtStepSet *steps)
 {
   g_autoptr (GArray) selected = rt_trace_select_steps (t, steps);
   g_autoptr (GArray) sums = g_array_new (FALSE, TRUE, sizeof (TurnSums));   /* by turn index */
+  TurnSums *by_turn = NULL;   /* sums->data, sums->len of them */
+  guint n_turns = 0;
   /* a file's turns are its requests', one request after another: read by file, they need
    * no request table (RtLoadOptions.requests_unread) */
   for (guint i = 0; i < selected->len; i++)
@@ -39,17 +62,16 @@ rt_turns_analyse (const RtTrace *t, const RtStepSet *steps)
           const RtTurnFigures *tf = rt_trace_turn (t, f->first_turn), *end = tf + f->n_turns;
           for (; tf < end; tf++)
             {
-              if (tf->turn < 0)
-                continue;
-              if ((guint) tf->turn >= sums->len)
-                g_array_set_size (sums, tf->turn + 1);
-              TurnSums *s = &g_array_index (sums, TurnSums, tf->turn);
-              s->count++;
-              add_part (s, RT_TURN_PRE_PROCESS, tf->pre_process_s);
-              add_part (s, RT_TURN_ENGINE_CALL, tf->engine_call_s);
-              add_part (s, RT_TURN_POST_PROCESS, tf->post_process_s);
-              add_part (s, RT_TURN_TOOL_PARSING, tf->tool_parsing_s);
-              add_part (s, RT_TURN_TOTAL, tf->total_s);
+              /* one test for both a turn without an index (negative) and one beyond the sums */
+              if (G_UNLIKELY ((guint) tf->turn >= n_turns))
+                {
+                  if (tf->turn < 0)
+                    continue;
+                  g_array_set_size (sums, tf->turn + 1);
+                  by_turn = (TurnSums *) sums->data;
+                  n_turns = sums->len;
+                }
+              turn_sums_add (&by_turn[tf->turn], tf);
             }
         }
     }
@@ -63,7 +85,10 @@ rt_turns_analyse (const RtTrace *t, const RtStepSet *steps)
         continue;   /* an index no record has (a gap below a higher one) */
       RtTurnsRow row = { .turn = (gint32) i, .count = s->count };
       for (int p = 0; p < RT_N_TURN_PARTS; p++)
-        row.mean_s[p] = s->n[p] ? s->sum[p] / s->n[p] : NAN;
+        {
+          guint n = s->count - s->missing[p];
+          row.mean_s[p] = n ? s->sum[p] / n : NAN;
+        }
       g_array_append_val (turns->turns, row);
     }
   return turns;

@@ -27,9 +27,14 @@ rt_mean (const double *values, guint n)
 {
   if (n == 0)
     return NAN;
+  /* four at a time, one after another: the same additions in the same order, fewer of the
+   * loop's own instructions */
   double sum = 0;
-  for (guint i = 0; i < n; i++)
-    sum += values[i];
+  const double *v = values, *end = values + n;
+  for (; end - v >= 4; v += 4)
+    sum = sum + v[0] + v[1] + v[2] + v[3];
+  for (; v < end; v++)
+    sum += *v;
   return sum / n;
 }
 
@@ -40,8 +45,12 @@ std_about (const double *values, guint n, double mean)
   if (n == 0)
     return NAN;
   double ss = 0;
-  for (guint i = 0; i < n; i++)
-    ss += (values[i] - mean) * (values[i] - mean);
+  const double *v = values, *end = values + n;
+  for (; end - v >= 4; v += 4)   /* as rt_mean */
+    ss = ss + (v[0] - mean) * (v[0] - mean) + (v[1] - mean) * (v[1] - mean) + (v[2] - mean) * (v[2] - mean)
+         + (v[3] - mean) * (v[3] - mean);
+  for (; v < end; v++)
+    ss += (*v - mean) * (*v - mean);
   return sqrt (ss / n);
 }
 

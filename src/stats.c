@@ -302,7 +302,9 @@ rt_summaries_of_sorted (guint count, const double *const *values, const guint *n
 RtSamples *
 rt_samples_new (void)
 {
-  return g_array_new (FALSE, FALSE, sizeof (double));
+  /* room for a step's worker files from the start: most samples are one value per file
+   * (a step-level event), and growing to them took four reallocations */
+  return g_array_sized_new (FALSE, FALSE, sizeof (double), 16);
 }
 
 void

@@ -27,9 +27,14 @@ rt_mean (const double *values, guint n)
 {
   if (n == 0)
     return NAN;
+  /* four at a time, one after another: the same additions in the same order, fewer of the
+   * loop's own instructions */
   double sum = 0;
-  for (guint i = 0; i < n; i++)
-    sum += values[i];
+  const double *v = values, *end = values + n;
+  for (; end - v >= 4; v += 4)
+    sum = sum + v[0] + v[1] + v[2] + v[3];
+  for (; v < end; v++)
+    sum += *v;
   return sum / n;
 }
 
@@ -40,8 +45,12 @@ std_about (const double *values, guint n, double mean)
   if (n == 0)
     return NAN;
   double ss = 0;
-  for (guint i = 0; i < n; i++)
-    ss += (values[i] - mean) * (values[i] - mean);
+  const double *v = values, *end = values + n;
+  for (; end - v >= 4; v += 4)   /* as rt_mean */
+    ss = ss + (v[0] - mean) * (v[0] - mean) + (v[1] - mean) * (v[1] - mean) + (v[2] - mean) * (v[2] - mean)
+         + (v[3] - mean) * (v[3] - mean);
+  for (; v < end; v++)
+    ss += (*v - mean) * (*v - mean);
   return sqrt (ss / n);
 }
 
@@ -210,12 +219,11 @@ rt_summary_compute (double *values, guint n, RtSummary *out)
   rt_summary_of_sorted (values, n, out);
 }
 
-void
-rt_summary_of_sorted (const double *values, guint n, RtSummary *out)
+/* The fields of a summary but its mean and std. */
+static void
+summary_fill (const double *values, guint n, RtSummary *out)
 {
   out->count = n;
-  out->mean = rt_mean (values, n);
-  out->std = std_about (values, n, out->mean);   /* rt_std_population without its own mean pass */
   out->min = n ? values[0] : NAN;
   out->max = n ? values[n - 1] : NAN;
   out->p50 = rt_percentile_sorted (values, n, 50);
@@ -226,10 +234,77 @@ rt_summary_of_sorted (const double *values, guint n, RtSummary *out)
   out->p999 = rt_percentile_sorted (values, n, 99.9);
 }
 
+void
+rt_summary_of_sorted (const double *values, guint n, RtSummary *out)
+{
+  summary_fill (values, n, out);
+  out->mean = rt_mean (values, n);
+  out->std = std_about (values, n, out->mean);   /* rt_std_population without its own mean pass */
+}
+
+/* Arrays summarised side by side: a sum is a chain of additions, each waiting for the one
+ * before, and four chains of four arrays fill the time one leaves idle. */
+#define SUMMARY_LANES 4
+
+/* The sums of the values (squares = FALSE) or of their squared distances to mean[j] (TRUE)
+ * of the SUMMARY_LANES arrays v[j] of n[j] values, each in its own order. */
+static void
+lane_sums (const double *const *v, const guint *n, const double *mean, gboolean squares, double *sum)
+{
+  guint common = n[0];
+  for (guint j = 1; j < SUMMARY_LANES; j++)
+    common = MIN (common, n[j]);
+  double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+  if (!squares)
+    for (guint i = 0; i < common; i++)
+      {
+        s0 += v[0][i];
+        s1 += v[1][i];
+        s2 += v[2][i];
+        s3 += v[3][i];
+      }
+  else
+    for (guint i = 0; i < common; i++)
+      {
+        s0 += (v[0][i] - mean[0]) * (v[0][i] - mean[0]);
+        s1 += (v[1][i] - mean[1]) * (v[1][i] - mean[1]);
+        s2 += (v[2][i] - mean[2]) * (v[2][i] - mean[2]);
+        s3 += (v[3][i] - mean[3]) * (v[3][i] - mean[3]);
+      }
+  sum[0] = s0, sum[1] = s1, sum[2] = s2, sum[3] = s3;
+  for (guint j = 0; j < SUMMARY_LANES; j++)   /* what is left of the longer ones */
+    for (guint i = common; i < n[j]; i++)
+      sum[j] += squares ? (v[j][i] - mean[j]) * (v[j][i] - mean[j]) : v[j][i];
+}
+
+void
+rt_summaries_of_sorted (guint count, const double *const *values, const guint *n, RtSummary *out)
+{
+  guint k = 0;
+  for (; k + SUMMARY_LANES <= count; k += SUMMARY_LANES)
+    {
+      double sum[SUMMARY_LANES], mean[SUMMARY_LANES], squares[SUMMARY_LANES];
+      lane_sums (values + k, n + k, NULL, FALSE, sum);
+      for (guint j = 0; j < SUMMARY_LANES; j++)
+        mean[j] = n[k + j] ? sum[j] / n[k + j] : NAN;   /* as rt_mean */
+      lane_sums (values + k, n + k, mean, TRUE, squares);
+      for (guint j = 0; j < SUMMARY_LANES; j++)
+        {
+          summary_fill (values[k + j], n[k + j], &out[k + j]);
+          out[k + j].mean = mean[j];
+          out[k + j].std = n[k + j] ? sqrt (squares[j] / n[k + j]) : NAN;   /* as std_about */
+        }
+    }
+  for (; k < count; k++)
+    rt_summary_of_sorted (values[k], n[k], &out[k]);
+}
+
 RtSamples *
 rt_samples_new (void)
 {
-  return g_array_new (FALSE, FALSE, sizeof (double));
+  /* room for a step's worker files from the start: most samples are one value per file
+   * (a step-level event), and growing to them took four reallocations */
+  return g_array_sized_new (FALSE, FALSE, sizeof (double), 16);
 }
 
 void

@@ -19,6 +19,10 @@ void rt_summary_compute (double *values, guint n, RtSummary *out);
 /* rt_summary_compute of values already sorted ascending (as rt_sort_doubles sorts). */
 void rt_summary_of_sorted (const double *values, guint n, RtSummary *out);
 
+/* rt_summary_of_sorted of `count` arrays, values[k] of n[k] values into out[k], the same to the
+ * bit, in less time than one after another (their sums are taken side by side). */
+void rt_summaries_of_sorted (guint count, const double *const *values, const guint *n, RtSummary *out);
+
 /* Sorts ascending (no NAN): -0 before +0, otherwise as the values compare, so that
  * the result depends only on the values, not on the order they came in. */
 void rt_sort_doubles (double *values, guint n);

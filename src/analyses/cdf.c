@@ -3,6 +3,8 @@
 #include "rolltrace/rt-analyses.h"
 #include "rolltrace/rt-views.h"
 
+#include <string.h>
+
 static void
 cdf_event_free (RtCdfEvent *c)
 {
@@ -24,6 +26,26 @@ summary_run (gpointer data)
   SummaryJob *job = data;
   rt_summary_of_sorted (job->values.v, job->values.n, job->out);
   return NULL;
+}
+
+/* The summary of every step's values, side by side (rt_summaries_of_sorted). */
+static void
+steps_summarise (GArray *steps)
+{
+  guint n = steps->len;
+  g_autofree const double **values = g_new (const double *, n + 1);
+  g_autofree guint *lens = g_new (guint, n + 1);
+  g_autofree RtSummary *summaries = g_new0 (RtSummary, n + 1);   /* padding too: a summary is
+                                                                  * compared whole (memcmp) */
+  for (guint i = 0; i < n; i++)
+    {
+      const RtCdfStep *st = &g_array_index (steps, RtCdfStep, i);
+      values[i] = st->sorted.v;
+      lens[i] = st->sorted.n;
+    }
+  rt_summaries_of_sorted (n, values, lens, summaries);
+  for (guint i = 0; i < n; i++)
+    memcpy (&g_array_index (steps, RtCdfStep, i).summary, &summaries[i], sizeof summaries[i]);
 }
 
 /* Below this many values (or on one processor) a thread for the summary of them all costs
@@ -75,9 +97,9 @@ cdf_event_collect (const RtTrace *t, const char *name, GArray *selected)
           rt_sorted_clear (&st.sorted);
           continue;   /* steps without data are left out */
         }
-      rt_summary_of_sorted (st.sorted.v, st.sorted.n, &st.summary);
       g_array_append_val (c->steps, st);
     }
+  steps_summarise (c->steps);
   if (all != NULL)
     {
       if (all_summary != NULL)

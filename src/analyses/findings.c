@@ -347,41 +347,125 @@ rule_long_tail (const RtCdf *cdf, const RtTimeline *tl, RtFindings *out)
 /* ---- truncation ---- */
 
 /* Whether request q (complete) finished at the length limit. The same few reasons recur, each
- * kept once (its text at one place): the verdict on the last one serves the next request that
- * has it (`memo`: that reason, 0 and FALSE at first). */
+ * kept once (its text at one place) but not one after another: the verdict on each is kept in
+ * `memo` by where its text is, a slot per place (a reason that shares a slot with another takes
+ * it over). The table belongs to the caller: nothing is shared between calls. */
+#define LENGTH_MEMO_BITS 6
+#define LENGTH_MEMO_SLOTS (1 << LENGTH_MEMO_BITS)
 typedef struct {
-  guint64 reason;
-  gboolean is_length;
+  guint64 reason[LENGTH_MEMO_SLOTS];   /* 0: empty (0 is no reason, whose verdict is FALSE) */
+  gboolean is_length[LENGTH_MEMO_SLOTS];
 } LengthMemo;
 
+/* (the verdict on a reason not in `memo` at its slot) */
 static gboolean
+length_verdict (const RtTrace *t, const RtRequest *q, LengthMemo *memo, guint slot)
+{
+  memo->reason[slot] = q->finish_reason;
+  memo->is_length[slot] = q->finish_reason != 0
+                          && strcmp (rt_finish_reason_short (rt_request_finish_reason (t, q)), "LENGTH") == 0;
+  return memo->is_length[slot];
+}
+
+/* Inline: it runs for every complete request. */
+static inline gboolean
 finished_at_length (const RtTrace *t, const RtRequest *q, LengthMemo *memo)
 {
-  if (q->finish_reason != memo->reason)
+  guint slot = (guint) ((q->finish_reason * G_GUINT64_CONSTANT (0x9E3779B97F4A7C15)) >> (64 - LENGTH_MEMO_BITS));
+  if (G_LIKELY (memo->reason[slot] == q->finish_reason))
+    return memo->is_length[slot];
+  return length_verdict (t, q, memo, slot);
+}
+
+/* ---- the one walk over the requests (truncation, tool_time) ---- */
+
+typedef struct {
+  guint request;
+  double total_s, tool_s;
+} SlowOne;
+
+/* Slowest first; ties to the lower step, the lower worker, then the lower request id. */
+static int
+compare_slow (gconstpointer a, gconstpointer b, gpointer data)
+{
+  const RtTrace *t = data;
+  const SlowOne *x = a, *y = b;
+  if (x->total_s != y->total_s)
+    return x->total_s > y->total_s ? -1 : 1;
+  const RtRequest *qx = rt_trace_request (t, x->request), *qy = rt_trace_request (t, y->request);
+  if (qx->step != qy->step)
+    return qx->step < qy->step ? -1 : 1;
+  if (qx->worker != qy->worker)
+    return qx->worker < qy->worker ? -1 : 1;
+  return strcmp (rt_request_id (t, qx), rt_request_id (t, qy));
+}
+
+/* What the rules need of every request of the selected steps, in one walk over them: the
+ * complete requests, those of them that finished at the length limit, and the
+ * RT_FINDING_TOOL_TOP slowest complete requests with a duration, slowest first (only theirs
+ * are then looked up in the rows: a few files', not every step's). */
+typedef struct {
+  guint64 complete, length;
+  GArray *slow;   /* SlowOne */
+} RequestWalk;
+
+static void
+walk_requests (const RtTrace *t, GArray *selected, RequestWalk *walk)
+{
+  GArray *slow = walk->slow = g_array_new (FALSE, FALSE, sizeof (SlowOne));
+  const guint top = RT_FINDING_TOOL_TOP;
+  double floor_s = -INFINITY;   /* once full, the duration of the last kept */
+  guint64 complete = 0, length = 0;
+  LengthMemo memo = { { 0 }, { FALSE } };
+  for (guint i = 0; i < selected->len; i++)
     {
-      memo->reason = q->finish_reason;
-      memo->is_length = q->finish_reason != 0
-                        && strcmp (rt_finish_reason_short (rt_request_finish_reason (t, q)), "LENGTH") == 0;
+      const RtStep *st = rt_trace_step (t, g_array_index (selected, guint, i));
+      for (guint k = 0; k < st->n_files; k++)
+        {
+          const RtFile *f = rt_trace_file (t, st->first_file + k);
+          if (f->n_requests == 0 || f->first_request == RT_NONE)
+            continue;
+          /* a file's requests lie in one table: walked by pointer */
+          const RtRequest *q = rt_trace_request (t, f->first_request);
+          for (guint r = 0; r < f->n_requests; r++, q++)
+            {
+              if (!q->complete)
+                continue;
+              complete++;
+              length += finished_at_length (t, q, &memo);
+              /* without a duration (NaN), or once full faster than the last kept: out,
+               * whatever the ties would say */
+              if (!(q->total_s >= floor_s))
+                continue;
+              SlowOne one = { f->first_request + r, q->total_s, 0 };
+              if (slow->len == top
+                  && compare_slow (&one, &g_array_index (slow, SlowOne, top - 1), (gpointer) t) >= 0)
+                continue;
+              /* kept sorted: the last one drops out when full */
+              guint at = slow->len < top ? slow->len : top - 1;
+              if (slow->len < top)
+                g_array_set_size (slow, slow->len + 1);
+              SlowOne *best = (SlowOne *) slow->data;
+              while (at > 0 && compare_slow (&one, &best[at - 1], (gpointer) t) < 0)
+                {
+                  best[at] = best[at - 1];
+                  at--;
+                }
+              best[at] = one;
+              if (slow->len == top)
+                floor_s = best[top - 1].total_s;
+            }
+        }
     }
-  return memo->is_length;
+  walk->complete = complete;
+  walk->length = length;
 }
 
 static void
-rule_truncation (const RtTrace *t, GArray *selected, RtFindings *out)
+rule_truncation (const RtTrace *t, GArray *selected, const RequestWalk *walk, RtFindings *out)
 {
-  guint64 complete = 0, length = 0;
-  LengthMemo memo = { 0, FALSE };
-  for (guint i = 0; i < selected->len; i++)
-    {
-      RtStepRequests it;
-      rt_step_requests_init (&it, t, g_array_index (selected, guint, i));
-      for (const RtRequest *q; (q = rt_step_requests_next (&it)) != NULL;)
-        if (q->complete)
-          {
-            complete++;
-            length += finished_at_length (t, q, &memo);
-          }
-    }
+  guint64 complete = walk->complete, length = walk->length;
+  LengthMemo memo = { { 0 }, { FALSE } };
   double share = complete ? (double) length / complete : NAN;
   if (!(share > RT_FINDING_LENGTH_SHARE))
     return;
@@ -454,76 +538,10 @@ rule_context_growth (const RtTurns *turns, RtFindings *out)
 
 /* ---- tool_time ---- */
 
-typedef struct {
-  guint request;
-  double total_s, tool_s;
-} SlowOne;
-
-static int
-compare_slow (gconstpointer a, gconstpointer b, gpointer data)
-{
-  const RtTrace *t = data;
-  const SlowOne *x = a, *y = b;
-  if (x->total_s != y->total_s)
-    return x->total_s > y->total_s ? -1 : 1;
-  const RtRequest *qx = rt_trace_request (t, x->request), *qy = rt_trace_request (t, y->request);
-  if (qx->step != qy->step)
-    return qx->step < qy->step ? -1 : 1;
-  if (qx->worker != qy->worker)
-    return qx->worker < qy->worker ? -1 : 1;
-  return strcmp (rt_request_id (t, qx), rt_request_id (t, qy));
-}
-
-/* The RT_FINDING_TOOL_TOP slowest complete requests with a duration of the selected steps,
- * slowest first: only theirs are then looked up in the rows (a few files', not every step's). */
-static GArray *
-slowest_requests (const RtTrace *t, GArray *selected)
-{
-  GArray *slow = g_array_new (FALSE, FALSE, sizeof (SlowOne));
-  const guint top = RT_FINDING_TOOL_TOP;
-  for (guint i = 0; i < selected->len; i++)
-    {
-      const RtStep *st = rt_trace_step (t, g_array_index (selected, guint, i));
-      for (guint k = 0; k < st->n_files; k++)
-        {
-          const RtFile *f = rt_trace_file (t, st->first_file + k);
-          if (f->n_requests == 0)
-            continue;
-          /* a file's requests lie in one table: walked by pointer */
-          const RtRequest *q = rt_trace_request (t, f->first_request);
-          for (guint r = 0; r < f->n_requests; r++, q++)
-            {
-              if (!q->complete || isnan (q->total_s))
-                continue;
-              /* once full, faster than the last kept: out, whatever the ties would say */
-              if (slow->len == top && q->total_s < g_array_index (slow, SlowOne, top - 1).total_s)
-                continue;
-              SlowOne one = { f->first_request + r, q->total_s, 0 };
-              if (slow->len == top
-                  && compare_slow (&one, &g_array_index (slow, SlowOne, top - 1), (gpointer) t) >= 0)
-                continue;
-              /* kept sorted: the last one drops out when full */
-              guint at = slow->len < top ? slow->len : top - 1;
-              if (slow->len < top)
-                g_array_set_size (slow, slow->len + 1);
-              SlowOne *best = (SlowOne *) slow->data;
-              while (at > 0 && compare_slow (&one, &best[at - 1], (gpointer) t) < 0)
-                {
-                  best[at] = best[at - 1];
-                  at--;
-                }
-              best[at] = one;
-            }
-        }
-    }
-  return slow;
-}
-
 static void
-rule_tool_time (const RtTrace *t, GArray *selected, RtFindings *out, gint32 *shown_step)
+rule_tool_time (const RtTrace *t, GArray *slow, RtFindings *out, gint32 *shown_step)
 {
   guint16 tool = rt_event_registry_lookup (t->registry, "tool_execution");
-  g_autoptr (GArray) slow = slowest_requests (t, selected);
   for (guint k = 0; tool != RT_EVENT_NONE && k < slow->len; k++)
     {
       SlowOne *one = &g_array_index (slow, SlowOne, k);
@@ -724,9 +742,12 @@ rt_findings_from (const RtTrace *t, const RtStepSet *steps, const RtFindingsInpu
   rule_trainer_mismatch (in->overview, out);
   rule_barrier_share (in->events, out);
   rule_long_tail (in->cdf, in->timeline, out);
-  rule_truncation (t, selected, out);
+  RequestWalk walk;
+  walk_requests (t, selected, &walk);
+  rule_truncation (t, selected, &walk, out);
   rule_context_growth (in->turns, out);
-  rule_tool_time (t, selected, out, &top_step);
+  rule_tool_time (t, walk.slow, out, &top_step);
+  g_array_unref (walk.slow);
   rule_outlier_steps (in->overview, out);
   rule_data_quality (t, selected, in->check, out);
   rule_rollout_share (in->overview, out);

@@ -114,17 +114,27 @@ rt_turn_dist_analyse (const RtTrace *t, const RtStepSet *steps)
       RtTurnDistStep ds = { .step_index = g_array_index (selected, guint, i) };
       filling_init (step);
       ds.step = rt_trace_step (t, ds.step_index)->step;
-      RtStepRequests it;
-      rt_step_requests_init (&it, t, ds.step_index);
-      for (const RtRequest *q; (q = rt_step_requests_next (&it)) != NULL;)
+      const RtStep *st = rt_trace_step (t, ds.step_index);
+      for (guint k = 0; k < st->n_files; k++)
         {
-          if (!q->complete)
-            continue;
-          ds.requests++;
-          if (q->turns < 0)
-            continue;
-          bin_add (step, q->turns, q->total_s);
-          bin_add (all, q->turns, q->total_s);
+          const RtFile *f = rt_trace_file (t, st->first_file + k);
+          if (f->n_requests == 0 || f->first_request == RT_NONE)
+            continue;   /* (none, or none taken: RtLoadOptions.requests_unread) */
+          /* a file's requests lie in one table: walked by pointer, the count kept apart from
+           * the bins (which the compiler cannot tell from it) */
+          guint requests = 0;
+          const RtRequest *q = rt_trace_request (t, f->first_request), *end = q + f->n_requests;
+          for (; q < end; q++)
+            {
+              if (!q->complete)
+                continue;
+              requests++;
+              if (q->turns < 0)
+                continue;
+              bin_add (step, q->turns, q->total_s);
+              bin_add (all, q->turns, q->total_s);
+            }
+          ds.requests += requests;
         }
       ds.bins = bins_finish (step);
       if (ds.requests == 0)

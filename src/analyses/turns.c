@@ -41,7 +41,10 @@ rt_turns_analyse (const RtTrace *t, const RtStepSet *steps)
         continue;   /* an index no record has (a gap below a higher one) */
       RtTurnsRow row = { .turn = (gint32) i, .count = s->count };
       for (int p = 0; p < RT_N_TURN_PARTS; p++)
-        row.mean_s[p] = s->n[p] ? s->sum[p] / s->n[p] : NAN;
+        {
+          guint n = s->count - s->missing[p];
+          row.mean_s[p] = n ? s->sum[p] / n : NAN;
+        }
       g_array_append_val (turns->turns, row);
     }
   return turns;

@@ -236,6 +236,48 @@ test_turns_selected_and_absent (void)
   g_assert_cmpuint (none->turns->len, ==, 0);
 }
 
+/* Records with every part and records without some, mixed within one turn index: a part's
+ * mean is over the records that have it, the count over all of them. */
+static void
+test_turns_parts_missing_in_some_records (void)
+{
+  GString *lines = g_string_new (NULL);
+  /* turn 0: four records; engine_call missing in the second, tool_parsing in the third and
+   * every part but total in the fourth; turn 1: one record with nothing but its index */
+  const char *timings[] = {
+    "[{\"turn\": 0, \"total_duration\": 4, \"pre_process_duration\": 1, \"engine_call_duration\": 2, "
+    "\"post_process_duration\": 0.5, \"tool_parsing_duration\": 0.25}]",
+    "[{\"turn\": 0, \"total_duration\": 8, \"pre_process_duration\": 3, "
+    "\"post_process_duration\": 1.5, \"tool_parsing_duration\": 0.75}, {\"turn\": 1}]",
+    "[{\"turn\": 0, \"total_duration\": 6, \"pre_process_duration\": 2, \"engine_call_duration\": 4, "
+    "\"post_process_duration\": 1}]",
+    "[{\"turn\": 0, \"total_duration\": 2}]",
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (timings); i++)
+    g_string_append_printf (lines, "{\"event\": \"async_rollout_request_complete\", \"timestamp\": "
+                            "\"2025-01-01T10:00:10\", \"duration_sec\": 9, \"extra\": {\"request_id\": "
+                            "\"r%u\", \"turn_timings\": %s}}\n", i, timings[i]);
+  g_autofree char *dir = rt_test_experiment_new (lines->str);
+  g_string_free (lines, TRUE);
+  {
+    g_autoptr (RtTrace) t = rt_test_load (dir);
+    g_autoptr (RtTurns) turns = rt_turns_analyse (t, NULL);
+    g_assert_cmpuint (turns->turns->len, ==, 2);
+    const RtTurnsRow *t0 = turn_row (turns, 0);
+    g_assert_cmpuint (t0->count, ==, 4);
+    g_assert_cmpfloat (t0->mean_s[RT_TURN_TOTAL], ==, 5);               /* (4+8+6+2)/4 */
+    g_assert_cmpfloat (t0->mean_s[RT_TURN_PRE_PROCESS], ==, 2);         /* (1+3+2)/3 */
+    g_assert_cmpfloat (t0->mean_s[RT_TURN_ENGINE_CALL], ==, 3);         /* (2+4)/2 */
+    g_assert_cmpfloat (t0->mean_s[RT_TURN_POST_PROCESS], ==, 1);        /* (0.5+1.5+1)/3 */
+    g_assert_cmpfloat (t0->mean_s[RT_TURN_TOOL_PARSING], ==, 0.5);      /* (0.25+0.75)/2 */
+    const RtTurnsRow *t1 = turn_row (turns, 1);
+    g_assert_cmpuint (t1->count, ==, 1);
+    for (int p = 0; p < RT_N_TURN_PARTS; p++)
+      g_assert_true (isnan (t1->mean_s[p]));
+  }
+  rt_test_experiment_remove (dir);
+}
+
 /* ---- turn-dist ---- */
 
 static void
@@ -357,6 +399,7 @@ main (int argc, char **argv)
   g_test_add_func ("/analyses/events/table-pct-group", test_events_table_pct_group);
   g_test_add_func ("/analyses/turns/hand-v2", test_turns_hand_v2);
   g_test_add_func ("/analyses/turns/selected-and-absent", test_turns_selected_and_absent);
+  g_test_add_func ("/analyses/turns/parts-missing-in-some-records", test_turns_parts_missing_in_some_records);
   g_test_add_func ("/analyses/turn-dist/hand-v2", test_turn_dist_hand_v2);
   g_test_add_func ("/analyses/turn-dist/requests-without-turns", test_turn_dist_requests_without_turns);
   g_test_add_func ("/analyses/turn-dist/small-and-large-numbers", test_turn_dist_small_and_large_numbers);

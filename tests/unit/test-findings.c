@@ -121,6 +121,31 @@ test_truncation (void)
   g_assert_null (rt_findings_find (no, "truncation"));
 }
 
+/* Many finish reasons, interleaved, more than the verdicts kept on the way (a slot per place
+ * of a reason's text, taken over by another that shares it): every request is judged by its
+ * own reason's last part all the same. Request i of 300 ends with reason i % 100, "kind_K.LENGTH"
+ * for K a multiple of 3 and "kind_K.STOP" otherwise: 34 of 100 reasons, 102 of 300 requests. */
+static void
+test_truncation_many_reasons (void)
+{
+  GString *lines = g_string_new (NULL);
+  for (guint i = 0; i < 300; i++)
+    g_string_append_printf (lines, "{\"event\": \"async_rollout_request_complete\", \"timestamp\": "
+                            "\"2025-01-01T10:00:10\", \"duration_sec\": 1, \"extra\": {\"request_id\": "
+                            "\"r%u\", \"finish_reason\": \"kind_%u.%s\"}}\n", i, i % 100,
+                            i % 100 % 3 == 0 ? "LENGTH" : "STOP");
+  g_autofree char *dir = rt_test_experiment_new (lines->str);
+  g_string_free (lines, TRUE);
+  {
+    g_autoptr (RtTrace) t = rt_test_load (dir);
+    g_autoptr (RtFindings) f = rt_findings_analyse (t, NULL, NULL);
+    const RtFinding *x = fired (f, "truncation");
+    assert_evidence (x, "length_requests", 102);
+    assert_evidence (x, "requests", 300);
+  }
+  rt_test_experiment_remove (dir);
+}
+
 static void
 test_context_growth (void)
 {
@@ -296,6 +321,7 @@ main (int argc, char **argv)
   g_test_add_func ("/findings/barrier-share", test_barrier_share);
   g_test_add_func ("/findings/long-tail", test_long_tail);
   g_test_add_func ("/findings/truncation", test_truncation);
+  g_test_add_func ("/findings/truncation-many-reasons", test_truncation_many_reasons);
   g_test_add_func ("/findings/context-growth", test_context_growth);
   g_test_add_func ("/findings/tool-time", test_tool_time);
   g_test_add_func ("/findings/outlier-steps", test_outlier_steps);

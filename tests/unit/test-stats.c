@@ -74,6 +74,43 @@ test_summary_of_nothing_is_nan (void)
   g_assert_true (isnan (s.mean) && isnan (s.std) && isnan (s.min) && isnan (s.p99));
 }
 
+/* Summaries taken side by side are those taken one by one, to the bit: arrays of every
+ * length from none up, in groups of every size, with values whose sums depend on their order. */
+static void
+test_summaries_side_by_side_are_each_ones (void)
+{
+  enum { N_ARRAYS = 11 };
+  GRand *rand = g_rand_new_with_seed (16);
+  double *values[N_ARRAYS];
+  guint lens[N_ARRAYS];
+  for (guint k = 0; k < N_ARRAYS; k++)
+    {
+      lens[k] = k == 3 ? 0 : k * 37 % 101 + (k == 5);
+      values[k] = g_new (double, lens[k] + 1);
+      for (guint i = 0; i < lens[k]; i++)
+        values[k][i] = g_rand_double_range (rand, -1, 1) * pow (10, g_rand_int_range (rand, -8, 9));
+      rt_sort_doubles (values[k], lens[k]);
+    }
+  for (guint count = 0; count <= N_ARRAYS; count++)
+    {
+      RtSummary together[N_ARRAYS];
+      rt_summaries_of_sorted (count, (const double *const *) values, lens, together);
+      for (guint k = 0; k < count; k++)
+        {
+          RtSummary one;
+          rt_summary_of_sorted (values[k], lens[k], &one);
+          g_assert_cmpuint (together[k].count, ==, one.count);
+          /* bit patterns: NaN is NaN, and -0 is not +0 */
+          const double *a = &together[k].mean, *b = &one.mean;
+          for (guint f = 0; f < (sizeof one - G_STRUCT_OFFSET (RtSummary, mean)) / sizeof (double); f++)
+            g_assert_cmpmem (&a[f], sizeof a[f], &b[f], sizeof b[f]);
+        }
+    }
+  for (guint k = 0; k < N_ARRAYS; k++)
+    g_free (values[k]);
+  g_rand_free (rand);
+}
+
 static int
 cmp_double (const void *a, const void *b)
 {
@@ -243,6 +280,7 @@ main (int argc, char **argv)
   g_test_add_func ("/stats/std-is-population-std", test_std_is_population_std);
   g_test_add_func ("/stats/std-keeps-digits-with-a-large-mean", test_std_keeps_digits_with_a_large_mean);
   g_test_add_func ("/stats/summary-sorts-and-fills-every-field", test_summary_sorts_and_fills_every_field);
+  g_test_add_func ("/stats/summaries-side-by-side-are-each-ones", test_summaries_side_by_side_are_each_ones);
   g_test_add_func ("/stats/summary-of-nothing-is-nan", test_summary_of_nothing_is_nan);
   g_test_add_func ("/stats/samples-skip-nan", test_samples_skip_nan);
   g_test_add_func ("/stats/large-samples-sort-like-qsort", test_large_samples_sort_like_qsort);

@@ -932,15 +932,18 @@ adopt_files (RtTrace *t, RtCacheMap *cache, const RtCacheMatch *matches, const g
   priv->cache_in_order = whole;
   for (guint i = 0; priv->cache_in_order && i < n_files; i++)
     priv->cache_in_order = records[i] == i;
-  /* the first files with nothing to read, each the record of its own number: the cache's turn
-   * sums of some of them are those of their turns here, and a caller that reads the turns of
-   * every file only summed, and the requests in place, need not have their turns checked */
+  /* the first files with nothing to read, each the record of its own number: for a caller
+   * that reads the turns of every file only summed, the cache's turn sums of some of them are
+   * those of their turns here, which need not be checked then when the requests are used in
+   * place (their engine times being the cache's too) */
   guint prefix = 0;
-  while (prefix < n_files && matches[prefix] == RT_CACHE_SAME && complete[prefix] && records[prefix] == prefix)
+  while (priv->opts.turns_summed && prefix < n_files && matches[prefix] == RT_CACHE_SAME && complete[prefix]
+         && records[prefix] == prefix)
     prefix++;
-  priv->turn_sums = rt_cache_turn_sums (cache, prefix, &priv->n_turn_sums, &priv->turn_sums_files,
-                                        &priv->engine);
-  if (priv->turn_sums != NULL && priv->opts.turns_summed && keep_requests && priv->cache_in_order)
+  if (prefix > 0)
+    priv->turn_sums = rt_cache_turn_sums (cache, prefix, &priv->n_turn_sums, &priv->turn_sums_files,
+                                          &priv->engine);
+  if (priv->turn_sums != NULL && keep_requests && priv->cache_in_order)
     priv->turns_unchecked = priv->turn_sums_files;
   /* a file restored from the cache and read on needs all its tables, whatever the caller;
    * one that reads no request but turns reads those of the files taken whole */

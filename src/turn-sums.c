@@ -4,14 +4,34 @@
 
 #include <math.h>
 
-/* Adds v to part p of s when it is a number. */
+/* Adds one record's parts. Nearly every record has all five: one test of their sum (NaN when
+ * any is) lets those add without a test per part; the others go part by part. */
 static inline void
-add_part (RtTurnSums *s, RtTurnPart p, double v)
+add_record (RtTurnSums *s, const RtTurnFigures *tf)
 {
-  if (isnan (v))
-    return;
-  s->sum[p] += v;
-  s->n[p]++;
+  s->count++;
+  if (G_LIKELY (!isnan (tf->pre_process_s + tf->engine_call_s + tf->post_process_s + tf->tool_parsing_s
+                        + tf->total_s)))
+    {
+      s->sum[RT_TURN_PRE_PROCESS] += tf->pre_process_s;
+      s->sum[RT_TURN_ENGINE_CALL] += tf->engine_call_s;
+      s->sum[RT_TURN_POST_PROCESS] += tf->post_process_s;
+      s->sum[RT_TURN_TOOL_PARSING] += tf->tool_parsing_s;
+      s->sum[RT_TURN_TOTAL] += tf->total_s;
+      return;
+    }
+  const double v[RT_N_TURN_PARTS] = {
+    [RT_TURN_PRE_PROCESS] = tf->pre_process_s, [RT_TURN_ENGINE_CALL] = tf->engine_call_s,
+    [RT_TURN_POST_PROCESS] = tf->post_process_s, [RT_TURN_TOOL_PARSING] = tf->tool_parsing_s,
+    [RT_TURN_TOTAL] = tf->total_s,
+  };
+  for (int p = 0; p < RT_N_TURN_PARTS; p++)
+    {
+      if (isnan (v[p]))
+        s->missing[p]++;
+      else
+        s->sum[p] += v[p];
+    }
 }
 
 void
@@ -19,25 +39,20 @@ rt_turn_sums_add (GArray *sums, const RtTurnFigures *tf, gsize n)
 {
   /* (the array's fields in locals: the counts stored below could be its length, as far as
    * the compiler knows) */
-  RtTurnSums *base = (RtTurnSums *) (void *) sums->data;
-  guint len = sums->len;
+  RtTurnSums *by_turn = (RtTurnSums *) (void *) sums->data;
+  guint n_turns = sums->len;
   for (const RtTurnFigures *end = tf + n; tf < end; tf++)
     {
-      if (tf->turn < 0)
-        continue;
-      if ((guint) tf->turn >= len)
+      /* one test for both a turn without an index (negative) and one beyond the sums */
+      if (G_UNLIKELY ((guint) tf->turn >= n_turns))
         {
+          if (tf->turn < 0)
+            continue;
           g_array_set_size (sums, tf->turn + 1);
-          base = (RtTurnSums *) (void *) sums->data;
-          len = sums->len;
+          by_turn = (RtTurnSums *) (void *) sums->data;
+          n_turns = sums->len;
         }
-      RtTurnSums *s = base + tf->turn;
-      s->count++;
-      add_part (s, RT_TURN_PRE_PROCESS, tf->pre_process_s);
-      add_part (s, RT_TURN_ENGINE_CALL, tf->engine_call_s);
-      add_part (s, RT_TURN_POST_PROCESS, tf->post_process_s);
-      add_part (s, RT_TURN_TOOL_PARSING, tf->tool_parsing_s);
-      add_part (s, RT_TURN_TOTAL, tf->total_s);
+      add_record (&by_turn[tf->turn], tf);
     }
 }
 

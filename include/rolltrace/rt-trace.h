@@ -240,8 +240,8 @@ typedef enum {
 /* One turn index's figures, summed over turn records taken one after another. */
 typedef struct {
   guint32 count;                      /* records of that index */
-  guint32 n[RT_N_TURN_PARTS];         /* records with that part (a number, not NAN) */
-  double sum[RT_N_TURN_PARTS];        /* the sum of those numbers, added in record order */
+  guint32 missing[RT_N_TURN_PARTS];   /* records without that part (NAN) */
+  double sum[RT_N_TURN_PARTS];        /* the sum of the others', added in record order */
 } RtTurnSums;                         /* 64 bytes, the cache's own layout */
 
 /* Adds turn records tf[0] ... tf[n - 1], in that order, into `sums` (RtTurnSums by turn
@@ -255,8 +255,8 @@ void rt_turn_sums_add (GArray *sums, const RtTurnFigures *tf, gsize n);
 double rt_turns_engine_s (const RtTurnFigures *tf, gsize n);
 
 /* rt_turn_sums_add of every turn of the first *n_files files, one file after another (every
- * step's, up to one), when the cache holds them ready: `n` is set to their number (turn
- * indices). NULL otherwise. */
+ * step's, up to one), when the cache holds them ready and the load was asked for them
+ * (RtLoadOptions.turns_summed): `n` is set to their number (turn indices). NULL otherwise. */
 const RtTurnSums *rt_trace_turn_sums_ready (const RtTrace *t, guint *n, guint *n_files);
 
 /* rt_turns_engine_s of request q's turns, from the cache when it holds them ready. */

@@ -404,32 +404,15 @@ bar_in_window (double start, double end, double from_s, double to_s)
   return !(end <= from_s) && !(start >= to_s);
 }
 
-/* Which bars show in the window, seen in some rows of a Gantt's table (one batch of them):
- * occurs[b] set for each bar b that shows. One pass over the rows, a row's bar found by
- * its phase's first letter before the whole text is compared, and not looked up again for
- * a row whose phase is the row above's (the same text). */
-static void
-gantt_bars_seen (const RtTable *table, double from_s, double to_s, gboolean occurs[G_N_ELEMENTS (bars)])
+/* The bar of the Gantt a phase is drawn as, or -1: found by its phase's first letter before
+ * the whole text is compared. */
+static int
+bar_of_phase (const char *phase)
 {
-  int phase_col = rt_table_find (table, "phase");
-  int start_col = rt_table_find (table, "start_s"), end_col = rt_table_find (table, "end_s");
-  const char *last_phase = NULL;
-  int last_bar = -1;
-  for (guint r = 0, n_rows = rt_table_n_rows (table); r < n_rows; r++)
-    {
-      const char *phase = rt_table_get_text (table, r, phase_col);
-      if (phase != last_phase || r == 0)
-        {
-          last_phase = phase;
-          last_bar = -1;
-          for (guint b = 0; phase != NULL && b < G_N_ELEMENTS (bars) && last_bar < 0; b++)
-            if (phase[0] == bars[b].phase[0] && strcmp (phase, bars[b].phase) == 0)
-              last_bar = (int) b;
-        }
-      if (last_bar >= 0 && !occurs[last_bar])
-        occurs[last_bar] = bar_in_window (rt_table_get_number (table, r, start_col),
-                                          rt_table_get_number (table, r, end_col), from_s, to_s);
-    }
+  for (guint b = 0; phase != NULL && b < G_N_ELEMENTS (bars); b++)
+    if (phase[0] == bars[b].phase[0] && strcmp (phase, bars[b].phase) == 0)
+      return (int) b;
+  return -1;
 }
 
 /* The bars that show, as gnuplot plot clauses (the legend names only those); `thin`:
@@ -451,26 +434,6 @@ gantt_clauses (const gboolean occurs[G_N_ELEMENTS (bars)], gboolean thin)
                               gp->len ? ", \\\n     " : "", bars[b].phase, half, bars[b].colour, bars[b].title);
     }
   return g_string_free (gp, FALSE);
-}
-
-/* "worker M" beside each worker's band, for the bands among some rows of a Gantt's table,
- * appended to `tics`; and the lanes they take, from 0, into *lanes (the rows come lane
- * after lane: the last row's is the highest) */
-static void
-worker_tics_add (const RtTable *table, GString *tics, guint *lanes)
-{
-  int lane_col = rt_table_find (table, "lane"), worker_col = rt_table_find (table, "worker");
-  int phase_col = rt_table_find (table, "phase");
-  guint n_rows = rt_table_n_rows (table);
-  if (n_rows > 0)
-    *lanes = MAX (*lanes, (guint) rt_table_get_number (table, n_rows - 1, lane_col) + 1);
-  for (guint r = 0; r < n_rows; r++)
-    {
-      const char *phase = rt_table_get_text (table, r, phase_col);
-      if (phase != NULL && phase[0] == 'w' && strcmp (phase, "worker") == 0)
-        g_string_append_printf (tics, "%s'worker %.0f' %.0f", tics->len ? ", " : "",
-                                rt_table_get_number (table, r, worker_col), rt_table_get_number (table, r, lane_col));
-    }
 }
 
 /* an end of a gnuplot range: * for none */
@@ -495,22 +458,34 @@ typedef struct {
   guint first_worker, end_worker;  /* this part's workers: indices into the step's */
   double cost;                /* about how long it takes, to begin with the longest */
   GString *tsv;               /* a Gantt's first part's begins with the header line */
+  RtTsvWriter *writer;        /* into tsv, while it is made */
+  const char *last_phase;     /* the last bar's phase, and its bar (-1: none) */
+  int last_bar;
   guint lanes, n_workers;
   gboolean occurs[G_N_ELEMENTS (bars)];
   GString *tics;
 } PlotData;
 
+/* One bar of a Gantt's part: its row of the TSV; whether its bar shows in the window; "worker
+ * M" beside each worker's band in the tics, and the lanes taken, from 0 (the rows come lane
+ * after lane). The bar of a phase is not looked up again for a row whose phase is the row
+ * above's (the same text). */
 static void
-gantt_batch (const RtTable *rows, gpointer data)
+gantt_bar (const RtGanttBar *bar, gpointer data)
 {
   PlotData *d = data;
-  rt_table_tsv_append (rows, d->tsv, d->tsv->len == 0 && d->first_worker == 0);
-  gantt_bars_seen (rows, d->from_s, d->to_s, d->occurs);
-  worker_tics_add (rows, d->tics, &d->lanes);
+  rt_timeline_gantt_bar_tsv (d->writer, bar);
+  if (bar->phase != d->last_phase)
+    {
+      d->last_phase = bar->phase;
+      d->last_bar = bar_of_phase (bar->phase);
+    }
+  if (d->last_bar >= 0 && !d->occurs[d->last_bar])
+    d->occurs[d->last_bar] = bar_in_window (bar->start_s, bar->end_s, d->from_s, d->to_s);
+  d->lanes = MAX (d->lanes, bar->lane + 1);
+  if (d->last_bar == 0)   /* "worker" */
+    g_string_append_printf (d->tics, "%s'worker %d' %u", d->tics->len ? ", " : "", bar->worker, bar->lane);
 }
-
-/* Rows of a Gantt's batch: their cells stay in the cache, in the same pages. */
-#define GANTT_BATCH 1024
 
 /* Rows of a Gantt of a worker: a band per worker and section, and per request of the
  * window, with phases two per timed line at most. */
@@ -546,9 +521,14 @@ plot_data_make (PlotData *d)
     rows += gantt_rows_of (d->tl, k, d->from_s, d->to_s, d->thin);
   d->tsv = g_string_sized_new (MIN (rows * 80 + 4096, (gsize) 256 << 20));
   d->tics = g_string_new (NULL);
+  g_autoptr (RtTable) columns = rt_table_new (&rt_timeline_gantt_spec);
+  d->writer = rt_tsv_writer_new (columns, d->tsv, d->first_worker == 0);
+  d->last_phase = NULL;
+  d->last_bar = -1;
   /* a thin line per request draws no phase: the data file holds none either */
-  rt_timeline_gantt_batches (d->trace, d->tl, d->workers, d->from_s, d->to_s, !d->thin, d->first_worker,
-                             d->end_worker, GANTT_BATCH, gantt_batch, d);
+  rt_timeline_gantt_each (d->trace, d->tl, d->workers, d->from_s, d->to_s, !d->thin, d->first_worker,
+                          d->end_worker, gantt_bar, d);
+  g_clear_pointer (&d->writer, rt_tsv_writer_free);
 }
 
 static void

@@ -646,16 +646,24 @@ GString *rt_timeline_inflight_tsv (const RtTimeline *tl, const GArray *workers, 
 extern const RtTableSpec rt_timeline_gantt_spec;
 RtTable *rt_timeline_gantt_table (const RtTrace *t, const RtTimeline *tl, const GArray *workers,
                                   double from_s, double to_s, gboolean phases);
+/* One of those rows (a bar), as it is made. */
+typedef struct {
+  guint lane;
+  gint32 worker;
+  const char *request_id;     /* NULL on a worker's band; t's own */
+  const char *phase;          /* static */
+  double start_s, end_s;
+} RtGanttBar;
+typedef void (*RtGanttBarFunc) (const RtGanttBar *bar, gpointer data);
 /* The same rows, of the step's workers from index first_worker to end_worker (excluded;
- * 0 and G_MAXUINT: all), handed to `batch` a batch at a time, in order: whenever the table
- * holds `batch_rows` or more after a request, and once at the end (perhaps with no row),
- * each time in a table of the same columns that is then emptied. A Gantt with phases has
- * some hundred rows per request: its data can be written without them all in memory at
- * once, and its workers' rows made apart (their lanes as in the whole table). */
-typedef void (*RtGanttBatchFunc) (const RtTable *rows, gpointer data);
-void rt_timeline_gantt_batches (const RtTrace *t, const RtTimeline *tl, const GArray *workers, double from_s,
-                                double to_s, gboolean phases, guint first_worker, guint end_worker,
-                                guint batch_rows, RtGanttBatchFunc batch, gpointer data);
+ * 0 and G_MAXUINT: all), handed to `each` one at a time, in order, and kept nowhere: a
+ * Gantt with phases has some hundred rows per request, and its data is written as they
+ * come; its workers' rows can be made apart (their lanes as in the whole table). */
+void rt_timeline_gantt_each (const RtTrace *t, const RtTimeline *tl, const GArray *workers, double from_s,
+                             double to_s, gboolean phases, guint first_worker, guint end_worker,
+                             RtGanttBarFunc each, gpointer data);
+/* A bar as the cells of a row of that table (its TSV written as it comes). */
+void rt_timeline_gantt_bar_tsv (RtTsvWriter *w, const RtGanttBar *bar);
 /* The lane of the band of the step's worker index k in that table (after all the workers
  * wanted: the number of lanes). */
 guint rt_timeline_gantt_first_lane (const RtTimeline *tl, const GArray *workers, double from_s, double to_s, guint k);

@@ -320,24 +320,31 @@ rt_timeline_inflight_table (const RtTimeline *tl, const GArray *workers)
   return table;
 }
 
-/* The rows in a batch of the in-flight TSV: their cells stay in the cache, in the same pages. */
-#define INFLIGHT_BATCH 512
-
 GString *
 rt_timeline_inflight_tsv (const RtTimeline *tl, const GArray *workers, guint *n_columns)
 {
   g_autoptr (RtTable) table = inflight_table_new (tl, workers);
   *n_columns = rt_table_n_columns (table);
-  guint n = tl->inflight->len;
+  guint n = tl->inflight->len, n_workers = tl->workers->len;
   /* about what a row takes: its time and a count per column */
   GString *out = g_string_sized_new (MIN ((gsize) (n + 1) * (24 + 4 * *n_columns) + 4096, (gsize) 256 << 20));
-  rt_table_tsv_append (table, out, TRUE);
-  rt_table_reserve_rows (table, MIN (n, INFLIGHT_BATCH));
-  for (guint from = 0; from < n; from += INFLIGHT_BATCH)
+  g_autoptr (RtTsvWriter) w = rt_tsv_writer_new (table, out, TRUE);
+  g_autofree guint *wanted = g_new (guint, MAX (n_workers, 1u));   /* the counts' columns */
+  guint n_wanted = 0;
+  for (guint k = 0; k < n_workers; k++)
+    if (worker_wanted (tl, k, workers))
+      wanted[n_wanted++] = k;
+  for (guint i = 0; i < n; i++)
     {
-      inflight_rows (table, tl, workers, from, MIN (from + INFLIGHT_BATCH, n));
-      rt_table_tsv_append (table, out, FALSE);
-      rt_table_clear_rows (table);
+      const RtInflightRow *row = &g_array_index (tl->inflight, RtInflightRow, i);
+      const guint *counts = &g_array_index (tl->inflight_counts, guint, row->first_count);
+      rt_tsv_writer_number (w, row->time_s);
+      rt_tsv_writer_int (w, row->total);
+      if (n_wanted == n_workers)
+        rt_tsv_writer_uints (w, counts, n_workers);
+      else
+        for (guint j = 0; j < n_wanted; j++)
+          rt_tsv_writer_int (w, counts[wanted[j]]);
     }
   return out;
 }
@@ -358,17 +365,42 @@ const RtTableSpec rt_timeline_gantt_spec = {
   },
 };
 
-static void
-gantt_row (RtTable *table, guint lane, gint32 worker, const char *request_id, const char *phase,
+/* Where the bars go, one at a time. */
+typedef struct {
+  RtGanttBarFunc each;
+  gpointer data;
+} GanttSink;
+
+static inline void
+gantt_row (const GanttSink *sink, guint lane, gint32 worker, const char *request_id, const char *phase,
            double start_s, double end_s)
 {
-  rt_table_int (table, lane);
-  rt_table_int (table, worker);
+  RtGanttBar bar = { lane, worker, request_id, phase, start_s, end_s };
+  sink->each (&bar, sink->data);
+}
+
+/* a bar as a row of the table */
+static void
+gantt_table_row (const RtGanttBar *bar, gpointer table)
+{
+  rt_table_int (table, bar->lane);
+  rt_table_int (table, bar->worker);
   /* the ids are the trace's, the phases static: both outlive the table */
-  rt_table_text_borrowed (table, request_id);
-  rt_table_text_borrowed (table, phase);
-  rt_table_number (table, start_s);
-  rt_table_number (table, end_s);
+  rt_table_text_borrowed (table, bar->request_id);
+  rt_table_text_borrowed (table, bar->phase);
+  rt_table_number (table, bar->start_s);
+  rt_table_number (table, bar->end_s);
+}
+
+void
+rt_timeline_gantt_bar_tsv (RtTsvWriter *w, const RtGanttBar *bar)
+{
+  rt_tsv_writer_int (w, bar->lane);
+  rt_tsv_writer_int (w, bar->worker);
+  rt_tsv_writer_text (w, bar->request_id);
+  rt_tsv_writer_text (w, bar->phase);
+  rt_tsv_writer_number (w, bar->start_s);
+  rt_tsv_writer_number (w, bar->end_s);
 }
 
 static const char *
@@ -394,7 +426,7 @@ typedef struct {
 } GanttScratch;
 
 static void
-gantt_request (RtTable *table, const RtSpans *sp, const RtSpanRequest *q, guint lane, gint32 worker,
+gantt_request (const GanttSink *table, const RtSpans *sp, const RtSpanRequest *q, guint lane, gint32 worker,
                const char *id, GanttScratch *scratch)
 {
   gantt_row (table, lane, worker, id, "request", q->start_s, q->end_s);
@@ -500,12 +532,10 @@ rt_timeline_gantt_requests (const RtTimeline *tl, const GArray *workers, double 
   return n;
 }
 
-/* The Gantt's rows into `table`, handed to `batch` (when not NULL) whenever it holds
- * `batch_rows` rows or more after a request, and at the end, and then cleared. */
+/* The Gantt's bars of the step's workers [first_worker, end_worker), handed to `sink`. */
 static void
-gantt_rows (RtTable *table, const RtTrace *t, const RtTimeline *tl, const GArray *workers, double from_s,
-            double to_s, gboolean phases, guint first_worker, guint end_worker, guint batch_rows,
-            RtGanttBatchFunc batch, gpointer data)
+gantt_rows (const GanttSink *sink, const RtTrace *t, const RtTimeline *tl, const GArray *workers, double from_s,
+            double to_s, gboolean phases, guint first_worker, guint end_worker)
 {
   const RtSpans *sp = tl->spans;
   g_autoptr (GArray) cuts = g_array_new (FALSE, FALSE, sizeof (double));
@@ -518,13 +548,13 @@ gantt_rows (RtTable *table, const RtTrace *t, const RtTimeline *tl, const GArray
       if (!worker_wanted (tl, k, workers))
         continue;
       const RtSpanWorker *w = rt_spans_worker (sp, k);
-      gantt_row (table, lane, w->worker, NULL, "worker", w->start_s, w->end_s);
+      gantt_row (sink, lane, w->worker, NULL, "worker", w->start_s, w->end_s);
       for (guint i = 0; i < w->n_sections; i++)
         {
           const RtSpanSection *sec = rt_spans_section (sp, w->first_section + i);
           const char *phase = band_phase (sec->event);
           if (phase != NULL)
-            gantt_row (table, lane, w->worker, NULL, phase, sec->start_s, sec->end_s);
+            gantt_row (sink, lane, w->worker, NULL, phase, sec->start_s, sec->end_s);
         }
       lane++;
       for (guint i = 0; i < w->n_requests; i++)
@@ -534,21 +564,11 @@ gantt_rows (RtTable *table, const RtTrace *t, const RtTimeline *tl, const GArray
             continue;
           const char *id = q->request != RT_NONE ? rt_request_id (t, rt_trace_request (t, q->request)) : NULL;
           if (phases)
-            gantt_request (table, sp, q, lane++, w->worker, id, &scratch);
+            gantt_request (sink, sp, q, lane++, w->worker, id, &scratch);
           else
-            gantt_row (table, lane++, w->worker, id, "request", q->start_s, q->end_s);
-          if (batch != NULL && rt_table_n_rows (table) >= batch_rows)
-            {
-              batch (table, data);
-              rt_table_clear_rows (table);
-            }
+            gantt_row (sink, lane++, w->worker, id, "request", q->start_s, q->end_s);
         }
       lane++;
-    }
-  if (batch != NULL)
-    {
-      batch (table, data);
-      rt_table_clear_rows (table);
     }
 }
 
@@ -557,17 +577,17 @@ rt_timeline_gantt_table (const RtTrace *t, const RtTimeline *tl, const GArray *w
                          gboolean phases)
 {
   RtTable *table = rt_table_new (&rt_timeline_gantt_spec);
-  gantt_rows (table, t, tl, workers, from_s, to_s, phases, 0, G_MAXUINT, 0, NULL, NULL);
+  GanttSink sink = { gantt_table_row, table };
+  gantt_rows (&sink, t, tl, workers, from_s, to_s, phases, 0, G_MAXUINT);
   return table;
 }
 
 void
-rt_timeline_gantt_batches (const RtTrace *t, const RtTimeline *tl, const GArray *workers, double from_s,
-                           double to_s, gboolean phases, guint first_worker, guint end_worker, guint batch_rows,
-                           RtGanttBatchFunc batch, gpointer data)
+rt_timeline_gantt_each (const RtTrace *t, const RtTimeline *tl, const GArray *workers, double from_s, double to_s,
+                        gboolean phases, guint first_worker, guint end_worker, RtGanttBarFunc each, gpointer data)
 {
-  g_autoptr (RtTable) table = rt_table_new (&rt_timeline_gantt_spec);
-  gantt_rows (table, t, tl, workers, from_s, to_s, phases, first_worker, end_worker, batch_rows, batch, data);
+  GanttSink sink = { each, data };
+  gantt_rows (&sink, t, tl, workers, from_s, to_s, phases, first_worker, end_worker);
 }
 
 guint

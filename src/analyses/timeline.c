@@ -5,6 +5,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 int
 rt_timeline_slowest_step (const RtTrace *t, const RtStepSet *steps)
@@ -32,23 +33,29 @@ typedef struct {
   guint worker;               /* index into the step's workers */
 } Edge;
 
-static int
-compare_edges (const void *a, const void *b)
+static inline guint64
+edge_time_key (const Edge *e)
 {
-  const Edge *x = a, *y = b;
-  if (x->time_s != y->time_s)
-    return x->time_s < y->time_s ? -1 : 1;
-  return x->delta - y->delta;   /* ends before starts */
+  return rt_double_order_key (e->time_s);
 }
 
-RT_DEFINE_MERGE_SORT (sort_edges, Edge, compare_edges)
+/* by time alone, stable: the edges come ends first, so that at equal times ends come before
+ * starts (and each kind in the order of the lives) */
+RT_DEFINE_RADIX_SORT (sort_edges_by_time, Edge, edge_time_key)
 
-static void
-inflight_row (RtTimeline *tl, double time_s, guint total, const guint *counts, guint n_workers)
+/* The rows of the in-flight table, written in place into arrays sized for all of them. */
+typedef struct {
+  RtInflightRow *rows;
+  guint *counts;
+  guint n_rows;
+} InflightRows;
+
+static inline void
+inflight_row (InflightRows *out, double time_s, guint total, const guint *counts, guint n_workers)
 {
-  RtInflightRow row = { time_s, total, tl->inflight_counts->len };
-  g_array_append_val (tl->inflight, row);
-  g_array_append_vals (tl->inflight_counts, counts, n_workers);
+  guint first = out->n_rows * n_workers;
+  out->rows[out->n_rows++] = (RtInflightRow) { time_s, total, first };
+  memcpy (out->counts + first, counts, n_workers * sizeof (guint));
 }
 
 /* Adds a row of the counts after every instant, and the peaks. An empty life is never in flight. */
@@ -57,31 +64,42 @@ sweep_in_flight (RtTimeline *tl)
 {
   const RtSpans *sp = tl->spans;
   guint n_workers = sp->workers->len;
-  g_autoptr (GArray) edges = g_array_sized_new (FALSE, FALSE, sizeof (Edge), 2 * sp->requests->len);   /* a start and an end each */
+  /* a start and an end of each life (never NaN), the ends first, each kind in the order of
+   * the lives, then sorted by time: by time, ends before starts at equal times */
+  guint n_lives = 0;
   for (guint i = 0; i < sp->requests->len; i++)
+    {
+      const RtSpanRequest *q = rt_spans_request (sp, i);
+      n_lives += q->end_s > q->start_s;
+    }
+  g_autoptr (GArray) edges = g_array_sized_new (FALSE, FALSE, sizeof (Edge), 2 * n_lives);
+  g_array_set_size (edges, 2 * n_lives);
+  Edge *edge = (Edge *) (void *) edges->data;
+  for (guint i = 0, k = 0; i < sp->requests->len; i++)
     {
       const RtSpanRequest *q = rt_spans_request (sp, i);
       if (!(q->end_s > q->start_s))
         continue;
-      Edge start = { q->start_s, +1, q->worker_index }, end = { q->end_s, -1, q->worker_index };
-      g_array_append_val (edges, start);
-      g_array_append_val (edges, end);
+      edge[k] = (Edge) { q->end_s, -1, q->worker_index };
+      edge[n_lives + k] = (Edge) { q->start_s, +1, q->worker_index };
+      k++;
     }
   if (edges->len > 1)
     {
       g_autofree Edge *room = g_new (Edge, edges->len);
-      sort_edges ((Edge *) (void *) edges->data, edges->len, room);
+      sort_edges_by_time (edge, edges->len, room);
     }
 
   g_autofree guint *counts = g_new0 (guint, MAX (n_workers, 1u));
   guint total = 0;
   /* a row after each instant, and one at each end of the step at most */
   guint most_rows = edges->len + 2;
-  g_array_set_size (g_array_set_size (tl->inflight, most_rows), 0);
-  g_array_set_size (g_array_set_size (tl->inflight_counts, most_rows * n_workers), 0);
+  g_array_set_size (tl->inflight, most_rows);
+  g_array_set_size (tl->inflight_counts, most_rows * n_workers);
+  InflightRows out = { (RtInflightRow *) (void *) tl->inflight->data, (guint *) (void *) tl->inflight_counts->data, 0 };
   /* from the step's start with nothing in flight, then after each instant, then the end */
   if (edges->len == 0 || g_array_index (edges, Edge, 0).time_s > 0)
-    inflight_row (tl, 0, total, counts, n_workers);
+    inflight_row (&out, 0, total, counts, n_workers);
   for (guint i = 0; i < edges->len;)
     {
       double time_s = g_array_index (edges, Edge, i).time_s;
@@ -94,10 +112,12 @@ sweep_in_flight (RtTimeline *tl)
           w->peak_in_flight = MAX (w->peak_in_flight, counts[e->worker]);
           tl->peak_in_flight = MAX (tl->peak_in_flight, total);
         }
-      inflight_row (tl, time_s, total, counts, n_workers);
+      inflight_row (&out, time_s, total, counts, n_workers);
     }
-  if (tl->end_s > g_array_index (tl->inflight, RtInflightRow, tl->inflight->len - 1).time_s)
-    inflight_row (tl, tl->end_s, total, counts, n_workers);
+  if (tl->end_s > out.rows[out.n_rows - 1].time_s)
+    inflight_row (&out, tl->end_s, total, counts, n_workers);
+  g_array_set_size (tl->inflight, out.n_rows);
+  g_array_set_size (tl->inflight_counts, out.n_rows * n_workers);
 }
 
 /* ---- the answers ---- */
@@ -110,6 +130,14 @@ compare_doubles (const void *a, const void *b)
 }
 
 RT_DEFINE_MERGE_SORT (sort_doubles, double, compare_doubles)
+
+static inline guint64
+double_key (const double *v)
+{
+  return rt_double_order_key (*v);
+}
+
+RT_DEFINE_RADIX_SORT (radix_sort_doubles, double, double_key)
 RT_DEFINE_INSERTION_SORT (insertion_sort_doubles, double, compare_doubles)
 
 /* e_k with k = ceil(p n / 100), of the n ends ascending */
@@ -180,7 +208,7 @@ rt_timeline_analyse (const RtTrace *t, const RtStepSet *steps, gint32 step)
   RtTimeline *tl = g_new0 (RtTimeline, 1);
   tl->workers = g_array_new (FALSE, FALSE, sizeof (RtTimelineWorker));
   tl->inflight = g_array_new (FALSE, FALSE, sizeof (RtInflightRow));
-  tl->inflight_counts = g_array_new (FALSE, TRUE, sizeof (guint));
+  tl->inflight_counts = g_array_new (FALSE, FALSE, sizeof (guint));
   tl->end_s = tl->t50_s = tl->t90_s = tl->t99_s = tl->t100_s = tl->tail_share = NAN;
   tl->step = step;
   tl->step_index = rt_timeline_step_index (t, steps, step);
@@ -195,11 +223,19 @@ rt_timeline_analyse (const RtTrace *t, const RtStepSet *steps, gint32 step)
   tl->end_s = sp->end_s;
   tl->requests = sp->requests->len;
   g_autofree double *ends = g_new (double, MAX (tl->requests, 1u));
+  gboolean any_nan = FALSE;
   for (guint i = 0; i < tl->requests; i++)
-    ends[i] = rt_spans_request (sp, i)->end_s;
+    {
+      ends[i] = rt_spans_request (sp, i)->end_s;
+      any_nan = any_nan || isnan (ends[i]);
+    }
   {
+    /* without NaN (a strict order) the radix sort's order is the merge sort's */
     g_autofree double *room = g_new (double, MAX (tl->requests, 1u));
-    sort_doubles (ends, tl->requests, room);
+    if (any_nan)
+      sort_doubles (ends, tl->requests, room);
+    else
+      radix_sort_doubles (ends, tl->requests, room);
   }
   tl->t50_s = end_percentile (ends, tl->requests, 50);
   tl->t90_s = end_percentile (ends, tl->requests, 90);

@@ -470,10 +470,14 @@ rt_table_tsv_append (const RtTable *t, GString *out, gboolean header)
 /* ---- TSV rows written as they are made ---- */
 
 /* The texts a writer's column wrote last, by address (a Gantt's phases take turns, a
- * request's id stays for its rows): copied from where they were written. */
+ * request's id stays for its rows), and what was written for them (kept here: the text
+ * written may have been let go since). */
 #define TEXT_SLOTS 4
+#define TEXT_SLOT_BYTES 64
 typedef struct {
-  TextMemo slot[TEXT_SLOTS];
+  const char *s[TEXT_SLOTS];
+  guint8 len[TEXT_SLOTS];
+  char text[TEXT_SLOTS][TEXT_SLOT_BYTES];
   guint last;
 } TextSlots;
 
@@ -614,21 +618,26 @@ rt_tsv_writer_text (RtTsvWriter *w, const char *s)
     {
       TextSlots *m = &w->texts[w->next];
       guint i = 0;
-      for (; i < TEXT_SLOTS && m->slot[i].s != s; i++)
+      for (; i < TEXT_SLOTS && m->s[i] != s; i++)
         ;
       if (i < TEXT_SLOTS)
         {
-          const TextMemo *t = &m->slot[i];
-          char *p = rt_string_room (w->out, t->len);
-          memcpy (p, w->out->str + t->at, t->len);
-          rt_string_end_at (w->out, p + t->len);
+          char *p = rt_string_room (w->out, TEXT_SLOT_BYTES);
+          memcpy (p, m->text[i], TEXT_SLOT_BYTES);
+          rt_string_end_at (w->out, p + m->len[i]);
         }
       else
         {
           gsize at = w->out->len;
           rt_tsv_append_text (w->out, s);
-          m->last = (m->last + 1) % TEXT_SLOTS;
-          m->slot[m->last] = (TextMemo) { s, at, w->out->len - at };
+          gsize len = w->out->len - at;
+          if (len < TEXT_SLOT_BYTES)   /* a longer one is written each time */
+            {
+              m->last = (m->last + 1) % TEXT_SLOTS;
+              m->s[m->last] = s;
+              m->len[m->last] = (guint8) len;
+              memcpy (m->text[m->last], w->out->str + at, len);
+            }
         }
     }
   writer_next (w);

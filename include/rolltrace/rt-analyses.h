@@ -629,9 +629,14 @@ RtTable *rt_timeline_workers_table (const RtTimeline *tl);
  * inflight_step_N.tsv */
 extern const RtTableSpec rt_timeline_inflight_spec;
 RtTable *rt_timeline_inflight_table (const RtTimeline *tl, const GArray *workers);
-/* Its TSV (rt_table_tsv), made a batch of rows at a time: the table of a long step has
+/* Its TSV (rt_table_tsv), written as its rows are made: the table of a long step has
  * thousands of rows of a cell per worker. `n_columns`: the table's. */
 GString *rt_timeline_inflight_tsv (const RtTimeline *tl, const GArray *workers, guint *n_columns);
+/* That table's columns, without a row; and its rows [from, to) written into w, a writer of
+ * those columns (its TSV made a batch of rows at a time). */
+RtTable *rt_timeline_inflight_columns (const RtTimeline *tl, const GArray *workers);
+void rt_timeline_inflight_rows_tsv (const RtTimeline *tl, const GArray *workers, RtTsvWriter *w, guint from,
+                                    guint to);
 
 /* What the Gantt draws; each row is a bar on a lane. Lanes go worker after worker (of
  * `workers`, NULL: all): first the worker's band (its step-level sections, and a row "worker"

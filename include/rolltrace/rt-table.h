@@ -118,7 +118,7 @@ void rt_table_clear_rows (RtTable *table);
  * makes of the same rows. For the large tables of a plot's data, written once (a Gantt's
  * bars, the counts in flight), where keeping each cell to read it back cost more than
  * writing it. The table gives the columns only (it may hold no row) and must outlive the
- * writer; `out` too. */
+ * writer; `out` too, which may be emptied between cells (its text let go as it is made). */
 typedef struct _RtTsvWriter RtTsvWriter;
 RtTsvWriter *rt_tsv_writer_new (const RtTable *table, GString *out, gboolean header);
 void rt_tsv_writer_free (RtTsvWriter *w);

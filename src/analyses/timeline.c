@@ -356,21 +356,23 @@ rt_timeline_inflight_table (const RtTimeline *tl, const GArray *workers)
   return table;
 }
 
-GString *
-rt_timeline_inflight_tsv (const RtTimeline *tl, const GArray *workers, guint *n_columns)
+RtTable *
+rt_timeline_inflight_columns (const RtTimeline *tl, const GArray *workers)
 {
-  g_autoptr (RtTable) table = inflight_table_new (tl, workers);
-  *n_columns = rt_table_n_columns (table);
-  guint n = tl->inflight->len, n_workers = tl->workers->len;
-  /* about what a row takes: its time and a count per column */
-  GString *out = g_string_sized_new (MIN ((gsize) (n + 1) * (24 + 4 * *n_columns) + 4096, (gsize) 256 << 20));
-  g_autoptr (RtTsvWriter) w = rt_tsv_writer_new (table, out, TRUE);
-  g_autofree guint *wanted = g_new (guint, MAX (n_workers, 1u));   /* the counts' columns */
-  guint n_wanted = 0;
+  return inflight_table_new (tl, workers);
+}
+
+void
+rt_timeline_inflight_rows_tsv (const RtTimeline *tl, const GArray *workers, RtTsvWriter *w, guint from, guint to)
+{
+  guint n_workers = tl->workers->len;
+  guint wanted[64], n_wanted = 0;   /* the counts' columns, when some workers are left out */
+  g_autofree guint *more = n_workers > G_N_ELEMENTS (wanted) ? g_new (guint, n_workers) : NULL;
+  guint *columns = more ? more : wanted;
   for (guint k = 0; k < n_workers; k++)
     if (worker_wanted (tl, k, workers))
-      wanted[n_wanted++] = k;
-  for (guint i = 0; i < n; i++)
+      columns[n_wanted++] = k;
+  for (guint i = from; i < MIN (to, tl->inflight->len); i++)
     {
       const RtInflightRow *row = &g_array_index (tl->inflight, RtInflightRow, i);
       const guint *counts = &g_array_index (tl->inflight_counts, guint, row->first_count);
@@ -380,8 +382,20 @@ rt_timeline_inflight_tsv (const RtTimeline *tl, const GArray *workers, guint *n_
         rt_tsv_writer_uints (w, counts, n_workers);
       else
         for (guint j = 0; j < n_wanted; j++)
-          rt_tsv_writer_int (w, counts[wanted[j]]);
+          rt_tsv_writer_int (w, counts[columns[j]]);
     }
+}
+
+GString *
+rt_timeline_inflight_tsv (const RtTimeline *tl, const GArray *workers, guint *n_columns)
+{
+  g_autoptr (RtTable) table = inflight_table_new (tl, workers);
+  *n_columns = rt_table_n_columns (table);
+  guint n = tl->inflight->len;
+  /* about what a row takes: its time and a count per column */
+  GString *out = g_string_sized_new (MIN ((gsize) (n + 1) * (24 + 4 * *n_columns) + 4096, (gsize) 256 << 20));
+  g_autoptr (RtTsvWriter) w = rt_tsv_writer_new (table, out, TRUE);
+  rt_timeline_inflight_rows_tsv (tl, workers, w, 0, n);
   return out;
 }
 

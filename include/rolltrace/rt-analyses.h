@@ -527,10 +527,28 @@ typedef struct {
   GArray *lines;              /* RtSpanLine, request after request */
   GArray *turns;              /* RtSpanTurn, request after request */
   GArray *sections;           /* RtSpanSection, worker after worker */
+  /* Made without lines (rt_spans_analyse_requests): lines and turns are empty, each
+   * request's n_lines counts its lines all the same (first_line, first_turn, n_turns 0),
+   * and rt_spans_worker_lines makes the lines of some requests when they are needed. */
+  gboolean without_lines;
+  const RtEvent **rows;       /* then: each worker's rows (the trace's) */
+  guint32 *request_order;     /* each worker's requests in line order: their place by start */
+  guint8 *kinds;              /* RtPhaseKind by event id */
 } RtSpans;
 
 /* The requests, turns, phases and step-level sections of step `step_index` as intervals. */
 RtSpans *rt_spans_analyse (const RtTrace *t, guint step_index);
+/* The same without the lines and turns (most of the work, and of the memory, of a step with
+ * many lines), for what needs the lines of a few requests at most (a Gantt of a window):
+ * t outlives the spans. */
+RtSpans *rt_spans_analyse_requests (const RtTrace *t, guint step_index);
+/* The lines of worker k's requests (`wanted`, one per request of the worker: those set;
+ * NULL: all), each request's as in RtSpans.lines, into `lines` (emptied first); first[i]
+ * (one per request of the worker): where the worker's i-th request's lines begin there
+ * (its n_lines of them), RT_NONE for a request not wanted. Of spans made with or without
+ * their lines alike; on any thread. */
+void rt_spans_worker_lines (const RtSpans *sp, const RtTrace *t, guint k, const gboolean *wanted, GArray *lines,
+                            guint32 *first);
 void rt_spans_free (RtSpans *sp);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (RtSpans, rt_spans_free)
 

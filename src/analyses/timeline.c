@@ -218,7 +218,8 @@ rt_timeline_analyse (const RtTrace *t, const RtStepSet *steps, gint32 step)
   tl->step = rt_trace_step (t, tl->step_index)->step;
 
   tl->found = TRUE;
-  tl->spans = rt_spans_analyse (t, (guint) tl->step_index);
+  /* the lines of the requests only where a Gantt draws them (rt_spans_worker_lines) */
+  tl->spans = rt_spans_analyse_requests (t, (guint) tl->step_index);
   const RtSpans *sp = tl->spans;
   tl->end_s = sp->end_s;
   tl->requests = sp->requests->len;
@@ -476,7 +477,7 @@ typedef struct {
 } GanttScratch;
 
 static void
-gantt_request (const GanttSink *table, const RtSpans *sp, const RtSpanRequest *q, guint lane, gint32 worker,
+gantt_request (const GanttSink *table, const RtSpanLine *lines, const RtSpanRequest *q, guint lane, gint32 worker,
                const char *id, GanttScratch *scratch)
 {
   gantt_row (table, lane, worker, id, "request", q->start_s, q->end_s);
@@ -491,7 +492,7 @@ gantt_request (const GanttSink *table, const RtSpans *sp, const RtSpanRequest *q
   cut[n_cuts++] = q->end_s;
   for (guint i = 0; i < q->n_lines; i++)
     {
-      RtSpanLine l = *rt_spans_line (sp, q->first_line + i);
+      RtSpanLine l = lines[i];
       l.start_s = MAX (l.start_s, q->start_s);
       l.end_s = MIN (l.end_s, q->end_s);
       if (l.kind == RT_PHASE_ENCLOSING || !(l.end_s > l.start_s))
@@ -592,6 +593,9 @@ gantt_rows (const GanttSink *sink, const RtTrace *t, const RtTimeline *tl, const
   g_autoptr (GArray) phase_lines = g_array_new (FALSE, FALSE, sizeof (RtSpanLine));
   g_autoptr (GArray) active = g_array_new (FALSE, FALSE, sizeof (guint));
   GanttScratch scratch = { cuts, phase_lines, active };
+  g_autoptr (GArray) lines = g_array_new (FALSE, FALSE, sizeof (RtSpanLine));   /* of a worker's requests shown */
+  g_autoptr (GArray) wanted = g_array_new (FALSE, FALSE, sizeof (gboolean));
+  g_autoptr (GArray) first_line = g_array_new (FALSE, FALSE, sizeof (guint32));
   guint lane = rt_timeline_gantt_first_lane (tl, workers, from_s, to_s, first_worker);
   for (guint k = first_worker; sp != NULL && k < MIN (end_worker, sp->workers->len); k++)
     {
@@ -607,6 +611,16 @@ gantt_rows (const GanttSink *sink, const RtTrace *t, const RtTimeline *tl, const
             gantt_row (sink, lane, w->worker, NULL, phase, sec->start_s, sec->end_s);
         }
       lane++;
+      if (phases)
+        {
+          g_array_set_size (wanted, w->n_requests);
+          g_array_set_size (first_line, w->n_requests);
+          for (guint i = 0; i < w->n_requests; i++)
+            g_array_index (wanted, gboolean, i) = request_in_window (rt_spans_request (sp, w->first_request + i),
+                                                                     from_s, to_s);
+          rt_spans_worker_lines (sp, t, k, (const gboolean *) (void *) wanted->data, lines,
+                                 (guint32 *) (void *) first_line->data);
+        }
       for (guint i = 0; i < w->n_requests; i++)
         {
           const RtSpanRequest *q = rt_spans_request (sp, w->first_request + i);
@@ -614,7 +628,9 @@ gantt_rows (const GanttSink *sink, const RtTrace *t, const RtTimeline *tl, const
             continue;
           const char *id = q->request != RT_NONE ? rt_request_id (t, rt_trace_request (t, q->request)) : NULL;
           if (phases)
-            gantt_request (sink, sp, q, lane++, w->worker, id, &scratch);
+            gantt_request (sink, q->n_lines > 0 ? &g_array_index (lines, RtSpanLine, g_array_index (first_line, guint32, i))
+                                                : NULL,
+                           q, lane++, w->worker, id, &scratch);
           else
             gantt_row (sink, lane++, w->worker, id, "request", q->start_s, q->end_s);
         }

@@ -532,7 +532,9 @@ typedef struct {
    * and rt_spans_worker_lines makes the lines of some requests when they are needed. */
   gboolean without_lines;
   const RtEvent **rows;       /* then: each worker's rows (the trace's) */
-  guint32 *request_order;     /* each worker's requests in line order: their place by start */
+  guint32 *request_of;        /* each worker's file-local requests: the index of the span request
+                               * among the worker's, or RT_NONE (none has a life) */
+  guint32 *request_of_first;  /* where each worker's begin in request_of */
   guint8 *kinds;              /* RtPhaseKind by event id */
 } RtSpans;
 

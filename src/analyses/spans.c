@@ -191,7 +191,7 @@ line_request (const RtEvent *ev, const RtFile *f, const guint32 *span_of)
  * line_room). `kinds`: RtPhaseKind by event id. */
 static void
 add_file (RtSpans *sp, RtSpanLine *line_room, guint *n_lines, const RtTrace *t, guint fi, const RtEvent *rows,
-          const guint8 *kinds, GArray *request_order)
+          const guint8 *kinds, GArray *request_of)
 {
   const RtFile *f = rt_trace_file (t, fi);
   RtSpanWorker w = { .file = fi, .worker = f->worker, .start_s = NAN, .end_s = NAN,
@@ -253,10 +253,15 @@ add_file (RtSpans *sp, RtSpanLine *line_room, guint *n_lines, const RtTrace *t, 
     }
   for (guint i = 0; i < n_reqs; i++)
     at[i + 1] += at[i];
-  if (request_order != NULL)
+  if (request_of != NULL)
     {
-      /* without the lines: their number, and what makes them again (rt_spans_worker_lines) */
-      g_array_append_vals (request_order, rank, n_reqs);
+      /* without the lines: their number, and which request each file-local one is
+       * (rt_spans_worker_lines makes the lines from it) */
+      for (guint r = 0; r < f->n_requests; r++)
+        {
+          guint32 k = span_of[r] != RT_NONE ? rank[span_of[r]] : RT_NONE;
+          g_array_append_val (request_of, k);
+        }
       for (guint i = 0; i < n_reqs; i++)
         {
           RtSpanRequest req = g_array_index (reqs, FileRequest, i).r;
@@ -320,7 +325,7 @@ typedef struct {
   guint first_file, n_files;
   const RtEvent *const *rows;   /* of each of those files */
   const guint8 *kinds;
-  GArray *request_order;        /* without the lines: the requests' order, else NULL */
+  GArray *request_of;           /* without the lines: which request each file-local one is, else NULL */
 } FileRange;
 
 static gpointer
@@ -328,7 +333,7 @@ add_files (gpointer p)
 {
   FileRange *r = p;
   for (guint k = 0; k < r->n_files; k++)
-    add_file (r->sp, r->line_room, &r->n_lines, r->t, r->first_file + k, r->rows[k], r->kinds, r->request_order);
+    add_file (r->sp, r->line_room, &r->n_lines, r->t, r->first_file + k, r->rows[k], r->kinds, r->request_of);
   return NULL;
 }
 
@@ -435,7 +440,14 @@ spans_analyse (const RtTrace *t, guint step_index, gboolean with_lines)
         }
       g_array_append_vals (order, later_order->data, later_order->len);
       sp->without_lines = TRUE;
-      sp->request_order = (guint32 *) (void *) g_array_free (g_steal_pointer (&order), FALSE);
+      sp->request_of = (guint32 *) (void *) g_array_free (g_steal_pointer (&order), FALSE);
+      sp->request_of_first = g_new (guint32, MAX (st->n_files, 1u));
+      guint32 at = 0;
+      for (guint k = 0; k < st->n_files; k++)
+        {
+          sp->request_of_first[k] = at;
+          at += rt_trace_file (t, st->first_file + k)->n_requests;
+        }
       sp->rows = g_memdup2 (rows, MAX (st->n_files, 1u) * sizeof (const RtEvent *));
       sp->kinds = g_steal_pointer (&kinds);
     }
@@ -486,26 +498,11 @@ rt_spans_worker_lines (const RtSpans *sp, const RtTrace *t, guint k, const gbool
     }
   if (n == 0)
     return;
-  /* add_file's way again for these requests: which request each line is of (the requests'
-   * complete lines in line order, each at its place by start), the lines placed in line
-   * order, then sorted */
+  /* add_file's way again for these requests: which request each line is of, the lines
+   * placed in line order, then sorted */
   const RtFile *f = rt_trace_file (t, w->file);
   const RtEvent *rows = sp->rows[k];
-  const guint32 *order = sp->request_order + w->first_request;
-  g_autofree guint32 *span_of = g_new (guint32, MAX (f->n_requests, 1u));
-  for (guint r = 0; r < f->n_requests; r++)
-    span_of[r] = RT_NONE;
-  guint j = 0;
-  for (guint32 e = 0; e < f->n_events; e++)
-    {
-      const RtEvent *ev = &rows[e];
-      if (isnan (ev->end_s) || isnan (ev->duration_s) || ev->event < RT_N_STEP_EVENTS
-          || ev->event != RT_EV_REQUEST_COMPLETE)
-        continue;
-      if (ev->request != RT_NONE && ev->request < f->n_requests)
-        span_of[ev->request] = order[j];
-      j++;
-    }
+  const guint32 *span_of = sp->request_of + sp->request_of_first[k];
   g_autofree guint32 *fill = g_memdup2 (first, MAX (w->n_requests, 1u) * sizeof (guint32));
   for (guint32 e = 0; e < f->n_events; e++)
     {
@@ -531,7 +528,8 @@ rt_spans_free (RtSpans *sp)
   if (sp == NULL)
     return;
   g_free (sp->rows);
-  g_free (sp->request_order);
+  g_free (sp->request_of);
+  g_free (sp->request_of_first);
   g_free (sp->kinds);
   g_array_unref (sp->workers);
   g_array_unref (sp->requests);

@@ -472,7 +472,7 @@ rt_table_tsv_append (const RtTable *t, GString *out, gboolean header)
 /* The texts a writer's column wrote last, by address (a Gantt's phases take turns, a
  * request's id stays for its rows), and what was written for them (kept here: the text
  * written may have been let go since). */
-#define TEXT_SLOTS 4
+#define TEXT_SLOTS 8
 #define TEXT_SLOT_BYTES 64
 typedef struct {
   const char *s[TEXT_SLOTS];
@@ -577,19 +577,26 @@ rt_tsv_writer_int (RtTsvWriter *w, gint64 v)
 void
 rt_tsv_writer_uints (RtTsvWriter *w, const guint *v, gsize n)
 {
-  for (gsize i = 0; i < n; i++)
+  for (gsize i = 0; i < n;)
     {
+      /* a run of integer cells below 1000 before the line's last cell, written in one go */
       guint k = w->next;
-      if (w->types[k] != RT_COLUMN_INT || v[i] >= 1000 || k + 1 == w->n_columns)
+      gsize most = MIN (n - i, (gsize) (w->n_columns - 1 - k));
+      char *p = rt_string_room (w->out, most * 5 + 1);
+      gsize j = 0;
+      for (; j < most && w->types[k + j] == RT_COLUMN_INT && v[i + j] < 1000; j++)
         {
-          rt_tsv_writer_int (w, v[i]);   /* the rarer cases, and the line's end */
-          continue;
+          *p = '\t';
+          p += w->separated[k + j];
+          guint32 word = small_ints[v[i + j]], text = word & 0xffffff;
+          memcpy (p, &text, 4);
+          p += word >> 24;
         }
-      char *p = rt_string_room (w->out, 8);
-      *p = '\t';
-      w->out->len += w->separated[k];
-      put_small_int (w->out, v[i]);
-      w->next = k + 1;
+      rt_string_end_at (w->out, p);
+      w->next = k + (guint) j;
+      i += j;
+      if (i < n)
+        rt_tsv_writer_int (w, v[i++]);   /* the rarer cases, and the line's last cell */
     }
 }
 
@@ -617,10 +624,10 @@ rt_tsv_writer_text (RtTsvWriter *w, const char *s)
   else
     {
       TextSlots *m = &w->texts[w->next];
-      guint i = 0;
-      for (; i < TEXT_SLOTS && m->s[i] != s; i++)
-        ;
-      if (i < TEXT_SLOTS)
+      guint i = m->last, tries = 0;   /* the latest first: a request's id comes row after row */
+      for (; tries < TEXT_SLOTS && m->s[i] != s; tries++)
+        i = (i + TEXT_SLOTS - 1) % TEXT_SLOTS;
+      if (tries < TEXT_SLOTS)
         {
           char *p = rt_string_room (w->out, TEXT_SLOT_BYTES);
           memcpy (p, m->text[i], TEXT_SLOT_BYTES);

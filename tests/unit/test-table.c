@@ -482,7 +482,7 @@ static void
 test_tsv_writer_as_the_table (void)
 {
   static const char a_copy[] = "a";
-  const char *ids[] = { "a", a_copy, "tab\there", NULL, "b", "c", "d", "e", "", "b" };
+  const char *ids[] = { "a", a_copy, "tab\there", NULL, "b", "c", "d", "e", "", "b", "f", "g", "h", "i" };
   const double values[] = { 0.0, -0.0, 1.5, 0.1 + 0.2, NAN, INFINITY, -INFINITY, 1e300, 12345.0, -2.5, 1e-7 };
   const gint64 ints[] = { 0, 7, 999, 1000, -1, -1000, G_MAXINT64, G_MININT64, 123456789 };
   g_autoptr (GRand) rand = g_rand_new_with_seed (11);

@@ -534,20 +534,20 @@ line_start (RtOutCheck *c, guint64 at)
   return size;
 }
 
-/* The lane a Gantt's TSV line at `at` begins with (G_MAXUINT64 at the file's end; 0 for a
- * line without one, as the header). */
-static guint64
+/* The lane a Gantt's TSV line at `at` begins with: G_MAXINT64 at the file's end, -1 for a
+ * line without one (the header, before every lane). */
+static gint64
 line_lane (RtOutCheck *c, guint64 at)
 {
   char text[24];
   gsize n = rt_out_check_read (c, at, text, sizeof text);
   if (n == 0)
-    return G_MAXUINT64;
-  guint64 lane = 0;
+    return G_MAXINT64;
+  gint64 lane = 0;
   gsize i = 0;
-  for (; i < n && i < 20 && g_ascii_isdigit (text[i]); i++)
-    lane = lane * 10 + (guint64) (text[i] - '0');
-  return i > 0 && i < n && text[i] == '\t' ? lane : 0;
+  for (; i < n && i < 18 && g_ascii_isdigit (text[i]); i++)
+    lane = lane * 10 + (text[i] - '0');
+  return i > 0 && i < n && text[i] == '\t' ? lane : -1;
 }
 
 /* Where a part of a Gantt whose first row is on `lane` would begin in the file there, were
@@ -561,7 +561,7 @@ gantt_part_offset (RtOutCheck *c, guint lane)
   while (lo < hi)
     {
       guint64 mid = lo + (hi - lo) / 2;
-      if (line_lane (c, line_start (c, mid)) >= lane)
+      if (line_lane (c, line_start (c, mid)) >= (gint64) lane)
         hi = mid;
       else
         lo = mid + 1;

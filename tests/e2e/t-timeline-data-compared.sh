@@ -3,7 +3,7 @@
 # output folder while it makes it, a part of the Gantt on each thread: a file that is the same is
 # left as it is; one changed anywhere (at its start, in each part, across the parts' boundary, its
 # lines out of lane order, cut, lengthened, emptied, or not a file) is written whole again, the
-# same as in a new folder.
+# same as in a new folder; also when the Gantt's first part is its header line alone.
 . "$(dirname "$0")/lib.sh"
 
 # 300 requests with phases: a Gantt of some 17,000 rows, made in two parts
@@ -84,5 +84,16 @@ expect_exit 1 "$BUILD/rt-timeline" "$TMP/exp" --no-render --quiet --out "$TMP/pl
 rmdir "$gantt"
 run
 same_as_fresh "a data file that was a folder"
+
+# --worker 1 of two workers: the Gantt's first part (worker 0) holds its header line alone, and
+# the second part, from lane 0, begins after it
+"$BUILD/rt-synth" "$TMP/two" --steps 1 --workers 2 --requests 200 --seed 7 --quiet || fail "rt-synth"
+expect_exit 0 "$BUILD/rt-timeline" "$TMP/two" --no-render --worker 1 --out "$TMP/one"
+one="$TMP/one/timeline_step_1.tsv"
+[ "$(head -n 2 "$one" | tail -n 1 | cut -f1,2)" = "$(printf '0\t1')" ] && ok || fail "worker 1's Gantt does not begin on lane 0"
+before=$(stat -c '%i %Y.%y' "$one")
+sleep 1.1
+expect_exit 0 "$BUILD/rt-timeline" "$TMP/two" --no-render --worker 1 --out "$TMP/one"
+[ "$(stat -c '%i %Y.%y' "$one")" = "$before" ] && ok || fail "an unchanged Gantt of a later worker alone was written again"
 
 finish

@@ -100,6 +100,129 @@ rt_session_write_tsv_parts (RtSession *s, const GString *const *parts, guint n, 
   return rt_session_write_parts (s, name, parts, n, error);
 }
 
+/* ---- a file compared as its text is made ---- */
+
+struct _RtOutCheck {
+  char *path;
+  int fd;                     /* the file there, or -1 */
+  guint64 size;
+};
+
+RtOutCheck *
+rt_session_check_new (RtSession *s, const char *name)
+{
+  RtOutCheck *c = g_new0 (RtOutCheck, 1);
+  c->path = rt_session_out_path (s, name);
+  c->fd = open (c->path, O_RDONLY | O_CLOEXEC);
+  struct stat st;
+  if (c->fd >= 0 && !(fstat (c->fd, &st) == 0 && S_ISREG (st.st_mode)))
+    {
+      close (c->fd);
+      c->fd = -1;
+    }
+  c->size = c->fd >= 0 ? (guint64) st.st_size : 0;
+  return c;
+}
+
+void
+rt_out_check_free (RtOutCheck *c)
+{
+  if (c == NULL)
+    return;
+  if (c->fd >= 0)
+    close (c->fd);
+  g_free (c->path);
+  g_free (c);
+}
+
+guint64
+rt_out_check_size (const RtOutCheck *c)
+{
+  return c->size;
+}
+
+gsize
+rt_out_check_read (RtOutCheck *c, guint64 at, char *buf, gsize n)
+{
+  gsize got = 0;
+  while (c->fd >= 0 && got < n && at + got < c->size)
+    {
+      gssize r = pread (c->fd, buf + got, n - got, (off_t) (at + got));
+      if (r < 0 && errno == EINTR)
+        continue;
+      if (r <= 0)
+        break;
+      got += (gsize) r;
+    }
+  return got;
+}
+
+void
+rt_out_part_begin (RtOutPart *p, RtOutCheck *c, guint64 offset, GString *text)
+{
+  *p = (RtOutPart) { c, offset, 0, c->fd < 0, text };
+}
+
+void
+rt_out_part_compare (RtOutPart *p)
+{
+  if (p->differs || p->text->len == 0)
+    return;
+  /* a block at a time, into room of the caller's own (parts compare on two threads) */
+  char block[16 << 10];
+  guint64 at = p->offset + p->same;
+  for (gsize done = 0; done < p->text->len;)
+    {
+      gsize n = MIN (sizeof block, p->text->len - done);
+      if (rt_out_check_read (p->check, at + done, block, n) != n || memcmp (block, p->text->str + done, n) != 0)
+        {
+          p->differs = TRUE;
+          return;
+        }
+      done += n;
+    }
+  p->same += p->text->len;
+  g_string_truncate (p->text, 0);
+}
+
+gboolean
+rt_session_check_finish (RtSession *s, RtOutCheck *c, RtOutPart *parts, guint n_parts, GError **error)
+{
+  if (!rt_session_ensure_out_dir (s, error))
+    return FALSE;
+  gboolean same = c->fd >= 0;
+  guint64 end = 0;   /* where the parts found the same have come to */
+  for (guint i = 0; i < n_parts; i++)
+    {
+      rt_out_part_compare (&parts[i]);
+      same = same && !parts[i].differs && parts[i].offset == end;
+      end += parts[i].same;
+    }
+  /* An unchanged file keeps its time stamp (see rt_session_write_parts). */
+  if (same && end == c->size)
+    return TRUE;
+  /* the parts' bytes found the same are the file's: read again, then everything written */
+  g_autoptr (GPtrArray) kept = g_ptr_array_new_with_free_func (g_free);
+  g_autofree RtBytes *bytes = g_new (RtBytes, 2 * MAX (n_parts, 1u));
+  guint n = 0;
+  for (guint i = 0; i < n_parts; i++)
+    {
+      if (parts[i].same > 0)
+        {
+          char *old = g_malloc (parts[i].same);
+          g_ptr_array_add (kept, old);
+          if (rt_out_check_read (c, parts[i].offset, old, parts[i].same) != parts[i].same)
+            {
+              g_set_error (error, RT_ERROR, RT_ERROR_IO, "%s changed while it was compared", c->path);
+              return FALSE;
+            }
+          bytes[n++] = (RtBytes) { old, parts[i].same };
+        }
+      bytes[n++] = (RtBytes) { parts[i].text->str, parts[i].text->len };
+    }
+  return rt_file_write_atomic_parts (c->path, bytes, n, error);
+}
+
 gboolean
 rt_session_write_table (RtSession *s, const RtTable *table, const char *stem, GError **error)
 {

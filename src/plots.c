@@ -404,32 +404,15 @@ bar_in_window (double start, double end, double from_s, double to_s)
   return !(end <= from_s) && !(start >= to_s);
 }
 
-/* Which bars show in the window, seen in some rows of a Gantt's table (one batch of them):
- * occurs[b] set for each bar b that shows. One pass over the rows, a row's bar found by
- * its phase's first letter before the whole text is compared, and not looked up again for
- * a row whose phase is the row above's (the same text). */
-static void
-gantt_bars_seen (const RtTable *table, double from_s, double to_s, gboolean occurs[G_N_ELEMENTS (bars)])
+/* The bar of the Gantt a phase is drawn as, or -1: found by its phase's first letter before
+ * the whole text is compared. */
+static int
+bar_of_phase (const char *phase)
 {
-  int phase_col = rt_table_find (table, "phase");
-  int start_col = rt_table_find (table, "start_s"), end_col = rt_table_find (table, "end_s");
-  const char *last_phase = NULL;
-  int last_bar = -1;
-  for (guint r = 0, n_rows = rt_table_n_rows (table); r < n_rows; r++)
-    {
-      const char *phase = rt_table_get_text (table, r, phase_col);
-      if (phase != last_phase || r == 0)
-        {
-          last_phase = phase;
-          last_bar = -1;
-          for (guint b = 0; phase != NULL && b < G_N_ELEMENTS (bars) && last_bar < 0; b++)
-            if (phase[0] == bars[b].phase[0] && strcmp (phase, bars[b].phase) == 0)
-              last_bar = (int) b;
-        }
-      if (last_bar >= 0 && !occurs[last_bar])
-        occurs[last_bar] = bar_in_window (rt_table_get_number (table, r, start_col),
-                                          rt_table_get_number (table, r, end_col), from_s, to_s);
-    }
+  for (guint b = 0; phase != NULL && b < G_N_ELEMENTS (bars); b++)
+    if (phase[0] == bars[b].phase[0] && strcmp (phase, bars[b].phase) == 0)
+      return (int) b;
+  return -1;
 }
 
 /* The bars that show, as gnuplot plot clauses (the legend names only those); `thin`:
@@ -453,26 +436,6 @@ gantt_clauses (const gboolean occurs[G_N_ELEMENTS (bars)], gboolean thin)
   return g_string_free (gp, FALSE);
 }
 
-/* "worker M" beside each worker's band, for the bands among some rows of a Gantt's table,
- * appended to `tics`; and the lanes they take, from 0, into *lanes (the rows come lane
- * after lane: the last row's is the highest) */
-static void
-worker_tics_add (const RtTable *table, GString *tics, guint *lanes)
-{
-  int lane_col = rt_table_find (table, "lane"), worker_col = rt_table_find (table, "worker");
-  int phase_col = rt_table_find (table, "phase");
-  guint n_rows = rt_table_n_rows (table);
-  if (n_rows > 0)
-    *lanes = MAX (*lanes, (guint) rt_table_get_number (table, n_rows - 1, lane_col) + 1);
-  for (guint r = 0; r < n_rows; r++)
-    {
-      const char *phase = rt_table_get_text (table, r, phase_col);
-      if (phase != NULL && phase[0] == 'w' && strcmp (phase, "worker") == 0)
-        g_string_append_printf (tics, "%s'worker %.0f' %.0f", tics->len ? ", " : "",
-                                rt_table_get_number (table, r, worker_col), rt_table_get_number (table, r, lane_col));
-    }
-}
-
 /* an end of a gnuplot range: * for none */
 static char *
 range_bound (double v)
@@ -483,8 +446,9 @@ range_bound (double v)
 
 /* The data of one of the step's plots, made before anything is written, on either thread:
  * a part of a Gantt's (the TSV of the rows of some of its workers, and what its script
- * takes from them) or the in-flight plot's (its TSV). The rows are made and written a
- * batch at a time, never all in memory. */
+ * takes from them) or the in-flight plot's (its TSV). The text is compared with the file
+ * already there as it is made, and let go while it is the same: all of it is kept only
+ * for a file that changes. */
 typedef struct {
   const RtTrace *trace;
   const RtTimeline *tl;
@@ -494,23 +458,43 @@ typedef struct {
   gboolean thin;              /* its requests without phases (more than THIN_ABOVE) */
   guint first_worker, end_worker;  /* this part's workers: indices into the step's */
   double cost;                /* about how long it takes, to begin with the longest */
+  RtOutCheck *check;          /* the file it goes into (the plot's own) */
   GString *tsv;               /* a Gantt's first part's begins with the header line */
+  RtOutPart part;             /* tsv compared with the file */
+  RtTsvWriter *writer;        /* into tsv, while it is made */
+  const char *last_phase;     /* the last bar's phase, and its bar (-1: none) */
+  int last_bar;
   guint lanes, n_workers;
   gboolean occurs[G_N_ELEMENTS (bars)];
   GString *tics;
 } PlotData;
 
+/* The text of a plot's data compared with the file whenever it has grown by this much (it
+ * stays in the cache meanwhile). */
+#define COMPARE_EVERY (32 << 10)
+
+/* One bar of a Gantt's part: its row of the TSV; whether its bar shows in the window; "worker
+ * M" beside each worker's band in the tics, and the lanes taken, from 0 (the rows come lane
+ * after lane). The bar of a phase is not looked up again for a row whose phase is the row
+ * above's (the same text). */
 static void
-gantt_batch (const RtTable *rows, gpointer data)
+gantt_bar (const RtGanttBar *bar, gpointer data)
 {
   PlotData *d = data;
-  rt_table_tsv_append (rows, d->tsv, d->tsv->len == 0 && d->first_worker == 0);
-  gantt_bars_seen (rows, d->from_s, d->to_s, d->occurs);
-  worker_tics_add (rows, d->tics, &d->lanes);
+  rt_timeline_gantt_bar_tsv (d->writer, bar);
+  if (d->tsv->len >= COMPARE_EVERY)
+    rt_out_part_compare (&d->part);
+  if (bar->phase != d->last_phase)
+    {
+      d->last_phase = bar->phase;
+      d->last_bar = bar_of_phase (bar->phase);
+    }
+  if (d->last_bar >= 0 && !d->occurs[d->last_bar])
+    d->occurs[d->last_bar] = bar_in_window (bar->start_s, bar->end_s, d->from_s, d->to_s);
+  d->lanes = MAX (d->lanes, bar->lane + 1);
+  if (d->last_bar == 0)   /* "worker" */
+    g_string_append_printf (d->tics, "%s'worker %d' %u", d->tics->len ? ", " : "", bar->worker, bar->lane);
 }
-
-/* Rows of a Gantt's batch: their cells stay in the cache, in the same pages. */
-#define GANTT_BATCH 1024
 
 /* Rows of a Gantt of a worker: a band per worker and section, and per request of the
  * window, with phases two per timed line at most. */
@@ -529,26 +513,110 @@ gantt_rows_of (const RtTimeline *tl, guint k, double from_s, double to_s, gboole
   return rows;
 }
 
+/* The first line at or after `at` in the file (its size when there is none). */
+static guint64
+line_start (RtOutCheck *c, guint64 at)
+{
+  char block[256];
+  guint64 size = rt_out_check_size (c);
+  if (at == 0)
+    return 0;
+  for (at--; at < size;)   /* from the byte before: a line begins after its newline */
+    {
+      gsize n = rt_out_check_read (c, at, block, sizeof block);
+      const char *nl = n > 0 ? memchr (block, '\n', n) : NULL;
+      if (nl != NULL)
+        return at + (guint64) (nl - block) + 1;
+      if (n == 0)
+        break;
+      at += n;
+    }
+  return size;
+}
+
+/* The lane a Gantt's TSV line at `at` begins with: G_MAXINT64 at the file's end, -1 for a
+ * line without one (the header, before every lane). */
+static gint64
+line_lane (RtOutCheck *c, guint64 at)
+{
+  char text[24];
+  gsize n = rt_out_check_read (c, at, text, sizeof text);
+  if (n == 0)
+    return G_MAXINT64;
+  gint64 lane = 0;
+  gsize i = 0;
+  for (; i < n && i < 18 && g_ascii_isdigit (text[i]); i++)
+    lane = lane * 10 + (text[i] - '0');
+  return i > 0 && i < n && text[i] == '\t' ? lane : -1;
+}
+
+/* Where a part of a Gantt whose first row is on `lane` would begin in the file there, were
+ * it the same: its lines come by lane, so at the first line of that lane or a later one,
+ * found by bisection. A file that is not the same may give any place: the comparison
+ * then tells. */
+static guint64
+gantt_part_offset (RtOutCheck *c, guint lane)
+{
+  guint64 lo = 0, hi = rt_out_check_size (c);
+  while (lo < hi)
+    {
+      guint64 mid = lo + (hi - lo) / 2;
+      if (line_lane (c, line_start (c, mid)) >= (gint64) lane)
+        hi = mid;
+      else
+        lo = mid + 1;
+    }
+  return line_start (c, lo);
+}
+
+/* Rows of the in-flight TSV written between two comparisons at most */
+#define INFLIGHT_BATCH 512
+
 static void
 plot_data_make (PlotData *d)
 {
+  d->tsv = g_string_sized_new (2 * COMPARE_EVERY);
   if (d->inflight)
     {
-      guint n_columns;
-      d->tsv = rt_timeline_inflight_tsv (d->tl, d->workers, &n_columns);
+      g_autoptr (RtTable) columns = rt_timeline_inflight_columns (d->tl, d->workers);
+      guint n = d->tl->inflight->len, n_columns = rt_table_n_columns (columns);
       d->n_workers = n_columns - 2;
+      rt_out_part_begin (&d->part, d->check, 0, d->tsv);
+      if (d->part.differs)   /* kept whole: room for it at once, some 24 bytes and 4 a count */
+        rt_string_grow (d->tsv, MIN ((gsize) (n + 1) * (24 + 4 * n_columns) + 4096, (gsize) 256 << 20));
+      g_autoptr (RtTsvWriter) w = rt_tsv_writer_new (columns, d->tsv, TRUE);
+      for (guint from = 0; from < n; from += INFLIGHT_BATCH)
+        {
+          rt_timeline_inflight_rows_tsv (d->tl, d->workers, w, from, MIN (from + INFLIGHT_BATCH, n));
+          if (d->tsv->len >= COMPARE_EVERY)
+            rt_out_part_compare (&d->part);
+        }
       return;
     }
-  /* room for the TSV at once (only the pages written are touched), some 80 bytes a row */
-  gsize rows = 0;
-  guint n_workers = d->tl->spans ? d->tl->spans->workers->len : 0;
-  for (guint k = d->first_worker; k < MIN (d->end_worker, n_workers); k++)
-    rows += gantt_rows_of (d->tl, k, d->from_s, d->to_s, d->thin);
-  d->tsv = g_string_sized_new (MIN (rows * 80 + 4096, (gsize) 256 << 20));
+  guint64 offset = 0;
+  if (d->first_worker > 0 && rt_out_check_size (d->check) > 0)
+    offset = gantt_part_offset (d->check, rt_timeline_gantt_first_lane (d->tl, d->workers, d->from_s, d->to_s,
+                                                                        d->first_worker));
+  rt_out_part_begin (&d->part, d->check, offset, d->tsv);
+  if (d->part.differs)
+    {
+      /* kept whole: room for it at once (only the pages written are touched), some 80
+       * bytes a row */
+      gsize rows = 0;
+      guint n_workers = d->tl->spans ? d->tl->spans->workers->len : 0;
+      for (guint k = d->first_worker; k < MIN (d->end_worker, n_workers); k++)
+        rows += gantt_rows_of (d->tl, k, d->from_s, d->to_s, d->thin);
+      rt_string_grow (d->tsv, MIN (rows * 80 + 4096, (gsize) 256 << 20));
+    }
   d->tics = g_string_new (NULL);
+  g_autoptr (RtTable) columns = rt_table_new (&rt_timeline_gantt_spec);
+  d->writer = rt_tsv_writer_new (columns, d->tsv, d->first_worker == 0);
+  d->last_phase = NULL;
+  d->last_bar = -1;
   /* a thin line per request draws no phase: the data file holds none either */
-  rt_timeline_gantt_batches (d->trace, d->tl, d->workers, d->from_s, d->to_s, !d->thin, d->first_worker,
-                             d->end_worker, GANTT_BATCH, gantt_batch, d);
+  rt_timeline_gantt_each (d->trace, d->tl, d->workers, d->from_s, d->to_s, !d->thin, d->first_worker,
+                          d->end_worker, gantt_bar, d);
+  g_clear_pointer (&d->writer, rt_tsv_writer_free);
 }
 
 static void
@@ -567,13 +635,17 @@ typedef struct {
   guint requests;
   gboolean thin;
   guint first_part, n_parts;  /* in the plots' data */
+  RtOutCheck *check;          /* its TSV file */
 } GanttPlan;
 
 /* Splits a Gantt into parts of about equal rows (at most 3, and parts of at least some
  * thousands of rows), appending them to `data`. */
 static void
-gantt_plan (GanttPlan *g, GArray *data, const RtTrace *t, const RtTimeline *tl, const GArray *workers)
+gantt_plan (GanttPlan *g, GArray *data, RtSession *s, const RtTimeline *tl, const GArray *workers)
 {
+  const RtTrace *t = s->trace;
+  g_autofree char *file = g_strdup_printf ("%s.tsv", g->name);
+  g->check = rt_session_check_new (s, file);
   g->requests = rt_timeline_gantt_requests (tl, workers, g->from_s, g->to_s);
   g->thin = g->requests > THIN_ABOVE;
   g->first_part = data->len;
@@ -594,7 +666,7 @@ gantt_plan (GanttPlan *g, GArray *data, const RtTrace *t, const RtTimeline *tl, 
       before += part_rows;
       PlotData d = { .trace = t, .tl = tl, .workers = workers, .from_s = g->from_s, .to_s = g->to_s,
                      .thin = g->thin, .first_worker = first, .end_worker = part == n_parts - 1 ? G_MAXUINT : k,
-                     .cost = 10.0 * (double) part_rows };
+                     .cost = 10.0 * (double) part_rows, .check = g->check };
       g_array_append_val (data, d);
     }
   g->n_parts = n_parts;
@@ -607,7 +679,7 @@ gantt_write (RtSession *s, const RtTimeline *tl, const GanttPlan *g, PlotData *p
 {
   gboolean occurs[G_N_ELEMENTS (bars)] = { FALSE };
   g_autoptr (GString) tics = g_string_new (NULL);
-  g_autofree const GString **tsv = g_new (const GString *, g->n_parts);
+  g_autofree RtOutPart *tsv = g_new (RtOutPart, g->n_parts);
   guint lanes = 0;
   for (guint i = 0; i < g->n_parts; i++)
     {
@@ -617,7 +689,7 @@ gantt_write (RtSession *s, const RtTimeline *tl, const GanttPlan *g, PlotData *p
         g_string_append (tics, ", ");
       g_string_append (tics, parts[i].tics->str);
       lanes = MAX (lanes, parts[i].lanes);
-      tsv[i] = parts[i].tsv;
+      tsv[i] = parts[i].part;
     }
   g_autofree char *clauses = gantt_clauses (occurs, g->thin);
   g_autofree char *marks = finish_marks (tl);
@@ -632,16 +704,30 @@ gantt_write (RtSession *s, const RtTimeline *tl, const GanttPlan *g, PlotData *p
                                            g->thin ? " (one thin line each, no phases: more than 400)" : "");
   const char *vars[] = { "XRANGE", xrange, "YMAX", ymax, "YTICS", tics->str, "MARKS", marks, "PLOTS", clauses,
                          "SIZE", size, NULL };
-  return rt_session_write_tsv_parts (s, tsv, g->n_parts, g->name, error)
+  return rt_session_check_finish (s, g->check, tsv, g->n_parts, error)
          && rt_session_plot (s, "timeline", g->name, what, vars, error);
 }
 
 /* Writes the in-flight plot from its data. */
+static char *
+inflight_name (const RtTimeline *tl)
+{
+  return g_strdup_printf ("inflight_step_%d", tl->step);
+}
+
+static RtOutCheck *
+inflight_check (RtSession *s, const RtTimeline *tl)
+{
+  g_autofree char *name = inflight_name (tl);
+  g_autofree char *file = g_strdup_printf ("%s.tsv", name);
+  return rt_session_check_new (s, file);
+}
+
 static gboolean
-inflight_write (RtSession *s, const PlotData *d, const char *worker_text, GError **error)
+inflight_write (RtSession *s, PlotData *d, const char *worker_text, GError **error)
 {
   const RtTimeline *tl = d->tl;
-  g_autofree char *name = g_strdup_printf ("inflight_step_%d", tl->step);
+  g_autofree char *name = inflight_name (tl);
   g_autofree char *lastcol = g_strdup_printf ("%u", d->n_workers + 2);
   /* past a dozen workers the legend would hide the plot: their lines stay, unnamed */
   const char *worker_title = d->n_workers <= 12 ? "title columnhead(c)" : "notitle lc rgb '#bbbbbb' lw 1";
@@ -650,7 +736,7 @@ inflight_write (RtSession *s, const PlotData *d, const char *worker_text, GError
                                            worker_text ? ", worker " : "", worker_text ? worker_text : "");
   g_autofree char *ytics = rt_gnuplot_int_tics ("ytics", 0, (gint32) MAX (tl->peak_in_flight, 1u), 10);
   const char *vars[] = { "LASTCOL", lastcol, "WORKER_TITLE", worker_title, "MARKS", marks, "YTICS", ytics, NULL };
-  return rt_session_write_tsv (s, d->tsv, name, error)
+  return rt_session_check_finish (s, d->check, &d->part, 1, error)
          && rt_session_plot (s, "inflight", name, what, vars, error);
 }
 
@@ -698,7 +784,8 @@ gboolean
 rt_plot_timeline_inflight (RtSession *s, const RtTimeline *tl, const GArray *workers,
                            const char *worker_text, GError **error)
 {
-  PlotData d = { .trace = s->trace, .tl = tl, .workers = workers, .inflight = TRUE };
+  g_autoptr (RtOutCheck) check = inflight_check (s, tl);
+  PlotData d = { .trace = s->trace, .tl = tl, .workers = workers, .inflight = TRUE, .check = check };
   plot_data_make (&d);
   gboolean ok = inflight_write (s, &d, worker_text, error);
   plot_data_clear (&d);
@@ -717,14 +804,15 @@ rt_plot_timeline (RtSession *s, const RtTimeline *tl, const GArray *workers, con
     {
       plans[i] = (GanttPlan) { .name = gantts[i].name, .zoom = gantts[i].zoom,
                                .from_s = gantts[i].from_s, .to_s = gantts[i].to_s };
-      gantt_plan (&plans[i], data, s->trace, tl, workers);
+      gantt_plan (&plans[i], data, s, tl, workers);
     }
   guint inflight_at = data->len;
+  g_autoptr (RtOutCheck) inflight_file = inflight ? inflight_check (s, tl) : NULL;
   if (inflight)
     {
       /* a cell of it takes about a tenth of a Gantt's row */
       PlotData d = { .trace = s->trace, .tl = tl, .workers = workers, .inflight = TRUE,
-                     .cost = (double) tl->inflight->len * (2 + tl->workers->len) };
+                     .cost = (double) tl->inflight->len * (2 + tl->workers->len), .check = inflight_file };
       g_array_append_val (data, d);
     }
   PlotData *all = (PlotData *) (void *) data->data;
@@ -737,6 +825,8 @@ rt_plot_timeline (RtSession *s, const RtTimeline *tl, const GArray *workers, con
     ok = inflight_write (s, &all[inflight_at], worker_text, error);
   for (guint i = 0; i < data->len; i++)
     plot_data_clear (&all[i]);
+  for (guint i = 0; i < n_gantts; i++)
+    rt_out_check_free (plans[i].check);
   return ok;
 }
 

@@ -300,17 +300,32 @@ memo_number (GString *out, NumberMemo *memo, double v, void (*format) (GString *
     }
 }
 
+/* The text of each integer from 0 to 999 as the bytes of a word, the first digit lowest, and
+ * its length in the top byte. */
+#define SMALL_INT(v) ((v) >= 100 ? (guint32) ('0' + (v) / 100) | (guint32) ('0' + (v) / 10 % 10) << 8 \
+                                     | (guint32) ('0' + (v) % 10) << 16 | 3u << 24                     \
+                      : (v) >= 10 ? (guint32) ('0' + (v) / 10) | (guint32) ('0' + (v) % 10) << 8 | 2u << 24 \
+                                  : (guint32) ('0' + (v)) | 1u << 24)
+#define SMALL_INTS_10(v) SMALL_INT (v), SMALL_INT (v + 1), SMALL_INT (v + 2), SMALL_INT (v + 3), SMALL_INT (v + 4), \
+                         SMALL_INT (v + 5), SMALL_INT (v + 6), SMALL_INT (v + 7), SMALL_INT (v + 8), SMALL_INT (v + 9)
+#define SMALL_INTS_100(v) SMALL_INTS_10 (v), SMALL_INTS_10 (v + 10), SMALL_INTS_10 (v + 20), SMALL_INTS_10 (v + 30), \
+                          SMALL_INTS_10 (v + 40), SMALL_INTS_10 (v + 50), SMALL_INTS_10 (v + 60), \
+                          SMALL_INTS_10 (v + 70), SMALL_INTS_10 (v + 80), SMALL_INTS_10 (v + 90)
+static const guint32 small_ints[1000] = {
+  SMALL_INTS_100 (0), SMALL_INTS_100 (100), SMALL_INTS_100 (200), SMALL_INTS_100 (300), SMALL_INTS_100 (400),
+  SMALL_INTS_100 (500), SMALL_INTS_100 (600), SMALL_INTS_100 (700), SMALL_INTS_100 (800), SMALL_INTS_100 (900),
+};
+
 /* An integer from 0 to 999 (a flag, a count in flight, a worker, a lane: most of a plot's)
- * into out's buffer, which has room for 5 bytes more: its three digits as the bytes of a
- * word, the leading zeros shifted out. */
+ * into out's buffer, which has room for 5 bytes more: its word of text from the table, and
+ * the NUL after it. */
 static inline void
 put_small_int (GString *out, guint32 v)
 {
-  guint32 n = v >= 100 ? 3 : v >= 10 ? 2 : 1;
-  guint32 word = ('0' + v / 100) | ('0' + v / 10 % 10) << 8 | ('0' + v % 10) << 16;
-  word >>= 8 * (3 - n);
-  memcpy (out->str + out->len, &word, 4);   /* its fourth byte a NUL, or the NUL after */
-  out->len += n;
+  guint32 word = small_ints[v];
+  guint32 text = word & 0xffffff;   /* its fourth byte a NUL, or the NUL after */
+  memcpy (out->str + out->len, &text, 4);
+  out->len += word >> 24;
   out->str[out->len] = '\0';
 }
 
@@ -450,6 +465,189 @@ rt_table_tsv_append (const RtTable *t, GString *out, gboolean header)
       out->str[out->len++] = '\n';
       out->str[out->len] = '\0';
     }
+}
+
+/* ---- TSV rows written as they are made ---- */
+
+/* The texts a writer's column wrote last, by address (a Gantt's phases take turns, a
+ * request's id stays for its rows), and what was written for them (kept here: the text
+ * written may have been let go since). */
+#define TEXT_SLOTS 8
+#define TEXT_SLOT_BYTES 64
+typedef struct {
+  const char *s[TEXT_SLOTS];
+  guint8 len[TEXT_SLOTS];
+  char text[TEXT_SLOTS][TEXT_SLOT_BYTES];
+  guint last;
+} TextSlots;
+
+#define LEFT_OUT 0xff
+
+struct _RtTsvWriter {
+  GString *out;
+  const RtColumn *columns;
+  guint n_columns;
+  guint next;                /* the column of the next cell */
+  guint8 *types;             /* each column's RtColumnType, or LEFT_OUT when it is not in the TSV */
+  guint8 *separated;         /* 1 where a tab goes before the column's cell (not the first in the TSV) */
+  NumberMemo memo;
+  TextSlots *texts;          /* a memo per column */
+};
+
+RtTsvWriter *
+rt_tsv_writer_new (const RtTable *table, GString *out, gboolean header)
+{
+  RtTsvWriter *w = g_new0 (RtTsvWriter, 1);
+  w->out = out;
+  w->columns = (const RtColumn *) (void *) table->columns->data;
+  w->n_columns = table->columns->len;
+  w->types = g_new (guint8, MAX (w->n_columns, 1u));
+  w->separated = g_new (guint8, MAX (w->n_columns, 1u));
+  gboolean first = TRUE;
+  for (guint k = 0; k < w->n_columns; k++)
+    {
+      gboolean tsv = in_tsv (&w->columns[k]);
+      w->types[k] = tsv ? (guint8) w->columns[k].type : LEFT_OUT;
+      w->separated[k] = tsv && !first;
+      first = first && !tsv;
+    }
+  w->texts = g_new0 (TextSlots, MAX (w->n_columns, 1u));
+  if (header)
+    delimited_line (out, table, -1, &tsv_format, &w->memo);
+  return w;
+}
+
+void
+rt_tsv_writer_free (RtTsvWriter *w)
+{
+  if (w == NULL)
+    return;
+  g_free (w->texts);
+  g_free (w->types);
+  g_free (w->separated);
+  g_free (w);
+}
+
+/* The next cell's column when it is in the TSV and of one of the types given (its separator
+ * then written, with room for a number after it), else NULL (the cell is skipped). */
+static inline const RtColumn *
+writer_cell (RtTsvWriter *w, RtColumnType type, RtColumnType other_type)
+{
+  guint k = w->next;
+  guint8 column_type = w->types[k];
+  if (G_UNLIKELY (column_type != type && column_type != other_type))
+    {
+      if (column_type != LEFT_OUT)
+        g_critical ("TSV of a table: column %s is not of the type given", w->columns[k].name);
+      return NULL;
+    }
+  char *p = rt_string_room (w->out, 48 + 2);
+  *p = '\t';   /* kept where it goes */
+  w->out->len += w->separated[k];
+  return &w->columns[k];
+}
+
+/* After a cell: the line ends with the last column's. */
+static inline void
+writer_next (RtTsvWriter *w)
+{
+  if (++w->next < w->n_columns)
+    return;
+  w->next = 0;
+  char *p = rt_string_room (w->out, 1);
+  *p++ = '\n';
+  rt_string_end_at (w->out, p);
+}
+
+void
+rt_tsv_writer_int (RtTsvWriter *w, gint64 v)
+{
+  const RtColumn *c = writer_cell (w, RT_COLUMN_INT, RT_COLUMN_NUMBER);
+  if (c == NULL)
+    ;
+  else if (c->type == RT_COLUMN_NUMBER)   /* as rt_table_int makes it a double there */
+    memo_number (w->out, &w->memo, (double) v, rt_format_double);
+  else if (v >= 0 && v < 1000)
+    put_small_int (w->out, (guint32) v);   /* writer_cell's room holds it */
+  else
+    rt_format_int (w->out, v);
+  writer_next (w);
+}
+
+void
+rt_tsv_writer_uints (RtTsvWriter *w, const guint *v, gsize n)
+{
+  for (gsize i = 0; i < n;)
+    {
+      /* a run of integer cells below 1000 before the line's last cell, written in one go */
+      guint k = w->next;
+      gsize most = MIN (n - i, (gsize) (w->n_columns - 1 - k));
+      char *p = rt_string_room (w->out, most * 5 + 1);
+      gsize j = 0;
+      for (; j < most && w->types[k + j] == RT_COLUMN_INT && v[i + j] < 1000; j++)
+        {
+          *p = '\t';
+          p += w->separated[k + j];
+          guint32 word = small_ints[v[i + j]], text = word & 0xffffff;
+          memcpy (p, &text, 4);
+          p += word >> 24;
+        }
+      rt_string_end_at (w->out, p);
+      w->next = k + (guint) j;
+      i += j;
+      if (i < n)
+        rt_tsv_writer_int (w, v[i++]);   /* the rarer cases, and the line's last cell */
+    }
+}
+
+void
+rt_tsv_writer_number (RtTsvWriter *w, double v)
+{
+  const RtColumn *c = writer_cell (w, RT_COLUMN_NUMBER, RT_COLUMN_NUMBER);
+  if (c == NULL)
+    ;
+  else if (isfinite (v))
+    memo_number (w->out, &w->memo, v, rt_format_double);
+  else
+    g_string_append (w->out, "NaN");
+  writer_next (w);
+}
+
+void
+rt_tsv_writer_text (RtTsvWriter *w, const char *s)
+{
+  const RtColumn *c = writer_cell (w, RT_COLUMN_TEXT, RT_COLUMN_TEXT);
+  if (c == NULL)
+    ;
+  else if (s == NULL)
+    g_string_append (w->out, "NaN");
+  else
+    {
+      TextSlots *m = &w->texts[w->next];
+      guint i = m->last, tries = 0;   /* the latest first: a request's id comes row after row */
+      for (; tries < TEXT_SLOTS && m->s[i] != s; tries++)
+        i = (i + TEXT_SLOTS - 1) % TEXT_SLOTS;
+      if (tries < TEXT_SLOTS)
+        {
+          char *p = rt_string_room (w->out, TEXT_SLOT_BYTES);
+          memcpy (p, m->text[i], TEXT_SLOT_BYTES);
+          rt_string_end_at (w->out, p + m->len[i]);
+        }
+      else
+        {
+          gsize at = w->out->len;
+          rt_tsv_append_text (w->out, s);
+          gsize len = w->out->len - at;
+          if (len < TEXT_SLOT_BYTES)   /* a longer one is written each time */
+            {
+              m->last = (m->last + 1) % TEXT_SLOTS;
+              m->s[m->last] = s;
+              m->len[m->last] = (guint8) len;
+              memcpy (m->text[m->last], w->out->str + at, len);
+            }
+        }
+    }
+  writer_next (w);
 }
 
 static void

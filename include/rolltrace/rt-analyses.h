@@ -518,10 +518,30 @@ typedef struct {
   GArray *lines;              /* RtSpanLine, request after request */
   GArray *turns;              /* RtSpanTurn, request after request */
   GArray *sections;           /* RtSpanSection, worker after worker */
+  /* Made without lines (rt_spans_analyse_requests): lines and turns are empty, each
+   * request's n_lines counts its lines all the same (first_line, first_turn, n_turns 0),
+   * and rt_spans_worker_lines makes the lines of some requests when they are needed. */
+  gboolean without_lines;
+  const RtEvent **rows;       /* then: each worker's rows (the trace's) */
+  guint32 *request_of;        /* each worker's file-local requests: the index of the span request
+                               * among the worker's, or RT_NONE (none has a life) */
+  guint32 *request_of_first;  /* where each worker's begin in request_of */
+  guint8 *kinds;              /* RtPhaseKind by event id */
 } RtSpans;
 
 /* The requests, turns, phases and step-level sections of step `step_index` as intervals. */
 RtSpans *rt_spans_analyse (const RtTrace *t, guint step_index);
+/* The same without the lines and turns (most of the work, and of the memory, of a step with
+ * many lines), for what needs the lines of a few requests at most (a Gantt of a window):
+ * t outlives the spans. */
+RtSpans *rt_spans_analyse_requests (const RtTrace *t, guint step_index);
+/* The lines of worker k's requests (`wanted`, one per request of the worker: those set;
+ * NULL: all), each request's as in RtSpans.lines, into `lines` (emptied first); first[i]
+ * (one per request of the worker): where the worker's i-th request's lines begin there
+ * (its n_lines of them), RT_NONE for a request not wanted. Of spans made with or without
+ * their lines alike; on any thread. */
+void rt_spans_worker_lines (const RtSpans *sp, const RtTrace *t, guint k, const gboolean *wanted, GArray *lines,
+                            guint32 *first);
 void rt_spans_free (RtSpans *sp);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (RtSpans, rt_spans_free)
 
@@ -620,9 +640,14 @@ RtTable *rt_timeline_workers_table (const RtTimeline *tl);
  * inflight_step_N.tsv */
 extern const RtTableSpec rt_timeline_inflight_spec;
 RtTable *rt_timeline_inflight_table (const RtTimeline *tl, const GArray *workers);
-/* Its TSV (rt_table_tsv), made a batch of rows at a time: the table of a long step has
+/* Its TSV (rt_table_tsv), written as its rows are made: the table of a long step has
  * thousands of rows of a cell per worker. `n_columns`: the table's. */
 GString *rt_timeline_inflight_tsv (const RtTimeline *tl, const GArray *workers, guint *n_columns);
+/* That table's columns, without a row; and its rows [from, to) written into w, a writer of
+ * those columns (its TSV made a batch of rows at a time). */
+RtTable *rt_timeline_inflight_columns (const RtTimeline *tl, const GArray *workers);
+void rt_timeline_inflight_rows_tsv (const RtTimeline *tl, const GArray *workers, RtTsvWriter *w, guint from,
+                                    guint to);
 
 /* What the Gantt draws; each row is a bar on a lane. Lanes go worker after worker (of
  * `workers`, NULL: all): first the worker's band (its step-level sections, and a row "worker"
@@ -637,16 +662,24 @@ GString *rt_timeline_inflight_tsv (const RtTimeline *tl, const GArray *workers, 
 extern const RtTableSpec rt_timeline_gantt_spec;
 RtTable *rt_timeline_gantt_table (const RtTrace *t, const RtTimeline *tl, const GArray *workers,
                                   double from_s, double to_s, gboolean phases);
+/* One of those rows (a bar), as it is made. */
+typedef struct {
+  guint lane;
+  gint32 worker;
+  const char *request_id;     /* NULL on a worker's band; t's own */
+  const char *phase;          /* static */
+  double start_s, end_s;
+} RtGanttBar;
+typedef void (*RtGanttBarFunc) (const RtGanttBar *bar, gpointer data);
 /* The same rows, of the step's workers from index first_worker to end_worker (excluded;
- * 0 and G_MAXUINT: all), handed to `batch` a batch at a time, in order: whenever the table
- * holds `batch_rows` or more after a request, and once at the end (perhaps with no row),
- * each time in a table of the same columns that is then emptied. A Gantt with phases has
- * some hundred rows per request: its data can be written without them all in memory at
- * once, and its workers' rows made apart (their lanes as in the whole table). */
-typedef void (*RtGanttBatchFunc) (const RtTable *rows, gpointer data);
-void rt_timeline_gantt_batches (const RtTrace *t, const RtTimeline *tl, const GArray *workers, double from_s,
-                                double to_s, gboolean phases, guint first_worker, guint end_worker,
-                                guint batch_rows, RtGanttBatchFunc batch, gpointer data);
+ * 0 and G_MAXUINT: all), handed to `each` one at a time, in order, and kept nowhere: a
+ * Gantt with phases has some hundred rows per request, and its data is written as they
+ * come; its workers' rows can be made apart (their lanes as in the whole table). */
+void rt_timeline_gantt_each (const RtTrace *t, const RtTimeline *tl, const GArray *workers, double from_s,
+                             double to_s, gboolean phases, guint first_worker, guint end_worker,
+                             RtGanttBarFunc each, gpointer data);
+/* A bar as the cells of a row of that table (its TSV written as it comes). */
+void rt_timeline_gantt_bar_tsv (RtTsvWriter *w, const RtGanttBar *bar);
 /* The lane of the band of the step's worker index k in that table (after all the workers
  * wanted: the number of lanes). */
 guint rt_timeline_gantt_first_lane (const RtTimeline *tl, const GArray *workers, double from_s, double to_s, guint k);

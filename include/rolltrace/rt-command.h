@@ -175,6 +175,38 @@ gboolean rt_session_write_tsv (RtSession *s, const GString *tsv, const char *ste
 gboolean rt_session_write_tsv_parts (RtSession *s, const GString *const *parts, guint n, const char *stem,
                                      GError **error);
 
+/* A file of OUT compared with its new text while the text is made, a part at a time, so
+ * that a file that stays the same (a cached run again into the same folder) costs neither
+ * the whole text in memory nor a copy of the file: each part's text is compared with the
+ * file where the part stands and let go as long as it is the same; from the first
+ * difference on (or without a file there) the part keeps its text. The parts may be made
+ * on different threads, one part on one thread. */
+typedef struct _RtOutCheck RtOutCheck;
+RtOutCheck *rt_session_check_new (RtSession *s, const char *name);
+void rt_out_check_free (RtOutCheck *c);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (RtOutCheck, rt_out_check_free)
+/* Up to n bytes of the file from `at` into buf: how many (0 at its end or without a file). */
+gsize rt_out_check_read (RtOutCheck *c, guint64 at, char *buf, gsize n);
+/* The file's size (0 without a file). */
+guint64 rt_out_check_size (const RtOutCheck *c);
+
+/* One part: its text made into `text`, which rt_out_part_compare empties while it is the
+ * file's bytes from `offset` on. An offset that is wrong (a file that differs) costs only
+ * the comparison: the file is then written whole. */
+typedef struct {
+  RtOutCheck *check;
+  guint64 offset;             /* where the part would begin in the file */
+  guint64 same;               /* its bytes found the same there, no longer in `text` */
+  gboolean differs;           /* `text` keeps all the part's bytes after `same` */
+  GString *text;
+} RtOutPart;
+void rt_out_part_begin (RtOutPart *p, RtOutCheck *c, guint64 offset, GString *text);
+/* Compares the text made since with the file (every so often, as the text grows). */
+void rt_out_part_compare (RtOutPart *p);
+/* After the last of its parts (in the file's order) is made: leaves the file as it is when
+ * the parts are it, byte for byte, else writes them as the file. */
+gboolean rt_session_check_finish (RtSession *s, RtOutCheck *c, RtOutPart *parts, guint n_parts, GError **error);
+
 /* Path of OUT/name (OUT as given or defaulted). */
 char *rt_session_out_path (RtSession *s, const char *name);
 

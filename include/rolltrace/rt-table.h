@@ -113,6 +113,24 @@ GString *rt_table_csv (const RtTable *table);
 /* Drops every row and keeps the columns: a table reused for the next batch of rows. */
 void rt_table_clear_rows (RtTable *table);
 
+/* A table's TSV rows written straight into a text, cell after cell in column order as with
+ * rt_table_int and the like, the cells never kept: the text is the one rt_table_tsv_append
+ * makes of the same rows. For the large tables of a plot's data, written once (a Gantt's
+ * bars, the counts in flight), where keeping each cell to read it back cost more than
+ * writing it. The table gives the columns only (it may hold no row) and must outlive the
+ * writer; `out` too, which may be emptied between cells (its text let go as it is made). */
+typedef struct _RtTsvWriter RtTsvWriter;
+RtTsvWriter *rt_tsv_writer_new (const RtTable *table, GString *out, gboolean header);
+void rt_tsv_writer_free (RtTsvWriter *w);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (RtTsvWriter, rt_tsv_writer_free)
+void rt_tsv_writer_int (RtTsvWriter *w, gint64 v);
+void rt_tsv_writer_number (RtTsvWriter *w, double v);
+/* n integer cells at once (a row's counts) */
+void rt_tsv_writer_uints (RtTsvWriter *w, const guint *v, gsize n);
+/* NULL: null; not copied, and compared by address with the column's text above, so that a
+ * text repeated row after row (a request's id) is written from the first copy */
+void rt_tsv_writer_text (RtTsvWriter *w, const char *s);
+
 /* The --help text of a declaration: what a row is, then a line per column
  * ("  step            the step number"), indented by `indent` spaces. */
 void rt_table_spec_describe (const RtTableSpec *spec, GString *out, guint indent);

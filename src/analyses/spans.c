@@ -191,7 +191,7 @@ line_request (const RtEvent *ev, const RtFile *f, const guint32 *span_of)
  * line_room). `kinds`: RtPhaseKind by event id. */
 static void
 add_file (RtSpans *sp, RtSpanLine *line_room, guint *n_lines, const RtTrace *t, guint fi, const RtEvent *rows,
-          const guint8 *kinds)
+          const guint8 *kinds, GArray *request_of)
 {
   const RtFile *f = rt_trace_file (t, fi);
   RtSpanWorker w = { .file = fi, .worker = f->worker, .start_s = NAN, .end_s = NAN,
@@ -253,6 +253,27 @@ add_file (RtSpans *sp, RtSpanLine *line_room, guint *n_lines, const RtTrace *t, 
     }
   for (guint i = 0; i < n_reqs; i++)
     at[i + 1] += at[i];
+  if (request_of != NULL)
+    {
+      /* without the lines: their number, and which request each file-local one is
+       * (rt_spans_worker_lines makes the lines from it) */
+      for (guint r = 0; r < f->n_requests; r++)
+        {
+          guint32 k = span_of[r] != RT_NONE ? rank[span_of[r]] : RT_NONE;
+          g_array_append_val (request_of, k);
+        }
+      for (guint i = 0; i < n_reqs; i++)
+        {
+          RtSpanRequest req = g_array_index (reqs, FileRequest, i).r;
+          req.first_line = 0;
+          req.n_lines = at[i + 1] - at[i];
+          req.first_turn = req.n_turns = 0;
+          g_array_append_val (sp->requests, req);
+        }
+      w.n_requests = sp->requests->len - w.first_request;
+      g_array_append_val (sp->workers, w);
+      return;
+    }
   guint first_line = *n_lines;
   *n_lines += at[n_reqs];
   RtSpanLine *lines = line_room + first_line;
@@ -304,6 +325,7 @@ typedef struct {
   guint first_file, n_files;
   const RtEvent *const *rows;   /* of each of those files */
   const guint8 *kinds;
+  GArray *request_of;           /* without the lines: which request each file-local one is, else NULL */
 } FileRange;
 
 static gpointer
@@ -311,7 +333,7 @@ add_files (gpointer p)
 {
   FileRange *r = p;
   for (guint k = 0; k < r->n_files; k++)
-    add_file (r->sp, r->line_room, &r->n_lines, r->t, r->first_file + k, r->rows[k], r->kinds);
+    add_file (r->sp, r->line_room, &r->n_lines, r->t, r->first_file + k, r->rows[k], r->kinds, r->request_of);
   return NULL;
 }
 
@@ -341,8 +363,8 @@ append_part (RtSpans *sp, const RtSpans *part, guint lines)
     }
 }
 
-RtSpans *
-rt_spans_analyse (const RtTrace *t, guint step_index)
+static RtSpans *
+spans_analyse (const RtTrace *t, guint step_index, gboolean with_lines)
 {
   const RtStep *st = rt_trace_step (t, step_index);
   RtSpans *sp = spans_new ();
@@ -377,6 +399,8 @@ rt_spans_analyse (const RtTrace *t, guint step_index)
   GArray *grown[] = { sp->requests, sp->turns, sp->sections, later->requests, later->turns, later->sections };
   for (guint i = 0; i < G_N_ELEMENTS (grown); i++)
     {
+      if (!with_lines && (grown[i] == sp->turns || grown[i] == later->turns))
+        continue;
       /* not on huge pages: a step's requests take a few hundred KB of the room */
       guint len = grown[i]->len;
       g_array_set_size (grown[i], (guint) MIN (len + (i < 3 ? all_rows : all_rows - rows_before), G_MAXUINT32 / 2));
@@ -385,11 +409,14 @@ rt_spans_analyse (const RtTrace *t, guint step_index)
   /* the lines, most of the rows, go straight into sp->lines: the earlier files' from the
    * start, the later files' from rows_before (as many lines as the earlier files have rows
    * at most), moved down after them once both are done */
-  g_array_set_size (sp->lines, (guint) CLAMP (all_rows, 1, G_MAXUINT32 / 2));
-  RtSpanLine *line_room = (RtSpanLine *) (void *) sp->lines->data;
-  FileRange first = { sp, line_room, 0, t, st->first_file, split, rows, kinds };
-  FileRange second = { later, line_room + rows_before, 0, t, st->first_file + split, st->n_files - split,
-                       rows + split, kinds };
+  if (with_lines)
+    g_array_set_size (sp->lines, (guint) CLAMP (all_rows, 1, G_MAXUINT32 / 2));
+  RtSpanLine *line_room = with_lines ? (RtSpanLine *) (void *) sp->lines->data : NULL;
+  g_autoptr (GArray) order = with_lines ? NULL : g_array_new (FALSE, FALSE, sizeof (guint32));
+  g_autoptr (GArray) later_order = with_lines ? NULL : g_array_new (FALSE, FALSE, sizeof (guint32));
+  FileRange first = { sp, line_room, 0, t, st->first_file, split, rows, kinds, order };
+  FileRange second = { later, line_room ? line_room + rows_before : NULL, 0, t, st->first_file + split,
+                       st->n_files - split, rows + split, kinds, later_order };
   GThread *helper = second.n_files > 0 && first.n_files > 0 && g_get_num_processors () > 1
                     ? g_thread_try_new ("rt-spans", add_files, &second, NULL) : NULL;
   for (guint k = 0; k < split; k++)
@@ -403,6 +430,27 @@ rt_spans_analyse (const RtTrace *t, guint step_index)
     memmove (line_room + first.n_lines, line_room + rows_before, second.n_lines * sizeof (RtSpanLine));
   g_array_set_size (sp->lines, first.n_lines + second.n_lines);
   append_part (sp, later, first.n_lines);
+  if (!with_lines)
+    {
+      /* each request's first line and turn stay 0 (append_part moved them on) */
+      for (guint i = 0; i < sp->requests->len; i++)
+        {
+          RtSpanRequest *q = &g_array_index (sp->requests, RtSpanRequest, i);
+          q->first_line = q->first_turn = 0;
+        }
+      g_array_append_vals (order, later_order->data, later_order->len);
+      sp->without_lines = TRUE;
+      sp->request_of = (guint32 *) (void *) g_array_free (g_steal_pointer (&order), FALSE);
+      sp->request_of_first = g_new (guint32, MAX (st->n_files, 1u));
+      guint32 at = 0;
+      for (guint k = 0; k < st->n_files; k++)
+        {
+          sp->request_of_first[k] = at;
+          at += rt_trace_file (t, st->first_file + k)->n_requests;
+        }
+      sp->rows = g_memdup2 (rows, MAX (st->n_files, 1u) * sizeof (const RtEvent *));
+      sp->kinds = g_steal_pointer (&kinds);
+    }
 
   for (guint k = 0; k < st->n_files; k++)
     {
@@ -413,11 +461,76 @@ rt_spans_analyse (const RtTrace *t, guint step_index)
   return sp;
 }
 
+RtSpans *
+rt_spans_analyse (const RtTrace *t, guint step_index)
+{
+  return spans_analyse (t, step_index, TRUE);
+}
+
+RtSpans *
+rt_spans_analyse_requests (const RtTrace *t, guint step_index)
+{
+  return spans_analyse (t, step_index, FALSE);
+}
+
+void
+rt_spans_worker_lines (const RtSpans *sp, const RtTrace *t, guint k, const gboolean *wanted, GArray *lines,
+                       guint32 *first)
+{
+  const RtSpanWorker *w = rt_spans_worker (sp, k);
+  guint32 n = 0;
+  for (guint i = 0; i < w->n_requests; i++)
+    {
+      first[i] = wanted == NULL || wanted[i] ? n : RT_NONE;
+      n += first[i] != RT_NONE ? rt_spans_request (sp, w->first_request + i)->n_lines : 0;
+    }
+  g_array_set_size (lines, n);
+  RtSpanLine *out = (RtSpanLine *) (void *) lines->data;
+  if (!sp->without_lines)
+    {
+      for (guint i = 0; i < w->n_requests; i++)
+        {
+          const RtSpanRequest *q = rt_spans_request (sp, w->first_request + i);
+          if (first[i] != RT_NONE && q->n_lines > 0)
+            memcpy (out + first[i], rt_spans_line (sp, q->first_line), q->n_lines * sizeof (RtSpanLine));
+        }
+      return;
+    }
+  if (n == 0)
+    return;
+  /* add_file's way again for these requests: which request each line is of, the lines
+   * placed in line order, then sorted */
+  const RtFile *f = rt_trace_file (t, w->file);
+  const RtEvent *rows = sp->rows[k];
+  const guint32 *span_of = sp->request_of + sp->request_of_first[k];
+  g_autofree guint32 *fill = g_memdup2 (first, MAX (w->n_requests, 1u) * sizeof (guint32));
+  for (guint32 e = 0; e < f->n_events; e++)
+    {
+      const RtEvent *ev = &rows[e];
+      guint32 i = line_request (ev, f, span_of);
+      if (i != RT_NONE && fill[i] != RT_NONE)
+        {
+          double end = ev->end_s - sp->origin_s;
+          out[fill[i]++] = (RtSpanLine) { end - ev->duration_s, end, ev->event, sp->kinds[ev->event], ev->turn };
+        }
+    }
+  for (guint i = 0; i < w->n_requests; i++)
+    {
+      guint32 n_lines = rt_spans_request (sp, w->first_request + i)->n_lines;
+      if (first[i] != RT_NONE && n_lines > 1)
+        sort_request_lines (out + first[i], n_lines);
+    }
+}
+
 void
 rt_spans_free (RtSpans *sp)
 {
   if (sp == NULL)
     return;
+  g_free (sp->rows);
+  g_free (sp->request_of);
+  g_free (sp->request_of_first);
+  g_free (sp->kinds);
   g_array_unref (sp->workers);
   g_array_unref (sp->requests);
   g_array_unref (sp->lines);

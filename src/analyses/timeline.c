@@ -5,6 +5,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 int
 rt_timeline_slowest_step (const RtTrace *t, const RtStepSet *steps)
@@ -32,23 +33,29 @@ typedef struct {
   guint worker;               /* index into the step's workers */
 } Edge;
 
-static int
-compare_edges (const void *a, const void *b)
+static inline guint64
+edge_time_key (const Edge *e)
 {
-  const Edge *x = a, *y = b;
-  if (x->time_s != y->time_s)
-    return x->time_s < y->time_s ? -1 : 1;
-  return x->delta - y->delta;   /* ends before starts */
+  return rt_double_order_key (e->time_s);
 }
 
-RT_DEFINE_MERGE_SORT (sort_edges, Edge, compare_edges)
+/* by time alone, stable: the edges come ends first, so that at equal times ends come before
+ * starts (and each kind in the order of the lives) */
+RT_DEFINE_RADIX_SORT (sort_edges_by_time, Edge, edge_time_key)
 
-static void
-inflight_row (RtTimeline *tl, double time_s, guint total, const guint *counts, guint n_workers)
+/* The rows of the in-flight table, written in place into arrays sized for all of them. */
+typedef struct {
+  RtInflightRow *rows;
+  guint *counts;
+  guint n_rows;
+} InflightRows;
+
+static inline void
+inflight_row (InflightRows *out, double time_s, guint total, const guint *counts, guint n_workers)
 {
-  RtInflightRow row = { time_s, total, tl->inflight_counts->len };
-  g_array_append_val (tl->inflight, row);
-  g_array_append_vals (tl->inflight_counts, counts, n_workers);
+  guint first = out->n_rows * n_workers;
+  out->rows[out->n_rows++] = (RtInflightRow) { time_s, total, first };
+  memcpy (out->counts + first, counts, n_workers * sizeof (guint));
 }
 
 /* Adds a row of the counts after every instant, and the peaks. An empty life is never in flight. */
@@ -57,31 +64,42 @@ sweep_in_flight (RtTimeline *tl)
 {
   const RtSpans *sp = tl->spans;
   guint n_workers = sp->workers->len;
-  g_autoptr (GArray) edges = g_array_sized_new (FALSE, FALSE, sizeof (Edge), 2 * sp->requests->len);   /* a start and an end each */
+  /* a start and an end of each life (never NaN), the ends first, each kind in the order of
+   * the lives, then sorted by time: by time, ends before starts at equal times */
+  guint n_lives = 0;
   for (guint i = 0; i < sp->requests->len; i++)
+    {
+      const RtSpanRequest *q = rt_spans_request (sp, i);
+      n_lives += q->end_s > q->start_s;
+    }
+  g_autoptr (GArray) edges = g_array_sized_new (FALSE, FALSE, sizeof (Edge), 2 * n_lives);
+  g_array_set_size (edges, 2 * n_lives);
+  Edge *edge = (Edge *) (void *) edges->data;
+  for (guint i = 0, k = 0; i < sp->requests->len; i++)
     {
       const RtSpanRequest *q = rt_spans_request (sp, i);
       if (!(q->end_s > q->start_s))
         continue;
-      Edge start = { q->start_s, +1, q->worker_index }, end = { q->end_s, -1, q->worker_index };
-      g_array_append_val (edges, start);
-      g_array_append_val (edges, end);
+      edge[k] = (Edge) { q->end_s, -1, q->worker_index };
+      edge[n_lives + k] = (Edge) { q->start_s, +1, q->worker_index };
+      k++;
     }
   if (edges->len > 1)
     {
       g_autofree Edge *room = g_new (Edge, edges->len);
-      sort_edges ((Edge *) (void *) edges->data, edges->len, room);
+      sort_edges_by_time (edge, edges->len, room);
     }
 
   g_autofree guint *counts = g_new0 (guint, MAX (n_workers, 1u));
   guint total = 0;
   /* a row after each instant, and one at each end of the step at most */
   guint most_rows = edges->len + 2;
-  g_array_set_size (g_array_set_size (tl->inflight, most_rows), 0);
-  g_array_set_size (g_array_set_size (tl->inflight_counts, most_rows * n_workers), 0);
+  g_array_set_size (tl->inflight, most_rows);
+  g_array_set_size (tl->inflight_counts, most_rows * n_workers);
+  InflightRows out = { (RtInflightRow *) (void *) tl->inflight->data, (guint *) (void *) tl->inflight_counts->data, 0 };
   /* from the step's start with nothing in flight, then after each instant, then the end */
   if (edges->len == 0 || g_array_index (edges, Edge, 0).time_s > 0)
-    inflight_row (tl, 0, total, counts, n_workers);
+    inflight_row (&out, 0, total, counts, n_workers);
   for (guint i = 0; i < edges->len;)
     {
       double time_s = g_array_index (edges, Edge, i).time_s;
@@ -94,10 +112,12 @@ sweep_in_flight (RtTimeline *tl)
           w->peak_in_flight = MAX (w->peak_in_flight, counts[e->worker]);
           tl->peak_in_flight = MAX (tl->peak_in_flight, total);
         }
-      inflight_row (tl, time_s, total, counts, n_workers);
+      inflight_row (&out, time_s, total, counts, n_workers);
     }
-  if (tl->end_s > g_array_index (tl->inflight, RtInflightRow, tl->inflight->len - 1).time_s)
-    inflight_row (tl, tl->end_s, total, counts, n_workers);
+  if (tl->end_s > out.rows[out.n_rows - 1].time_s)
+    inflight_row (&out, tl->end_s, total, counts, n_workers);
+  g_array_set_size (tl->inflight, out.n_rows);
+  g_array_set_size (tl->inflight_counts, out.n_rows * n_workers);
 }
 
 /* ---- the answers ---- */
@@ -110,6 +130,14 @@ compare_doubles (const void *a, const void *b)
 }
 
 RT_DEFINE_MERGE_SORT (sort_doubles, double, compare_doubles)
+
+static inline guint64
+double_key (const double *v)
+{
+  return rt_double_order_key (*v);
+}
+
+RT_DEFINE_RADIX_SORT (radix_sort_doubles, double, double_key)
 RT_DEFINE_INSERTION_SORT (insertion_sort_doubles, double, compare_doubles)
 
 /* e_k with k = ceil(p n / 100), of the n ends ascending */
@@ -180,7 +208,7 @@ rt_timeline_analyse (const RtTrace *t, const RtStepSet *steps, gint32 step)
   RtTimeline *tl = g_new0 (RtTimeline, 1);
   tl->workers = g_array_new (FALSE, FALSE, sizeof (RtTimelineWorker));
   tl->inflight = g_array_new (FALSE, FALSE, sizeof (RtInflightRow));
-  tl->inflight_counts = g_array_new (FALSE, TRUE, sizeof (guint));
+  tl->inflight_counts = g_array_new (FALSE, FALSE, sizeof (guint));
   tl->end_s = tl->t50_s = tl->t90_s = tl->t99_s = tl->t100_s = tl->tail_share = NAN;
   tl->step = step;
   tl->step_index = rt_timeline_step_index (t, steps, step);
@@ -190,16 +218,25 @@ rt_timeline_analyse (const RtTrace *t, const RtStepSet *steps, gint32 step)
   tl->step = rt_trace_step (t, tl->step_index)->step;
 
   tl->found = TRUE;
-  tl->spans = rt_spans_analyse (t, (guint) tl->step_index);
+  /* the lines of the requests only where a Gantt draws them (rt_spans_worker_lines) */
+  tl->spans = rt_spans_analyse_requests (t, (guint) tl->step_index);
   const RtSpans *sp = tl->spans;
   tl->end_s = sp->end_s;
   tl->requests = sp->requests->len;
   g_autofree double *ends = g_new (double, MAX (tl->requests, 1u));
+  gboolean any_nan = FALSE;
   for (guint i = 0; i < tl->requests; i++)
-    ends[i] = rt_spans_request (sp, i)->end_s;
+    {
+      ends[i] = rt_spans_request (sp, i)->end_s;
+      any_nan = any_nan || isnan (ends[i]);
+    }
   {
+    /* without NaN (a strict order) the radix sort's order is the merge sort's */
     g_autofree double *room = g_new (double, MAX (tl->requests, 1u));
-    sort_doubles (ends, tl->requests, room);
+    if (any_nan)
+      sort_doubles (ends, tl->requests, room);
+    else
+      radix_sort_doubles (ends, tl->requests, room);
   }
   tl->t50_s = end_percentile (ends, tl->requests, 50);
   tl->t90_s = end_percentile (ends, tl->requests, 90);
@@ -320,8 +357,35 @@ rt_timeline_inflight_table (const RtTimeline *tl, const GArray *workers)
   return table;
 }
 
-/* The rows in a batch of the in-flight TSV: their cells stay in the cache, in the same pages. */
-#define INFLIGHT_BATCH 512
+RtTable *
+rt_timeline_inflight_columns (const RtTimeline *tl, const GArray *workers)
+{
+  return inflight_table_new (tl, workers);
+}
+
+void
+rt_timeline_inflight_rows_tsv (const RtTimeline *tl, const GArray *workers, RtTsvWriter *w, guint from, guint to)
+{
+  guint n_workers = tl->workers->len;
+  guint wanted[64], n_wanted = 0;   /* the counts' columns, when some workers are left out */
+  g_autofree guint *more = n_workers > G_N_ELEMENTS (wanted) ? g_new (guint, n_workers) : NULL;
+  guint *columns = more ? more : wanted;
+  for (guint k = 0; k < n_workers; k++)
+    if (worker_wanted (tl, k, workers))
+      columns[n_wanted++] = k;
+  for (guint i = from; i < MIN (to, tl->inflight->len); i++)
+    {
+      const RtInflightRow *row = &g_array_index (tl->inflight, RtInflightRow, i);
+      const guint *counts = &g_array_index (tl->inflight_counts, guint, row->first_count);
+      rt_tsv_writer_number (w, row->time_s);
+      rt_tsv_writer_int (w, row->total);
+      if (n_wanted == n_workers)
+        rt_tsv_writer_uints (w, counts, n_workers);
+      else
+        for (guint j = 0; j < n_wanted; j++)
+          rt_tsv_writer_int (w, counts[columns[j]]);
+    }
+}
 
 GString *
 rt_timeline_inflight_tsv (const RtTimeline *tl, const GArray *workers, guint *n_columns)
@@ -331,14 +395,8 @@ rt_timeline_inflight_tsv (const RtTimeline *tl, const GArray *workers, guint *n_
   guint n = tl->inflight->len;
   /* about what a row takes: its time and a count per column */
   GString *out = g_string_sized_new (MIN ((gsize) (n + 1) * (24 + 4 * *n_columns) + 4096, (gsize) 256 << 20));
-  rt_table_tsv_append (table, out, TRUE);
-  rt_table_reserve_rows (table, MIN (n, INFLIGHT_BATCH));
-  for (guint from = 0; from < n; from += INFLIGHT_BATCH)
-    {
-      inflight_rows (table, tl, workers, from, MIN (from + INFLIGHT_BATCH, n));
-      rt_table_tsv_append (table, out, FALSE);
-      rt_table_clear_rows (table);
-    }
+  g_autoptr (RtTsvWriter) w = rt_tsv_writer_new (table, out, TRUE);
+  rt_timeline_inflight_rows_tsv (tl, workers, w, 0, n);
   return out;
 }
 
@@ -358,17 +416,42 @@ const RtTableSpec rt_timeline_gantt_spec = {
   },
 };
 
-static void
-gantt_row (RtTable *table, guint lane, gint32 worker, const char *request_id, const char *phase,
+/* Where the bars go, one at a time. */
+typedef struct {
+  RtGanttBarFunc each;
+  gpointer data;
+} GanttSink;
+
+static inline void
+gantt_row (const GanttSink *sink, guint lane, gint32 worker, const char *request_id, const char *phase,
            double start_s, double end_s)
 {
-  rt_table_int (table, lane);
-  rt_table_int (table, worker);
+  RtGanttBar bar = { lane, worker, request_id, phase, start_s, end_s };
+  sink->each (&bar, sink->data);
+}
+
+/* a bar as a row of the table */
+static void
+gantt_table_row (const RtGanttBar *bar, gpointer table)
+{
+  rt_table_int (table, bar->lane);
+  rt_table_int (table, bar->worker);
   /* the ids are the trace's, the phases static: both outlive the table */
-  rt_table_text_borrowed (table, request_id);
-  rt_table_text_borrowed (table, phase);
-  rt_table_number (table, start_s);
-  rt_table_number (table, end_s);
+  rt_table_text_borrowed (table, bar->request_id);
+  rt_table_text_borrowed (table, bar->phase);
+  rt_table_number (table, bar->start_s);
+  rt_table_number (table, bar->end_s);
+}
+
+void
+rt_timeline_gantt_bar_tsv (RtTsvWriter *w, const RtGanttBar *bar)
+{
+  rt_tsv_writer_int (w, bar->lane);
+  rt_tsv_writer_int (w, bar->worker);
+  rt_tsv_writer_text (w, bar->request_id);
+  rt_tsv_writer_text (w, bar->phase);
+  rt_tsv_writer_number (w, bar->start_s);
+  rt_tsv_writer_number (w, bar->end_s);
 }
 
 static const char *
@@ -394,7 +477,7 @@ typedef struct {
 } GanttScratch;
 
 static void
-gantt_request (RtTable *table, const RtSpans *sp, const RtSpanRequest *q, guint lane, gint32 worker,
+gantt_request (const GanttSink *table, const RtSpanLine *lines, const RtSpanRequest *q, guint lane, gint32 worker,
                const char *id, GanttScratch *scratch)
 {
   gantt_row (table, lane, worker, id, "request", q->start_s, q->end_s);
@@ -409,7 +492,7 @@ gantt_request (RtTable *table, const RtSpans *sp, const RtSpanRequest *q, guint 
   cut[n_cuts++] = q->end_s;
   for (guint i = 0; i < q->n_lines; i++)
     {
-      RtSpanLine l = *rt_spans_line (sp, q->first_line + i);
+      RtSpanLine l = lines[i];
       l.start_s = MAX (l.start_s, q->start_s);
       l.end_s = MIN (l.end_s, q->end_s);
       if (l.kind == RT_PHASE_ENCLOSING || !(l.end_s > l.start_s))
@@ -500,33 +583,44 @@ rt_timeline_gantt_requests (const RtTimeline *tl, const GArray *workers, double 
   return n;
 }
 
-/* The Gantt's rows into `table`, handed to `batch` (when not NULL) whenever it holds
- * `batch_rows` rows or more after a request, and at the end, and then cleared. */
+/* The Gantt's bars of the step's workers [first_worker, end_worker), handed to `sink`. */
 static void
-gantt_rows (RtTable *table, const RtTrace *t, const RtTimeline *tl, const GArray *workers, double from_s,
-            double to_s, gboolean phases, guint first_worker, guint end_worker, guint batch_rows,
-            RtGanttBatchFunc batch, gpointer data)
+gantt_rows (const GanttSink *sink, const RtTrace *t, const RtTimeline *tl, const GArray *workers, double from_s,
+            double to_s, gboolean phases, guint first_worker, guint end_worker)
 {
   const RtSpans *sp = tl->spans;
   g_autoptr (GArray) cuts = g_array_new (FALSE, FALSE, sizeof (double));
   g_autoptr (GArray) phase_lines = g_array_new (FALSE, FALSE, sizeof (RtSpanLine));
   g_autoptr (GArray) active = g_array_new (FALSE, FALSE, sizeof (guint));
   GanttScratch scratch = { cuts, phase_lines, active };
+  g_autoptr (GArray) lines = g_array_new (FALSE, FALSE, sizeof (RtSpanLine));   /* of a worker's requests shown */
+  g_autoptr (GArray) wanted = g_array_new (FALSE, FALSE, sizeof (gboolean));
+  g_autoptr (GArray) first_line = g_array_new (FALSE, FALSE, sizeof (guint32));
   guint lane = rt_timeline_gantt_first_lane (tl, workers, from_s, to_s, first_worker);
   for (guint k = first_worker; sp != NULL && k < MIN (end_worker, sp->workers->len); k++)
     {
       if (!worker_wanted (tl, k, workers))
         continue;
       const RtSpanWorker *w = rt_spans_worker (sp, k);
-      gantt_row (table, lane, w->worker, NULL, "worker", w->start_s, w->end_s);
+      gantt_row (sink, lane, w->worker, NULL, "worker", w->start_s, w->end_s);
       for (guint i = 0; i < w->n_sections; i++)
         {
           const RtSpanSection *sec = rt_spans_section (sp, w->first_section + i);
           const char *phase = band_phase (sec->event);
           if (phase != NULL)
-            gantt_row (table, lane, w->worker, NULL, phase, sec->start_s, sec->end_s);
+            gantt_row (sink, lane, w->worker, NULL, phase, sec->start_s, sec->end_s);
         }
       lane++;
+      if (phases)
+        {
+          g_array_set_size (wanted, w->n_requests);
+          g_array_set_size (first_line, w->n_requests);
+          for (guint i = 0; i < w->n_requests; i++)
+            g_array_index (wanted, gboolean, i) = request_in_window (rt_spans_request (sp, w->first_request + i),
+                                                                     from_s, to_s);
+          rt_spans_worker_lines (sp, t, k, (const gboolean *) (void *) wanted->data, lines,
+                                 (guint32 *) (void *) first_line->data);
+        }
       for (guint i = 0; i < w->n_requests; i++)
         {
           const RtSpanRequest *q = rt_spans_request (sp, w->first_request + i);
@@ -534,21 +628,13 @@ gantt_rows (RtTable *table, const RtTrace *t, const RtTimeline *tl, const GArray
             continue;
           const char *id = q->request != RT_NONE ? rt_request_id (t, rt_trace_request (t, q->request)) : NULL;
           if (phases)
-            gantt_request (table, sp, q, lane++, w->worker, id, &scratch);
+            gantt_request (sink, q->n_lines > 0 ? &g_array_index (lines, RtSpanLine, g_array_index (first_line, guint32, i))
+                                                : NULL,
+                           q, lane++, w->worker, id, &scratch);
           else
-            gantt_row (table, lane++, w->worker, id, "request", q->start_s, q->end_s);
-          if (batch != NULL && rt_table_n_rows (table) >= batch_rows)
-            {
-              batch (table, data);
-              rt_table_clear_rows (table);
-            }
+            gantt_row (sink, lane++, w->worker, id, "request", q->start_s, q->end_s);
         }
       lane++;
-    }
-  if (batch != NULL)
-    {
-      batch (table, data);
-      rt_table_clear_rows (table);
     }
 }
 
@@ -557,17 +643,17 @@ rt_timeline_gantt_table (const RtTrace *t, const RtTimeline *tl, const GArray *w
                          gboolean phases)
 {
   RtTable *table = rt_table_new (&rt_timeline_gantt_spec);
-  gantt_rows (table, t, tl, workers, from_s, to_s, phases, 0, G_MAXUINT, 0, NULL, NULL);
+  GanttSink sink = { gantt_table_row, table };
+  gantt_rows (&sink, t, tl, workers, from_s, to_s, phases, 0, G_MAXUINT);
   return table;
 }
 
 void
-rt_timeline_gantt_batches (const RtTrace *t, const RtTimeline *tl, const GArray *workers, double from_s,
-                           double to_s, gboolean phases, guint first_worker, guint end_worker, guint batch_rows,
-                           RtGanttBatchFunc batch, gpointer data)
+rt_timeline_gantt_each (const RtTrace *t, const RtTimeline *tl, const GArray *workers, double from_s, double to_s,
+                        gboolean phases, guint first_worker, guint end_worker, RtGanttBarFunc each, gpointer data)
 {
-  g_autoptr (RtTable) table = rt_table_new (&rt_timeline_gantt_spec);
-  gantt_rows (table, t, tl, workers, from_s, to_s, phases, first_worker, end_worker, batch_rows, batch, data);
+  GanttSink sink = { each, data };
+  gantt_rows (&sink, t, tl, workers, from_s, to_s, phases, first_worker, end_worker);
 }
 
 guint

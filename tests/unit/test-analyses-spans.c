@@ -237,6 +237,118 @@ test_spans_empty_file (void)
   rt_test_experiment_remove (dir);
 }
 
+static void
+assert_same_line (const RtSpanLine *a, const RtSpanLine *b)
+{
+  g_assert_true (memcmp (&a->start_s, &b->start_s, sizeof (double)) == 0);
+  g_assert_true (memcmp (&a->end_s, &b->end_s, sizeof (double)) == 0);
+  g_assert_cmpuint (a->event, ==, b->event);
+  g_assert_cmpuint (a->kind, ==, b->kind);
+  g_assert_cmpint (a->turn, ==, b->turn);
+}
+
+/* Spans made without their lines (rt_spans_analyse_requests) have the workers, sections and
+ * requests (their number of lines too) of spans made with them, and rt_spans_worker_lines
+ * makes each worker's lines, of all its requests or some, as they stand in the spans made
+ * with them. */
+static void
+assert_without_lines_as_with (const RtTrace *t, guint step_index)
+{
+  g_autoptr (RtSpans) full = rt_spans_analyse (t, step_index);
+  g_autoptr (RtSpans) lazy = rt_spans_analyse_requests (t, step_index);
+  g_assert_true (lazy->without_lines && !full->without_lines);
+  g_assert_cmpuint (lazy->lines->len, ==, 0);
+  g_assert_cmpuint (lazy->turns->len, ==, 0);
+  g_assert_cmpuint (lazy->workers->len, ==, full->workers->len);
+  g_assert_cmpuint (lazy->requests->len, ==, full->requests->len);
+  g_assert_cmpuint (lazy->sections->len, ==, full->sections->len);
+  for (guint i = 0; i < full->sections->len; i++)
+    {
+      const RtSpanSection *a = rt_spans_section (full, i), *b = rt_spans_section (lazy, i);
+      g_assert_true (a->event == b->event && memcmp (&a->start_s, &b->start_s, 2 * sizeof (double)) == 0);
+    }
+  for (guint i = 0; i < full->requests->len; i++)
+    {
+      const RtSpanRequest *a = rt_spans_request (full, i), *b = rt_spans_request (lazy, i);
+      g_assert_cmpuint (a->request, ==, b->request);
+      g_assert_cmpuint (a->worker_index, ==, b->worker_index);
+      g_assert_true (memcmp (&a->start_s, &b->start_s, 3 * sizeof (double)) == 0);
+      g_assert_cmpuint (a->n_lines, ==, b->n_lines);
+    }
+  g_autoptr (GRand) rand = g_rand_new_with_seed (step_index + 5);
+  g_autoptr (GArray) got = g_array_new (FALSE, FALSE, sizeof (RtSpanLine));
+  g_autoptr (GArray) want = g_array_new (FALSE, FALSE, sizeof (RtSpanLine));
+  for (guint k = 0; k < full->workers->len; k++)
+    {
+      const RtSpanWorker *w = rt_spans_worker (full, k), *lw = rt_spans_worker (lazy, k);
+      g_assert_true (w->file == lw->file && w->first_request == lw->first_request && w->n_requests == lw->n_requests
+                     && w->first_section == lw->first_section && w->n_sections == lw->n_sections);
+      g_autofree gboolean *some = g_new (gboolean, MAX (w->n_requests, 1u));
+      g_autofree guint32 *first = g_new (guint32, MAX (w->n_requests, 1u));
+      g_autofree guint32 *want_first = g_new (guint32, MAX (w->n_requests, 1u));
+      for (int mask = 0; mask < 3; mask++)
+        {
+          for (guint i = 0; i < w->n_requests; i++)
+            some[i] = mask == 1 ? i % 2 == 1 : g_rand_boolean (rand);
+          const gboolean *wanted = mask == 0 ? NULL : some;
+          rt_spans_worker_lines (lazy, t, k, wanted, got, first);
+          rt_spans_worker_lines (full, t, k, wanted, want, want_first);
+          g_assert_cmpuint (got->len, ==, want->len);
+          for (guint i = 0; i < w->n_requests; i++)
+            {
+              const RtSpanRequest *q = rt_spans_request (full, w->first_request + i);
+              g_assert_cmpuint (first[i], ==, want_first[i]);
+              g_assert_true ((first[i] == RT_NONE) == (wanted != NULL && !wanted[i]));
+              for (guint j = 0; first[i] != RT_NONE && j < q->n_lines; j++)
+                {
+                  assert_same_line (&g_array_index (got, RtSpanLine, first[i] + j), rt_spans_line (full, q->first_line + j));
+                  assert_same_line (&g_array_index (want, RtSpanLine, first[i] + j), rt_spans_line (full, q->first_line + j));
+                }
+            }
+        }
+    }
+}
+
+static void
+test_spans_without_lines_as_with (void)
+{
+  const char *const fixtures[] = { "hand-v1", "hand-v2", "timeline" };
+  for (guint i = 0; i < G_N_ELEMENTS (fixtures); i++)
+    {
+      g_autoptr (RtTrace) t = rt_test_load_fixture (fixtures[i]);
+      for (guint si = 0; si < t->steps->len; si++)
+        assert_without_lines_as_with (t, si);
+    }
+  /* a request with more lines than are sorted by insertion, some NaN, a rerun of an id with
+   * lines of its own, lines after their request's end, a request whose lines come before
+   * an unknown one */
+  g_autoptr (GString) jsonl = g_string_new (NULL);
+  g_autoptr (GRand) rand = g_rand_new_with_seed (3);
+  for (int i = 0; i < 150; i++)
+    g_string_append_printf (jsonl, "{\"timestamp\": \"2025-01-01T10:%02d:%02d\", \"event\": \"%s\", \"duration_sec\": %s, "
+                            "\"extra\": {\"request_id\": \"%s\", \"turn\": %d}}\n",
+                            10 + g_rand_int_range (rand, 0, 5), g_rand_int_range (rand, 0, 60),
+                            i % 3 ? "turn_engine_call" : i % 2 ? "tool_execution" : "main_loop",
+                            i % 37 == 5 ? "NaN" : i % 11 == 0 ? "0.0" : "3.5",
+                            i % 5 == 0 ? "b" : i % 7 == 0 ? "c" : "a", g_rand_int_range (rand, 0, 6));
+  g_string_append (jsonl,
+    "{\"timestamp\": \"2025-01-01T10:20:00\", \"event\": \"async_rollout_request_complete\", \"duration_sec\": 900.0, \"extra\": {\"request_id\": \"a\"}}\n"
+    "{\"timestamp\": \"2025-01-01T10:20:01\", \"event\": \"async_rollout_request_complete\", \"duration_sec\": 30.0, \"extra\": {\"request_id\": \"b\"}}\n"
+    "{\"timestamp\": \"2025-01-01T10:21:00\", \"event\": \"turn_engine_call\", \"duration_sec\": 2.0, \"extra\": {\"request_id\": \"b\", \"turn\": 1}}\n"
+    "{\"timestamp\": \"2025-01-01T10:21:30\", \"event\": \"async_rollout_request_complete\", \"duration_sec\": 60.0, \"extra\": {\"request_id\": \"b\"}}\n"
+    "{\"timestamp\": \"2025-01-01T10:22:00\", \"event\": \"async_rollout_request_complete\", \"duration_sec\": 5.0}\n"
+    "{\"timestamp\": \"2025-01-01T10:22:30\", \"event\": \"async_rollout_request_complete\", \"duration_sec\": 1.0, \"extra\": {\"request_id\": \"c\"}}\n");
+  g_autofree char *dir = rt_test_experiment_new (jsonl->str);
+  g_autoptr (RtTrace) t = rt_test_load (dir);
+  g_autoptr (RtSpans) sp = rt_spans_analyse (t, 0);
+  guint most = 0;
+  for (guint i = 0; i < sp->requests->len; i++)
+    most = MAX (most, rt_spans_request (sp, i)->n_lines);
+  g_assert_cmpuint (most, >, 64);
+  assert_without_lines_as_with (t, 0);
+  rt_test_experiment_remove (dir);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -248,5 +360,6 @@ main (int argc, char **argv)
   g_test_add_func ("/spans/which-lines-are-requests", test_spans_which_lines_are_requests);
   g_test_add_func ("/spans/hand-v1", test_spans_hand_v1);
   g_test_add_func ("/spans/empty-file", test_spans_empty_file);
+  g_test_add_func ("/spans/without-lines-as-with", test_spans_without_lines_as_with);
   return g_test_run ();
 }

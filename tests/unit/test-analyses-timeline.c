@@ -130,47 +130,64 @@ test_timeline_gantt (void)
 }
 
 static void
-append_batch (const RtTable *rows, gpointer data)
+write_bar (const RtGanttBar *bar, gpointer writer)
 {
-  GString *tsv = data;
-  rt_table_tsv_append (rows, tsv, tsv->len == 0);
+  rt_timeline_gantt_bar_tsv (writer, bar);
 }
 
-/* A Gantt's rows handed over in batches (after a request once the batch is full, and the
- * rest at the end) make, one after another, the whole table's TSV: for every batch size,
- * with and without phases, whole and in two parts of workers (split before each), and
- * with the in-flight TSV made in batches likewise. */
+/* The Gantt's rows of some workers, as they come, written into `tsv` (its header first
+ * when `header`). */
 static void
-test_timeline_gantt_in_batches (void)
+gantt_tsv_each (GString *tsv, gboolean header, const RtTrace *t, const RtTimeline *tl, const GArray *workers,
+                double from_s, gboolean phases, guint first_worker, guint end_worker)
+{
+  g_autoptr (RtTable) columns = rt_table_new (&rt_timeline_gantt_spec);
+  g_autoptr (RtTsvWriter) w = rt_tsv_writer_new (columns, tsv, header);
+  rt_timeline_gantt_each (t, tl, workers, from_s, NAN, phases, first_worker, end_worker, write_bar, w);
+}
+
+/* A Gantt's rows written as they come make the whole table's TSV: with and without phases,
+ * for all workers or some, from the start or a later moment, whole and in two parts of
+ * workers (split before each: the second part's lanes go on); the in-flight TSV, written
+ * as it is made, is its table's too, for all workers or some. */
+static void
+test_timeline_gantt_as_it_comes (void)
 {
   g_autoptr (RtTrace) t = rt_test_load_fixture ("hand-v2");
   g_autoptr (RtTimeline) tl = rt_timeline_analyse (t, NULL, 1);
-  for (int phases = 0; phases <= 1; phases++)
-    {
-      g_autoptr (RtTable) whole = rt_timeline_gantt_table (t, tl, NULL, NAN, NAN, phases);
-      g_autoptr (GString) want = rt_table_tsv (whole);
-      g_assert_cmpuint (rt_table_n_rows (whole), >, 6);
-      for (guint batch = 1; batch <= rt_table_n_rows (whole) + 1; batch++)
+  g_autoptr (GArray) some = g_array_new (FALSE, FALSE, sizeof (gint32));
+  g_array_append_val (some, g_array_index (tl->workers, RtTimelineWorker, tl->workers->len - 1).worker);
+  g_assert_cmpuint (tl->workers->len, >, 1);
+  const GArray *choices[] = { NULL, some };
+  for (guint c = 0; c < G_N_ELEMENTS (choices); c++)
+    for (int phases = 0; phases <= 1; phases++)
+      for (int late = 0; late <= 1; late++)
         {
+          double from_s = late ? 1 : NAN;
+          g_autoptr (RtTable) whole = rt_timeline_gantt_table (t, tl, choices[c], from_s, NAN, phases);
+          g_autoptr (GString) want = rt_table_tsv (whole);
+          g_assert_cmpuint (rt_table_n_rows (whole), >, c == 0 && !late ? 6 : 1);
           g_autoptr (GString) got = g_string_new (NULL);
-          rt_timeline_gantt_batches (t, tl, NULL, NAN, NAN, phases, 0, G_MAXUINT, batch, append_batch, got);
+          gantt_tsv_each (got, TRUE, t, tl, choices[c], from_s, phases, 0, G_MAXUINT);
           g_assert_cmpstr (got->str, ==, want->str);
-          /* and in two parts, split before each worker: the second part's lanes go on */
           for (guint k = 0; k <= tl->workers->len; k++)
             {
               g_autoptr (GString) parts = g_string_new (NULL);
-              rt_timeline_gantt_batches (t, tl, NULL, NAN, NAN, phases, 0, k, batch, append_batch, parts);
-              rt_timeline_gantt_batches (t, tl, NULL, NAN, NAN, phases, k, G_MAXUINT, batch, append_batch, parts);
+              gantt_tsv_each (parts, TRUE, t, tl, choices[c], from_s, phases, 0, k);
+              gantt_tsv_each (parts, FALSE, t, tl, choices[c], from_s, phases, k, G_MAXUINT);
               g_assert_cmpstr (parts->str, ==, want->str);
             }
         }
+  for (guint c = 0; c < G_N_ELEMENTS (choices); c++)
+    {
+      g_autoptr (RtTable) inflight = rt_timeline_inflight_table (tl, choices[c]);
+      g_autoptr (GString) want = rt_table_tsv (inflight);
+      guint n_columns = 0;
+      g_autoptr (GString) got = rt_timeline_inflight_tsv (tl, choices[c], &n_columns);
+      g_assert_cmpstr (got->str, ==, want->str);
+      g_assert_cmpuint (n_columns, ==, rt_table_n_columns (inflight));
+      g_assert_cmpuint (n_columns, ==, c == 0 ? 2 + tl->workers->len : 3);
     }
-  g_autoptr (RtTable) inflight = rt_timeline_inflight_table (tl, NULL);
-  g_autoptr (GString) want = rt_table_tsv (inflight);
-  guint n_columns = 0;
-  g_autoptr (GString) got = rt_timeline_inflight_tsv (tl, NULL, &n_columns);
-  g_assert_cmpstr (got->str, ==, want->str);
-  g_assert_cmpuint (n_columns, ==, rt_table_n_columns (inflight));
 }
 
 int
@@ -180,6 +197,6 @@ main (int argc, char **argv)
   g_test_add_func ("/timeline/fixture-answers", test_timeline_fixture_answers);
   g_test_add_func ("/timeline/step-rules", test_timeline_step_rules);
   g_test_add_func ("/timeline/gantt", test_timeline_gantt);
-  g_test_add_func ("/timeline/gantt-in-batches", test_timeline_gantt_in_batches);
+  g_test_add_func ("/timeline/gantt-as-it-comes", test_timeline_gantt_as_it_comes);
   return g_test_run ();
 }

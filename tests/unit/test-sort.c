@@ -2,6 +2,7 @@
  * elements in the same order as a stable sort, ties kept in their order, and where the
  * comparison is no strict order (NaN) in the same order as the C library's qsort, so that
  * no analysis's answer moves. */
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +23,14 @@ compare_items (const void *a, const void *b)
 
 RT_DEFINE_MERGE_SORT (sort_items, Item, compare_items)
 RT_DEFINE_INSERTION_SORT (insertion_sort_items, Item, compare_items)
+
+static inline guint64
+item_key (const Item *x)
+{
+  return rt_double_order_key (x->key);
+}
+
+RT_DEFINE_RADIX_SORT (radix_sort_items, Item, item_key)
 
 /* The reference: an insertion sort, stable (an element moves past greater ones only). */
 static void
@@ -97,6 +106,45 @@ test_insertion_like_merge (void)
         }
 }
 
+/* The radix sort puts every element where the merge sort does, for keys without NaN: of
+ * either sign, -0 beside +0 (equal, so kept in their order), infinities, the tiniest and
+ * largest doubles, keys that share all but their low bits or their high bits, few and many
+ * equal keys. */
+static void
+test_radix_like_merge (void)
+{
+  static const double special[] = { 0.0, -0.0, 1.0, -1.0, INFINITY, -INFINITY, 5e-324, -5e-324,
+                                     2.2250738585072014e-308, DBL_MAX, -DBL_MAX, 435.16283041238785 };
+  g_autoptr (GRand) rand = g_rand_new_with_seed (29);
+  for (gsize n = 0; n < 600; n += 1 + n / 8)
+    for (int shape = 0; shape < 5; shape++)
+      {
+        g_autofree Item *a = g_new (Item, MAX (n, 1u)), *b = g_new (Item, MAX (n, 1u)), *tmp = g_new (Item, MAX (n, 1u));
+        g_autofree Item *room = g_new (Item, MAX (n, 1u));
+        for (gsize i = 0; i < n; i++)
+          {
+            double v;
+            switch (shape)
+              {
+              case 0: v = special[g_rand_int_range (rand, 0, G_N_ELEMENTS (special))]; break;
+              case 1: v = (double) g_rand_int_range (rand, -3, 4); break;   /* many equal */
+              case 2: v = 100 + g_rand_double (rand) * 1e-9; break;          /* the low bits differ */
+              case 3: v = ldexp (g_rand_boolean (rand) ? 1 : -1, g_rand_int_range (rand, -1070, 1020)); break;
+              default: v = (g_rand_double (rand) - 0.3) * 1000; break;
+              }
+            a[i] = (Item) { v, (guint32) i };
+          }
+        memcpy (b, a, n * sizeof *a);
+        radix_sort_items (a, n, tmp);
+        sort_items (b, n, room);
+        for (gsize i = 0; i < n; i++)
+          {
+            g_assert_cmpuint (a[i].row, ==, b[i].row);
+            g_assert_true (memcmp (&a[i].key, &b[i].key, sizeof (double)) == 0);
+          }
+      }
+}
+
 static void
 test_nan_as_qsort (void)
 {
@@ -125,5 +173,6 @@ main (int argc, char **argv)
   g_test_add_func ("/sort/stable-like-insertion", test_stable_like_insertion);
   g_test_add_func ("/sort/nan-as-qsort", test_nan_as_qsort);
   g_test_add_func ("/sort/insertion-like-merge", test_insertion_like_merge);
+  g_test_add_func ("/sort/radix-like-merge", test_radix_like_merge);
   return g_test_run ();
 }

@@ -460,6 +460,74 @@ test_repeated_cells_as_alone (void)
   g_assert_cmpstr (borrowed_tsv->str, ==, want->str);
 }
 
+static const RtTableSpec writer_spec = {
+  "written", "one per row",
+  (const RtColumn[]) {
+    { RT_COL ("hidden", RT_COLUMN_INT, NULL, "JSON only, before the first TSV column"), .flags = RT_COLUMN_JSON_ONLY },
+    { RT_COL ("lane", RT_COLUMN_INT, NULL, "an integer") },
+    { RT_COL ("id", RT_COLUMN_TEXT, NULL, "a text") },
+    { RT_COL ("count", RT_COLUMN_NUMBER, NULL, "a number given as an integer") },
+    { RT_COL ("more", RT_COLUMN_TEXT, NULL, "JSON only, between"), .flags = RT_COLUMN_JSON_ONLY },
+    { RT_COL ("end", RT_COLUMN_NUMBER, "s", "a number") },
+    RT_COLUMNS_END,
+  },
+};
+
+/* A TSV written row by row as it is made (RtTsvWriter) is the table's TSV of the same rows:
+ * JSON-only columns left out wherever they stand, integers of every size, an integer in a
+ * column of numbers written as a number, nulls, numbers that are not finite, and texts that
+ * come back by address among more than the writer keeps (some the same text at another
+ * address, one with a tab); integers given a few at once too. */
+static void
+test_tsv_writer_as_the_table (void)
+{
+  static const char a_copy[] = "a";
+  const char *ids[] = { "a", a_copy, "tab\there", NULL, "b", "c", "d", "e", "", "b", "f", "g", "h", "i" };
+  const double values[] = { 0.0, -0.0, 1.5, 0.1 + 0.2, NAN, INFINITY, -INFINITY, 1e300, 12345.0, -2.5, 1e-7 };
+  const gint64 ints[] = { 0, 7, 999, 1000, -1, -1000, G_MAXINT64, G_MININT64, 123456789 };
+  g_autoptr (GRand) rand = g_rand_new_with_seed (11);
+  g_autoptr (RtTable) t = rt_table_new (&writer_spec);
+  g_autoptr (GString) got = g_string_new ("before\n");
+  g_autoptr (RtTsvWriter) w = rt_tsv_writer_new (t, got, TRUE);
+  for (guint r = 0; r < 3000; r++)
+    {
+      gint64 hidden = ints[g_rand_int_range (rand, 0, G_N_ELEMENTS (ints))];
+      gint64 lane = g_rand_boolean (rand) ? g_rand_int_range (rand, -20, 1100)
+                                          : ints[g_rand_int_range (rand, 0, G_N_ELEMENTS (ints))];
+      const char *id = ids[g_rand_int_range (rand, 0, G_N_ELEMENTS (ids))];
+      gint64 count = ints[g_rand_int_range (rand, 0, 6)];
+      const char *more = ids[g_rand_int_range (rand, 0, G_N_ELEMENTS (ids))];
+      double end = values[g_rand_int_range (rand, 0, G_N_ELEMENTS (values))];
+      if (r % 2 == 1)
+        {
+          /* two at once, the first left out */
+          hidden = g_rand_int_range (rand, 0, 2000);
+          lane = g_rand_int_range (rand, 0, 2000);
+          guint both[] = { (guint) hidden, (guint) lane };
+          rt_tsv_writer_uints (w, both, 2);
+        }
+      else
+        {
+          rt_tsv_writer_int (w, hidden);
+          rt_tsv_writer_int (w, lane);
+        }
+      rt_tsv_writer_text (w, id);
+      rt_tsv_writer_int (w, count);
+      rt_tsv_writer_text (w, more);
+      rt_tsv_writer_number (w, end);
+      rt_table_int (t, hidden);
+      rt_table_int (t, lane);
+      rt_table_text_borrowed (t, id);
+      rt_table_int (t, count);
+      rt_table_text_borrowed (t, more);
+      rt_table_number (t, end);
+    }
+  g_autoptr (GString) want = g_string_new ("before\n");
+  rt_table_tsv_append (t, want, TRUE);
+  g_assert_cmpstr (got->str, ==, want->str);
+  g_assert_true (strstr (want->str, "\tNaN\t") != NULL && strstr (want->str, "9223372036854775807") != NULL);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -479,5 +547,6 @@ main (int argc, char **argv)
   g_test_add_func ("/table/repeated-cells-as-alone", test_repeated_cells_as_alone);
   g_test_add_func ("/table/tsv-integers-as-printf-writes-them", test_tsv_integers_as_printf_writes_them);
   g_test_add_func ("/table/tsv-in-batches-equals-whole", test_tsv_in_batches_equals_whole);
+  g_test_add_func ("/table/tsv-writer-as-the-table", test_tsv_writer_as_the_table);
   return g_test_run ();
 }

@@ -322,23 +322,35 @@ rt_session_plot (RtSession *s, const char *template_name, const char *name,
   return rt_session_plot_data (s, template_name, name, name, what, vars, error);
 }
 
+/* RtSession.scripts, taken by one thread at a time (a command may write plots side by side). */
+G_LOCK_DEFINE_STATIC (scripts);
+
+/* The style every script loads, written with the first script. */
+static gboolean
+begin_scripts (RtSession *s, GError **error)
+{
+  G_LOCK (scripts);
+  gboolean ok = TRUE;
+  if (s->scripts == NULL)
+    {
+      g_autoptr (GBytes) style = load_template ("style.gp", error);
+      g_autoptr (GString) text = style ? g_string_new_len (g_bytes_get_data (style, NULL),
+                                                           (gssize) g_bytes_get_size (style))
+                                       : NULL;
+      ok = text != NULL && rt_session_write (s, STYLE_FILE, text, error);
+      if (ok)
+        s->scripts = g_ptr_array_new_with_free_func (g_free);
+    }
+  G_UNLOCK (scripts);
+  return ok;
+}
+
 gboolean
 rt_session_plot_data (RtSession *s, const char *template_name, const char *name, const char *data_stem,
                       const char *what, const char *const *vars, GError **error)
 {
-  if (!rt_session_ensure_out_dir (s, error))
+  if (!rt_session_ensure_out_dir (s, error) || !begin_scripts (s, error))
     return FALSE;
-  if (s->scripts == NULL)
-    {
-      g_autoptr (GBytes) style = load_template ("style.gp", error);
-      if (style == NULL)
-        return FALSE;
-      g_autoptr (GString) text = g_string_new_len (g_bytes_get_data (style, NULL),
-                                                   (gssize) g_bytes_get_size (style));
-      if (!rt_session_write (s, STYLE_FILE, text, error))
-        return FALSE;
-      s->scripts = g_ptr_array_new_with_free_func (g_free);
-    }
 
   g_autofree char *template_file = g_strdup_printf ("%s.gp", template_name);
   g_autoptr (GBytes) tmpl = load_template (template_file, error);
@@ -374,6 +386,8 @@ rt_session_plot_data (RtSession *s, const char *template_name, const char *name,
   g_autofree char *script_name = g_strdup_printf ("%s.gp", name);
   if (!rt_session_write (s, script_name, script, error))
     return FALSE;
+  G_LOCK (scripts);
   g_ptr_array_add (s->scripts, g_steal_pointer (&script_name));
+  G_UNLOCK (scripts);
   return TRUE;
 }

@@ -13,9 +13,6 @@ void rt_session_name_experiments (RtSession *s);
 gboolean rt_session_load_experiments (RtSession *s, GError **error);
 void rt_experiment_free (RtExperiment *e);
 
-/* command-output.c: creates the output folder on first use. */
-gboolean rt_session_ensure_out_dir (RtSession *s, GError **error);
-
 /* command-plot.c: runs gnuplot on every script written (unless --no-render). */
 gboolean rt_session_render_plots (RtSession *s, GError **error);
 

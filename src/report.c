@@ -111,7 +111,7 @@ caption (Section *sec, const char *what_to_look_for)
 
 /* A plot drawn by the section: its SVG inline, and a link to its data. */
 static void
-plot (RtReport *r, Section *sec, const char *name, const char *data_stem)
+plot (Section *sec, const char *name, const char *data_stem)
 {
   html (sec, "<figure id=\"plot-");
   text (sec, name);
@@ -129,7 +129,6 @@ plot (RtReport *r, Section *sec, const char *name, const char *data_stem)
   html (sec, "\">");
   text_printf (sec, "%s.gp", name);
   html (sec, "</a></figcaption></figure>\n");
-  g_hash_table_add (r->plots, g_strdup (name));
 }
 
 static void
@@ -244,7 +243,7 @@ section_overview (RtReport *r, Section *sec, gboolean *shown, GError **error)
                     "training and weight sync. Look for steps far above the rest (marked) and for a drift.");
   if (!rt_plot_overview (r->s, o, error))
     return FALSE;
-  plot (r, sec, "overview", "overview");
+  plot (sec, "overview", "overview");
   html (sec, "<p>");
   text_printf (sec, "Means over %u steps: rollout %.2f s, interval %.2f s, outside rollout %.2f s (rollout %.0f %% "
                "of a step).", o->steps->len, o->rollout_mean, o->interval_mean, o->outside_mean, o->rollout_pct);
@@ -277,7 +276,7 @@ section_tail (RtReport *r, Section *sec, gboolean *shown, GError **error)
   guint step_points = MAX (100u, RT_PLOT_CDF_STEP_POINTS / MAX (1u, c->steps->len / 4));
   if (!rt_plot_cdf (r->s, r->cdf, NULL, MIN (step_points, (guint) RT_PLOT_CDF_STEP_POINTS), error))
     return FALSE;
-  plot (r, sec, "cdf", "cdf");
+  plot (sec, "cdf", "cdf");
   g_autoptr (RtTable) all = rt_cdf_steps_table (c);
   if (!rt_session_write_table (r->s, all, "cdf_steps", error))
     return FALSE;
@@ -307,7 +306,7 @@ section_workers (RtReport *r, Section *sec, gboolean *shown, GError **error)
                 "the critical path is the slowest rank.");
   if (!rt_plot_workers_steps (r->s, r->workers, error))
     return FALSE;
-  plot (r, sec, "workers_steps", "workers_steps");
+  plot (sec, "workers_steps", "workers_steps");
   int si = r->timeline->step_index;
   if (si < 0)
     return TRUE;
@@ -337,7 +336,7 @@ section_workers (RtReport *r, Section *sec, gboolean *shown, GError **error)
                  b->slowest_worker, b->total_max, b->total_median, b->imbalance, ws->barrier_slowest_s,
                  ws->barrier_mean_s);
   html (sec, "</p>\n");
-  plot (r, sec, name, name);
+  plot (sec, name, name);
   return TRUE;
 }
 
@@ -362,7 +361,7 @@ section_requests (RtReport *r, Section *sec, gboolean *shown, GError **error)
   if (!rt_plot_requests_top (r->s, req, FALSE, error))
     return FALSE;
   g_autofree char *name = g_strdup_printf ("requests_top_step_%d", req->step);
-  plot (r, sec, name, name);
+  plot (sec, name, name);
   html (sec, "<ol class=\"requests\">\n");
   for (guint i = 0; i < req->slowest->len; i++)
     {
@@ -391,7 +390,7 @@ section_turns (RtReport *r, Section *sec, gboolean *shown, GError **error)
     {
       if (!rt_plot_turns (r->s, r->turns, error))
         return FALSE;
-      plot (r, sec, "turns", "turns");
+      plot (sec, "turns", "turns");
     }
   else
     note (sec, "No turn timings (turn_timings or turn_end lines) in this trace.");
@@ -399,7 +398,7 @@ section_turns (RtReport *r, Section *sec, gboolean *shown, GError **error)
     {
       if (!rt_plot_turn_dist (r->s, r->turn_dist, error))
         return FALSE;
-      plot (r, sec, "turn_dist_counts", "turn_dist_counts");
+      plot (sec, "turn_dist_counts", "turn_dist_counts");
     }
   return TRUE;
 }
@@ -433,8 +432,8 @@ section_timeline (RtReport *r, Section *sec, gboolean *shown, GError **error)
                                whole ? NAN : tl->t90_s, whole ? NAN : tl->end_s, error)
       || !rt_plot_timeline_inflight (r->s, tl, tl->workers->len > INFLIGHT_WORKERS_MAX ? none : NULL, NULL, error))
     return FALSE;
-  plot (r, sec, gantt, gantt);
-  plot (r, sec, inflight, inflight);
+  plot (sec, gantt, gantt);
+  plot (sec, inflight, inflight);
   return TRUE;
 }
 
@@ -452,7 +451,7 @@ section_shares (RtReport *r, Section *sec, gboolean *shown, GError **error)
                 "barrier band is time every rank spends waiting for the slowest.");
   if (!rt_plot_events (r->s, ev, error))
     return FALSE;
-  plot (r, sec, "events_stacked", "events");
+  plot (sec, "events_stacked", "events");
   html (sec, "<table><thead><tr><th>section</th><th>mean share of a step (%%)</th></tr></thead><tbody>\n");
   for (int e = 0; e < RT_EV_TOTAL_STEP; e++)
     if (ev->mean_pct[e] >= 0.05)
@@ -489,7 +488,7 @@ section_trainer (RtReport *r, Section *sec, gboolean *shown, GError **error)
     {
       if (!rt_plot_train_breakdown (r->s, log, p, error))
         return FALSE;
-      plot (r, sec, p->name, p->name);
+      plot (sec, p->name, p->name);
     }
   g_autoptr (RtTable) metrics = rt_train_metrics_table (r->train);
   static const char *const cols[] = { "metric", "count", "mean", "min", "median", "max", NULL };
@@ -538,7 +537,7 @@ plot_if_written (RtReport *r, Section *sec, const char *name, const char *data_s
   g_autofree char *script = g_strdup_printf ("%s.gp", name);
   g_autofree char *path = rt_session_out_path (r->s, script);
   if (g_file_test (path, G_FILE_TEST_EXISTS))
-    plot (r, sec, name, data_stem);
+    plot (sec, name, data_stem);
 }
 
 /* The comparison with the experiments of --compare, by rt-compare's analysis and plots: this
@@ -655,39 +654,29 @@ run_analyses (gpointer data, guint task)
   analyses[task] (data);
 }
 
-/* Every section, in order; FALSE when a plot could not be written. */
-static gboolean
-build_sections (RtReport *r, GError **error)
-{
-  for (guint i = 0; i < G_N_ELEMENTS (sections); i++)
-    {
-      Section *sec = g_new0 (Section, 1);
-      sec->name = sections[i].name;
-      sec->title = sections[i].title;
-      sec->pieces = g_ptr_array_new_with_free_func ((GDestroyNotify) piece_free);
-      gboolean shown = TRUE;
-      if (!sections[i].build (r, sec, &shown, error))
-        {
-          section_free (sec);
-          return FALSE;
-        }
-      if (!shown)
-        {
-          section_free (sec);
-          continue;
-        }
-      g_ptr_array_add (r->sections, sec);
-      g_ptr_array_add (r->names, (gpointer) sec->name);
-    }
-  return TRUE;
-}
-
-/* Once the analyses are done, the sections (which write the output folder's files) and,
- * beside them, the findings (which only read the analyses and the tables): the longer first. */
+/* Once the analyses are done, the sections and the findings, in three tasks that run side by
+ * side, the longest first: the timeline section, the findings (which only read the analyses and
+ * the tables), and the other sections. Each section is built apart, into `built` by its
+ * number; the page takes them in order. Event rows, read by some of each, are checked once
+ * (rt_trace_file_events); the session's list of scripts takes one plot at a time. */
 typedef struct {
   RtReport *r;
-  GError *error;                /* of the sections */
+  Section *built[G_N_ELEMENTS (sections)];   /* NULL: not shown */
+  GError *error[G_N_ELEMENTS (sections)];    /* of a section that could not write a file */
 } Assembly;
+
+static void
+build_section (Assembly *a, guint i)
+{
+  Section *sec = g_new0 (Section, 1);
+  sec->name = sections[i].name;
+  sec->title = sections[i].title;
+  sec->pieces = g_ptr_array_new_with_free_func ((GDestroyNotify) piece_free);
+  gboolean shown = TRUE;
+  if (!sections[i].build (a->r, sec, &shown, &a->error[i]) || !shown)
+    g_clear_pointer (&sec, section_free);
+  a->built[i] = sec;
+}
 
 static void
 assemble (gpointer data, guint task)
@@ -696,11 +685,25 @@ assemble (gpointer data, guint task)
   RtReport *r = a->r;
   if (task == 0)
     {
-      build_sections (r, &a->error);
-      return;
+      for (guint i = 0; i < G_N_ELEMENTS (sections); i++)
+        if (sections[i].build == section_timeline)
+          build_section (a, i);
     }
-  RtFindingsInput in = { r->overview, r->cdf, r->events, r->turns, r->timeline, r->check };
-  r->findings = rt_findings_from (r->t, r->s->steps, &in);
+  else if (task == 1)
+    {
+      RtFindingsInput in = { r->overview, r->cdf, r->events, r->turns, r->timeline, r->check };
+      r->findings = rt_findings_from (r->t, r->s->steps, &in);
+    }
+  else
+    for (guint i = 0; i < G_N_ELEMENTS (sections); i++)
+      if (sections[i].build != section_timeline)
+        build_section (a, i);
+}
+
+static int
+compare_names (gconstpointer a, gconstpointer b)
+{
+  return strcmp (*(const char *const *) a, *(const char *const *) b);
 }
 
 RtReport *
@@ -718,13 +721,39 @@ rt_report_build (RtSession *s, const RtReportOptions *opts, GError **error)
   r->sections = g_ptr_array_new_with_free_func ((GDestroyNotify) section_free);
   r->names = g_ptr_array_new ();
   r->plots = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-  Assembly a = { r, NULL };
-  rt_run_shared (2, n_threads, assemble, &a);
-  if (a.error != NULL)
+  if (!rt_session_ensure_out_dir (s, error))
+    return NULL;
+  g_autofree Assembly *a = g_new0 (Assembly, 1);
+  a->r = r;
+  rt_run_shared (3, n_threads, assemble, a);
+  gboolean failed = FALSE;
+  for (guint i = 0; i < G_N_ELEMENTS (sections); i++)
     {
-      g_propagate_error (error, a.error);
-      return NULL;
+      if (a->error[i] != NULL)
+        {
+          /* the first section's error is told */
+          if (!failed)
+            g_propagate_error (error, g_steal_pointer (&a->error[i]));
+          g_clear_error (&a->error[i]);
+          failed = TRUE;
+        }
+      Section *sec = a->built[i];
+      if (sec == NULL)
+        continue;
+      g_ptr_array_add (r->sections, sec);
+      g_ptr_array_add (r->names, (gpointer) sec->name);
+      for (guint k = 0; k < sec->pieces->len; k++)
+        {
+          const Piece *p = g_ptr_array_index (sec->pieces, k);
+          if (p->kind == PIECE_SVG)
+            g_hash_table_add (r->plots, g_strdup (p->text));
+        }
     }
+  if (failed)
+    return NULL;
+  /* the scripts as the sections came to write them, side by side: in one order, whatever it was */
+  if (s->scripts != NULL)
+    g_ptr_array_sort (s->scripts, compare_names);
   if (!rt_session_render (s, error))
     return NULL;
   return g_steal_pointer (&r);

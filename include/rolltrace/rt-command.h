@@ -88,7 +88,8 @@ struct _RtSession {
   RtTrace *trace;            /* with RT_COMMAND_LOADS_TRACE */
   char *subject;             /* what plot titles and the default --out are named after:
                               * the experiment, or the file the command reads */
-  GPtrArray *scripts;        /* gnuplot scripts written, to render at the end */
+  GPtrArray *scripts;        /* gnuplot scripts written, to render at the end (added to
+                              * by one thread at a time: plots may be written side by side) */
   gboolean out_ready;
   GString *json_doc;         /* the --json document, printed once the command is done */
   RtJsonWriter json_writer;
@@ -97,6 +98,10 @@ struct _RtSession {
 };
 
 int rt_command_main (const RtCommand *cmd, int argc, char **argv);
+
+/* Creates the output folder, unless it was already: every writer of the session calls it
+ * first, and a command that writes from several threads at once, before they start. */
+gboolean rt_session_ensure_out_dir (RtSession *s, GError **error);
 
 /* RtCommand.rows_unread of a command that never reads an event row, whatever its options
  * (its analyses read the file, request and turn tables only). */

@@ -182,6 +182,7 @@ main (int argc, char **argv)
     .entries = entries,
     .run = run,
     .turns_summed = TRUE,
+    .request_ids_when_read = TRUE,
     .flags = RT_COMMAND_ANALYZER,
     .experiment_option = &opt_compare,
     .out_subdir = "report",

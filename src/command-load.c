@@ -205,6 +205,7 @@ rt_session_load_experiments (RtSession *s, GError **error)
         .turns_unread = s->command->turns_unread != NULL && s->command->turns_unread (),
         .request_ids_unread = s->command->request_ids_unread != NULL && s->command->request_ids_unread (),
         .turns_summed = s->command->turns_summed && s->steps_spec == NULL,
+        .request_ids_when_read = s->command->request_ids_when_read,
       };
       if (s->command->requests_of_one_step != NULL && n == 1)
         {

@@ -48,6 +48,10 @@ typedef struct {
   gint rows_ready;               /* (atomic) mapped rows checked against their checksum, or
                                   * read again after a failed check: rt_trace_file_events */
   GArray *own_events;            /* rows re-read after a failed check */
+  gint ids_ready;                /* (atomic) its requests' ids are checked, or were read again
+                                  * (own_ids): RtLoadOptions.request_ids_when_read */
+  GPtrArray *own_ids;            /* const char*: its requests' ids read again, in order */
+  GStringChunk *own_ids_text;    /* and where they are kept */
   gboolean rows_written;         /* rows already in the draft cache, at rows_at */
   guint64 rows_at, rows_checksum;
   guint64 prefix_checksum;       /* rt_cache_prefix_checksum up to resume.offset */

@@ -733,7 +733,7 @@ static RtCacheTables
 tables_read (const RtTracePrivate *priv, guint file)
 {
   return RT_CACHE_REQUESTS | (priv->opts.turns_unread || file < priv->turns_unchecked ? 0 : RT_CACHE_TURNS)
-         | (priv->opts.request_ids_unread ? 0 : RT_CACHE_IDS);
+         | (priv->opts.request_ids_unread || priv->opts.request_ids_when_read ? 0 : RT_CACHE_IDS);
 }
 
 /* trace->requests: the load's own table, numbered after the cache's (if used in place). */
@@ -1489,6 +1489,9 @@ rt_trace_load (const char *exp_path, const RtLoadOptions *opts, GError **error)
       if (trace != NULL)
         trace->stats.cache_rejected = "damaged tables";
     }
+  /* ids left unchecked: checked when read */
+  trace->request_ids_unchecked = trace != NULL && trace->priv->cache != NULL && opts->request_ids_when_read
+                                 && !opts->request_ids_unread;
   return g_steal_pointer (&trace);
 }
 
@@ -1500,6 +1503,8 @@ file_state_clear (RtFileState *fs)
   g_clear_pointer (&fs->problems, g_array_unref);
   g_clear_pointer (&fs->resume.requests, g_array_unref);
   g_clear_pointer (&fs->own_events, g_array_unref);
+  g_clear_pointer (&fs->own_ids, g_ptr_array_unref);
+  g_clear_pointer (&fs->own_ids_text, g_string_chunk_free);
 }
 
 void
@@ -1586,6 +1591,63 @@ reread_rows (RtTrace *t, guint file)
       g_array_append_val (fs->own_events, ev);
     }
   f->n_events = fs->own_events->len;
+}
+
+/* The ids of a file taken whole from the cache failed their check, when one was first read
+ * (RtLoadOptions.request_ids_when_read), after its requests were taken from the same cache:
+ * read the file again for its requests' ids, which come in the same order unless the file
+ * has changed since it was found. */
+static void
+reread_ids (RtTrace *t, guint file)
+{
+  RtFileState *fs = &t->priv->files[file];
+  const RtFile *f = rt_trace_file (t, file);
+  g_printerr ("rolltrace: note: the cache of %s is damaged; reading %s again\n", t->path, f->path);
+  rt_cache_discard (t->priv->cache, t->priv->cache_path);
+  RtFile scratch = *f;   /* a parse resets the counters of its file */
+  g_autoptr (GArray) files = g_array_new (FALSE, FALSE, sizeof (RtFile));
+  g_array_append_val (files, scratch);
+  RtTrace tmp = *t;
+  tmp.files = files;
+  g_autoptr (RtFileParse) p = rt_file_parse_new (&tmp, 0, 0, NULL);
+  g_autoptr (GError) error = NULL;
+  gboolean read = rt_file_parse_read (p, 0, 0, &error);
+  fs->own_ids = g_ptr_array_new ();
+  fs->own_ids_text = g_steal_pointer (&p->strings);
+  for (guint k = 0; read && k < p->requests->len && k < f->n_requests; k++)
+    g_ptr_array_add (fs->own_ids, (gpointer) rt_text_at (g_array_index (p->requests, RtRequest, k).id));
+  if (!read || p->requests->len != f->n_requests)
+    {
+      /* no answer about it can be that of one fresh load: say so, and keep it out of any
+       * new cache; the requests it no longer has are named by an empty id */
+      g_printerr ("rolltrace: note: %s changed while it was being analysed%s%s: the ids of its "
+                  "requests are taken as they are now\n", f->path, read ? "" : ": ", read ? "" : error->message);
+      fs->uncacheable = TRUE;
+    }
+}
+
+const char *
+rt_trace_request_id_checked (const RtTrace *t, const RtRequest *q)
+{
+  RtFileState *fs = &t->priv->files[q->file];
+  if (!g_atomic_int_get (&fs->ids_ready))
+    {
+      /* by one thread, any other that asks meanwhile waiting for the verdict; a file's whose
+       * requests were read (not taken whole from the cache) are checked already */
+      g_mutex_lock (&t->priv->lazy_lock);
+      if (!fs->ids_ready && fs->origin == RT_FILE_CACHED
+          && !rt_cache_file_tables_ok (t->priv->cache, fs->record, RT_CACHE_IDS))
+        reread_ids ((RtTrace *) t, q->file);
+      g_atomic_int_set (&fs->ids_ready, TRUE);
+      g_mutex_unlock (&t->priv->lazy_lock);
+    }
+  if (fs->own_ids != NULL)
+    {
+      const RtFile *f = rt_trace_file (t, q->file);
+      guint k = (guint) (q - rt_trace_request (t, f->first_request));
+      return k < fs->own_ids->len ? g_ptr_array_index (fs->own_ids, k) : "";
+    }
+  return (const char *) (t->request_ids_at + (guintptr) q->id);
 }
 
 const RtEvent *

@@ -56,6 +56,8 @@ typedef struct {
                                           * (RtLoadOptions.request_ids_unread) */
   gboolean turns_summed;     /* without --steps, run reads the turns only summed over every
                               * step (RtLoadOptions.turns_summed) */
+  gboolean request_ids_when_read;  /* run reads the ids of a few requests only
+                                    * (RtLoadOptions.request_ids_when_read) */
   gboolean (*requests_of_one_step) (RtSession *s, const RtTrace *t, guint *step_index);
                              /* asked while `t` is loaded, once all but its requests are there
                               * (s->trace is not set yet): TRUE, with step_index set, when run

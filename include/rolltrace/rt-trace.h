@@ -131,6 +131,8 @@ typedef struct {
   guintptr request_ids_at;    /* what RtRequest.id counts from (0: it is the address of the
                                * text); rt_request_id () */
   guintptr request_texts_at;  /* the same for RtRequest.finish_reason */
+  gboolean request_ids_unchecked; /* some file's ids are checked when first read
+                               * (RtLoadOptions.request_ids_when_read) */
   GArray *turns;              /* RtTurnFigures of the files read in this load, grouped by
                                * request: read every turn through rt_trace_turn () */
   const RtTurnFigures *cached_turns; /* the cache's own turns, used in place: those of the */
@@ -177,6 +179,10 @@ typedef struct {
                                * files rt_trace_turn_sums_ready covers itself */
   gboolean request_ids_unread;/* the caller never reads RtRequest.id: a cache's are then not
                                * checked (each still points to a NUL-terminated text in it) */
+  gboolean request_ids_when_read; /* the caller reads few ids (those of the requests it shows):
+                               * a cache's ids of a file are checked when one of them is first
+                               * read (rt_request_id), not while loading, and read again from
+                               * the file when they fail */
   gpointer requests_of_one_step_data;
 } RtLoadOptions;
 
@@ -275,11 +281,16 @@ rt_trace_request (const RtTrace *t, guint i)
   return i < t->n_cached_requests ? &t->cached_requests[i] : &t->requests[i - t->n_cached_requests];
 }
 
+/* rt_request_id of a trace whose ids of some file are checked when first read. */
+const char *rt_trace_request_id_checked (const RtTrace *t, const RtRequest *q);
+
 /* The id of request q of t (NUL-terminated; the text may hold NUL bytes before it only if
  * the log did). */
 static inline const char *
 rt_request_id (const RtTrace *t, const RtRequest *q)
 {
+  if (G_UNLIKELY (t->request_ids_unchecked))
+    return rt_trace_request_id_checked (t, q);
   return (const char *) (t->request_ids_at + (guintptr) q->id);
 }
 

@@ -1259,6 +1259,97 @@ test_damaged_turn_sums_fall_back_to_the_turns (void)
   remove_hand_v2_copy (exp);
 }
 
+/* Every request's id of `t` is the fresh load's, asked for by `n_threads` threads at once. */
+typedef struct {
+  const RtTrace *t, *fresh;
+  gint *go;
+  gboolean same;
+} IdsAsker;
+
+static gpointer
+ask_for_ids (gpointer data)
+{
+  IdsAsker *a = data;
+  while (!g_atomic_int_get (a->go))
+    ;
+  a->same = a->t->files->len == a->fresh->files->len;
+  for (guint i = 0; a->same && i < a->fresh->files->len; i++)
+    {
+      const RtFile *f = rt_trace_file (a->t, i), *w = rt_trace_file (a->fresh, i);
+      a->same = f->n_requests == w->n_requests;
+      for (guint r = 0; a->same && r < w->n_requests; r++)
+        a->same = strcmp (rt_request_id (a->t, rt_trace_request (a->t, f->first_request + r)),
+                          rt_request_id (a->fresh, rt_trace_request (a->fresh, w->first_request + r))) == 0;
+    }
+  return NULL;
+}
+
+static void
+assert_same_ids (const RtTrace *t, const RtTrace *fresh, guint n_threads)
+{
+  gint go = 0;
+  IdsAsker askers[ROWS_ASKERS];
+  GThread *threads[ROWS_ASKERS];
+  g_assert_cmpuint (n_threads, <=, ROWS_ASKERS);
+  for (guint i = 0; i < n_threads; i++)
+    {
+      askers[i] = (IdsAsker) { t, fresh, &go, FALSE };
+      threads[i] = g_thread_new ("ids", ask_for_ids, &askers[i]);
+    }
+  g_atomic_int_set (&go, 1);
+  for (guint i = 0; i < n_threads; i++)
+    {
+      g_thread_join (threads[i]);
+      g_assert_true (askers[i].same);
+    }
+}
+
+/* A command that reads few ids (rt-report) has a cache's ids of a file checked when one is
+ * first read: a load over damaged ids uses the cache, and each id read is the fresh load's,
+ * the damaged file's read again from the file, once, however many threads ask at once; a
+ * command that reads every id turns such a cache away while loading. */
+static void
+test_ids_checked_when_read (void)
+{
+  if (g_test_subprocess ())
+    {
+      g_autofree char *path = fixture ("hand-v2");
+      g_autofree char *dir = g_dir_make_tmp ("rt-cache-XXXXXX", NULL);
+      g_autoptr (RtTrace) fresh = load (path, 1);
+      RtLoadOptions when_read = { .n_threads = 1, .cache_dir = dir, .request_ids_when_read = TRUE };
+      rt_trace_free (load_with (path, when_read));
+      {
+        g_autoptr (RtTrace) t = load_with (path, when_read);   /* a good cache */
+        g_assert_true (t->stats.cache_used);
+        assert_same_ids (t, fresh, 1);
+      }
+      damage_cache_id (dir, FALSE);   /* worker_0's request "a" */
+      {
+        g_autoptr (RtTrace) t = load_with (path, when_read);
+        g_assert_true (t->stats.cache_used);
+        g_assert_cmpuint (t->stats.files_cached, ==, fresh->files->len);
+        assert_same_ids (t, fresh, ROWS_ASKERS);
+      }
+      g_autofree char *gone = cache_file_in (dir);   /* the damaged cache goes */
+      g_assert_null (gone);
+      rt_trace_free (load_with (path, when_read));
+      damage_cache_id (dir, FALSE);
+      {
+        g_autoptr (RtTrace) t = load_with (path, (RtLoadOptions) { .n_threads = 1, .cache_dir = dir });
+        g_assert_cmpstr (t->stats.cache_rejected, ==, "damaged tables");
+        assert_same_ids (t, fresh, 1);
+      }
+      g_autofree char *cache = cache_file_in (dir);
+      g_unlink (cache);
+      g_rmdir (dir);
+      return;
+    }
+  g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+  g_test_trap_assert_passed ();
+  g_test_trap_assert_stderr ("*is damaged; reading step_1/worker_0.jsonl again*");
+  g_test_trap_assert_stderr_unmatched ("*is damaged; reading*is damaged; reading*");
+}
+
 static void
 test_a_file_changed_under_damaged_rows_is_no_crash (void)
 {
@@ -1623,6 +1714,7 @@ main (int argc, char **argv)
   g_test_add_func ("/load/damaged-rows-are-read-again-to-a-fresh-loads-rows",
                    test_damaged_rows_are_read_again_to_a_fresh_loads_rows);
   g_test_add_func ("/load/turn-sums-stand-in-for-the-turns", test_turn_sums_stand_in_for_the_turns);
+  g_test_add_func ("/load/ids-checked-when-read", test_ids_checked_when_read);
   g_test_add_func ("/load/damaged-turn-sums-fall-back-to-the-turns", test_damaged_turn_sums_fall_back_to_the_turns);
   g_test_add_func ("/load/damaged-rows-asked-from-threads-are-read-again-once",
                    test_damaged_rows_asked_from_threads_are_read_again_once);

@@ -886,7 +886,7 @@ check_tables_slice (gpointer data, guint slice)
       if (tc->matches[i] != RT_CACHE_MISS && (tc->keep_requests || !tc->complete[i]))
         ok = rt_cache_file_tables_ok (tc->cache, tc->records[i],
                                       tc->complete[i] ? tables_read (priv, i) : RT_CACHE_ALL_TABLES);
-      else if (tc->matches[i] != RT_CACHE_MISS && tc->turns_by_file)
+      else if (tc->matches[i] != RT_CACHE_MISS && tc->turns_by_file && i >= priv->turns_unchecked)
         ok = rt_cache_file_tables_ok (tc->cache, tc->records[i], RT_CACHE_TURNS);
       if (!ok)
         g_atomic_int_set (&tc->failed, TRUE);
@@ -935,7 +935,7 @@ adopt_files (RtTrace *t, RtCacheMap *cache, const RtCacheMatch *matches, const g
   /* the first files with nothing to read, each the record of its own number: for a caller
    * that reads the turns of every file only summed, the cache's turn sums of some of them are
    * those of their turns here, which need not be checked then when the requests are used in
-   * place (their engine times being the cache's too) */
+   * place (their engine times being the cache's too), or not taken at all */
   guint prefix = 0;
   while (priv->opts.turns_summed && prefix < n_files && matches[prefix] == RT_CACHE_SAME && complete[prefix]
          && records[prefix] == prefix)
@@ -943,14 +943,14 @@ adopt_files (RtTrace *t, RtCacheMap *cache, const RtCacheMatch *matches, const g
   if (prefix > 0)
     priv->turn_sums = rt_cache_turn_sums (cache, prefix, &priv->n_turn_sums, &priv->turn_sums_files,
                                           &priv->engine);
-  if (priv->turn_sums != NULL && keep_requests && priv->cache_in_order)
+  if (priv->turn_sums != NULL && (!keep_requests || priv->cache_in_order))
     priv->turns_unchecked = priv->turn_sums_files;
   /* a file restored from the cache and read on needs all its tables, whatever the caller;
    * one that reads no request but turns reads those of the files taken whole */
   TableChecks tc = {
     .t = t, .cache = cache, .matches = matches, .records = records, .complete = complete,
     .keep_requests = keep_requests,
-    .turns_by_file = !keep_requests && !priv->opts.turns_unread && !priv->turns_unchecked,
+    .turns_by_file = !keep_requests && !priv->opts.turns_unread,
     .prefetch = keep_requests && whole ? tables_read (priv, n_files) : 0,
   };
   if (tc.turns_by_file)
@@ -960,7 +960,8 @@ adopt_files (RtTrace *t, RtCacheMap *cache, const RtCacheMatch *matches, const g
    * reads on from the cache) */
   guint to_check = 0;
   for (guint i = 0; i < n_files; i++)
-    to_check += matches[i] != RT_CACHE_MISS && (keep_requests || !complete[i] || tc.turns_by_file);
+    to_check += matches[i] != RT_CACHE_MISS
+                && (keep_requests || !complete[i] || (tc.turns_by_file && i >= priv->turns_unchecked));
   tc.n_slices = to_check == 0 ? 0 : MIN (n_files, TABLE_CHECK_SLICES);
   rt_run_shared (tc.n_slices, to_check >= TABLE_CHECK_SLICES ? n_threads_of (&priv->opts) : 1,
               check_tables_slice, &tc);

@@ -1229,6 +1229,19 @@ test_turn_sums_stand_in_for_the_turns (void)
     assert_same_turn_answers (t, fresh);
   }
   {
+    /* (a caller that reads no request, as rt-turns, neither) */
+    RtLoadOptions no_requests = summed;
+    no_requests.requests_unread = TRUE;
+    g_autoptr (RtTrace) t = load_with (exp, no_requests);
+    g_assert_true (t->stats.cache_used);
+    g_assert_cmpuint (rt_trace_file (t, 0)->first_request, ==, RT_NONE);
+    g_autoptr (RtTurns) got = rt_turns_analyse (t, NULL);
+    g_autoptr (RtTurns) want = rt_turns_analyse (fresh, NULL);
+    g_assert_cmpuint (got->turns->len, ==, want->turns->len);
+    g_assert_cmpmem (got->turns->data, got->turns->len * sizeof (RtTurnsRow), want->turns->data,
+                     want->turns->len * sizeof (RtTurnsRow));
+  }
+  {
     g_autoptr (RtTrace) t = load_with (exp, (RtLoadOptions) { .n_threads = 1, .cache_dir = dir });
     g_assert_cmpstr (t->stats.cache_rejected, ==, "damaged tables");
     assert_same_turn_answers (t, fresh);

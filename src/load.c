@@ -1542,6 +1542,42 @@ rt_trace_free (RtTrace *trace)
   g_free (trace);
 }
 
+/* A file of the trace read again on its own, from its first byte, because the cache was
+ * found damaged where it holds the file: `trace` is the trace as it is but for its files
+ * (only this one), which the parse points to (cleared after it). */
+typedef struct {
+  RtTrace trace;
+  GArray *files;
+  RtFileParse *parse;
+  gboolean read;                 /* the file was read to its end */
+  GError *error;                 /* or why not */
+} Rereading;
+
+static void
+rereading_clear (Rereading *r)
+{
+  g_clear_pointer (&r->parse, rt_file_parse_free);
+  g_clear_pointer (&r->files, g_array_unref);
+  g_clear_error (&r->error);
+}
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Rereading, rereading_clear)
+
+static void
+read_again (RtTrace *t, guint file, Rereading *r)
+{
+  const RtFile *f = rt_trace_file (t, file);
+  g_printerr ("rolltrace: note: the cache of %s is damaged; reading %s again\n", t->path, f->path);
+  /* the next run must not meet it again (unless another run has replaced it) */
+  rt_cache_discard (t->priv->cache, t->priv->cache_path);
+  RtFile scratch = *f;   /* a parse resets the counters of its file */
+  r->files = g_array_new (FALSE, FALSE, sizeof (RtFile));
+  g_array_append_val (r->files, scratch);
+  r->trace = *t;
+  r->trace.files = r->files;
+  r->parse = rt_file_parse_new (&r->trace, 0, 0, NULL);
+  r->read = rt_file_parse_read (r->parse, 0, 0, &r->error);
+}
+
 /* The rows of a file taken whole from the cache failed their check, after its other
  * tables (requests, turns, counters) were taken from the same cache: read the file
  * again. Its rows are then the very ones those tables were made with when they give
@@ -1552,19 +1588,11 @@ reread_rows (RtTrace *t, guint file)
 {
   RtFileState *fs = &t->priv->files[file];
   RtFile *f = &g_array_index (t->files, RtFile, file);
-  g_printerr ("rolltrace: note: the cache of %s is damaged; reading %s again\n", t->path, f->path);
-  /* the next run must not meet it again (unless another run has replaced it) */
-  rt_cache_discard (t->priv->cache, t->priv->cache_path);
-
-  guint n_names = rt_event_registry_size (t->registry);
-  RtFile scratch = *f;   /* a parse resets the counters of its file */
-  g_autoptr (GArray) files = g_array_new (FALSE, FALSE, sizeof (RtFile));
-  g_array_append_val (files, scratch);
-  RtTrace tmp = *t;
-  tmp.files = files;
-  g_autoptr (RtFileParse) p = rt_file_parse_new (&tmp, 0, 0, NULL);
-  g_autoptr (GError) error = NULL;
-  gboolean read = rt_file_parse_read (p, 0, 0, &error);
+  guint n_names = rt_event_registry_size (t->registry);   /* before the parse adds any */
+  g_auto (Rereading) again = { 0 };
+  read_again (t, file, &again);
+  const RtFileParse *p = again.parse;
+  gboolean read = again.read;
   const RtEvent *rows = (const RtEvent *) p->events->data;
   fs->own_events = g_array_sized_new (FALSE, FALSE, sizeof (RtEvent), f->n_events);
   if (read && p->events->len >= f->n_events
@@ -1580,7 +1608,7 @@ reread_rows (RtTrace *t, guint file)
    * file out of any new cache. */
   g_printerr ("rolltrace: note: %s changed while it was being analysed%s%s: its events are "
               "taken as they are now, its requests and counters as they were\n",
-              f->path, read ? "" : ": ", read ? "" : error->message);
+              f->path, read ? "" : ": ", read ? "" : again.error->message);
   fs->uncacheable = TRUE;
   for (guint i = 0; read && i < p->events->len && fs->own_events->len < f->n_events; i++)
     {
@@ -1603,16 +1631,10 @@ reread_ids (RtTrace *t, guint file)
 {
   RtFileState *fs = &t->priv->files[file];
   const RtFile *f = rt_trace_file (t, file);
-  g_printerr ("rolltrace: note: the cache of %s is damaged; reading %s again\n", t->path, f->path);
-  rt_cache_discard (t->priv->cache, t->priv->cache_path);
-  RtFile scratch = *f;   /* a parse resets the counters of its file */
-  g_autoptr (GArray) files = g_array_new (FALSE, FALSE, sizeof (RtFile));
-  g_array_append_val (files, scratch);
-  RtTrace tmp = *t;
-  tmp.files = files;
-  g_autoptr (RtFileParse) p = rt_file_parse_new (&tmp, 0, 0, NULL);
-  g_autoptr (GError) error = NULL;
-  gboolean read = rt_file_parse_read (p, 0, 0, &error);
+  g_auto (Rereading) again = { 0 };
+  read_again (t, file, &again);
+  RtFileParse *p = again.parse;
+  gboolean read = again.read;
   fs->own_ids = g_ptr_array_new ();
   fs->own_ids_text = g_steal_pointer (&p->strings);
   for (guint k = 0; read && k < p->requests->len && k < f->n_requests; k++)
@@ -1622,7 +1644,7 @@ reread_ids (RtTrace *t, guint file)
       /* no answer about it can be that of one fresh load: say so, and keep it out of any
        * new cache; the requests it no longer has are named by an empty id */
       g_printerr ("rolltrace: note: %s changed while it was being analysed%s%s: the ids of its "
-                  "requests are taken as they are now\n", f->path, read ? "" : ": ", read ? "" : error->message);
+                  "requests are taken as they are now\n", f->path, read ? "" : ": ", read ? "" : again.error->message);
       fs->uncacheable = TRUE;
     }
 }

@@ -267,19 +267,7 @@ header_ok (const CacheHeader *h, gsize file_size, const char **why)
 static gboolean
 read_at (int fd, void *buf, gsize n, guint64 at)
 {
-  guint8 *p = buf;
-  while (n > 0)
-    {
-      gssize r = pread (fd, p, n, (off_t) at);
-      if (r < 0 && errno == EINTR)
-        continue;
-      if (r <= 0)
-        return FALSE;
-      p += r;
-      n -= (gsize) r;
-      at += (guint64) r;
-    }
-  return TRUE;
+  return rt_read_at (fd, buf, n, at) == n;
 }
 
 static gboolean

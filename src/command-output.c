@@ -144,17 +144,9 @@ rt_out_check_size (const RtOutCheck *c)
 gsize
 rt_out_check_read (RtOutCheck *c, guint64 at, char *buf, gsize n)
 {
-  gsize got = 0;
-  while (c->fd >= 0 && got < n && at + got < c->size)
-    {
-      gssize r = pread (c->fd, buf + got, n - got, (off_t) (at + got));
-      if (r < 0 && errno == EINTR)
-        continue;
-      if (r <= 0)
-        break;
-      got += (gsize) r;
-    }
-  return got;
+  if (c->fd < 0 || at >= c->size)
+    return 0;
+  return rt_read_at (c->fd, buf, MIN (n, c->size - at), at);
 }
 
 void

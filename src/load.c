@@ -3,6 +3,7 @@
 #include "load-private.h"
 #include "tasks-private.h"
 #include "rolltrace/rt-error.h"
+#include "rolltrace/rt-outfile.h"
 #include "rolltrace/rt-stats.h"
 
 #include <dirent.h>
@@ -510,23 +511,6 @@ read_file (LoadJob *job, guint index, RtCacheMatch match, guint record, GError *
   return TRUE;
 }
 
-/* Reads up to RT_PREFIX_BLOCK bytes from the start of fd; how many it got. */
-static gsize
-read_head (int fd, guint8 *head)
-{
-  gsize got = 0;
-  while (got < RT_PREFIX_BLOCK)
-    {
-      gssize r = pread (fd, head + got, RT_PREFIX_BLOCK - got, (off_t) got);
-      if (r < 0 && errno == EINTR)
-        continue;
-      if (r <= 0)
-        break;
-      got += (gsize) r;
-    }
-  return got;
-}
-
 /* Loads one file, and learns what a new cache must keep to tell next time whether
  * the file was only appended to: the checksum of sampled blocks before where
  * reading stopped (see rt_cache_prefix_checksum). */
@@ -553,7 +537,7 @@ load_file (LoadJob *job, guint index, GError **error)
   if (match == RT_CACHE_GROWN && (fd < 0 || !rt_cache_prefix_same (job->cache, record, fd)))
     match = RT_CACHE_MISS;
   guint8 before[RT_PREFIX_BLOCK];
-  gsize before_len = fd >= 0 ? read_head (fd, before) : 0;
+  gsize before_len = fd >= 0 ? rt_read_at (fd, before, RT_PREFIX_BLOCK, 0) : 0;
 
   gboolean ok = read_file (job, index, match, record, error);
 

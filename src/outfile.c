@@ -253,3 +253,19 @@ rt_make_parent_dir (const char *path, GError **error)
     }
   return TRUE;
 }
+
+gsize
+rt_read_at (int fd, void *buf, gsize n, guint64 at)
+{
+  gsize got = 0;
+  while (got < n)
+    {
+      gssize r = pread (fd, (char *) buf + got, n - got, (off_t) (at + got));
+      if (r < 0 && errno == EINTR)
+        continue;
+      if (r <= 0)
+        break;
+      got += (gsize) r;
+    }
+  return got;
+}

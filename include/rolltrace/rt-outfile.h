@@ -51,4 +51,8 @@ void rt_cleanup_install (void);
  * layer has checked that it is not inside the experiment). */
 gboolean rt_make_parent_dir (const char *path, GError **error);
 
+/* Reads up to n bytes of fd from offset `at` into buf (a read interrupted by a signal is
+ * taken up again): how many it got, fewer than n only at the end of the file or on an error. */
+gsize rt_read_at (int fd, void *buf, gsize n, guint64 at);
+
 G_END_DECLS

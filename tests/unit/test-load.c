@@ -1045,6 +1045,17 @@ test_damaged_rows_are_read_again_to_a_fresh_loads_rows (void)
   g_rmdir (cache_dir);
 }
 
+/* Runs the test in a subprocess, which must pass and say that it read a damaged file again
+ * (stderr matching `said`), once. */
+static void
+run_in_subprocess_reading_again_once (const char *said)
+{
+  g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+  g_test_trap_assert_passed ();
+  g_test_trap_assert_stderr (said);
+  g_test_trap_assert_stderr_unmatched ("*is damaged; reading*is damaged; reading*");
+}
+
 /* Threads that ask for a file's damaged rows at once: started together, each records
  * what it was given. */
 typedef struct {
@@ -1100,10 +1111,7 @@ test_damaged_rows_asked_from_threads_are_read_again_once (void)
       g_rmdir (cache_dir);
       return;
     }
-  g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
-  g_test_trap_assert_passed ();
-  g_test_trap_assert_stderr ("*is damaged; reading*");
-  g_test_trap_assert_stderr_unmatched ("*is damaged; reading*is damaged; reading*");
+  run_in_subprocess_reading_again_once ("*is damaged; reading*");
 }
 
 /* A copy of fixtures/hand-v2 (two steps, three files, turn_timings in each) whose last file
@@ -1357,10 +1365,7 @@ test_ids_checked_when_read (void)
       g_rmdir (dir);
       return;
     }
-  g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
-  g_test_trap_assert_passed ();
-  g_test_trap_assert_stderr ("*is damaged; reading step_1/worker_0.jsonl again*");
-  g_test_trap_assert_stderr_unmatched ("*is damaged; reading*is damaged; reading*");
+  run_in_subprocess_reading_again_once ("*is damaged; reading step_1/worker_0.jsonl again*");
 }
 
 static void

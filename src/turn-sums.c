@@ -41,18 +41,20 @@ rt_turn_sums_add (GArray *sums, const RtTurnFigures *tf, gsize n)
    * the compiler knows) */
   RtTurnSums *by_turn = (RtTurnSums *) (void *) sums->data;
   guint n_turns = sums->len;
-  for (const RtTurnFigures *end = tf + n; tf < end; tf++)
+  /* (by index: no turns may come as NULL, and NULL + 0 is no pointer) */
+  for (gsize i = 0; i < n; i++)
     {
+      const RtTurnFigures *t = &tf[i];
       /* one test for both a turn without an index (negative) and one beyond the sums */
-      if (G_UNLIKELY ((guint) tf->turn >= n_turns))
+      if (G_UNLIKELY ((guint) t->turn >= n_turns))
         {
-          if (tf->turn < 0)
+          if (t->turn < 0)
             continue;
-          g_array_set_size (sums, tf->turn + 1);
+          g_array_set_size (sums, t->turn + 1);
           by_turn = (RtTurnSums *) (void *) sums->data;
           n_turns = sums->len;
         }
-      add_record (&by_turn[tf->turn], tf);
+      add_record (&by_turn[t->turn], t);
     }
 }
 
@@ -60,8 +62,8 @@ double
 rt_turns_engine_s (const RtTurnFigures *tf, gsize n)
 {
   double sum = 0;
-  for (const RtTurnFigures *end = tf + n; tf < end; tf++)
-    if (isfinite (tf->engine_call_s))
-      sum += tf->engine_call_s;
+  for (gsize i = 0; i < n; i++)
+    if (isfinite (tf[i].engine_call_s))
+      sum += tf[i].engine_call_s;
   return sum;
 }

@@ -1201,6 +1201,27 @@ damage_cache_part (const char *dir, guint part, gsize at)
   g_assert_true (g_file_set_contents (cache, data, (gssize) len, NULL));
 }
 
+/* No turns (a request without any) may come as NULL: nothing is added, and no pointer is
+ * made from NULL (clang's UBSan stopped the cache writer's fuzz seeds on NULL + 0). */
+static void
+test_no_turns_sum_to_nothing (void)
+{
+  g_autoptr (GArray) sums = g_array_new (FALSE, TRUE, sizeof (RtTurnSums));
+  rt_turn_sums_add (sums, NULL, 0);
+  g_assert_cmpuint (sums->len, ==, 0);
+  g_assert_cmpfloat (rt_turns_engine_s (NULL, 0), ==, 0.0);
+  const RtTurnFigures two[2] = { { .turn = 1, .engine_call_s = 2.5, .total_s = NAN, .pre_process_s = 1,
+                                   .post_process_s = 1, .tool_parsing_s = 1 },
+                                 { .turn = -1, .engine_call_s = NAN } };
+  rt_turn_sums_add (sums, two, 2);
+  g_assert_cmpuint (sums->len, ==, 2);
+  const RtTurnSums *s = &g_array_index (sums, RtTurnSums, 1);
+  g_assert_cmpuint (s->count, ==, 1);
+  g_assert_cmpuint (s->missing[RT_TURN_TOTAL], ==, 1);
+  g_assert_cmpfloat (s->sum[RT_TURN_ENGINE_CALL], ==, 2.5);
+  g_assert_cmpfloat (rt_turns_engine_s (two, 2), ==, 2.5);
+}
+
 /* A command that reads the turns only summed (rt-report, rt-turns) takes the cache's turn sums
  * of the steps whose files are all as cached, and the engine times of the requests, and
  * leaves their turns unchecked: its answers are a fresh load's, even when those turns are
@@ -1731,6 +1752,7 @@ main (int argc, char **argv)
                    test_damaged_requests_of_one_step_read_everything_again);
   g_test_add_func ("/load/damaged-rows-are-read-again-to-a-fresh-loads-rows",
                    test_damaged_rows_are_read_again_to_a_fresh_loads_rows);
+  g_test_add_func ("/load/no-turns-sum-to-nothing", test_no_turns_sum_to_nothing);
   g_test_add_func ("/load/turn-sums-stand-in-for-the-turns", test_turn_sums_stand_in_for_the_turns);
   g_test_add_func ("/load/ids-checked-when-read", test_ids_checked_when_read);
   g_test_add_func ("/load/damaged-turn-sums-fall-back-to-the-turns", test_damaged_turn_sums_fall_back_to_the_turns);

@@ -414,6 +414,13 @@ rt_cache_file_tables_ok (RtCacheMap *m, guint record, RtCacheTables tables)
     {
       ok = rt_hash64 (&m->t.turns[cf->first_turn], (gsize) cf->n_turns * sizeof (RtTurnFigures), 12)
            == cf->turns_checksum;
+      /* each turn index as the parser gives it, -1 (none) to G_MAXINT16: the turn sums are
+       * kept by index */
+      guint32 bad = 0;
+      const RtTurnFigures *tf = m->t.turns + cf->first_turn;
+      for (guint32 k = 0; k < cf->n_turns; k++)
+        bad |= (guint32) (tf[k].turn + 1) > (guint32) G_MAXINT16 + 1;
+      ok = ok && bad == 0;
       state |= RT_CACHE_TURNS;
     }
   if (ok && (tables & RT_CACHE_IDS) && !(state & RT_CACHE_IDS))

@@ -178,14 +178,46 @@ clear_dir (const char *path)
 }
 
 static RtTrace *
-load (const Experiment *e, const char *cache_dir)
+load_with (const Experiment *e, RtLoadOptions opts)
 {
-  RtLoadOptions opts = { .n_threads = 1, .max_problems_per_file = 8, .cache_dir = cache_dir };
   g_autoptr (GError) error = NULL;
   RtTrace *t = rt_trace_load (e->exp, &opts, &error);
   if (t == NULL)
     rt_fuzz_fail ("%s failed to load: %s", e->exp, error->message);
   return t;
+}
+
+static RtTrace *
+load (const Experiment *e, const char *cache_dir)
+{
+  return load_with (e, (RtLoadOptions) { .n_threads = 1, .max_problems_per_file = 8, .cache_dir = cache_dir });
+}
+
+/* What rt-report reads of a trace it loads with the turns summed and the ids checked when
+ * read: every request's id and engine time, the turn sums ready; a sum of them all, kept. */
+static void
+read_as_a_report (const RtTrace *t)
+{
+  double sum = 0;
+  for (guint i = 0; i < t->files->len; i++)
+    {
+      const RtFile *f = rt_trace_file (t, i);
+      if (f->first_request == RT_NONE)
+        continue;
+      for (guint k = 0; k < f->n_requests; k++)
+        {
+          const RtRequest *q = rt_trace_request (t, f->first_request + k);
+          sum += (double) strlen (rt_request_id (t, q)) + rt_trace_request_engine_s (t, q);
+        }
+    }
+  guint n, n_files;
+  const RtTurnSums *ready = rt_trace_turn_sums_ready (t, &n, &n_files);
+  if (ready != NULL && n_files > t->files->len)
+    rt_fuzz_fail ("turn sums of %u files, of %u", n_files, t->files->len);
+  for (guint i = 0; ready != NULL && i < n; i++)
+    sum += ready[i].count + ready[i].sum[RT_TURN_TOTAL];
+  volatile double kept = sum;
+  (void) kept;
 }
 
 /* The one cache file in `dir`, or NULL. */
@@ -316,6 +348,16 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
 
   g_autoptr (RtTrace) t = load (e, e->cache_dir);
   rt_fuzz_check_trace (t);
+  /* and the same cache as rt-report loads it */
+  {
+    clear_dir (e->cache_dir);
+    rt_fuzz_write (e->cache_file, buf, size);
+    g_autoptr (RtTrace) r = load_with (e, (RtLoadOptions) { .n_threads = 1, .max_problems_per_file = 8,
+                                                            .cache_dir = e->cache_dir, .turns_summed = TRUE,
+                                                            .request_ids_when_read = TRUE });
+    rt_fuzz_check_trace (r);
+    read_as_a_report (r);
+  }
   /* RT_FUZZ_VERBOSE=1: what became of each input, to see that seeds reach the reader */
   if (g_getenv ("RT_FUZZ_VERBOSE") != NULL)
     g_printerr ("rt-fuzz: %s: cache %s%s%s, files cached %u, resumed %u, parsed %u\n",

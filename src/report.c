@@ -621,11 +621,10 @@ static const struct {
 
 /* ---- the report ---- */
 
-/* The analyses in two groups, which run side by side. Every analysis that reads event rows
- * is in the first: a file's rows are checked (and, when damaged, read again) the first time
- * they are asked for, from one thread at a time. The second reads only the request, turn and
- * duration tables and the files' counters, which the load left complete. The first, the
- * longer one, goes first: without a second core the calling thread runs both. */
+/* The analyses in two groups of about the same length, which run side by side: those that
+ * read event rows (each file's checked once, by whichever thread asks first), and those that
+ * read only the request, turn and duration tables and the files' counters. Without a second
+ * core the calling thread runs both. */
 static void
 analyse_rows (RtReport *r)
 {

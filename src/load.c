@@ -90,10 +90,10 @@ drop_duplicates (RtTrace *trace)
   g_array_set_size (trace->files, kept);
 }
 
-static int
-compare_strings (gconstpointer a, gconstpointer b)
+int
+rt_compare_strings (gconstpointer a, gconstpointer b)
 {
-  return strcmp (*(char *const *) a, *(char *const *) b);
+  return strcmp (*(const char *const *) a, *(const char *const *) b);
 }
 
 int
@@ -350,7 +350,7 @@ discover (RtTrace *trace, const char *canonical, guint n_threads, RtCacheMap **c
         break;
       }
   drop_duplicates (trace);
-  g_ptr_array_sort (trace->strays, compare_strings);
+  g_ptr_array_sort (trace->strays, rt_compare_strings);
 
   /* Steps in numeric order, each with its range of files; a step folder without
    * worker files is still a step (every worker is missing from it). */

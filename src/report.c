@@ -699,12 +699,6 @@ assemble (gpointer data, guint task)
         build_section (a, i);
 }
 
-static int
-compare_names (gconstpointer a, gconstpointer b)
-{
-  return strcmp (*(const char *const *) a, *(const char *const *) b);
-}
-
 RtReport *
 rt_report_build (RtSession *s, const RtReportOptions *opts, GError **error)
 {
@@ -752,7 +746,7 @@ rt_report_build (RtSession *s, const RtReportOptions *opts, GError **error)
     return NULL;
   /* the scripts as the sections came to write them, side by side: in one order, whatever it was */
   if (s->scripts != NULL)
-    g_ptr_array_sort (s->scripts, compare_names);
+    g_ptr_array_sort (s->scripts, rt_compare_strings);
   if (!rt_session_render (s, error))
     return NULL;
   return g_steal_pointer (&r);

@@ -401,12 +401,6 @@ rt_metric_values (const RtMetric *m)
   return out;
 }
 
-static int
-compare_names (gconstpointer a, gconstpointer b)
-{
-  return strcmp (*(const char *const *) a, *(const char *const *) b);
-}
-
 GPtrArray *
 rt_train_log_names (const RtTrainLog *log)
 {
@@ -416,6 +410,6 @@ rt_train_log_names (const RtTrainLog *log)
   g_hash_table_iter_init (&it, log->metrics);
   while (g_hash_table_iter_next (&it, &key, NULL))
     g_ptr_array_add (names, key);
-  g_ptr_array_sort (names, compare_names);
+  g_ptr_array_sort (names, rt_compare_strings);
   return names;
 }

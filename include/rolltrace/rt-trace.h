@@ -323,6 +323,10 @@ gboolean rt_parse_timestamp_memo (const char *s, gsize len, RtTimestampMemo *mem
 /* qsort-style comparison of two gint32, for g_array_sort. */
 int rt_compare_gint32 (gconstpointer a, gconstpointer b);
 
+/* The same of two strings by their bytes, for g_ptr_array_sort (whose elements it is given
+ * the addresses of). */
+int rt_compare_strings (gconstpointer a, gconstpointer b);
+
 /* Text after the last '.' of a finish reason ("FinishReasonTypeEnum.STOP" -> "STOP"). */
 const char *rt_finish_reason_short (const char *reason);
 

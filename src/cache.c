@@ -785,21 +785,31 @@ rt_cache_step_durations_ok (RtCacheMap *map)
 }
 
 const RtTurnSums *
-rt_cache_turn_sums (RtCacheMap *map, guint n_records, guint *n, guint *end_record, const double **engine)
+rt_cache_turn_sums_unchecked (RtCacheMap *map, guint n_records, guint *n, guint *end_record,
+                              const double **engine)
 {
-  /* the last mark within the records, if any */
+  /* the last mark within the records, if any (the marks checked first: they point into the
+   * sums) */
+  if (!part_ok (map, PART_TURN_MARKS))
+    return NULL;
   const CacheTurnMark *mark = NULL;
   for (guint32 i = 0; i < map->h.n_turn_marks; i++)
     if (map->t.turn_marks[i].end_record <= n_records)
       mark = &map->t.turn_marks[i];
-  if (mark == NULL || !part_ok (map, PART_TURN_MARKS) || !part_ok (map, PART_TURN_SUMS)
-      || !part_ok (map, PART_ENGINE))
+  if (mark == NULL)
     return NULL;
   *n = mark->n_sums;
   *end_record = mark->end_record;
   *engine = map->t.engine;
   return map->t.turn_sums + mark->first_sum;
 }
+
+gboolean
+rt_cache_turn_sums_ok (RtCacheMap *map)
+{
+  return part_ok (map, PART_TURN_SUMS) && part_ok (map, PART_ENGINE);
+}
+
 
 gboolean
 rt_cache_rows_ok (const RtEvent *rows, guint32 n, guint64 checksum, guint n_names, guint32 n_requests)

@@ -144,9 +144,14 @@ gboolean rt_cache_step_durations_ok (RtCacheMap *map);
  * the turn sums of the first *end_record of them (rt_turn_sums_add of their turns; the most
  * the cache marked; `n` set to their number), and the engine time of every request
  * (rt_turns_engine_s of its turns; `engine`, one per request of the requests table). NULL
- * when the cache marked none within them, or when these parts fail their check. Thread-safe. */
-const RtTurnSums *rt_cache_turn_sums (RtCacheMap *map, guint n_records, guint *n, guint *end_record,
-                                      const double **engine);
+ * when the cache marked none within them. Only the marks are checked here: neither the sums
+ * nor the engine times may be read before rt_cache_turn_sums_ok said they pass (a caller
+ * checks them beside other work). */
+const RtTurnSums *rt_cache_turn_sums_unchecked (RtCacheMap *map, guint n_records, guint *n,
+                                                guint *end_record, const double **engine);
+
+/* The turn sums and the engine times pass their checks (each part checked once). Thread-safe. */
+gboolean rt_cache_turn_sums_ok (RtCacheMap *map);
 
 /* Checks mapped rows against their checksum, and that each names an event and a
  * request that exist (n_names and n_requests: the sizes of those tables). */
@@ -194,7 +199,8 @@ void rt_cache_draft_add_step (RtCacheDraft *draft, gint32 step, guint first_reco
                               const double *sorted, guint n);
 
 /* Marks the records added so far: the cache keeps the turn sums of all their turns (unless
- * it keeps too many already), for rt_cache_turn_sums. The loader marks the end of each step. */
+ * it keeps too many already), for rt_cache_turn_sums_unchecked. The loader marks the end of
+ * each step. */
 void rt_cache_draft_mark_turn_sums (RtCacheDraft *draft);
 
 /* Completes `draft` (taken) as the cache at `path`, and renames it into place. */

@@ -163,6 +163,15 @@ fold (guint64 a, guint64 b)
   return (guint64) m ^ (guint64) (m >> 64);
 }
 
+/* The 8 bytes at p, as a word of this machine's byte order. */
+static inline guint64
+word_at (const guint8 *p)
+{
+  guint64 w;
+  memcpy (&w, p, 8);
+  return w;
+}
+
 guint64
 rt_hash64 (const void *data, gsize len, guint64 seed)
 {
@@ -176,22 +185,19 @@ rt_hash64 (const void *data, gsize len, guint64 seed)
   gsize i = 0;
   for (; i + 64 <= len; i += 64)
     {
-      guint64 w[8];
-      memcpy (w, p + i, 64);
+      /* each word read straight into its register: copied whole into an array first, the
+       * block went through the stack (GCC, x86-64), two thirds slower */
+      const guint8 *q = p + i;
       /* (the lane itself xored back: a product of 0, should a word equal its constant,
        * keeps what came before) */
-      a ^= fold (a ^ w[0], w[1] ^ 0x9E3779B97F4A7C15ull);
-      b ^= fold (b ^ w[2], w[3] ^ 0xBF58476D1CE4E5B9ull);
-      c ^= fold (c ^ w[4], w[5] ^ 0x94D049BB133111EBull);
-      d ^= fold (d ^ w[6], w[7] ^ 0x2545F4914F6CDD1Dull);
+      a ^= fold (a ^ word_at (q), word_at (q + 8) ^ 0x9E3779B97F4A7C15ull);
+      b ^= fold (b ^ word_at (q + 16), word_at (q + 24) ^ 0xBF58476D1CE4E5B9ull);
+      c ^= fold (c ^ word_at (q + 32), word_at (q + 40) ^ 0x94D049BB133111EBull);
+      d ^= fold (d ^ word_at (q + 48), word_at (q + 56) ^ 0x2545F4914F6CDD1Dull);
     }
   guint64 h = mix (mix (mix (a, b), c), d) ^ len;
   for (; i + 8 <= len; i += 8)
-    {
-      guint64 w;
-      memcpy (&w, p + i, 8);
-      h = mix (h, w);
-    }
+    h = mix (h, word_at (p + i));
   for (; i < len; i++)
     h = mix (h, p[i]);
 #ifdef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
@@ -785,21 +791,31 @@ rt_cache_step_durations_ok (RtCacheMap *map)
 }
 
 const RtTurnSums *
-rt_cache_turn_sums (RtCacheMap *map, guint n_records, guint *n, guint *end_record, const double **engine)
+rt_cache_turn_sums_unchecked (RtCacheMap *map, guint n_records, guint *n, guint *end_record,
+                              const double **engine)
 {
-  /* the last mark within the records, if any */
+  /* the last mark within the records, if any (the marks checked first: they point into the
+   * sums) */
+  if (!part_ok (map, PART_TURN_MARKS))
+    return NULL;
   const CacheTurnMark *mark = NULL;
   for (guint32 i = 0; i < map->h.n_turn_marks; i++)
     if (map->t.turn_marks[i].end_record <= n_records)
       mark = &map->t.turn_marks[i];
-  if (mark == NULL || !part_ok (map, PART_TURN_MARKS) || !part_ok (map, PART_TURN_SUMS)
-      || !part_ok (map, PART_ENGINE))
+  if (mark == NULL)
     return NULL;
   *n = mark->n_sums;
   *end_record = mark->end_record;
   *engine = map->t.engine;
   return map->t.turn_sums + mark->first_sum;
 }
+
+gboolean
+rt_cache_turn_sums_ok (RtCacheMap *map)
+{
+  return part_ok (map, PART_TURN_SUMS) && part_ok (map, PART_ENGINE);
+}
+
 
 gboolean
 rt_cache_rows_ok (const RtEvent *rows, guint32 n, guint64 checksum, guint n_names, guint32 n_requests)

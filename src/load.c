@@ -602,7 +602,9 @@ reserve_rows (GArray *a, gsize n)
 /* Takes a file the cache holds as it is now straight into the trace: its requests
  * are appended to the trace's table (`keep_requests`; else they are left there, for
  * take_cached_requests, or because the caller reads none: RtLoadOptions.requests_unread),
- * its turns and rows stay in the mapping. `problems`: a scratch array. Not thread-safe. */
+ * its turns and rows stay in the mapping. `problems`: a scratch array. Touches only the
+ * file's own row and state (the caller counts it, and adds its problems_total to the
+ * trace's), so that files can be taken on two threads at once, unless `keep_requests`. */
 static void
 adopt_file (RtTrace *t, RtCacheMap *cache, guint record, guint file_index, GArray *problems,
             gboolean keep_requests)
@@ -619,7 +621,7 @@ adopt_file (RtTrace *t, RtCacheMap *cache, guint record, guint file_index, GArra
   f->first_request = keep_requests ? first : RT_NONE;
   f->n_requests = fs->resume.n_requests = snap.counters.n_requests;
   fs->resume.n_problems = problems->len;
-  for (guint32 k = first; k < t->priv->requests->len; k++)
+  for (guint32 k = first; keep_requests && k < t->priv->requests->len; k++)
     {
       RtRequest *q = &g_array_index (t->priv->requests, RtRequest, k);
       q->file = file_index;
@@ -632,13 +634,28 @@ adopt_file (RtTrace *t, RtCacheMap *cache, guint record, guint file_index, GArra
       g_array_set_clear_func (fs->problems, rt_problem_clear);
       rt_problems_from_snapshot (fs->problems, &snap, f, file_index);
     }
-  t->problems_total += f->problems_total;
   fs->origin = RT_FILE_CACHED;
   fs->record = record;
   fs->mapped = snap.rows;
   fs->mapped_checksum = snap.rows_checksum;
   fs->prefix_checksum = snap.prefix_checksum;
   fs->prefix_known = snap.prefix_known;
+}
+
+static void file_state_clear (RtFileState *fs);
+
+/* Undoes adopt_file (keep_requests FALSE) of file `file_index`: its row as discovery made it,
+ * its state as new. */
+static void
+unadopt_file (RtTrace *t, guint file_index)
+{
+  RtFile *f = &g_array_index (t->files, RtFile, file_index);
+  RtFile found = { .path = f->path, .step = f->step, .worker = f->worker, .size = f->size,
+                   .mtime_us = f->mtime_us, .inode = f->inode, .ctime_ns = f->ctime_ns };
+  *f = found;
+  RtFileState *fs = &t->priv->files[file_index];
+  file_state_clear (fs);
+  memset (fs, 0, sizeof *fs);
 }
 
 /* What the cache keeps the durations of all the steps together as (step numbers are
@@ -824,7 +841,9 @@ take_cached_requests (RtTrace *t, guint first, guint n)
 }
 
 /* The checks of the cached tables of the files to be taken from the cache (see adopt_files),
- * in slices of files that rt_run_shared shares out. */
+ * in slices of files that rt_run_shared shares out; and, beside them, the check of the
+ * cache's turn sums, and the taking of the files whose requests stay in the cache, each
+ * slice its own. */
 #define TABLE_CHECK_SLICES 8
 
 typedef struct {
@@ -835,14 +854,25 @@ typedef struct {
   const gboolean *complete;
   gboolean keep_requests, turns_by_file;
   RtCacheTables prefetch;       /* the tables whose pages each slice brings in first */
+  gboolean check_sums;          /* task 0 checks the turn sums (rt_cache_turn_sums_ok) */
+  gboolean sums_bad;            /* ...and they failed */
+  gboolean adopt;               /* each slice takes its files (adopt_file, requests left) */
   guint n_slices;
   gint failed;                  /* (atomic) some check failed: the others may stop */
+  guint64 problems_total[TABLE_CHECK_SLICES];   /* of the files each slice took */
+  guint adopted[TABLE_CHECK_SLICES];            /* how many */
 } TableChecks;
 
 static void
-check_tables_slice (gpointer data, guint slice)
+check_tables_slice (gpointer data, guint task)
 {
   TableChecks *tc = data;
+  if (tc->check_sums && task-- == 0)
+    {
+      tc->sums_bad = !rt_cache_turn_sums_ok (tc->cache);
+      return;
+    }
+  guint slice = task;
   guint n_files = tc->t->files->len;
   guint first = (guint) ((guint64) n_files * slice / tc->n_slices);
   guint end = (guint) ((guint64) n_files * (slice + 1) / tc->n_slices);
@@ -875,6 +905,36 @@ check_tables_slice (gpointer data, guint slice)
       if (!ok)
         g_atomic_int_set (&tc->failed, TRUE);
     }
+  /* taken here rather than one after another once all are checked (1,600 files of the 10M
+   * tree, their states' pages touched for the first time: 0.6 ms on the calling thread);
+   * undone should another slice fail its checks */
+  if (!tc->adopt || g_atomic_int_get (&tc->failed))
+    return;
+  g_autoptr (GArray) problems = g_array_new (FALSE, FALSE, sizeof (RtCacheProblem));
+  for (guint i = first; i < end; i++)
+    if (tc->matches[i] == RT_CACHE_SAME && tc->complete[i])
+      {
+        adopt_file (tc->t, tc->cache, tc->records[i], i, problems, FALSE);
+        tc->problems_total[slice] += rt_trace_file (tc->t, i)->problems_total;
+        tc->adopted[slice]++;
+      }
+}
+
+/* Runs the checks `tc` describes: in slices, two at a time when they are many (a helper is
+ * not started for a few files, nor for none: rt-check checks only those it reads on from
+ * the cache). The checksums of the requests are most of a cached rt-turn-dist. */
+static void
+check_tables (TableChecks *tc, guint n_threads)
+{
+  guint n_files = tc->t->files->len;
+  guint to_check = 0;
+  for (guint i = 0; i < n_files; i++)
+    to_check += tc->matches[i] != RT_CACHE_MISS
+                && (tc->keep_requests || !tc->complete[i]
+                    || (tc->turns_by_file && i >= tc->t->priv->turns_unchecked));
+  tc->n_slices = to_check == 0 ? 0 : MIN (n_files, TABLE_CHECK_SLICES);
+  guint n_tasks = tc->n_slices + (tc->check_sums ? 1 : 0);
+  rt_run_shared (n_tasks, to_check >= TABLE_CHECK_SLICES ? n_threads : 1, check_tables_slice, tc);
 }
 
 /* Adopts the files the cache holds as they are now with nothing to read
@@ -891,13 +951,13 @@ adopt_files (RtTrace *t, RtCacheMap *cache, const RtCacheMatch *matches, const g
 {
   RtTracePrivate *priv = t->priv;
   guint n_files = t->files->len;
-  for (guint i = 0; i < n_files; i++)
+  gboolean keep_requests = !whole || !priv->opts.requests_unread;
+  for (guint i = 0; !keep_requests && i < n_files; i++)
     if (matches[i] == RT_CACHE_SAME)
       {
         priv->files[i].as_cached = TRUE;   /* what durations_from_cache asks */
         priv->files[i].record = records[i];
       }
-  gboolean keep_requests = !whole || !priv->opts.requests_unread;
   for (guint si = 0; !keep_requests && si < t->steps->len; si++)
     {
       guint n;
@@ -919,16 +979,19 @@ adopt_files (RtTrace *t, RtCacheMap *cache, const RtCacheMatch *matches, const g
   /* the first files with nothing to read, each the record of its own number: for a caller
    * that reads the turns of every file only summed, the cache's turn sums of some of them are
    * those of their turns here, which need not be checked then when the requests are used in
-   * place (their engine times being the cache's too), or not taken at all */
+   * place (their engine times being the cache's too), or not taken at all. The sums and engine
+   * times themselves are checked beside the files' tables */
   guint prefix = 0;
   while (priv->opts.turns_summed && prefix < n_files && matches[prefix] == RT_CACHE_SAME && complete[prefix]
          && records[prefix] == prefix)
     prefix++;
   if (prefix > 0)
-    priv->turn_sums = rt_cache_turn_sums (cache, prefix, &priv->n_turn_sums, &priv->turn_sums_files,
-                                          &priv->engine);
+    priv->turn_sums = rt_cache_turn_sums_unchecked (cache, prefix, &priv->n_turn_sums, &priv->turn_sums_files,
+                                                    &priv->engine);
   if (priv->turn_sums != NULL && (!keep_requests || priv->cache_in_order))
     priv->turns_unchecked = priv->turn_sums_files;
+  /* in place once the files read on are read, and numbered after them (take_cached_requests) */
+  gboolean copy = keep_requests && !priv->cache_in_order;
   /* a file restored from the cache and read on needs all its tables, whatever the caller;
    * one that reads no request but turns reads those of the files taken whole */
   TableChecks tc = {
@@ -936,22 +999,33 @@ adopt_files (RtTrace *t, RtCacheMap *cache, const RtCacheMatch *matches, const g
     .keep_requests = keep_requests,
     .turns_by_file = !keep_requests && !priv->opts.turns_unread,
     .prefetch = keep_requests && whole ? tables_read (priv, n_files) : 0,
+    .check_sums = priv->turn_sums != NULL,
+    .adopt = !copy,
   };
   if (tc.turns_by_file)
     tc.prefetch = RT_CACHE_TURNS;
-  /* in slices, two at a time: the checksums of the requests are most of a cached rt-turn-dist
-   * (a helper is not started for a few files, nor for none: rt-check checks only those it
-   * reads on from the cache) */
-  guint to_check = 0;
-  for (guint i = 0; i < n_files; i++)
-    to_check += matches[i] != RT_CACHE_MISS
-                && (keep_requests || !complete[i] || (tc.turns_by_file && i >= priv->turns_unchecked));
-  tc.n_slices = to_check == 0 ? 0 : MIN (n_files, TABLE_CHECK_SLICES);
-  rt_run_shared (tc.n_slices, to_check >= TABLE_CHECK_SLICES ? n_threads_of (&priv->opts) : 1,
-              check_tables_slice, &tc);
+  check_tables (&tc, n_threads_of (&priv->opts));
+  if (tc.sums_bad && !g_atomic_int_get (&tc.failed))
+    {
+      /* damaged turn sums: the turns they would have stood in for are checked after all
+       * (each file's other tables were, once), and read */
+      priv->turn_sums = NULL;
+      priv->engine = NULL;
+      priv->turns_unchecked = 0;
+      tc.check_sums = FALSE;
+      tc.adopt = FALSE;
+      tc.prefetch = 0;
+      check_tables (&tc, n_threads_of (&priv->opts));
+    }
   gboolean tables_ok = !g_atomic_int_get (&tc.failed);
+  guint adopted = 0;
+  for (guint k = 0; k < TABLE_CHECK_SLICES; k++)
+    adopted += tc.adopted[k];
   if (!tables_ok)
     {
+      for (guint i = 0; adopted > 0 && i < n_files; i++)
+        if (priv->files[i].origin == RT_FILE_CACHED)
+          unadopt_file (t, i);
       for (guint i = 0; i < n_files; i++)
         priv->files[i].as_cached = FALSE;
       memset (priv->step_durations, 0, t->steps->len * sizeof (RtStepDurations));
@@ -963,8 +1037,6 @@ adopt_files (RtTrace *t, RtCacheMap *cache, const RtCacheMatch *matches, const g
       priv->turns_unchecked = 0;
       return FALSE;
     }
-  /* in place once the files read on are read, and numbered after them (take_cached_requests) */
-  gboolean copy = keep_requests && !priv->cache_in_order;
   if (keep_requests && !copy)
     priv->requests_deferred = TRUE;
   if (copy)
@@ -972,11 +1044,20 @@ adopt_files (RtTrace *t, RtCacheMap *cache, const RtCacheMatch *matches, const g
       /* the exact size: the table then grows without a copy */
       reserve_rows (t->priv->requests, rt_cache_n_requests (cache));
     }
+  for (guint k = 0; k < TABLE_CHECK_SLICES; k++)
+    t->problems_total += tc.problems_total[k];
+  t->stats.files_cached += adopted;
   for (guint i = 0; i < n_files; i++)
-    if (matches[i] == RT_CACHE_SAME && complete[i])
+    if (matches[i] == RT_CACHE_SAME)
       {
-        adopt_file (t, cache, records[i], i, problems, copy);
-        t->stats.files_cached++;
+        priv->files[i].as_cached = TRUE;   /* (what durations_from_cache asks) */
+        priv->files[i].record = records[i];
+        if (complete[i] && priv->files[i].origin != RT_FILE_CACHED)
+          {
+            adopt_file (t, cache, records[i], i, problems, copy);
+            t->problems_total += rt_trace_file (t, i)->problems_total;
+            t->stats.files_cached++;
+          }
       }
   if (copy)
     rt_cache_requests_taken (cache);   /* the trace has its own now */

@@ -140,10 +140,10 @@ dec_scaled_product (guint64 w, int q, int *lz)
   return (dec_u128) wn * t[0] + (((dec_u128) wn * t[1]) >> 64);
 }
 
-/* The general case of dec_to_double, subnormal results included: the double nearest to c * 2^(e -
- * top) where c lies in [2^top, 2^(top + 1)), or FALSE. */
+/* The general case of dec_to_double, subnormal results included: the bits of the double nearest
+ * to c * 2^(e - top) where c lies in [2^top, 2^(top + 1)), or FALSE. */
 G_NO_INLINE static gboolean
-dec_round_general (dec_u128 c, int top, int e, double *out)
+dec_round_general (dec_u128 c, int top, int e, guint64 *out)
 {
   int kept = e >= -1022 ? 53 : e + 1075;   /* a subnormal keeps fewer bits */
   if (kept < 0)
@@ -171,15 +171,17 @@ dec_round_general (dec_u128 c, int top, int e, double *out)
   guint64 bits = e >= -1022 ? ((guint64) (e + 1022) << 52) + m : m;
   if (bits >= G_GUINT64_CONSTANT (0x7ff0000000000000))
     return FALSE;   /* infinite */
-  memcpy (out, &bits, sizeof bits);
+  *out = bits;
   return TRUE;
 }
 #endif
 
-/* w * 10^q, rounded to the nearest double (ties to even), into *out; FALSE when it overflows,
- * lies out of the table's range, or cannot be rounded with certainty. */
+/* w * 10^q, rounded to the nearest double (ties to even), into *out as the double's bits (the
+ * caller adds the sign and stores them: a double made here would go through the stack, in the
+ * way of every number); FALSE when it overflows, lies out of the table's range, or cannot be
+ * rounded with certainty. */
 static inline gboolean
-dec_to_double (guint64 w, int q, double *out)
+dec_to_double (guint64 w, int q, guint64 *out)
 {
 #ifdef __SIZEOF_INT128__
   if (G_UNLIKELY (w == 0))
@@ -213,7 +215,7 @@ dec_to_double (guint64 w, int q, double *out)
   guint64 bits = ((guint64) (e + 1022) << 52) + m;
   if (G_UNLIKELY (bits >= G_GUINT64_CONSTANT (0x7ff0000000000000)))
     return FALSE;   /* infinite */
-  memcpy (out, &bits, sizeof bits);
+  *out = bits;
   return TRUE;
 #else
   (void) w, (void) q, (void) out;
@@ -271,10 +273,11 @@ dec_read_general (const char *tok, gsize len, double *out)
         return 0;
       q += exp_negative ? -x : x;
     }
-  double d;
-  if (!dec_to_double (w, q, &d))
+  guint64 bits;
+  if (!dec_to_double (w, q, &bits))
     return 0;
-  *out = negative ? -d : d;
+  bits |= (guint64) negative << 63;
+  memcpy (out, &bits, sizeof bits);
   return (gsize) (p - tok);
 }
 
@@ -456,10 +459,11 @@ dec_read_double (const char *tok, gsize len, double *out)
     }
   else
     return dec_read_general (tok, len, out);
-  double d;
-  if (!dec_to_double (w, q + x, &d))
+  guint64 bits;
+  if (!dec_to_double (w, q + x, &bits))
     return 0;
-  *out = negative ? -d : d;
+  bits |= (guint64) negative << 63;   /* the sign bit: -d, -0 included */
+  memcpy (out, &bits, sizeof bits);
   return len;
 }
 

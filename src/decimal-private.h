@@ -12,6 +12,9 @@
 #define RT_DECIMAL_SSE2 1
 #include <emmintrin.h>
 #endif
+#if defined(__SSSE3__) && !defined(RT_DECIMAL_SWAR)
+#include <tmmintrin.h>
+#endif
 #ifdef __BMI__   /* the wider kernels of json-line.cpp */
 #include <immintrin.h>
 #endif
@@ -349,11 +352,15 @@ dec_sixteen_digits (const char *s, guint n, guint64 *w)
   __m128i d = _mm_and_si128 (_mm_sub_epi8 (_mm_loadu_si128 ((const __m128i *) s), _mm_set1_epi8 ('0')), keep);
   if (_mm_movemask_epi8 (_mm_cmpeq_epi8 (_mm_min_epu8 (d, _mm_set1_epi8 (9)), d)) != 0xffff)
     return FALSE;
-  const __m128i zero = _mm_setzero_si128 ();
-  const __m128i ten_one = _mm_set1_epi32 (0x0001000a), hundred_one = _mm_set1_epi32 (0x00010064);
-  const __m128i ten_thousand_one = _mm_set1_epi32 (0x00012710);
+  const __m128i hundred_one = _mm_set1_epi32 (0x00010064), ten_thousand_one = _mm_set1_epi32 (0x00012710);
+#ifdef __SSSE3__
+  /* (the wider kernels: one multiply-add of bytes makes the pairs) */
+  __m128i pairs = _mm_maddubs_epi16 (d, _mm_set1_epi16 (0x010a));
+#else
+  const __m128i zero = _mm_setzero_si128 (), ten_one = _mm_set1_epi32 (0x0001000a);
   __m128i pairs = _mm_packs_epi32 (_mm_madd_epi16 (_mm_unpacklo_epi8 (d, zero), ten_one),
                                    _mm_madd_epi16 (_mm_unpackhi_epi8 (d, zero), ten_one));
+#endif
   __m128i fours = _mm_madd_epi16 (pairs, hundred_one);
   __m128i eights = _mm_madd_epi16 (_mm_packs_epi32 (fours, fours), ten_thousand_one);
   guint64 both = (guint64) _mm_cvtsi128_si64 (eights);

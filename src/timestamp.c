@@ -122,7 +122,7 @@ rt_parse_timestamp_memo (const char *s, gsize len, RtTimestampMemo *memo, double
   gint64 micros;
   if (!parse_fraction (s, len, &micros))
     return FALSE;
-  *out_s = (double) memo->second_s + (double) micros / 1e6;
+  *out_s = (double) memo->second_s + rt_timestamp_micros_s ((guint32) micros);
   return TRUE;
 }
 

@@ -12,6 +12,12 @@
 #define RT_DECIMAL_SSE2 1
 #include <emmintrin.h>
 #endif
+#if defined(__SSSE3__) && !defined(RT_DECIMAL_SWAR)
+#include <tmmintrin.h>
+#endif
+#ifdef __BMI__   /* the wider kernels of json-line.cpp */
+#include <immintrin.h>
+#endif
 
 G_BEGIN_DECLS
 
@@ -62,15 +68,21 @@ dec_load8 (const char *p)
   return GUINT64_FROM_LE (w);   /* byte 0, the first character, lowest */
 }
 
-/* The index of the first byte of x that is not zero, 8 when there is none. (Not with ctz: on
- * x86-64 its quick form is an instruction older processors lack, see tests/wide-insn-check.py.)
- * x & -x keeps x's lowest set bit; one less sets every bit below it, so that the bytes before
- * that bit's byte are 0xff and no other byte has its top bit set; their top bits are summed. */
+/* The index of the first byte of x that is not zero, 8 when there is none. In a kernel built
+ * for processors with BMI, a count of trailing zero bits (tzcnt counts 64 in a zero x). Else
+ * not with ctz: on x86-64 its quick form is that instruction, which older processors lack (see
+ * tests/wide-insn-check.py); x & -x keeps x's lowest set bit; one less sets every bit below it,
+ * so that the bytes before that bit's byte are 0xff and no other byte has its top bit set; their
+ * top bits are summed. */
 static inline guint
 dec_first_nonzero_byte (guint64 x)
 {
+#ifdef __BMI__
+  return (guint) (_tzcnt_u64 (x) >> 3);
+#else
   guint64 below = (x & (0 - x)) - 1;
   return (guint) ((((below >> 7) & 0x0101010101010101ull) * 0x0101010101010101ull) >> 56);
+#endif
 }
 
 static const guint64 dec_pow10_u64[9] = { 1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000 };
@@ -140,10 +152,10 @@ dec_scaled_product (guint64 w, int q, int *lz)
   return (dec_u128) wn * t[0] + (((dec_u128) wn * t[1]) >> 64);
 }
 
-/* The general case of dec_to_double, subnormal results included: the double nearest to c * 2^(e -
- * top) where c lies in [2^top, 2^(top + 1)), or FALSE. */
+/* The general case of dec_to_double, subnormal results included: the bits of the double nearest
+ * to c * 2^(e - top) where c lies in [2^top, 2^(top + 1)), or FALSE. */
 G_NO_INLINE static gboolean
-dec_round_general (dec_u128 c, int top, int e, double *out)
+dec_round_general (dec_u128 c, int top, int e, guint64 *out)
 {
   int kept = e >= -1022 ? 53 : e + 1075;   /* a subnormal keeps fewer bits */
   if (kept < 0)
@@ -171,15 +183,17 @@ dec_round_general (dec_u128 c, int top, int e, double *out)
   guint64 bits = e >= -1022 ? ((guint64) (e + 1022) << 52) + m : m;
   if (bits >= G_GUINT64_CONSTANT (0x7ff0000000000000))
     return FALSE;   /* infinite */
-  memcpy (out, &bits, sizeof bits);
+  *out = bits;
   return TRUE;
 }
 #endif
 
-/* w * 10^q, rounded to the nearest double (ties to even), into *out; FALSE when it overflows,
- * lies out of the table's range, or cannot be rounded with certainty. */
+/* w * 10^q, rounded to the nearest double (ties to even), into *out as the double's bits (the
+ * caller adds the sign and stores them: a double made here would go through the stack, in the
+ * way of every number); FALSE when it overflows, lies out of the table's range, or cannot be
+ * rounded with certainty. */
 static inline gboolean
-dec_to_double (guint64 w, int q, double *out)
+dec_to_double (guint64 w, int q, guint64 *out)
 {
 #ifdef __SIZEOF_INT128__
   if (G_UNLIKELY (w == 0))
@@ -213,7 +227,7 @@ dec_to_double (guint64 w, int q, double *out)
   guint64 bits = ((guint64) (e + 1022) << 52) + m;
   if (G_UNLIKELY (bits >= G_GUINT64_CONSTANT (0x7ff0000000000000)))
     return FALSE;   /* infinite */
-  memcpy (out, &bits, sizeof bits);
+  *out = bits;
   return TRUE;
 #else
   (void) w, (void) q, (void) out;
@@ -271,10 +285,11 @@ dec_read_general (const char *tok, gsize len, double *out)
         return 0;
       q += exp_negative ? -x : x;
     }
-  double d;
-  if (!dec_to_double (w, q, &d))
+  guint64 bits;
+  if (!dec_to_double (w, q, &bits))
     return 0;
-  *out = negative ? -d : d;
+  bits |= (guint64) negative << 63;
+  memcpy (out, &bits, sizeof bits);
   return (gsize) (p - tok);
 }
 
@@ -337,11 +352,15 @@ dec_sixteen_digits (const char *s, guint n, guint64 *w)
   __m128i d = _mm_and_si128 (_mm_sub_epi8 (_mm_loadu_si128 ((const __m128i *) s), _mm_set1_epi8 ('0')), keep);
   if (_mm_movemask_epi8 (_mm_cmpeq_epi8 (_mm_min_epu8 (d, _mm_set1_epi8 (9)), d)) != 0xffff)
     return FALSE;
-  const __m128i zero = _mm_setzero_si128 ();
-  const __m128i ten_one = _mm_set1_epi32 (0x0001000a), hundred_one = _mm_set1_epi32 (0x00010064);
-  const __m128i ten_thousand_one = _mm_set1_epi32 (0x00012710);
+  const __m128i hundred_one = _mm_set1_epi32 (0x00010064), ten_thousand_one = _mm_set1_epi32 (0x00012710);
+#ifdef __SSSE3__
+  /* (the wider kernels: one multiply-add of bytes makes the pairs) */
+  __m128i pairs = _mm_maddubs_epi16 (d, _mm_set1_epi16 (0x010a));
+#else
+  const __m128i zero = _mm_setzero_si128 (), ten_one = _mm_set1_epi32 (0x0001000a);
   __m128i pairs = _mm_packs_epi32 (_mm_madd_epi16 (_mm_unpacklo_epi8 (d, zero), ten_one),
                                    _mm_madd_epi16 (_mm_unpackhi_epi8 (d, zero), ten_one));
+#endif
   __m128i fours = _mm_madd_epi16 (pairs, hundred_one);
   __m128i eights = _mm_madd_epi16 (_mm_packs_epi32 (fours, fours), ten_thousand_one);
   guint64 both = (guint64) _mm_cvtsi128_si64 (eights);
@@ -363,22 +382,23 @@ dec_sixteen_digits (const char *s, guint n, guint64 *w)
 }
 #endif
 
-/* The same for n <= 19 digits, followed by 19 - n zeros: below 10^19 < 2^64. Reads s[0, 19). */
+/* The same for n <= 17 digits (the most a Python repr has), followed by 17 - n zeros. Reads
+ * s[0, 17). The seventeenth digit is read whether there is one or not, and kept or not without
+ * a branch: whether a number has 16 significant digits or 17 is a toss-up from one to the
+ * next, and a branch on it was mispredicted often enough to cost more than the digit. */
 static inline gboolean
-dec_nineteen_digits (const char *s, guint n, guint64 *w)
+dec_seventeen_digits (const char *s, guint n, guint64 *w)
 {
   guint64 w16;
-  guint d16 = n > 16 ? (guchar) (s[16] - '0') : 0;
-  guint d17 = n > 17 ? (guchar) (s[17] - '0') : 0;
-  guint d18 = n > 18 ? (guchar) (s[18] - '0') : 0;
-  if (!dec_sixteen_digits (s, MIN (n, 16), &w16) || MAX (MAX (d16, d17), d18) > 9)
+  guint d16 = (guchar) (s[16] - '0') & (0 - (guint) (n > 16));   /* (a mask: GCC makes ?: a branch) */
+  if (!dec_sixteen_digits (s, MIN (n, 16), &w16) || d16 > 9)
     return FALSE;
-  *w = w16 * 1000 + d16 * 100 + d17 * 10 + d18;
+  *w = w16 * 10 + d16;
   return TRUE;
 }
 
 /* Python's reprs fill their token (a comma or brace follows) and come in two shapes, read here
- * without a loop over their digits: 0.<zeros><at most 19 digits> and <1 to 3 digits>.<at most
+ * without a loop over their digits: 0.<zeros><at most 17 digits> and <1 to 3 digits>.<at most
  * 16 digits> (or <1 to 3 digits>), then perhaps an exponent of the form e-05, e+16 or e-308.
  * Knowing where the number ends, the digits are taken eight at a time and checked after.
  * Every other token (more digits, other exponents, white space after the number, no number at
@@ -428,9 +448,9 @@ dec_read_double (const char *tok, gsize len, double *out)
           if (k < 8)
             break;
         }
-      if (mend == f || mend - s > 19 || !dec_nineteen_digits (s, (guint) (mend - s), &w))
+      if (mend == f || mend - s > 17 || !dec_seventeen_digits (s, (guint) (mend - s), &w))
         return dec_read_general (tok, len, out);
-      q = -(int) (s - f) - 19;
+      q = -(int) (s - f) - 17;
     }
   else if (p[0] >= '1' && p[0] <= '9')
     {
@@ -455,10 +475,11 @@ dec_read_double (const char *tok, gsize len, double *out)
     }
   else
     return dec_read_general (tok, len, out);
-  double d;
-  if (!dec_to_double (w, q + x, &d))
+  guint64 bits;
+  if (!dec_to_double (w, q + x, &bits))
     return 0;
-  *out = negative ? -d : d;
+  bits |= (guint64) negative << 63;   /* the sign bit: -d, -0 included */
+  memcpy (out, &bits, sizeof bits);
   return len;
 }
 

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "rolltrace/rt-error.h"
+#include "timestamp-private.h"
 
 /* A quarter of a core's 1 MiB L2 cache: the bytes read are still there when the parser
  * takes them, beside its own tables (about 3% less CPU than reads of 1 MiB). */
@@ -381,7 +382,7 @@ process_line (RtFileParse *r, const RtLineFields *f, guint64 line_no)
   ev.duration_s = f->duration_s;
   ev.turn = f->turn >= 0 && f->turn <= G_MAXINT16 ? (gint16) f->turn : -1;
   if (f->timestamp.len == 0
-      || !rt_parse_timestamp_memo (f->timestamp.str, f->timestamp.len, &r->timestamps, &ev.end_s))
+      || !rt_timestamp_memo_read (f->timestamp.str, f->timestamp.len, &r->timestamps, &ev.end_s))
     ev.end_s = NAN;
 
   if (!isnan (ev.end_s))

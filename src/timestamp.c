@@ -1,6 +1,6 @@
 /* timestamp.c: turns the logger's zone-less ISO-8601 times into seconds.
  * Hand-written because it runs once per line and must not depend on the locale or TZ. */
-#include "rolltrace/rt-trace.h"
+#include "timestamp-private.h"
 
 #include <string.h>
 
@@ -50,26 +50,6 @@ parse_minute (const char *s, gint64 *secs)
   return TRUE;
 }
 
-/* The six digits at s as a number, or -1 when one of them is no digit: all at once,
- * as the logger writes six on nearly every line. */
-static gint64
-six_digits (const char *s)
-{
-  guint32 lo;
-  guint16 hi;
-  memcpy (&lo, s, 4);
-  memcpy (&hi, s + 4, 2);
-  guint64 v = (lo | (guint64) hi << 32) - 0x303030303030ull;
-  /* a byte is no digit when it was below '0' (its high bit is then set; a borrow may
-   * spoil the bytes after it, which no longer matter) or above '9' (+ 0x76 sets it) */
-  if (((v | (v + 0x767676767676ull)) & 0x808080808080ull) != 0)
-    return -1;
-  v <<= 16;   /* as the last six of eight digits, behind two zeros */
-  v = (v * 10 + (v >> 8)) & 0x00FF00FF00FF00FFull;
-  v = (v * 100 + (v >> 16)) & 0x0000FFFF0000FFFFull;
-  return (gint64) ((v * 10000 + (v >> 32)) & 0xFFFFFFFFull);
-}
-
 /* ":SS" after the minute: the seconds. */
 static gboolean
 parse_second (const char *s, int *sec)
@@ -83,7 +63,7 @@ parse_fraction (const char *s, gsize len, gint64 *micros)
 {
   gsize i = 19;
   *micros = 0;
-  if (len == 26 && s[19] == '.' && (*micros = six_digits (s + 20)) >= 0)
+  if (len == 26 && s[19] == '.' && (*micros = rt_timestamp_six_digits (s + 20)) >= 0)
     return TRUE;   /* the usual ".ffffff", read as the loop below would */
   *micros = 0;
   if (i < len && s[i] == '.')
@@ -112,34 +92,17 @@ rt_parse_timestamp (const char *s, gsize len, double *out_s)
   return rt_parse_timestamp_memo (s, len, &memo, out_s);
 }
 
-/* Whether the first n bytes (16 or 19) of a and b are the same: two or three loads each. */
-static inline gboolean
-same_prefix (const char *a, const char *b, gsize n)
-{
-  guint64 a0, a1, b0, b1;
-  guint32 a2, b2;
-  memcpy (&a0, a, 8);
-  memcpy (&b0, b, 8);
-  memcpy (&a1, a + 8, 8);
-  memcpy (&b1, b + 8, 8);
-  if (n == 16)
-    return ((a0 ^ b0) | (a1 ^ b1)) == 0;
-  memcpy (&a2, a + 15, 4);
-  memcpy (&b2, b + 15, 4);
-  return ((a0 ^ b0) | (a1 ^ b1) | (a2 ^ b2)) == 0;
-}
-
 gboolean
 rt_parse_timestamp_memo (const char *s, gsize len, RtTimestampMemo *memo, double *out_s)
 {
   /* YYYY-MM-DDTHH:MM:SS is 19 characters */
   if (len < 19)
     return FALSE;
-  if (!(memo->second_valid && same_prefix (s, memo->text, 19)))
+  if (!(memo->second_valid && rt_timestamp_same_prefix (s, memo->text, 19)))
     {
       gint64 minute;
       int sec;
-      if (memo->valid && same_prefix (s, memo->text, 16))
+      if (memo->valid && rt_timestamp_same_prefix (s, memo->text, 16))
         minute = memo->minute_s;
       else
         {
@@ -159,7 +122,7 @@ rt_parse_timestamp_memo (const char *s, gsize len, RtTimestampMemo *memo, double
   gint64 micros;
   if (!parse_fraction (s, len, &micros))
     return FALSE;
-  *out_s = (double) memo->second_s + (double) micros / 1e6;
+  *out_s = (double) memo->second_s + rt_timestamp_micros_s ((guint32) micros);
   return TRUE;
 }
 

@@ -577,6 +577,35 @@ test_edges_read_as_strtod (void)
   kernels_close (&k);
 }
 
+/* 0.<zeros><14 to 19 digits>: a repr's sixteenth and seventeenth significant digits (decimal.c
+ * reads the seventeenth whether the number has one or not, and keeps it or not) and the digits
+ * past them are read as strtod reads them; so are those of a token followed at once by more
+ * digits, which are not its own (the byte after the token is a digit: kept, the number would
+ * read ten times larger or with a digit too many). */
+static void
+test_digits_past_the_sixteenth (void)
+{
+  g_autoptr (GRand) r = test_rand ();
+  g_autoptr (GString) s = g_string_new (NULL);
+  for (guint zeros = 0; zeros <= 5; zeros++)
+    for (guint n = 14; n <= 19; n++)
+      for (guint i = 0; i < 2000; i++)
+        {
+          g_string_assign (s, i % 3 == 0 ? "-0." : "0.");
+          for (guint z = 0; z < zeros; z++)
+            g_string_append_c (s, '0');
+          append_digits (r, s, n, TRUE);
+          if (!decimal_reads_as_strtod (s->str))
+            g_error ("decimal.c declines %s", s->str);
+          char buf[128];
+          memset (buf, '9', sizeof buf);
+          memcpy (buf, s->str, s->len);
+          double got = -1234.5;
+          if (rt_decimal_read_double (buf, s->len, &got) != s->len || !same_double (got, g_ascii_strtod (s->str, NULL)))
+            g_error ("%s followed by 9s reads as %.17g", s->str, got);
+        }
+}
+
 /* Counts: a whole number is the same count however it is written, with up to 15 digits read
  * directly; others are absent. */
 static void
@@ -621,6 +650,7 @@ main (int argc, char **argv)
   g_test_add_func ("/json-numbers/python-shapes-read-as-strtod", test_python_shapes_read_as_strtod);
   g_test_add_func ("/json-numbers/python-reprs-are-read-by-decimal", test_python_reprs_are_read_by_decimal);
   g_test_add_func ("/json-numbers/edges-read-as-strtod", test_edges_read_as_strtod);
+  g_test_add_func ("/json-numbers/digits-past-the-sixteenth", test_digits_past_the_sixteenth);
   g_test_add_func ("/json-numbers/counts", test_counts);
   return g_test_run ();
 }

@@ -4,6 +4,8 @@
 #include <string.h>
 
 #include "rolltrace/rt-trace.h"
+/* the loader's inline reading of the usual timestamp, and its microseconds without a division */
+#include "timestamp-private.h"
 
 static double
 ts (const char *s)
@@ -129,6 +131,32 @@ test_the_minute_memo_gives_the_same_answers (void)
     }
 }
 
+/* Every six-digit fraction gives the seconds the division gives, bit for bit: the loader's
+ * microseconds are made without one (rt_timestamp_micros_s), checked here for each of the
+ * million values it can be given, alone and in a timestamp read by the loader's inline path
+ * (its memo set by the second before) and by the library's. */
+static void
+test_every_fraction_reads_as_the_division (void)
+{
+  char text[32];
+  double second = ts ("2025-06-10T09:00:12");
+  RtTimestampMemo memo = { .valid = FALSE };
+  double got;
+  g_assert_true (rt_parse_timestamp_memo ("2025-06-10T09:00:12.000000", 26, &memo, &got));
+  for (guint32 x = 0; x < 1000000; x++)
+    {
+      double want = (double) x / 1e6, alone = rt_timestamp_micros_s (x);
+      if (memcmp (&alone, &want, sizeof want) != 0)
+        g_error ("%06u microseconds: %.17g, the division %.17g", x, alone, want);
+      g_snprintf (text, sizeof text, "2025-06-10T09:00:12.%06u", x);
+      double inline_read = -1, library_read = -1, whole = second + want;
+      g_assert_true (rt_timestamp_memo_read (text, 26, &memo, &inline_read));
+      g_assert_true (rt_parse_timestamp (text, 26, &library_read));
+      if (memcmp (&inline_read, &whole, sizeof whole) != 0 || memcmp (&library_read, &whole, sizeof whole) != 0)
+        g_error ("%s: %.17g inline, %.17g by the library, %.17g wanted", text, inline_read, library_read, whole);
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -141,6 +169,7 @@ main (int argc, char **argv)
   g_test_add_func ("/timestamp/anything-else-is-refused", test_anything_else_is_refused);
   g_test_add_func ("/timestamp/finish-reason-short-form", test_finish_reason_short_form);
   g_test_add_func ("/timestamp/six-digit-fractions-read-like-the-rest", test_six_digit_fractions_read_like_the_rest);
+  g_test_add_func ("/timestamp/every-fraction-reads-as-the-division", test_every_fraction_reads_as_the_division);
   g_test_add_func ("/timestamp/the-minute-memo-gives-the-same-answers",
                    test_the_minute_memo_gives_the_same_answers);
   return g_test_run ();

@@ -171,7 +171,9 @@ typedef struct {
    * requests_unread. NULL, or FALSE: every step's are taken. */
   gboolean (*requests_of_one_step) (const RtTrace *t, gpointer data, guint *step_index);
   gboolean turns_unread;      /* the caller never reads a turn's figures (rt_trace_turn): a
-                               * cache's are then not checked (their ranges still are) */
+                               * cache's are then not checked (their ranges still are), and
+                               * a load that writes no cache keeps none of the files it reads
+                               * (RtRequest.n_turns is still each request's count) */
   gboolean turns_summed;      /* the caller reads the turns of every step, and only through
                                * rt_trace_all_turn_sums and rt_trace_request_engine_s: a load
                                * wholly from a cache that holds those ready leaves the turns
@@ -225,12 +227,18 @@ const double *rt_trace_step_sorted_durations (const RtTrace *t, guint step_index
 const double *rt_trace_all_sorted_durations (const RtTrace *t, guint *n);
 
 /* Turn i (RtRequest.first_turn ...): in the cache's table for a file taken whole from it,
- * in t->turns for the others. */
+ * in t->turns for the others. Asking for one the trace does not hold (a load with
+ * RtLoadOptions.turns_unread keeps none it reads) is a programming error, stopped loudly. */
+G_NORETURN void rt_trace_turn_missing (const RtTrace *t, guint32 i);
+
 static inline const RtTurnFigures *
 rt_trace_turn (const RtTrace *t, guint32 i)
 {
-  return i < t->n_cached_turns ? &t->cached_turns[i]
-                               : &g_array_index (t->turns, RtTurnFigures, i - t->n_cached_turns);
+  if (i < t->n_cached_turns)
+    return &t->cached_turns[i];
+  if (G_UNLIKELY (i - t->n_cached_turns >= t->turns->len))
+    rt_trace_turn_missing (t, i);
+  return &g_array_index (t->turns, RtTurnFigures, i - t->n_cached_turns);
 }
 
 /* The parts of a turn, in the order RtTurnSums and the turn tables keep them. */

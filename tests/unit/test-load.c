@@ -431,6 +431,56 @@ test_rows_unread_are_not_read_silently (void)
   g_test_trap_assert_stderr ("*were not kept*");
 }
 
+/* A load for a command that reads no turn figures and writes no cache keeps none, and every
+ * other table as a full load has it (each request's count of turns too); one that writes a
+ * cache keeps them all, for the cache. Asking such a trace for a turn stops loudly. */
+static void
+test_turns_unread_without_a_cache_are_not_kept (void)
+{
+  if (g_test_subprocess ())
+    {
+      g_autofree char *path = fixture ("hand-v2");
+      g_autoptr (RtTrace) t = load_with (path, (RtLoadOptions) { .n_threads = 1, .turns_unread = TRUE });
+      rt_trace_turn (t, 0);
+      return;
+    }
+  const char *fixtures[] = { "hand-v1", "hand-v2", "damaged", "timeline" };
+  guint64 turns_seen = 0;
+  for (guint i = 0; i < G_N_ELEMENTS (fixtures); i++)
+    {
+      g_autofree char *path = fixture (fixtures[i]);
+      g_autoptr (RtTrace) full = load (path, 2);
+      g_autoptr (RtTrace) lean = load_with (path, (RtLoadOptions) { .n_threads = 2, .turns_unread = TRUE });
+      turns_seen += full->turns->len;
+      g_assert_cmpuint (lean->turns->len, ==, 0);
+      g_assert_cmpuint (lean->n_requests, ==, full->n_requests);
+      guint64 turns_counted = 0;
+      for (guint k = 0; k < lean->n_requests; k++)
+        {
+          g_assert_cmpuint (rt_trace_request (lean, k)->n_turns, ==, rt_trace_request (full, k)->n_turns);
+          turns_counted += rt_trace_request (lean, k)->n_turns;
+        }
+      g_assert_cmpuint (turns_counted, >=, full->turns->len);
+
+      g_autofree char *dir = g_dir_make_tmp ("rt-cache-XXXXXX", NULL);
+      g_autoptr (RtTrace) caching = load_with (path, (RtLoadOptions) { .n_threads = 2, .cache_dir = dir,
+                                                                       .turns_unread = TRUE });
+      g_assert_true (caching->stats.cache_written);
+      g_assert_cmpuint (caching->turns->len, ==, full->turns->len);
+      g_autoptr (RtTrace) cached = load_threads_cache (path, 2, dir);
+      g_assert_cmpuint (cached->stats.files_cached, ==, cached->files->len);
+      assert_same_tables (full, cached, TRUE);
+      g_autofree char *listing = folder_listing (dir);
+      g_autofree char *cache = g_build_filename (dir, listing, NULL);
+      g_unlink (cache);
+      g_rmdir (dir);
+    }
+  g_assert_cmpuint (turns_seen, >, 0);
+  g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+  g_test_trap_assert_failed ();
+  g_test_trap_assert_stderr ("*turn 0 is not in the trace (0 turns: RtLoadOptions.turns_unread), yet is read*");
+}
+
 static int
 compare_names (gconstpointer a, gconstpointer b)
 {
@@ -1768,6 +1818,7 @@ main (int argc, char **argv)
   g_test_add_func ("/load/rows-unread-keeps-the-other-tables-and-caches-every-row",
                    test_rows_unread_keeps_the_other_tables_and_caches_every_row);
   g_test_add_func ("/load/rows-unread-are-not-read-silently", test_rows_unread_are_not_read_silently);
+  g_test_add_func ("/load/turns-unread-without-a-cache-are-not-kept", test_turns_unread_without_a_cache_are_not_kept);
   g_test_add_func ("/load/requests-in-place-from-the-cache", test_requests_in_place_from_the_cache);
   g_test_add_func ("/load/bad-folders-give-one-clear-error", test_bad_folders_give_one_clear_error);
   g_test_add_func ("/load/a-cache-folder-holds-only-finished-caches",

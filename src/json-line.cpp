@@ -259,7 +259,8 @@ read_string (ondemand::value value, RtStrView *view, LineState &st, const char *
   return value.get_raw_json_string ().get (taken) == SUCCESS;
 }
 
-void
+// (constexpr: absent_fields below is made with it at compile time)
+constexpr void
 turn_figures_init (RtTurnFigures *t)
 {
   t->turn = -1;
@@ -687,9 +688,7 @@ line_fields_absent (void)
   RtLineFields f{};
   f.duration_s = NAN;
   f.turn = f.turns = f.response_length = -1;
-  f.turn_end.turn = -1;
-  f.turn_end.total_s = f.turn_end.pre_process_s = f.turn_end.engine_call_s = NAN;
-  f.turn_end.post_process_s = f.turn_end.tool_parsing_s = NAN;
+  turn_figures_init (&f.turn_end);
   return f;
 }
 constexpr RtLineFields absent_fields = line_fields_absent ();

@@ -388,15 +388,12 @@ assert_same_tables (const RtTrace *a, const RtTrace *b, gboolean rows)
 /* A load of `path` from the cache in `dir` takes every file from it, with the tables of `full`
  * (a load without a cache); the cache and its folder are then removed. */
 static void
-assert_cache_holds_the_tables (const char *path, char *dir, const RtTrace *full)
+assert_cache_holds_the_tables (const char *path, const char *dir, const RtTrace *full)
 {
   g_autoptr (RtTrace) cached = load_threads_cache (path, 2, dir);
   g_assert_cmpuint (cached->stats.files_cached, ==, cached->files->len);
   assert_same_tables (full, cached, TRUE);
-  g_autofree char *listing = folder_listing (dir);
-  g_autofree char *cache = g_build_filename (dir, listing, NULL);
-  g_unlink (cache);
-  g_rmdir (dir);
+  rt_test_remove_tree (dir);
 }
 
 /* A load for a command that reads no event rows keeps none in memory, and every other
@@ -670,9 +667,7 @@ test_cached_step_durations_stand_in_for_the_requests (void)
       g_assert_cmpuint (cached->files->len, ==, full->files->len);
       assert_same_tables (full, cached, TRUE);
 
-      g_autofree char *cache = cache_file_in (dir);
-      g_unlink (cache);
-      g_rmdir (dir);
+      rt_test_remove_tree (dir);
     }
   g_assert_cmpuint (all_left_out, >, 0);
 }
@@ -856,9 +851,7 @@ test_requests_of_one_step_only_from_the_cache (void)
       g_autoptr (RtTrace) all = load_one_step (path, dir, G_MAXUINT);
       g_assert_true (all->stats.cache_used);
       assert_same_tables (full, all, TRUE);
-      g_autofree char *cache = cache_file_in (dir);
-      g_unlink (cache);
-      g_rmdir (dir);
+      rt_test_remove_tree (dir);
     }
 }
 
@@ -909,9 +902,7 @@ test_damaged_requests_of_one_step_read_everything_again (void)
   g_autoptr (RtTrace) again = load_one_step (path, dir, 0);   /* the new cache serves */
   g_assert_true (again->stats.cache_used);
   g_assert_null (again->stats.cache_rejected);
-  g_autofree char *cache = cache_file_in (dir);
-  g_unlink (cache);
-  g_rmdir (dir);
+  rt_test_remove_tree (dir);
 }
 
 static RtTrace *
@@ -951,9 +942,7 @@ test_unread_request_ids_are_not_checked (void)
   g_assert_false (t->stats.cache_used);
   g_assert_cmpstr (t->stats.cache_rejected, ==, "damaged tables");
   assert_same_tables (full, t, TRUE);
-  g_autofree char *cache = cache_file_in (dir);
-  g_unlink (cache);
-  g_rmdir (dir);
+  rt_test_remove_tree (dir);
 }
 
 /* Ids left unchecked by the command never reach a new cache: writing one (a file grew)
@@ -984,9 +973,7 @@ test_unchecked_request_ids_never_reach_a_new_cache (void)
   g_assert_cmpstr (rt_request_id (t, rt_trace_request (t, f0->first_request)), ==, "a");
   g_assert_cmpstr (rt_request_id (t, rt_trace_request (t, f0->first_request + 1)), ==, "b");
 
-  g_autofree char *cache = cache_file_in (dir);
-  g_unlink (cache);
-  g_rmdir (dir);
+  rt_test_remove_tree (dir);
   g_unlink (w0);
   g_unlink (w1);
   g_rmdir (step);
@@ -1041,9 +1028,7 @@ test_turns_by_file_without_requests (void)
       g_autoptr (RtTrace) cached = load_with (path, (RtLoadOptions) { .n_threads = 1, .cache_dir = dir });
       g_assert_true (cached->stats.cache_used);
       assert_file_turns (full, cached);
-      g_autofree char *cache = cache_file_in (dir);
-      g_unlink (cache);
-      g_rmdir (dir);
+      rt_test_remove_tree (dir);
     }
 
   /* a turn's figures damaged (found by its total and pre-processing time, which lie side
@@ -1357,9 +1342,7 @@ test_turn_sums_stand_in_for_the_turns (void)
     g_assert_cmpstr (t->stats.cache_rejected, ==, "damaged tables");
     assert_same_turn_answers (t, fresh);
   }
-  g_autofree char *cache = cache_file_in (dir);
-  g_unlink (cache);
-  g_rmdir (dir);
+  rt_test_remove_tree (dir);
   remove_hand_v2_copy (exp);
 }
 
@@ -1377,9 +1360,7 @@ test_damaged_turn_sums_fall_back_to_the_turns (void)
   guint n, n_files;
   g_assert_null (rt_trace_turn_sums_ready (t, &n, &n_files));
   assert_same_turn_answers (t, fresh);
-  g_autofree char *cache = cache_file_in (dir);
-  g_unlink (cache);
-  g_rmdir (dir);
+  rt_test_remove_tree (dir);
   remove_hand_v2_copy (exp);
 }
 
@@ -1463,9 +1444,7 @@ test_ids_checked_when_read (void)
         g_assert_cmpstr (t->stats.cache_rejected, ==, "damaged tables");
         assert_same_ids (t, fresh, 1);
       }
-      g_autofree char *cache = cache_file_in (dir);
-      g_unlink (cache);
-      g_rmdir (dir);
+      rt_test_remove_tree (dir);
       return;
     }
   run_in_subprocess_reading_again_once ("*is damaged; reading step_1/worker_0.jsonl again*");
@@ -1563,9 +1542,7 @@ test_requests_in_place_from_the_cache (void)
         g_assert_cmpuint (read_on, >, 0);   /* its cut last line is read on */
       assert_same_tables (full, t, TRUE);
 
-      g_autofree char *cache = cache_file_in (dir);
-      g_unlink (cache);
-      g_rmdir (dir);
+      rt_test_remove_tree (dir);
     }
 }
 

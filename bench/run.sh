@@ -125,17 +125,31 @@ cached_vs_first () {
       "$a cached=exec '$BUILD/$a' '$exp' --cache-dir '$cache' $args" \
       >>"$BENCH_DIR/results-each-$size.tsv"
   done
-  python3 - "$size" "$BENCH_DIR/results-each-$size.tsv" <<'PY'
+  # the exporters' output is as large as the trace: their speed is its bytes per second
+  : >"$BENCH_DIR/output-bytes-$size.tsv"
+  for f in export.csv trace.json; do
+    printf '%s\t%s\n' "$f" "$(stat -c %s "$out/$f")" >>"$BENCH_DIR/output-bytes-$size.tsv"
+  done
+  python3 - "$size" "$BENCH_DIR/results-each-$size.tsv" "$BENCH_DIR/output-bytes-$size.tsv" <<'PY'
 import sys
-size, path = sys.argv[1], sys.argv[2]
+size, path, sizes_path = sys.argv[1], sys.argv[2], sys.argv[3]
 rows = [line.rstrip("\n").split("\t") for line in open(path)]
+out_bytes = dict(line.split("\t") for line in open(sizes_path).read().splitlines())
+outputs = {"rt-export": "export.csv", "rt-trace": "trace.json"}
 print(f"\nevery analyzer from its cache against its own first load, {size} lines (alternating, medians)")
 print(f"{'command':14} {'first s':>8} {'CPU s':>7} {'MiB':>7} {'cached s':>9} {'CPU s':>7} {'MiB':>7} {'first/cached':>13}")
+written = []
 for first, cached in zip(rows[0::2], rows[1::2]):
     name = first[0].split()[0]
     fw, fm, fc = map(float, first[1:4])
     cw, cm, cc = map(float, cached[1:4])
     print(f"{name:14} {fw:8.3f} {fc:7.3f} {fm:7.1f} {cw:9.4f} {cc:7.4f} {cm:7.1f} {fw / cw:12.1f}x")
+    if name in outputs:
+        mb = int(out_bytes[outputs[name]]) / 1e6
+        written.append(f"{name:14} {mb:8.1f} MB written: {mb / fw:6.0f} MB/s on a first load, {mb / cw:6.0f} MB/s from the cache")
+if written:
+    print("\nthe exporters, by their output")
+    print("\n".join(written))
 PY
 }
 

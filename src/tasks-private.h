@@ -12,3 +12,15 @@ typedef void (*RtTaskFunc) (gpointer data, guint task);
  * order, two at a time, so that they must not depend on one another. A helper that has not
  * started by the time this thread has taken every task is not waited for. */
 void rt_run_shared (guint n_tasks, guint n_threads, RtTaskFunc run, gpointer data);
+
+/* A thread that runs func (data) beside the caller: started on any core but the caller's
+ * (then free to move like any other), as a helper that starts where the caller already
+ * runs waits for the scheduler to move one of the two, which on some machines (virtual ones
+ * that keep a process's threads together) took 1-3 ms of a 20 ms run. NULL when no thread
+ * could be started; rt_thread_join waits for it and frees it. */
+typedef struct _RtThread RtThread;
+RtThread *rt_thread_beside (const char *name, GThreadFunc func, gpointer data);
+gpointer rt_thread_join (RtThread *thread);
+/* rt_thread_join, and the cores the caller was on when it started the thread and the thread
+ * began on (-1: not known), for the tests */
+gpointer rt_thread_join_cores (RtThread *thread, int *caller_core, int *first_core);

@@ -2,6 +2,7 @@
  * The tail is the question, so every summary carries P50 to P99.9. */
 #include "rolltrace/rt-analyses.h"
 #include "rolltrace/rt-views.h"
+#include "../tasks-private.h"
 
 #include <string.h>
 
@@ -66,7 +67,7 @@ cdf_event_collect (const RtTrace *t, const char *name, GArray *selected)
   guint n_all;
   const double *all = durations && selected->len == t->steps->len
                         ? rt_trace_all_sorted_durations (t, &n_all) : NULL;
-  GThread *all_summary = NULL;
+  RtThread *all_summary = NULL;
   SummaryJob job = { .out = &c->all_summary };
   if (all != NULL)
     {
@@ -75,7 +76,7 @@ cdf_event_collect (const RtTrace *t, const char *name, GArray *selected)
       c->all = rt_sorted_borrow (all, n_all);
       job.values = c->all;
       if (n_all >= ALL_VALUES_FOR_A_THREAD && g_get_num_processors () > 1)
-        all_summary = g_thread_try_new ("rt-cdf-all", summary_run, &job, NULL);
+        all_summary = rt_thread_beside ("rt-cdf-all", summary_run, &job);
       if (all_summary == NULL)
         summary_run (&job);
     }
@@ -103,7 +104,7 @@ cdf_event_collect (const RtTrace *t, const char *name, GArray *selected)
   if (all != NULL)
     {
       if (all_summary != NULL)
-        g_thread_join (all_summary);
+        rt_thread_join (all_summary);
       return c;
     }
   if (durations)

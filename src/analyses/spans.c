@@ -2,6 +2,7 @@
  * life, turns and timed lines, in seconds from the step's start. rt-timeline and rt-trace draw from it. */
 #include "rolltrace/rt-analyses.h"
 #include "../sort-private.h"
+#include "../tasks-private.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -417,13 +418,13 @@ spans_analyse (const RtTrace *t, guint step_index, gboolean with_lines)
   FileRange first = { sp, line_room, 0, t, st->first_file, split, rows, kinds, order };
   FileRange second = { later, line_room ? line_room + rows_before : NULL, 0, t, st->first_file + split,
                        st->n_files - split, rows + split, kinds, later_order };
-  GThread *helper = second.n_files > 0 && first.n_files > 0 && g_get_num_processors () > 1
-                    ? g_thread_try_new ("rt-spans", add_files, &second, NULL) : NULL;
+  RtThread *helper = second.n_files > 0 && first.n_files > 0 && g_get_num_processors () > 1
+                     ? rt_thread_beside ("rt-spans", add_files, &second) : NULL;
   for (guint k = 0; k < split; k++)
     rows[k] = rt_trace_file_events (t, st->first_file + k);
   add_files (&first);
   if (helper != NULL)
-    g_thread_join (helper);
+    rt_thread_join (helper);
   else
     add_files (&second);
   if (second.n_lines > 0)

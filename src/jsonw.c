@@ -167,9 +167,10 @@ eight_digits (guint32 v)
 
 /* Appends the text %.<precision>g makes of v's digits d < 10^17 and exponent e10: the digits
  * made eight at a time, their trailing zeros counted from the top zero bytes of each eight,
- * and every copy of a fixed size. */
-static void
-put_g (GString *out, gboolean negative, guint64 d, int e10, int precision)
+ * and every copy of a fixed size. Inlined in rt_format_double's fast path (a tenth of its
+ * instructions were the call's), put_g elsewhere. */
+static G_ALWAYS_INLINE inline void
+put_g_inline (GString *out, gboolean negative, guint64 d, int e10, int precision)
 {
   /* d as 17 digits, a leading one and two eights; slack for the copies of fixed size */
   char digits[48];
@@ -226,6 +227,12 @@ put_g (GString *out, gboolean negative, guint64 d, int e10, int precision)
       p += n;
     }
   rt_string_end_at (out, p);
+}
+
+static void
+put_g (GString *out, gboolean negative, guint64 d, int e10, int precision)
+{
+  put_g_inline (out, negative, d, e10, precision);
 }
 
 /* round_digits for a precision of at most 9 and an a whose a 10^k (k = precision - 1 - e10,
@@ -507,7 +514,7 @@ rt_format_double (GString *out, double v)
     int e10, precision;
     if (choose_digits (fabs (v), &d, &e10, &precision))
       {
-        put_g (out, v < 0, d, e10, precision);
+        put_g_inline (out, v < 0, d, e10, precision);
         return;
       }
   }

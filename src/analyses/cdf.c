@@ -2,6 +2,7 @@
  * The tail is the question, so every summary carries P50 to P99.9. */
 #include "rolltrace/rt-analyses.h"
 #include "rolltrace/rt-views.h"
+#include "../tasks-private.h"
 
 #include <string.h>
 
@@ -20,12 +21,10 @@ typedef struct {
   RtSummary *out;
 } SummaryJob;
 
-static gpointer
-summary_run (gpointer data)
+static void
+summary_run (SummaryJob *job)
 {
-  SummaryJob *job = data;
   rt_summary_of_sorted (job->values.v, job->values.n, job->out);
-  return NULL;
 }
 
 /* The summary of every step's values, side by side (rt_summaries_of_sorted). */
@@ -52,33 +51,11 @@ steps_summarise (GArray *steps)
  * more than it saves. */
 #define ALL_VALUES_FOR_A_THREAD 50000
 
-static RtCdfEvent *
-cdf_event_collect (const RtTrace *t, const char *name, GArray *selected)
+/* The selected steps' values, each sorted, and their summaries, into c->steps; other
+ * events' values also gathered into `values`. */
+static void
+steps_collect (RtCdfEvent *c, const RtTrace *t, GArray *selected, gboolean durations, GArray *values)
 {
-  RtCdfEvent *c = g_new0 (RtCdfEvent, 1);
-  c->id = rt_event_registry_lookup (t->registry, name);
-  c->event = c->id != RT_EVENT_NONE ? rt_event_registry_name (t->registry, c->id) : name;
-  c->steps = g_array_new (FALSE, FALSE, sizeof (RtCdfStep));
-  /* request durations come sorted (in place in the cache, when it holds them), and the
-   * sorted steps merge into the sorted whole */
-  gboolean durations = c->id == RT_EV_REQUEST_COMPLETE;
-  g_autoptr (GArray) values = durations ? NULL : rt_samples_new ();   /* of other events */
-  guint n_all;
-  const double *all = durations && selected->len == t->steps->len
-                        ? rt_trace_all_sorted_durations (t, &n_all) : NULL;
-  GThread *all_summary = NULL;
-  SummaryJob job = { .out = &c->all_summary };
-  if (all != NULL)
-    {
-      /* every step selected: the cache has them sorted together; their summary (two passes
-       * over them all, each a chain of additions) is made meanwhile on a thread of its own */
-      c->all = rt_sorted_borrow (all, n_all);
-      job.values = c->all;
-      if (n_all >= ALL_VALUES_FOR_A_THREAD && g_get_num_processors () > 1)
-        all_summary = g_thread_try_new ("rt-cdf-all", summary_run, &job, NULL);
-      if (all_summary == NULL)
-        summary_run (&job);
-    }
   for (guint i = 0; c->id != RT_EVENT_NONE && i < selected->len; i++)
     {
       RtCdfStep st = { .step_index = g_array_index (selected, guint, i) };
@@ -100,12 +77,51 @@ cdf_event_collect (const RtTrace *t, const char *name, GArray *selected)
       g_array_append_val (c->steps, st);
     }
   steps_summarise (c->steps);
+}
+
+/* The request durations of every step: the steps (task 0) and the summary of them all (task 1). */
+typedef struct {
+  RtCdfEvent *c;
+  const RtTrace *t;
+  GArray *selected;
+  SummaryJob all;
+} DurationsJob;
+
+static void
+durations_task (gpointer data, guint task)
+{
+  DurationsJob *job = data;
+  if (task == 0)
+    steps_collect (job->c, job->t, job->selected, TRUE, NULL);
+  else
+    summary_run (&job->all);
+}
+
+static RtCdfEvent *
+cdf_event_collect (const RtTrace *t, const char *name, GArray *selected)
+{
+  RtCdfEvent *c = g_new0 (RtCdfEvent, 1);
+  c->id = rt_event_registry_lookup (t->registry, name);
+  c->event = c->id != RT_EVENT_NONE ? rt_event_registry_name (t->registry, c->id) : name;
+  c->steps = g_array_new (FALSE, FALSE, sizeof (RtCdfStep));
+  /* request durations come sorted (in place in the cache, when it holds them), and the
+   * sorted steps merge into the sorted whole */
+  gboolean durations = c->id == RT_EV_REQUEST_COMPLETE;
+  guint n_all;
+  const double *all = durations && selected->len == t->steps->len
+                        ? rt_trace_all_sorted_durations (t, &n_all) : NULL;
   if (all != NULL)
     {
-      if (all_summary != NULL)
-        g_thread_join (all_summary);
+      /* every step selected: the cache has them sorted together; their summary (two passes
+       * over them all, each a chain of additions) is made meanwhile by a helper, when it
+       * starts in time */
+      c->all = rt_sorted_borrow (all, n_all);
+      DurationsJob job = { c, t, selected, { c->all, &c->all_summary } };
+      rt_run_shared (2, n_all >= ALL_VALUES_FOR_A_THREAD ? g_get_num_processors () : 1, durations_task, &job);
       return c;
     }
+  g_autoptr (GArray) values = durations ? NULL : rt_samples_new ();   /* of other events */
+  steps_collect (c, t, selected, durations, values);
   if (durations)
     {
       guint n = c->steps->len;

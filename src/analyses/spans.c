@@ -2,6 +2,7 @@
  * life, turns and timed lines, in seconds from the step's start. rt-timeline and rt-trace draw from it. */
 #include "rolltrace/rt-analyses.h"
 #include "../sort-private.h"
+#include "../tasks-private.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -323,18 +324,34 @@ typedef struct {
   guint n_lines;                /* placed there */
   const RtTrace *t;
   guint first_file, n_files;
-  const RtEvent *const *rows;   /* of each of those files */
+  const RtEvent **rows;         /* of each of those files (the earlier ones': fetched by their task) */
   const guint8 *kinds;
   GArray *request_of;           /* without the lines: which request each file-local one is, else NULL */
 } FileRange;
 
-static gpointer
-add_files (gpointer p)
+static void
+add_files (FileRange *r)
 {
-  FileRange *r = p;
   for (guint k = 0; k < r->n_files; k++)
     add_file (r->sp, r->line_room, &r->n_lines, r->t, r->first_file + k, r->rows[k], r->kinds, r->request_of);
-  return NULL;
+}
+
+/* The two parts of a step's files, each a task of rt_run_shared: the earlier files, whose rows
+ * are fetched then (by one thread at a time, see rt_trace_file_events), and the later ones,
+ * whose rows were fetched before. */
+typedef struct {
+  FileRange *first, *second;
+} SpansParts;
+
+static void
+spans_part (gpointer data, guint task)
+{
+  SpansParts *parts = data;
+  FileRange *r = task == 0 ? parts->first : parts->second;
+  if (task == 0)
+    for (guint k = 0; k < r->n_files; k++)
+      r->rows[k] = rt_trace_file_events (r->t, r->first_file + k);
+  add_files (r);
 }
 
 /* Appends the files laid out in `part` after those of `sp`, their indices moved on; their
@@ -378,11 +395,12 @@ spans_analyse (const RtTrace *t, guint step_index, gboolean with_lines)
     kinds[id] = (guint8) rt_phase_kind (rt_event_registry_name (t->registry, (guint16) id));
 
   /* The files are laid out apart, the later ones on a second thread where there is a second
-   * core, and put together in order. The rows of each file are fetched on this thread (where
-   * a damaged cache is noticed and its file read again, which leaves the other files as
-   * they are and never adds rows): the later files' first, so that the second thread can
-   * start, then the earlier ones'; this thread, which also checks the earlier files' rows,
-   * lays out some 40 % of them (a row takes about a fifth as long to check as to lay out). */
+   * core (and it starts in time: else here too), and put together in order. The rows of each
+   * file are fetched before it is laid out (where a damaged cache is noticed and its file
+   * read again, which leaves the other files as they are and never adds rows): the later
+   * files' first, so that the second thread can start, then the earlier ones'; the thread
+   * that also checks the earlier files' rows lays out some 40 % of them (a row takes about a
+   * fifth as long to check as to lay out). */
   g_autofree const RtEvent **rows = g_new (const RtEvent *, MAX (st->n_files, 1u));
   guint64 all_rows = 0, rows_before = 0;
   for (guint k = 0; k < st->n_files; k++)
@@ -417,15 +435,10 @@ spans_analyse (const RtTrace *t, guint step_index, gboolean with_lines)
   FileRange first = { sp, line_room, 0, t, st->first_file, split, rows, kinds, order };
   FileRange second = { later, line_room ? line_room + rows_before : NULL, 0, t, st->first_file + split,
                        st->n_files - split, rows + split, kinds, later_order };
-  GThread *helper = second.n_files > 0 && first.n_files > 0 && g_get_num_processors () > 1
-                    ? g_thread_try_new ("rt-spans", add_files, &second, NULL) : NULL;
-  for (guint k = 0; k < split; k++)
-    rows[k] = rt_trace_file_events (t, st->first_file + k);
-  add_files (&first);
-  if (helper != NULL)
-    g_thread_join (helper);
-  else
-    add_files (&second);
+  /* the earlier files (their rows fetched first) on this thread, the later ones on a helper
+   * when it starts in time, else here too */
+  SpansParts parts = { &first, &second };
+  rt_run_shared (2, second.n_files > 0 && first.n_files > 0 ? g_get_num_processors () : 1, spans_part, &parts);
   if (second.n_lines > 0)
     memmove (line_room + first.n_lines, line_room + rows_before, second.n_lines * sizeof (RtSpanLine));
   g_array_set_size (sp->lines, first.n_lines + second.n_lines);

@@ -525,6 +525,36 @@ test_shortest_form_fast_path_as_printf_and_strtod_choose (void)
   g_assert_cmpuint (checked, >, 1300000);
 }
 
+/* The timeline's numbers, most of what a Gantt's TSV holds: offsets in seconds from the
+ * step's start of timestamps logged to the microsecond (read from their text, as the parser
+ * reads them), their phases' starts (a duration taken off) and the lengths between two, in
+ * the millions, against printf and strtod. */
+static void
+test_timeline_offsets_as_printf_and_strtod_choose (void)
+{
+  g_autoptr (GString) out = g_string_new (NULL);
+  GRand *r = g_rand_new_with_seed (2026);
+  guint checked = 0;
+  for (guint i = 0; i < 1000000; i++)
+    {
+      char text[64];
+      gint64 origin_us = (gint64) 1700000000 * 1000000 + g_rand_int_range (r, 0, 1 << 30) * (gint64) 64;
+      gint64 end_us = origin_us + g_rand_int_range (r, 0, 2000000000);
+      g_snprintf (text, sizeof text, "%" G_GINT64_FORMAT ".%06d", origin_us / 1000000, (int) (origin_us % 1000000));
+      double origin = g_ascii_strtod (text, NULL);
+      g_snprintf (text, sizeof text, "%" G_GINT64_FORMAT ".%06d", end_us / 1000000, (int) (end_us % 1000000));
+      double end = g_ascii_strtod (text, NULL);
+      g_snprintf (text, sizeof text, "%d.%06d", g_rand_int_range (r, 0, 60), g_rand_int_range (r, 0, 1000000));
+      double duration = g_ascii_strtod (text, NULL);
+      check_shortest (out, end - origin);
+      check_shortest (out, end - duration - origin);
+      check_shortest (out, duration);
+      checked += 3;
+    }
+  g_rand_free (r);
+  g_assert_cmpuint (checked, ==, 3000000);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -544,6 +574,8 @@ main (int argc, char **argv)
                    test_cdf_blocks_in_two_halves_as_one_after_another);
   g_test_add_func ("/jsonw/shortest-form-as-printf-and-strtod-choose",
                    test_shortest_form_as_printf_and_strtod_choose);
+  g_test_add_func ("/jsonw/timeline-offsets-as-printf-and-strtod-choose",
+                   test_timeline_offsets_as_printf_and_strtod_choose);
   g_test_add_func ("/jsonw/shortest-form-fast-path-as-printf-and-strtod-choose",
                    test_shortest_form_fast_path_as_printf_and_strtod_choose);
   return g_test_run ();

@@ -41,7 +41,33 @@ typedef struct {
   RtChromeTraceCounts *counts;
   GArray *buf;                /* RtSpan, reused */
   guint16 running_state;      /* the older logger's whole turn, RT_EVENT_NONE when not logged */
+  GArray *event_names;        /* RtChromeName of each event id, NO_NAME until first written */
+  GArray *turn_names;         /* of "turn K", likewise, for 0 <= K < TURN_NAMES */
 } Export;
+
+#define NO_NAME G_MAXUINT
+#define TURN_NAMES 1024
+
+/* The cell of `slot` in `names`, NO_NAME until the caller fills it. */
+static RtChromeName *
+name_slot (GArray *names, guint slot)
+{
+  while (names->len <= slot)
+    {
+      RtChromeName none = NO_NAME;
+      g_array_append_val (names, none);
+    }
+  return &g_array_index (names, RtChromeName, slot);
+}
+
+static void
+complete_event (Export *e, gint64 pid, gint64 tid, guint16 event, gint64 ts, gint64 dur)
+{
+  RtChromeName *name = name_slot (e->event_names, event);
+  if (*name == NO_NAME)
+    *name = rt_chrome_trace_name (e->ct, rt_event_registry_name (e->t->registry, event));
+  rt_chrome_trace_complete_name (e->ct, pid, tid, *name, ts, dur);
+}
 
 /* Seconds from the step's start (as RtSpans gives them) to microseconds from the trace's. */
 static gint64
@@ -109,8 +135,7 @@ write_sections (Export *e, WorkerTracks *w, const RtSpanWorker *f)
     if (spans[i].keep)
       {
         guint16 event = rt_spans_section (e->spans, f->first_section + spans[i].order)->event;
-        rt_chrome_trace_complete (e->ct, w->pid, TID_SECTIONS, rt_event_registry_name (e->t->registry, event),
-                                  spans[i].start, spans[i].end - spans[i].start);
+        complete_event (e, w->pid, TID_SECTIONS, event, spans[i].start, spans[i].end - spans[i].start);
       }
 }
 
@@ -188,15 +213,25 @@ write_request (Export *e, WorkerTracks *w, const RtSpanRequest *r)
         }
       else if (s->order < ORDER_LINE (r, 0))
         {
-          char name[24];
-          g_snprintf (name, sizeof name, "turn %d", rt_spans_turn (e->spans, r->first_turn + s->order - 1)->turn);
-          rt_chrome_trace_complete (e->ct, w->pid, tid, name, s->start, s->end - s->start);
+          int turn = rt_spans_turn (e->spans, r->first_turn + s->order - 1)->turn;
+          RtChromeName *name = turn >= 0 && turn < TURN_NAMES ? name_slot (e->turn_names, (guint) turn) : NULL;
+          if (name == NULL || *name == NO_NAME)
+            {
+              char text[24];
+              g_snprintf (text, sizeof text, "turn %d", turn);
+              if (name == NULL)
+                {
+                  rt_chrome_trace_complete (e->ct, w->pid, tid, text, s->start, s->end - s->start);
+                  continue;
+                }
+              *name = rt_chrome_trace_name (e->ct, text);
+            }
+          rt_chrome_trace_complete_name (e->ct, w->pid, tid, *name, s->start, s->end - s->start);
         }
       else
         {
           const RtSpanLine *line = rt_spans_line (e->spans, r->first_line + s->order - ORDER_LINE (r, 0));
-          rt_chrome_trace_complete (e->ct, w->pid, tid, rt_event_registry_name (e->t->registry, line->event),
-                                    s->start, s->end - s->start);
+          complete_event (e, w->pid, tid, line->event, s->start, s->end - s->start);
         }
     }
 }
@@ -265,6 +300,8 @@ rt_chrome_trace_write_experiment (RtChromeTrace *ct, const RtTrace *t, const GAr
     .counts = counts,
     .buf = g_array_new (FALSE, FALSE, sizeof (RtSpan)),
     .running_state = rt_event_registry_lookup (t->registry, "running_state"),
+    .event_names = g_array_new (FALSE, FALSE, sizeof (RtChromeName)),
+    .turn_names = g_array_new (FALSE, FALSE, sizeof (RtChromeName)),
   };
   for (guint i = 0; i < step_indices->len; i++)
     {
@@ -285,6 +322,8 @@ rt_chrome_trace_write_experiment (RtChromeTrace *ct, const RtTrace *t, const GAr
     }
   g_hash_table_unref (e.workers);
   g_array_unref (e.buf);
+  g_array_unref (e.event_names);
+  g_array_unref (e.turn_names);
 }
 
 double

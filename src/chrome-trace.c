@@ -12,7 +12,13 @@ struct _RtChromeTrace {
   guint64 warn_bytes;
   void (*on_size) (gpointer data);
   gpointer on_size_data;
+  GString *names;             /* the names of rt_chrome_trace_name, each as a JSON string */
+  GArray *name_at;            /* NameAt of each */
 };
+
+typedef struct {
+  gsize at, len;              /* in names */
+} NameAt;
 
 static void
 flush (RtChromeTrace *ct)
@@ -37,6 +43,8 @@ rt_chrome_trace_new (GOutputStream *out)
   RtChromeTrace *ct = g_new0 (RtChromeTrace, 1);
   ct->out = g_object_ref (out);
   ct->buf = g_string_sized_new (RT_CHROME_TRACE_CHUNK + 4096);
+  ct->names = g_string_new (NULL);
+  ct->name_at = g_array_new (FALSE, FALSE, sizeof (NameAt));
   g_string_append (ct->buf, "{\"displayTimeUnit\": \"ms\", \"traceEvents\": [");
   return ct;
 }
@@ -63,6 +71,8 @@ rt_chrome_trace_free (RtChromeTrace *ct)
     return;
   g_object_unref (ct->out);
   g_string_free (ct->buf, TRUE);
+  g_string_free (ct->names, TRUE);
+  g_array_unref (ct->name_at);
   g_clear_error (&ct->error);
   g_free (ct);
 }
@@ -104,7 +114,7 @@ append_string (RtChromeTrace *ct, const char *s)
  * NO_ID); the caller adds its members, each after ", ". One event a line: a trace reads with
  * grep and head. */
 static void
-event_begin (RtChromeTrace *ct, const char *ph, const char *name, gint64 pid, gint64 tid, gint64 ts_us)
+event_open (RtChromeTrace *ct, const char *ph)
 {
   GString *buf = ct->buf;
   if (ct->events > 0)
@@ -112,7 +122,13 @@ event_begin (RtChromeTrace *ct, const char *ph, const char *name, gint64 pid, gi
   RT_STRING_PUT_LITERAL (buf, "\n{\"ph\": \"");
   rt_string_put (buf, ph, strlen (ph));   /* one of ours: "X", "C", "M" */
   RT_STRING_PUT_LITERAL (buf, "\", \"name\": ");
-  append_string (ct, name);
+}
+
+/* What follows the name: ", \"pid\": pid" and the rest of event_begin's members. */
+static void
+event_ids (RtChromeTrace *ct, gint64 pid, gint64 tid, gint64 ts_us)
+{
+  GString *buf = ct->buf;
   RT_STRING_PUT_LITERAL (buf, ", \"pid\": ");
   rt_format_int (buf, pid);
   if (tid != NO_ID)
@@ -125,6 +141,14 @@ event_begin (RtChromeTrace *ct, const char *ph, const char *name, gint64 pid, gi
       RT_STRING_PUT_LITERAL (buf, ", \"ts\": ");
       rt_format_int (buf, ts_us);
     }
+}
+
+static void
+event_begin (RtChromeTrace *ct, const char *ph, const char *name, gint64 pid, gint64 tid, gint64 ts_us)
+{
+  event_open (ct, ph);
+  append_string (ct, name);
+  event_ids (ct, pid, tid, ts_us);
 }
 
 static void
@@ -193,6 +217,32 @@ rt_chrome_trace_complete (RtChromeTrace *ct, gint64 pid, gint64 tid, const char 
                           gint64 dur_us)
 {
   complete_begin (ct, pid, tid, name, ts_us, dur_us);
+  event_end (ct);
+}
+
+RtChromeName
+rt_chrome_trace_name (RtChromeTrace *ct, const char *name)
+{
+  NameAt n = { .at = ct->names->len };
+  RtJsonWriter w;
+  rt_jw_init (&w, ct->names);
+  rt_jw_string (&w, name);
+  n.len = ct->names->len - n.at;
+  g_array_append_val (ct->name_at, n);
+  return ct->name_at->len - 1;
+}
+
+void
+rt_chrome_trace_complete_name (RtChromeTrace *ct, gint64 pid, gint64 tid, RtChromeName name, gint64 ts_us,
+                               gint64 dur_us)
+{
+  g_return_if_fail (name < ct->name_at->len);
+  const NameAt *n = &g_array_index (ct->name_at, NameAt, name);
+  event_open (ct, "X");
+  rt_string_put (ct->buf, ct->names->str + n->at, n->len);
+  event_ids (ct, pid, tid, ts_us);
+  RT_STRING_PUT_LITERAL (ct->buf, ", \"dur\": ");
+  rt_format_int (ct->buf, dur_us);
   event_end (ct);
 }
 

@@ -103,6 +103,41 @@ test_writer_reports_a_full_disk (void)
   g_assert_nonnull (error);
 }
 
+/* An event of a name made once (rt_chrome_trace_name) is the bytes of one written with the
+ * name itself, whatever the name holds (a quote, a newline, invalid UTF-8, nothing), first
+ * event of the trace or not, names made before or between events. */
+static void
+test_writer_names_made_once (void)
+{
+  const char *names[] = { "turn_engine_call", "ST\"OP\n", "a\xff\xfe b", "", "turn 0" };
+  g_autoptr (GOutputStream) plain_mem = g_memory_output_stream_new_resizable ();
+  g_autoptr (GOutputStream) named_mem = g_memory_output_stream_new_resizable ();
+  g_autoptr (RtChromeTrace) plain = rt_chrome_trace_new (plain_mem);
+  g_autoptr (RtChromeTrace) named = rt_chrome_trace_new (named_mem);
+  RtChromeName ids[G_N_ELEMENTS (names)];
+  ids[0] = rt_chrome_trace_name (named, names[0]);
+  for (guint i = 0; i < 3 * G_N_ELEMENTS (names); i++)
+    {
+      guint k = i % G_N_ELEMENTS (names);
+      if (i > 0 && i < G_N_ELEMENTS (names))
+        ids[k] = rt_chrome_trace_name (named, names[k]);
+      rt_chrome_trace_complete (plain, 3, 4, names[k], (gint64) i - 2, 7 * (gint64) i);
+      rt_chrome_trace_complete_name (named, 3, 4, ids[k], (gint64) i - 2, 7 * (gint64) i);
+      if (k == 2)
+        {
+          rt_chrome_trace_counter (plain, 3, "c", 1, "n", 2);
+          rt_chrome_trace_counter (named, 3, "c", 1, "n", 2);
+        }
+    }
+  g_assert_true (rt_chrome_trace_finish (plain, NULL));
+  g_assert_true (rt_chrome_trace_finish (named, NULL));
+  g_assert_cmpuint (rt_chrome_trace_events (named), ==, rt_chrome_trace_events (plain));
+  g_autofree char *want = memory_text (plain_mem);
+  g_autofree char *got = memory_text (named_mem);
+  g_assert_cmpstr (got, ==, want);
+  g_assert_nonnull (strstr (got, "\"name\": \"ST\\\"OP\\n\", \"pid\": 3, \"tid\": 4"));
+}
+
 /* ---- packing ---- */
 
 typedef struct {
@@ -396,6 +431,7 @@ main (int argc, char **argv)
   g_test_add_func ("/chrome-trace/writer-integers", test_writer_integers);
   g_test_add_func ("/chrome-trace/writer-streams", test_writer_streams);
   g_test_add_func ("/chrome-trace/writer-reports-a-full-disk", test_writer_reports_a_full_disk);
+  g_test_add_func ("/chrome-trace/writer-names-made-once", test_writer_names_made_once);
   g_test_add_func ("/chrome-trace/lanes-reuse-the-first-freed", test_lanes_reuse_the_first_freed);
   g_test_add_func ("/chrome-trace/lanes-are-minimal", test_lanes_are_minimal);
   g_test_add_func ("/chrome-trace/lanes-out-of-order-stay-valid", test_lanes_out_of_order_stay_valid);

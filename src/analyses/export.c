@@ -529,6 +529,7 @@ typedef struct {
   gboolean writing;           /* a thread is writing (the lock is not held meanwhile) */
   gboolean failed;            /* a write failed: nothing more is made or written */
   GString *done[RING];        /* the finished text of unit k at k % RING, or NULL */
+  GPtrArray *spare;           /* texts written, emptied, for the next units (their memory faulted in once) */
   guint64 rows;
 } CsvRun;
 
@@ -538,6 +539,12 @@ typedef struct {
   guint unit;
   GString *text;
 } CsvUnit;
+
+static void
+string_free_all (gpointer text)
+{
+  g_string_free (text, TRUE);
+}
 
 /* Writes `text` while the caller holds the lock and the right to write; FALSE once failed. */
 static gboolean
@@ -581,9 +588,11 @@ csv_unit_finish (CsvRun *c, CsvUnit *u, guint64 rows)
   c->done[u->unit % RING] = g_steal_pointer (&u->text);
   while (!c->writing && !c->failed && c->head < c->units->len && c->done[c->head % RING] != NULL)
     {
-      g_autoptr (GString) text = g_steal_pointer (&c->done[c->head % RING]);
+      GString *text = g_steal_pointer (&c->done[c->head % RING]);
       if (csv_write_locked (c, text))
         c->head++;
+      g_string_truncate (text, 0);
+      g_ptr_array_add (c->spare, text);
       g_cond_broadcast (&c->cond);
     }
   g_mutex_unlock (&c->lock);
@@ -631,10 +640,15 @@ csv_take_units (gpointer data, guint task)
       while (!c->failed && (guint) k >= c->head + RING)
         g_cond_wait (&c->cond, &c->lock);
       gboolean failed = c->failed;
+      GString *text = c->spare->len > 0 ? g_ptr_array_steal_index_fast (c->spare, c->spare->len - 1) : NULL;
       g_mutex_unlock (&c->lock);
       if (failed)
-        break;
-      CsvUnit u = { .run = c, .unit = (guint) k, .text = g_string_new (NULL) };
+        {
+          if (text != NULL)
+            g_string_free (text, TRUE);
+          break;
+        }
+      CsvUnit u = { .run = c, .unit = (guint) k, .text = text != NULL ? text : g_string_new (NULL) };
       Emitter e = { .table = table, .batch = UNIT_BATCH, .sink = csv_unit_sink, .data = &u };
       csv_unit_rows (&e, c, &g_array_index (c->units, CsvUnitOf, k));
       if (!e.stopped)
@@ -663,7 +677,7 @@ rt_export_csv (const RtTrace *t, const RtStepSet *steps, RtExportTable which, Rt
   g_autofree int *column = which == RT_EXPORT_REQUESTS ? phase_columns (t) : NULL;
   CsvRun c = {
     .t = t, .steps = steps, .selected = selected, .which = which, .column = column, .units = units,
-    .write = write, .data = data,
+    .write = write, .data = data, .spare = g_ptr_array_new_with_free_func (string_free_all),
   };
   g_mutex_init (&c.lock);
   g_cond_init (&c.cond);
@@ -678,6 +692,7 @@ rt_export_csv (const RtTrace *t, const RtStepSet *steps, RtExportTable which, Rt
   for (guint i = 0; i < RING; i++)
     if (c.done[i] != NULL)
       g_string_free (c.done[i], TRUE);
+  g_ptr_array_unref (c.spare);
   g_mutex_clear (&c.lock);
   g_cond_clear (&c.cond);
   g_assert (c.failed || c.head == units->len);

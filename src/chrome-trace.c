@@ -1,6 +1,7 @@
 /* chrome-trace.c: the Chrome Trace Event Format writer, streamed through a fixed buffer, and the
  * packing and nesting rules that keep viewers from dropping events. */
 #include "rolltrace/rt-chrome-trace.h"
+#include "sort-private.h"
 
 struct _RtChromeTrace {
   GOutputStream *out;
@@ -362,10 +363,9 @@ rt_nest_clear (RtNest *n)
   g_clear_pointer (&n->open, g_array_unref);
 }
 
-static int
-span_compare (gconstpointer pa, gconstpointer pb)
+static inline int
+span_compare (const RtSpan *a, const RtSpan *b)
 {
-  const RtSpan *a = pa, *b = pb;
   if (a->start != b->start)
     return a->start < b->start ? -1 : 1;
   if (a->end != b->end)
@@ -373,6 +373,21 @@ span_compare (gconstpointer pa, gconstpointer pb)
   if (a->level != b->level)
     return a->level < b->level ? -1 : 1;
   return a->order < b->order ? -1 : a->order > b->order;
+}
+
+/* A total order (`order` is unique), so that any sort gives the same: the merge sort with
+ * the comparison inlined, not qsort's call per comparison (53M of a cached rt-trace's 409M
+ * instructions on two steps of the 10M tree; 29M so). */
+RT_DEFINE_MERGE_SORT (merge_sort_spans, RtSpan, span_compare)
+
+static void
+sort_spans (RtSpan *spans, guint n_spans)
+{
+  RtSpan room[64];
+  RtSpan *tmp = n_spans <= G_N_ELEMENTS (room) ? room : g_new (RtSpan, n_spans);
+  merge_sort_spans (spans, n_spans, tmp);
+  if (tmp != room)
+    g_free (tmp);
 }
 
 /* Rule 1: a start a rounding before a holder's start moves to it. `spans` are sorted by
@@ -459,7 +474,7 @@ rt_nest_spans (RtNest *n, RtSpan *spans, guint n_spans, gboolean rooted, RtNestC
                       && (!rooted || i == 0 || clamp_to_root (&spans[i], &spans[0]));
     }
   /* holders first, so that a phase moves to where its turn ended up */
-  qsort (spans, n_spans, sizeof (RtSpan), span_compare);
+  sort_spans (spans, n_spans);
   guint max_level = 0;
   for (guint i = 0; i < n_spans; i++)
     max_level = MAX (max_level, spans[i].level);
@@ -469,7 +484,7 @@ rt_nest_spans (RtNest *n, RtSpan *spans, guint n_spans, gboolean rooted, RtNestC
       if (spans[i].level == level && spans[i].keep && clamp_start_to_holders (spans, n_spans, i))
         spans[i].moved = any_moved = TRUE;
   if (any_moved)
-    qsort (spans, n_spans, sizeof (RtSpan), span_compare);
+    sort_spans (spans, n_spans);
   for (guint i = 0; i < n_spans; i++)
     {
       RtSpan *x = &spans[i];

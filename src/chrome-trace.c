@@ -14,6 +14,9 @@ struct _RtChromeTrace {
   void (*on_size) (gpointer data);
   gpointer on_size_data;
   GString *names;             /* the names of rt_chrome_trace_name, each as a JSON string */
+  /* ", \"pid\": P, \"tid\": T" of the last event: a request's events share them */
+  GString *ids;
+  gint64 ids_pid, ids_tid;
   GArray *name_at;            /* NameAt of each */
 };
 
@@ -45,6 +48,7 @@ rt_chrome_trace_new (GOutputStream *out)
   ct->out = g_object_ref (out);
   ct->buf = g_string_sized_new (RT_CHROME_TRACE_CHUNK + 4096);
   ct->names = g_string_new (NULL);
+  ct->ids = g_string_new (NULL);
   ct->name_at = g_array_new (FALSE, FALSE, sizeof (NameAt));
   g_string_append (ct->buf, "{\"displayTimeUnit\": \"ms\", \"traceEvents\": [");
   return ct;
@@ -73,6 +77,7 @@ rt_chrome_trace_free (RtChromeTrace *ct)
   g_object_unref (ct->out);
   g_string_free (ct->buf, TRUE);
   g_string_free (ct->names, TRUE);
+  g_string_free (ct->ids, TRUE);
   g_array_unref (ct->name_at);
   g_clear_error (&ct->error);
   g_free (ct);
@@ -130,13 +135,20 @@ static void
 event_ids (RtChromeTrace *ct, gint64 pid, gint64 tid, gint64 ts_us)
 {
   GString *buf = ct->buf;
-  RT_STRING_PUT_LITERAL (buf, ", \"pid\": ");
-  rt_format_int (buf, pid);
-  if (tid != NO_ID)
+  if (ct->ids->len == 0 || pid != ct->ids_pid || tid != ct->ids_tid)
     {
-      RT_STRING_PUT_LITERAL (buf, ", \"tid\": ");
-      rt_format_int (buf, tid);
+      g_string_truncate (ct->ids, 0);
+      RT_STRING_PUT_LITERAL (ct->ids, ", \"pid\": ");
+      rt_format_int (ct->ids, pid);
+      if (tid != NO_ID)
+        {
+          RT_STRING_PUT_LITERAL (ct->ids, ", \"tid\": ");
+          rt_format_int (ct->ids, tid);
+        }
+      ct->ids_pid = pid;
+      ct->ids_tid = tid;
     }
+  rt_string_put (buf, ct->ids->str, ct->ids->len);
   if (ts_us != NO_ID)
     {
       RT_STRING_PUT_LITERAL (buf, ", \"ts\": ");

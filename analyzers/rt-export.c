@@ -10,9 +10,6 @@
 #include <stdio.h>
 #include <string.h>
 
-/* Rows per batch handed from the analysis to the writer: a few MB of cells at most. */
-#define BATCH_ROWS 4096
-
 static char *opt_table;
 
 /* Where the CSV goes, as -o/--out (shared with the analyzers) reads: "-" is stdout; a name
@@ -29,24 +26,19 @@ csv_path (RtSession *s, const char *table)
   return g_build_filename (out, file, NULL);
 }
 
-/* The writer the analysis hands its batches to: to the output stream, or to stdout. */
+/* Where the CSV's pieces go: to the output stream, or to stdout. */
 typedef struct {
   GOutputStream *stream;      /* NULL: stdout */
-  GString *text;
-  gboolean header_written;
   GError *error;
 } CsvWriter;
 
 static gboolean
-write_batch (RtTable *rows, gpointer data)
+write_text (const char *text, gsize len, gpointer data)
 {
   CsvWriter *w = data;
-  g_string_truncate (w->text, 0);
-  rt_table_csv_append (rows, w->text, !w->header_written);
-  w->header_written = TRUE;
   if (w->stream != NULL)
-    return g_output_stream_write_all (w->stream, w->text->str, w->text->len, NULL, NULL, &w->error);
-  if (fwrite (w->text->str, 1, w->text->len, stdout) == w->text->len)
+    return g_output_stream_write_all (w->stream, text, len, NULL, NULL, &w->error);
+  if (fwrite (text, 1, len, stdout) == len)
     return TRUE;
   int e = errno;
   g_set_error (&w->error, RT_ERROR, RT_ERROR_IO, "cannot write to stdout: %s", g_strerror (e));
@@ -93,10 +85,9 @@ run (RtSession *s, GError **error)
                      || (out = rt_out_stream_open (path, rt_path_wants_gzip (path), error)) == NULL))
     return 1;
 
-  g_autoptr (GString) text = g_string_new (NULL);
-  CsvWriter w = { .stream = out ? rt_out_stream_get (out) : NULL, .text = text };
+  CsvWriter w = { .stream = out ? rt_out_stream_get (out) : NULL };
   guint64 rows = 0, bytes = 0;
-  gboolean ok = rt_export_rows (s->trace, s->steps, which, BATCH_ROWS, write_batch, &w, &rows);
+  gboolean ok = rt_export_csv (s->trace, s->steps, which, write_text, &w, &rows);
   if (ok && to_stdout && fflush (stdout) != 0)
     {
       int e = errno;
@@ -153,7 +144,7 @@ main (int argc, char **argv)
                    "empty field; numbers read back exactly; booleans 0/1; text as read, invalid UTF-8\n"
                    "replaced by U+FFFD, quoted (\"...\", a quote doubled) when it holds a comma, a quote, CR\n"
                    "or LF, or is empty, so no text can break a row. The file is written as a stream (memory\n"
-                   "holds one batch of rows) under a temporary name renamed when complete; a name ending\n"
+                   "holds a few MB of it) under a temporary name renamed when complete; a name ending\n"
                    "in .gz is gzip-compressed. Never inside EXP.\n\n"
                    "JSON (--json): {\"file\", \"table\", \"rows\", \"bytes\" (the file's size), \"columns\"\n"
                    "(their names)}. Exit status 1 when the table has no row in the selected steps (the\n"

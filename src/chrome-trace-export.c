@@ -41,7 +41,33 @@ typedef struct {
   RtChromeTraceCounts *counts;
   GArray *buf;                /* RtSpan, reused */
   guint16 running_state;      /* the older logger's whole turn, RT_EVENT_NONE when not logged */
+  GArray *event_names;        /* RtChromeName of each event id, NO_NAME until first written */
+  GArray *turn_names;         /* of "turn K", likewise, for 0 <= K < TURN_NAMES */
 } Export;
+
+#define NO_NAME G_MAXUINT
+#define TURN_NAMES 1024
+
+/* The cell of `slot` in `names`, NO_NAME until the caller fills it. */
+static RtChromeName *
+name_slot (GArray *names, guint slot)
+{
+  while (names->len <= slot)
+    {
+      RtChromeName none = NO_NAME;
+      g_array_append_val (names, none);
+    }
+  return &g_array_index (names, RtChromeName, slot);
+}
+
+static void
+complete_event (Export *e, gint64 pid, gint64 tid, guint16 event, gint64 ts, gint64 dur)
+{
+  RtChromeName *name = name_slot (e->event_names, event);
+  if (*name == NO_NAME)
+    *name = rt_chrome_trace_name (e->ct, rt_event_registry_name (e->t->registry, event));
+  rt_chrome_trace_complete_name (e->ct, pid, tid, *name, ts, dur);
+}
 
 /* Seconds from the step's start (as RtSpans gives them) to microseconds from the trace's. */
 static gint64
@@ -109,8 +135,7 @@ write_sections (Export *e, WorkerTracks *w, const RtSpanWorker *f)
     if (spans[i].keep)
       {
         guint16 event = rt_spans_section (e->spans, f->first_section + spans[i].order)->event;
-        rt_chrome_trace_complete (e->ct, w->pid, TID_SECTIONS, rt_event_registry_name (e->t->registry, event),
-                                  spans[i].start, spans[i].end - spans[i].start);
+        complete_event (e, w->pid, TID_SECTIONS, event, spans[i].start, spans[i].end - spans[i].start);
       }
 }
 
@@ -188,15 +213,25 @@ write_request (Export *e, WorkerTracks *w, const RtSpanRequest *r)
         }
       else if (s->order < ORDER_LINE (r, 0))
         {
-          char name[24];
-          g_snprintf (name, sizeof name, "turn %d", rt_spans_turn (e->spans, r->first_turn + s->order - 1)->turn);
-          rt_chrome_trace_complete (e->ct, w->pid, tid, name, s->start, s->end - s->start);
+          int turn = rt_spans_turn (e->spans, r->first_turn + s->order - 1)->turn;
+          RtChromeName *name = turn >= 0 && turn < TURN_NAMES ? name_slot (e->turn_names, (guint) turn) : NULL;
+          if (name == NULL || *name == NO_NAME)
+            {
+              char text[24];
+              g_snprintf (text, sizeof text, "turn %d", turn);
+              if (name == NULL)
+                {
+                  rt_chrome_trace_complete (e->ct, w->pid, tid, text, s->start, s->end - s->start);
+                  continue;
+                }
+              *name = rt_chrome_trace_name (e->ct, text);
+            }
+          rt_chrome_trace_complete_name (e->ct, w->pid, tid, *name, s->start, s->end - s->start);
         }
       else
         {
           const RtSpanLine *line = rt_spans_line (e->spans, r->first_line + s->order - ORDER_LINE (r, 0));
-          rt_chrome_trace_complete (e->ct, w->pid, tid, rt_event_registry_name (e->t->registry, line->event),
-                                    s->start, s->end - s->start);
+          complete_event (e, w->pid, tid, line->event, s->start, s->end - s->start);
         }
     }
 }
@@ -252,6 +287,38 @@ write_file (Export *e, const RtSpanWorker *f)
   write_in_flight (e, w, f);
 }
 
+/* The spans of the next step are made on a thread of their own while this step is written:
+ * they are a fifth of the work of a trace, depend only on the trace, and the writing is
+ * what the time of a trace waits on. */
+typedef struct {
+  const RtTrace *t;
+  guint step_index;
+  GThread *thread;            /* NULL: made here, in spans */
+  RtSpans *spans;
+} NextSpans;
+
+static gpointer
+make_spans (gpointer data)
+{
+  NextSpans *n = data;
+  return rt_spans_analyse (n->t, n->step_index);
+}
+
+static void
+next_spans_start (NextSpans *n, const RtTrace *t, guint step_index)
+{
+  *n = (NextSpans) { .t = t, .step_index = step_index };
+  n->thread = g_thread_try_new ("rt-spans-next", make_spans, n, NULL);
+  if (n->thread == NULL)
+    n->spans = rt_spans_analyse (t, step_index);
+}
+
+static RtSpans *
+next_spans_take (NextSpans *n)
+{
+  return n->thread != NULL ? g_thread_join (g_steal_pointer (&n->thread)) : g_steal_pointer (&n->spans);
+}
+
 void
 rt_chrome_trace_write_experiment (RtChromeTrace *ct, const RtTrace *t, const GArray *step_indices,
                                   const RtStepSet *workers, RtChromeTraceCounts *counts)
@@ -265,10 +332,17 @@ rt_chrome_trace_write_experiment (RtChromeTrace *ct, const RtTrace *t, const GAr
     .counts = counts,
     .buf = g_array_new (FALSE, FALSE, sizeof (RtSpan)),
     .running_state = rt_event_registry_lookup (t->registry, "running_state"),
+    .event_names = g_array_new (FALSE, FALSE, sizeof (RtChromeName)),
+    .turn_names = g_array_new (FALSE, FALSE, sizeof (RtChromeName)),
   };
+  NextSpans *next = g_new0 (NextSpans, 1);   /* on the heap: the thread holds it until joined */
+  if (step_indices->len > 0)
+    next_spans_start (next, t, g_array_index (step_indices, guint, 0));
   for (guint i = 0; i < step_indices->len; i++)
     {
-      g_autoptr (RtSpans) spans = rt_spans_analyse (t, g_array_index (step_indices, guint, i));
+      g_autoptr (RtSpans) spans = next_spans_take (next);
+      if (i + 1 < step_indices->len)
+        next_spans_start (next, t, g_array_index (step_indices, guint, i + 1));
       e.spans = spans;
       e.shift_s = spans->origin_s - e.base_s;
       for (guint k = 0; k < spans->workers->len; k++)
@@ -283,8 +357,11 @@ rt_chrome_trace_write_experiment (RtChromeTrace *ct, const RtTrace *t, const GAr
       for (guint f = step->first_file; f < step->first_file + step->n_files; f++)
         rt_trace_file_events_done (t, f);
     }
+  g_free (next);
   g_hash_table_unref (e.workers);
   g_array_unref (e.buf);
+  g_array_unref (e.event_names);
+  g_array_unref (e.turn_names);
 }
 
 double

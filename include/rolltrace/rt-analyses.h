@@ -724,6 +724,17 @@ typedef gboolean (*RtExportSink) (RtTable *rows, gpointer data);
 gboolean rt_export_rows (const RtTrace *t, const RtStepSet *steps, RtExportTable which, guint batch,
                          RtExportSink sink, gpointer data, guint64 *n_rows);
 
+/* Receives the next piece of a CSV text; FALSE stops the export (a write failed). */
+typedef gboolean (*RtExportWrite) (const char *text, gsize len, gpointer data);
+
+/* The CSV (rt_table_csv_append: the header line, then every row) of table `which` over the
+ * selected steps, the rows as rt_export_rows makes them, handed to `write` in pieces, in
+ * order, one call at a time (from this thread or a helper: the rows are made and formatted
+ * on both cores). Memory holds a few MB of text whatever the size of the table. Sets
+ * `n_rows` to the rows written; returns FALSE when `write` stopped the export. */
+gboolean rt_export_csv (const RtTrace *t, const RtStepSet *steps, RtExportTable which, RtExportWrite write,
+                        gpointer data, guint64 *n_rows);
+
 /* ---- compare: several experiments side by side, the first the reference ----------------- */
 
 /* The two-sample Kolmogorov-Smirnov statistic of samples a (n values) and b (m values), both

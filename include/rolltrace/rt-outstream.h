@@ -20,6 +20,12 @@ gboolean rt_out_stream_commit (RtOutStream *o, guint64 *bytes, GError **error);
 void rt_out_stream_free (RtOutStream *o);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (RtOutStream, rt_out_stream_free)
 
+/* A stream that writes what it is given to `base` on a thread of its own, in order, through
+ * a few blocks of 256 KB (a write returns once its bytes are copied; it waits only when every
+ * block is queued). The base's first error is returned by the next write, flush or close;
+ * closing it writes what is queued and closes `base`. rt_out_stream_open's stream is one. */
+GOutputStream *rt_writer_stream_new (GOutputStream *base);
+
 /* `path` ends in ".gz" (any case): the name asks for compression. */
 gboolean rt_path_wants_gzip (const char *path);
 

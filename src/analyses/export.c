@@ -2,6 +2,7 @@
  * step and worker file of the selected steps, handed out in batches so that memory holds one. */
 #include "rolltrace/rt-analyses.h"
 #include "rolltrace/rt-views.h"
+#include "../tasks-private.h"
 
 #include <math.h>
 #include <string.h>
@@ -494,4 +495,207 @@ rt_export_rows (const RtTrace *t, const RtStepSet *steps, RtExportTable which, g
     e.stopped = !sink (table, data);
   *n_rows = e.rows;
   return !e.stopped;
+}
+
+/* ---- CSV on both cores ---- */
+
+/* The rows are made and formatted a worker file at a time (a unit; the steps table is one),
+ * on this thread and a helper, each taking the next unit, and written in unit order by
+ * whichever thread finds the next one ready. Memory holds a few units' text: a unit's
+ * finished text waits at most RING units ahead of the one being written, and a unit whose
+ * text passes UNIT_LIMIT is written as it goes once it is the next (waiting until then). */
+#define RING 4
+#define UNIT_LIMIT ((gsize) 1 << 20)
+#define UNIT_BATCH 1024
+
+typedef struct {
+  guint step_index;           /* into t->steps */
+  guint file;                 /* G_MAXUINT: the steps table, all in one unit */
+} CsvUnitOf;
+
+typedef struct {
+  const RtTrace *t;
+  const RtStepSet *steps;
+  const GArray *selected;
+  RtExportTable which;
+  const int *column;
+  GArray *units;              /* CsvUnitOf */
+  RtExportWrite write;
+  gpointer data;
+  gint next;                  /* (atomic) the next unit to take */
+  GMutex lock;
+  GCond cond;
+  guint head;                 /* every unit before it is written */
+  gboolean writing;           /* a thread is writing (the lock is not held meanwhile) */
+  gboolean failed;            /* a write failed: nothing more is made or written */
+  GString *done[RING];        /* the finished text of unit k at k % RING, or NULL */
+  GPtrArray *spare;           /* texts written, emptied, for the next units (their memory faulted in once) */
+  guint64 rows;
+} CsvRun;
+
+/* The unit a thread is making. */
+typedef struct {
+  CsvRun *run;
+  guint unit;
+  GString *text;
+} CsvUnit;
+
+static void
+string_free_all (gpointer text)
+{
+  g_string_free (text, TRUE);
+}
+
+/* Writes `text` while the caller holds the lock and the right to write; FALSE once failed. */
+static gboolean
+csv_write_locked (CsvRun *c, GString *text)
+{
+  c->writing = TRUE;
+  g_mutex_unlock (&c->lock);
+  gboolean ok = text->len == 0 || c->write (text->str, text->len, c->data);
+  g_mutex_lock (&c->lock);
+  c->writing = FALSE;
+  if (!ok)
+    c->failed = TRUE;
+  g_cond_broadcast (&c->cond);
+  return ok;
+}
+
+/* A batch of the unit's rows as text; once the text is large, written as it is, in turn. */
+static gboolean
+csv_unit_sink (RtTable *rows, gpointer data)
+{
+  CsvUnit *u = data;
+  CsvRun *c = u->run;
+  rt_table_csv_append (rows, u->text, FALSE);
+  if (u->text->len < UNIT_LIMIT)
+    return TRUE;
+  g_mutex_lock (&c->lock);
+  while (!c->failed && (c->head != u->unit || c->writing))
+    g_cond_wait (&c->cond, &c->lock);
+  gboolean ok = !c->failed && csv_write_locked (c, u->text);
+  g_mutex_unlock (&c->lock);
+  g_string_truncate (u->text, 0);
+  return ok;
+}
+
+/* The unit is made: its text is queued, and every unit ready from the head on is written. */
+static void
+csv_unit_finish (CsvRun *c, CsvUnit *u, guint64 rows)
+{
+  g_mutex_lock (&c->lock);
+  c->rows += rows;
+  c->done[u->unit % RING] = g_steal_pointer (&u->text);
+  while (!c->writing && !c->failed && c->head < c->units->len && c->done[c->head % RING] != NULL)
+    {
+      GString *text = g_steal_pointer (&c->done[c->head % RING]);
+      if (csv_write_locked (c, text))
+        c->head++;
+      g_string_truncate (text, 0);
+      g_ptr_array_add (c->spare, text);
+      g_cond_broadcast (&c->cond);
+    }
+  g_mutex_unlock (&c->lock);
+}
+
+static void
+csv_unit_rows (Emitter *e, const CsvRun *c, const CsvUnitOf *of)
+{
+  if (of->file == G_MAXUINT)
+    {
+      steps_rows (e, c->t, c->steps, c->selected);
+      return;
+    }
+  const RtStep *st = rt_trace_step (c->t, of->step_index);
+  switch (c->which)
+    {
+    case RT_EXPORT_REQUESTS:
+      file_requests (e, c->t, st, of->file, c->column);
+      break;
+    case RT_EXPORT_TURNS:
+      file_turns (e, c->t, of->file);
+      break;
+    case RT_EXPORT_EVENTS:
+      file_events (e, c->t, st, of->file);
+      break;
+    case RT_EXPORT_WORKERS:
+      file_worker (e, c->t, st, of->file);
+      break;
+    default:
+      break;
+    }
+}
+
+/* One thread's share: units taken in order until none is left or a write failed. */
+static void
+csv_take_units (gpointer data, guint task)
+{
+  CsvRun *c = data;
+  (void) task;
+  g_autoptr (RtTable) table = rt_export_table_new (c->which);
+  gint k;
+  while ((k = g_atomic_int_add (&c->next, 1)) < (gint) c->units->len)
+    {
+      g_mutex_lock (&c->lock);
+      while (!c->failed && (guint) k >= c->head + RING)
+        g_cond_wait (&c->cond, &c->lock);
+      gboolean failed = c->failed;
+      GString *text = c->spare->len > 0 ? g_ptr_array_steal_index_fast (c->spare, c->spare->len - 1) : NULL;
+      g_mutex_unlock (&c->lock);
+      if (failed)
+        {
+          if (text != NULL)
+            g_string_free (text, TRUE);
+          break;
+        }
+      CsvUnit u = { .run = c, .unit = (guint) k, .text = text != NULL ? text : g_string_new (NULL) };
+      Emitter e = { .table = table, .batch = UNIT_BATCH, .sink = csv_unit_sink, .data = &u };
+      csv_unit_rows (&e, c, &g_array_index (c->units, CsvUnitOf, k));
+      if (!e.stopped)
+        e.stopped = !csv_unit_sink (table, &u);
+      rt_table_clear_rows (table);
+      csv_unit_finish (c, &u, e.rows);
+    }
+}
+
+gboolean
+rt_export_csv (const RtTrace *t, const RtStepSet *steps, RtExportTable which, RtExportWrite write,
+               gpointer data, guint64 *n_rows)
+{
+  g_return_val_if_fail (which < RT_N_EXPORT_TABLES, FALSE);
+  g_autoptr (GArray) selected = rt_trace_select_steps (t, steps);
+  g_autoptr (GArray) units = g_array_new (FALSE, FALSE, sizeof (CsvUnitOf));
+  if (which == RT_EXPORT_STEPS)
+    g_array_append_val (units, ((CsvUnitOf) { .file = G_MAXUINT }));
+  for (guint i = 0; which != RT_EXPORT_STEPS && i < selected->len; i++)
+    {
+      guint si = g_array_index (selected, guint, i);
+      const RtStep *st = rt_trace_step (t, si);
+      for (guint k = 0; k < st->n_files; k++)
+        g_array_append_val (units, ((CsvUnitOf) { .step_index = si, .file = st->first_file + k }));
+    }
+  g_autofree int *column = which == RT_EXPORT_REQUESTS ? phase_columns (t) : NULL;
+  CsvRun c = {
+    .t = t, .steps = steps, .selected = selected, .which = which, .column = column, .units = units,
+    .write = write, .data = data, .spare = g_ptr_array_new_with_free_func (string_free_all),
+  };
+  g_mutex_init (&c.lock);
+  g_cond_init (&c.cond);
+  {
+    g_autoptr (RtTable) header = rt_export_table_new (which);
+    g_autoptr (GString) text = g_string_new (NULL);
+    rt_table_csv_append (header, text, TRUE);
+    c.failed = !write (text->str, text->len, data);
+  }
+  if (!c.failed)
+    rt_run_shared (2, g_get_num_processors (), csv_take_units, &c);   /* a loop on each thread */
+  for (guint i = 0; i < RING; i++)
+    if (c.done[i] != NULL)
+      g_string_free (c.done[i], TRUE);
+  g_ptr_array_unref (c.spare);
+  g_mutex_clear (&c.lock);
+  g_cond_clear (&c.cond);
+  g_assert (c.failed || c.head == units->len);
+  *n_rows = c.rows;
+  return !c.failed;
 }

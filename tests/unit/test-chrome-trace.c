@@ -103,6 +103,76 @@ test_writer_reports_a_full_disk (void)
   g_assert_nonnull (error);
 }
 
+/* An event of a name made once (rt_chrome_trace_name) is the bytes of one written with the
+ * name itself, whatever the name holds (a quote, a newline, invalid UTF-8, nothing), first
+ * event of the trace or not, names made before or between events. */
+static void
+test_writer_names_made_once (void)
+{
+  const char *names[] = { "turn_engine_call", "ST\"OP\n", "a\xff\xfe b", "", "turn 0" };
+  g_autoptr (GOutputStream) plain_mem = g_memory_output_stream_new_resizable ();
+  g_autoptr (GOutputStream) named_mem = g_memory_output_stream_new_resizable ();
+  g_autoptr (RtChromeTrace) plain = rt_chrome_trace_new (plain_mem);
+  g_autoptr (RtChromeTrace) named = rt_chrome_trace_new (named_mem);
+  RtChromeName ids[G_N_ELEMENTS (names)];
+  ids[0] = rt_chrome_trace_name (named, names[0]);
+  for (guint i = 0; i < 3 * G_N_ELEMENTS (names); i++)
+    {
+      guint k = i % G_N_ELEMENTS (names);
+      if (i > 0 && i < G_N_ELEMENTS (names))
+        ids[k] = rt_chrome_trace_name (named, names[k]);
+      rt_chrome_trace_complete (plain, 3, 4, names[k], (gint64) i - 2, 7 * (gint64) i);
+      rt_chrome_trace_complete_name (named, 3, 4, ids[k], (gint64) i - 2, 7 * (gint64) i);
+      if (k == 2)
+        {
+          rt_chrome_trace_counter (plain, 3, "c", 1, "n", 2);
+          rt_chrome_trace_counter (named, 3, "c", 1, "n", 2);
+        }
+    }
+  g_assert_true (rt_chrome_trace_finish (plain, NULL));
+  g_assert_true (rt_chrome_trace_finish (named, NULL));
+  g_assert_cmpuint (rt_chrome_trace_events (named), ==, rt_chrome_trace_events (plain));
+  g_autofree char *want = memory_text (plain_mem);
+  g_autofree char *got = memory_text (named_mem);
+  g_assert_cmpstr (got, ==, want);
+  g_assert_nonnull (strstr (got, "\"name\": \"ST\\\"OP\\n\", \"pid\": 3, \"tid\": 4"));
+}
+
+/* Each event carries its own pid and tid, whether the one before had the same, another, or
+ * none (a counter's, a process's metadata). */
+static void
+test_writer_ids_of_each_event (void)
+{
+  static const gint64 ids[][2] = { { 1, 2 }, { 1, 2 }, { 1, -1 }, { 1, 2 }, { 1, 3 }, { 2, 3 }, { 2, -1 },
+                                   { 2, -1 }, { -5, 0 }, { 1, 2 } };
+  g_autoptr (GOutputStream) mem = g_memory_output_stream_new_resizable ();
+  g_autoptr (RtChromeTrace) ct = rt_chrome_trace_new (mem);
+  RtChromeName x = rt_chrome_trace_name (ct, "x");
+  g_autoptr (GString) want = g_string_new ("{\"displayTimeUnit\": \"ms\", \"traceEvents\": [");
+  for (guint i = 0; i < G_N_ELEMENTS (ids); i++)
+    {
+      gint64 pid = ids[i][0], tid = ids[i][1];
+      if (i > 0)
+        g_string_append_c (want, ',');
+      if (tid < 0)
+        {
+          rt_chrome_trace_counter (ct, pid, "c", 7, "n", 1);
+          g_string_append_printf (want, "\n{\"ph\": \"C\", \"name\": \"c\", \"pid\": %" G_GINT64_FORMAT
+                                  ", \"ts\": 7, \"args\": {\"n\": 1}}", pid);
+        }
+      else
+        {
+          rt_chrome_trace_complete_name (ct, pid, tid, x, 5, 6);
+          g_string_append_printf (want, "\n{\"ph\": \"X\", \"name\": \"x\", \"pid\": %" G_GINT64_FORMAT
+                                  ", \"tid\": %" G_GINT64_FORMAT ", \"ts\": 5, \"dur\": 6}", pid, tid);
+        }
+    }
+  g_string_append (want, "\n]}\n");
+  g_assert_true (rt_chrome_trace_finish (ct, NULL));
+  g_autofree char *got = memory_text (mem);
+  g_assert_cmpstr (got, ==, want->str);
+}
+
 /* ---- packing ---- */
 
 typedef struct {
@@ -396,6 +466,8 @@ main (int argc, char **argv)
   g_test_add_func ("/chrome-trace/writer-integers", test_writer_integers);
   g_test_add_func ("/chrome-trace/writer-streams", test_writer_streams);
   g_test_add_func ("/chrome-trace/writer-reports-a-full-disk", test_writer_reports_a_full_disk);
+  g_test_add_func ("/chrome-trace/writer-names-made-once", test_writer_names_made_once);
+  g_test_add_func ("/chrome-trace/writer-ids-of-each-event", test_writer_ids_of_each_event);
   g_test_add_func ("/chrome-trace/lanes-reuse-the-first-freed", test_lanes_reuse_the_first_freed);
   g_test_add_func ("/chrome-trace/lanes-are-minimal", test_lanes_are_minimal);
   g_test_add_func ("/chrome-trace/lanes-out-of-order-stay-valid", test_lanes_out_of_order_stay_valid);

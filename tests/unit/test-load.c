@@ -768,6 +768,42 @@ test_cache_checksum_values_are_the_formats (void)
     g_assert_cmphex (rt_hash64 (buf, known[k].len, 9), ==, known[k].sum);
 }
 
+/* A cached file's rows are taken only if none names an event past the registry's or a
+ * request past the file's (RT_NONE, none, is fine), each at its edge, wherever the row is. */
+static void
+test_cached_rows_bounds_at_their_edges (void)
+{
+  RtEvent rows[5];
+  for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
+    rows[i] = (RtEvent) { .end_s = i, .duration_s = 1, .request = RT_NONE, .event = 0, .turn = -1 };
+  const guint n_names = 7;
+  const guint32 n_requests = 3;
+  const gsize size = sizeof rows;
+  g_assert_true (rt_cache_rows_ok (rows, 5, rt_hash64 (rows, size, 2), n_names, n_requests));
+  g_assert_true (rt_cache_rows_ok (rows, 0, rt_hash64 (rows, 0, 2), 0, 0));
+  for (guint at = 0; at < G_N_ELEMENTS (rows); at++)
+    {
+      struct { guint16 event; guint32 request; gboolean ok; } cases[] = {
+        { n_names - 1, RT_NONE, TRUE }, { n_names, RT_NONE, FALSE }, { G_MAXUINT16, RT_NONE, FALSE },
+        { 0, n_requests - 1, TRUE }, { 0, n_requests, FALSE }, { 0, RT_NONE - 1, FALSE },
+      };
+      for (guint c = 0; c < G_N_ELEMENTS (cases); c++)
+        {
+          RtEvent keep = rows[at];
+          rows[at].event = cases[c].event;
+          rows[at].request = cases[c].request;
+          g_assert_cmpint (rt_cache_rows_ok (rows, 5, rt_hash64 (rows, size, 2), n_names, n_requests),
+                           ==, cases[c].ok);
+          /* a file without requests: any request index is past its end */
+          if (cases[c].request != RT_NONE)
+            g_assert_false (rt_cache_rows_ok (rows, 5, rt_hash64 (rows, size, 2), n_names, 0));
+          rows[at] = keep;
+        }
+    }
+  /* and a checksum that does not match is never taken */
+  g_assert_false (rt_cache_rows_ok (rows, 5, rt_hash64 (rows, size, 2) ^ 1, n_names, n_requests));
+}
+
 /* RtLoadOptions.requests_of_one_step: the step in `data`, or none (G_MAXUINT). */
 static gboolean
 step_in_data (const RtTrace *t, gpointer data, guint *step_index)
@@ -1811,6 +1847,7 @@ main (int argc, char **argv)
                    test_damaged_cached_durations_fall_back_to_the_requests);
   g_test_add_func ("/load/cache-checksum-sees-every-change", test_cache_checksum_sees_every_change);
   g_test_add_func ("/load/cache-checksum-values-are-the-formats", test_cache_checksum_values_are_the_formats);
+  g_test_add_func ("/load/cached-rows-bounds-at-their-edges", test_cached_rows_bounds_at_their_edges);
   g_test_add_func ("/load/unread-request-ids-are-not-checked", test_unread_request_ids_are_not_checked);
   g_test_add_func ("/load/unchecked-request-ids-never-reach-a-new-cache",
                    test_unchecked_request_ids_never_reach_a_new_cache);

@@ -69,6 +69,26 @@ complete_event (Export *e, gint64 pid, gint64 tid, guint16 event, gint64 ts, gin
   rt_chrome_trace_complete_name (e->ct, pid, tid, *name, ts, dur);
 }
 
+/* "turn K", its name made once for the usual K */
+static void
+complete_turn (Export *e, gint64 pid, gint64 tid, int turn, gint64 ts, gint64 dur)
+{
+  char text[24];
+  if (turn < 0 || turn >= TURN_NAMES)
+    {
+      g_snprintf (text, sizeof text, "turn %d", turn);
+      rt_chrome_trace_complete (e->ct, pid, tid, text, ts, dur);
+      return;
+    }
+  RtChromeName *name = name_slot (e->turn_names, (guint) turn);
+  if (*name == NO_NAME)
+    {
+      g_snprintf (text, sizeof text, "turn %d", turn);
+      *name = rt_chrome_trace_name (e->ct, text);
+    }
+  rt_chrome_trace_complete_name (e->ct, pid, tid, *name, ts, dur);
+}
+
 /* Seconds from the step's start (as RtSpans gives them) to microseconds from the trace's. */
 static gint64
 to_us (const Export *e, double s)
@@ -213,20 +233,8 @@ write_request (Export *e, WorkerTracks *w, const RtSpanRequest *r)
         }
       else if (s->order < ORDER_LINE (r, 0))
         {
-          int turn = rt_spans_turn (e->spans, r->first_turn + s->order - 1)->turn;
-          RtChromeName *name = turn >= 0 && turn < TURN_NAMES ? name_slot (e->turn_names, (guint) turn) : NULL;
-          if (name == NULL || *name == NO_NAME)
-            {
-              char text[24];
-              g_snprintf (text, sizeof text, "turn %d", turn);
-              if (name == NULL)
-                {
-                  rt_chrome_trace_complete (e->ct, w->pid, tid, text, s->start, s->end - s->start);
-                  continue;
-                }
-              *name = rt_chrome_trace_name (e->ct, text);
-            }
-          rt_chrome_trace_complete_name (e->ct, w->pid, tid, *name, s->start, s->end - s->start);
+          complete_turn (e, w->pid, tid, rt_spans_turn (e->spans, r->first_turn + s->order - 1)->turn, s->start,
+                         s->end - s->start);
         }
       else
         {
@@ -335,14 +343,14 @@ rt_chrome_trace_write_experiment (RtChromeTrace *ct, const RtTrace *t, const GAr
     .event_names = g_array_new (FALSE, FALSE, sizeof (RtChromeName)),
     .turn_names = g_array_new (FALSE, FALSE, sizeof (RtChromeName)),
   };
-  NextSpans *next = g_new0 (NextSpans, 1);   /* on the heap: the thread holds it until joined */
+  NextSpans next;   /* its thread, when it has one, is joined before the next is started */
   if (step_indices->len > 0)
-    next_spans_start (next, t, g_array_index (step_indices, guint, 0));
+    next_spans_start (&next, t, g_array_index (step_indices, guint, 0));
   for (guint i = 0; i < step_indices->len; i++)
     {
-      g_autoptr (RtSpans) spans = next_spans_take (next);
+      g_autoptr (RtSpans) spans = next_spans_take (&next);
       if (i + 1 < step_indices->len)
-        next_spans_start (next, t, g_array_index (step_indices, guint, i + 1));
+        next_spans_start (&next, t, g_array_index (step_indices, guint, i + 1));
       e.spans = spans;
       e.shift_s = spans->origin_s - e.base_s;
       for (guint k = 0; k < spans->workers->len; k++)
@@ -357,7 +365,6 @@ rt_chrome_trace_write_experiment (RtChromeTrace *ct, const RtTrace *t, const GAr
       for (guint f = step->first_file; f < step->first_file + step->n_files; f++)
         rt_trace_file_events_done (t, f);
     }
-  g_free (next);
   g_hash_table_unref (e.workers);
   g_array_unref (e.buf);
   g_array_unref (e.event_names);

@@ -3,7 +3,8 @@
 set -u
 BUILD=$(cd "$1" && pwd)
 SRC=$(cd "$2" && pwd)
-SHARED="$SRC/../shared"
+# the two sample experiments of an independent generator, with their expected answers
+SAMPLES="$SRC/fixtures/samples"
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/rt-e2e.XXXXXX")
 # every test run keeps its caches to itself
 export XDG_CACHE_HOME="$TMP/cache"

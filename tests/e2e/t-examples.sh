@@ -7,7 +7,7 @@
 example="$BUILD/examples/p99-straggler"
 [ -x "$example" ] && ok || fail "examples/p99-straggler was not built"
 
-for exp in "$SRC/fixtures/hand-v2" "$SHARED/samples/exp-v1" "$SHARED/samples/exp-v2-damaged"; do
+for exp in "$SRC/fixtures/hand-v2" "$SAMPLES/exp-v1" "$SAMPLES/exp-v2-damaged"; do
   expect_exit 0 "$example" "$exp"
   cp "$TMP/out" "$TMP/example.txt"
   "$BUILD/rt-workers" "$exp" --json --no-render --out "$TMP/plots" >"$TMP/workers.json" 2>/dev/null

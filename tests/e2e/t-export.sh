@@ -5,7 +5,7 @@
 
 synth="$TMP/synth"
 "$BUILD/rt-synth" "$synth" --steps 3 --workers 3 --requests 6 --seed 7 --faults -q
-EXPS="$SRC/fixtures/hand-v2 $SRC/fixtures/hand-v1 $SRC/fixtures/damaged $SHARED/samples/exp-v1 $SHARED/samples/exp-v2-damaged $synth"
+EXPS="$SRC/fixtures/hand-v2 $SRC/fixtures/hand-v1 $SRC/fixtures/damaged $SAMPLES/exp-v1 $SAMPLES/exp-v2-damaged $synth"
 
 # export EXP TABLE: writes $TMP/csv/TABLE.csv; exit 1 only for a table without rows (the
 # older logger writes no turn records), which the comparisons below then check
@@ -78,7 +78,7 @@ done
 
 # Step ranges exported apart add up to the whole, header aside (how a trace too big for one
 # machine is exported in pieces).
-exp=$SHARED/samples/exp-v2-damaged
+exp=$SAMPLES/exp-v2-damaged
 for table in requests events workers steps; do
   expect_exit 0 "$BUILD/rt-export" "$exp" -t "$table" -o "$TMP/all.csv" -q
   expect_exit 0 "$BUILD/rt-export" "$exp" -t "$table" --steps 1-2 -o "$TMP/a.csv" -q

@@ -34,8 +34,8 @@ made one-value 4 4 4 0
 # of each file; any other event: the duration_s of its lines)
 events=(async_rollout_request_complete turn_engine_call tool_execution total_step_duration barrier_wait_duration)
 cd "$SRC" || exit 1
-for exp in fixtures/hand-v1 fixtures/hand-v2 fixtures/damaged ../shared/samples/exp-v1 \
-           ../shared/samples/exp-v2-damaged "$TMP/generated" "$TMP/excluded" "$TMP/one-value"; do
+for exp in fixtures/hand-v1 fixtures/hand-v2 fixtures/damaged fixtures/samples/exp-v1 \
+           fixtures/samples/exp-v2-damaged "$TMP/generated" "$TMP/excluded" "$TMP/one-value"; do
   [ -d "$exp" ] || { fail "$exp not found"; continue; }
   name=$(basename "$exp")
   args=()

@@ -20,9 +20,8 @@ export SOURCE_DATE_EPOCH=0
 
 # The experiments, named as their folders: run from SRC with relative paths, so that the
 # paths the summaries print are the same on every machine.
-experiments=(fixtures/hand-v1 fixtures/hand-v2 fixtures/damaged ../shared/samples/exp-v1
-             ../shared/samples/exp-v2-damaged)
-[ -d "$SRC/../shared/samples/exp-v1" ] || { echo "FAIL: $SRC/../shared/samples not found"; exit 1; }
+experiments=(fixtures/hand-v1 fixtures/hand-v2 fixtures/damaged fixtures/samples/exp-v1
+             fixtures/samples/exp-v2-damaged)
 
 # CASE|COMMAND ARGS (EXP is the experiment, and --out, --no-render, --no-cache are added)
 cases=(
@@ -70,7 +69,7 @@ compare_cases=(
   "compare-none|rt-compare fixtures/compare/base fixtures/compare/none"
   "compare-hand|rt-compare fixtures/hand-v2 fixtures/hand-v1 fixtures/hand-v2 --steps 1-3"
   "compare-fit|rt-compare fixtures/compare/base fixtures/compare/fast fixtures/hand-v2 --fit"
-  "compare-samples|rt-compare ../shared/samples/exp-v1 ../shared/samples/exp-v2-damaged"
+  "compare-samples|rt-compare fixtures/samples/exp-v1 fixtures/samples/exp-v2-damaged"
 )
 
 # every analyzer the build lists has its cases here
@@ -100,7 +99,7 @@ run_case () {
     printf '%s' "${text//"$dir"/DIR}" >"$f"
   done
   # rt-trace's file itself is kept for the fixtures, small enough to read; a sample's is not
-  case $cmd:$1 in rt-trace:../shared/*) rm -rf "$dir/out" ;; esac
+  case $cmd:$1 in rt-trace:fixtures/samples/*) rm -rf "$dir/out" ;; esac
 }
 
 # check_case NAME COMMAND ARGS...

@@ -18,7 +18,7 @@ fi
 "$BUILD/rt-synth" "$TMP/synth" --steps 3 --workers 4 --requests 40 --seed 11 --faults --quiet
 exps=("$TMP/synth")
 while IFS= read -r exp; do exps+=("$exp"); done < <(
-  find "$SRC/fixtures" "$SHARED/samples" -type d -name 'step_*' -printf '%h\n' | sort -u)
+  find "$SRC/fixtures" -type d -name 'step_*' -printf '%h\n' | sort -u)
 [ "${#exps[@]}" -ge 10 ] && ok || fail "only ${#exps[@]} experiments found to compare the kernels on"
 
 # tables KERNEL EXP DIR: every table of EXP read with KERNEL, and rt-check's account of its lines

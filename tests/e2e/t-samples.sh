@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# t-samples.sh: every analyzer's --json on the shared samples (an independent generator's
+# t-samples.sh: every analyzer's --json on the samples of fixtures/samples (an independent generator's
 # experiments) matches the expected answers, with the expected exit status. Every analyzer of
 # experiments the build lists must have its expected answer there.
 . "$(dirname "$0")/lib.sh"
 
-samples="$SHARED/samples"
-[ -d "$samples/expected" ] || { echo "FAIL: $samples not found (it must sit beside the repository)"; exit 1; }
+samples="$SAMPLES"
+[ -d "$samples/expected" ] || { echo "FAIL: $samples not found "; exit 1; }
 
 NEWER_THAN_SAMPLES="rt-timeline rt-export rt-trace rt-report"
 for expdir in "$samples"/expected/*/; do

@@ -86,8 +86,8 @@ print(json.dumps({"events": len(ev),
                   "first_ts": min(timed) if timed else 0, "unit": doc.get("displayTimeUnit")}, sort_keys=True))
 PY
 }
-for exp in "$SRC/fixtures/hand-v1" "$SRC/fixtures/hand-v2" "$SRC/fixtures/damaged" "$SHARED/samples/exp-v1" \
-           "$SHARED/samples/exp-v2-damaged" "$TMP/gen"; do
+for exp in "$SRC/fixtures/hand-v1" "$SRC/fixtures/hand-v2" "$SRC/fixtures/damaged" "$SAMPLES/exp-v1" \
+           "$SAMPLES/exp-v2-damaged" "$TMP/gen"; do
   name=${exp##*/}
   state=$(tree_state "$exp")
   expect_exit 0 "$BUILD/rt-trace" "$exp" -o "$TMP/o-$name/trace.json" --json --no-cache

@@ -101,9 +101,17 @@ big_take128 (const Big *x, int low, uint64_t out[2])
 int
 main (int argc, char **argv)
 {
-  if (argc != 2)
+  /* a build tool, run by the build alone: any option (--help included) only shows its use,
+   * so that no file named like an option is ever written */
+  if (argc == 2 && (strcmp (argv[1], "--help") == 0 || strcmp (argv[1], "-h") == 0))
     {
-      fprintf (stderr, "usage: gen-pow5 OUTPUT.h\n");
+      printf ("usage: rt-gen-pow5 OUTPUT.h\n"
+              "Writes the table of powers of five of the number reader (run by the build).\n");
+      return 0;
+    }
+  if (argc != 2 || argv[1][0] == '-' || argv[1][0] == '\0')
+    {
+      fprintf (stderr, "usage: rt-gen-pow5 OUTPUT.h (a build tool, run by the build)\n");
       return 2;
     }
   static uint64_t table[MAX_Q - MIN_Q + 1][2];

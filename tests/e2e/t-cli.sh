@@ -10,6 +10,19 @@ for cmd in $ALL_ANALYZERS rt-synth; do
   expect_exit 0 "$BUILD/$cmd" --help
   expect_grep "Usage:" "$TMP/out" "$cmd --help"
 done
+# the build's own tools only show their use: no file named --help, no list printed for it
+for tool in rt-gen-pow5 rt-event-names; do
+  (cd "$TMP" && "$BUILD/$tool" --help >"$TMP/out" 2>"$TMP/err"); rc=$?
+  [ $rc = 0 ] && ok || fail "$tool --help exited $rc"
+  expect_grep "^usage: $tool" "$TMP/out" "$tool --help"
+  [ ! -e "$TMP/--help" ] && ok || fail "$tool --help wrote a file named --help"
+  (cd "$TMP" && "$BUILD/$tool" --no-such-option >/dev/null 2>"$TMP/err"); rc=$?
+  [ $rc = 2 ] && ok || fail "$tool --no-such-option exited $rc, not 2"
+  [ ! -e "$TMP/--no-such-option" ] && ok || fail "$tool wrote a file named --no-such-option"
+done
+"$BUILD/rt-event-names" >"$TMP/names"
+expect_grep "^turn_engine_call$" "$TMP/names" "rt-event-names still lists the names"
+
 for cmd in $ALL; do
   expect_exit 0 "$BUILD/$cmd" --version
   expect_grep "rolltrace" "$TMP/out" "$cmd --version"

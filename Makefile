@@ -27,7 +27,7 @@ BIN = $(abspath $(BUILD))
 all: build
 
 help:
-	@echo "make            build everything into $(BUILD)/"
+	@echo "make            build everything into $(BUILD)/ (quiet; V=1 shows every step)"
 	@echo "make demo       generate a demo experiment and plot it (installs what is missing)"
 	@echo "make test       run every test, also under AddressSanitizer+UBSan (installs what is missing)"
 	@echo "make plots EXP=logs/exp [OUT=dir] [STEP=N] [FORMAT=png|svg|pdf] [TRAIN=trainer.log]"
@@ -56,8 +56,16 @@ deps:
 $(BUILD)/Makefile: CMakeLists.txt
 	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 
+# Quiet unless something goes wrong: the compiler's warnings and a failed build's whole log are
+# shown, the progress lines are kept in $(BUILD)/build.log; V=1 shows every line as it comes.
 build: $(BUILD)/Makefile
+ifeq ($(V),1)
 	@$(MAKE) --no-print-directory -C $(BUILD) -j$(JOBS)
+else
+	@$(MAKE) --no-print-directory -C $(BUILD) -j$(JOBS) >$(BUILD)/build.log 2>&1 \
+	  || { cat $(BUILD)/build.log; echo "make: the build failed (its log: $(BUILD)/build.log)" >&2; exit 1; }
+	@grep -A3 -E "(warning|error):" $(BUILD)/build.log || true
+endif
 	@test -x $(BUILD)/rt-check
 
 demo: deps build

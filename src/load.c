@@ -5,6 +5,7 @@
 #include "rolltrace/rt-error.h"
 #include "rolltrace/rt-outfile.h"
 #include "rolltrace/rt-stats.h"
+#include "rolltrace/rt-text.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -271,6 +272,58 @@ discovery_task (gpointer data, guint task)
     rt_cache_step_durations_ok (d->cache);
 }
 
+/* Whether folder `path` holds a step_N folder: an experiment. */
+static gboolean
+holds_step_folder (const char *path)
+{
+  g_autoptr (GDir) dir = g_dir_open (path, 0, NULL);
+  const char *name;
+  gint32 step;
+  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
+    if (parse_numbered_name (name, "step_", "", &step))
+      {
+        g_autofree char *sub = g_build_filename (path, name, NULL);
+        if (is_dir (sub))
+          return TRUE;
+      }
+  return FALSE;
+}
+
+#define EXPERIMENTS_NAMED 8   /* a folder of experiments: this many are named, then a count */
+
+/* What to add to "EXP holds no step_N folders" so that the user knows what to give instead:
+ * the experiment of a step folder given in its place, or the experiments a folder holds
+ * (their names on one line, control characters made spaces). "" when neither. */
+static char *
+no_steps_hint (const RtTrace *trace)
+{
+  g_autofree char *base = g_path_get_basename (trace->path);
+  gint32 step;
+  if (parse_numbered_name (base, "step_", "", &step))
+    {
+      g_autofree char *parent = g_path_get_dirname (trace->path);
+      g_autoptr (GString) hint = g_string_new ("; it is a step folder itself: give its experiment, ");
+      rt_tsv_append_text (hint, parent);
+      return g_string_free (g_steal_pointer (&hint), FALSE);
+    }
+  g_autoptr (GString) hint = g_string_new ("");
+  guint found = 0;
+  for (guint i = 0; i < trace->strays->len; i++)   /* sorted already */
+    {
+      g_autofree char *sub = g_build_filename (trace->path, g_ptr_array_index (trace->strays, i), NULL);
+      if (!is_dir (sub) || !holds_step_folder (sub))
+        continue;
+      if (found++ < EXPERIMENTS_NAMED)
+        {
+          g_string_append (hint, found == 1 ? "; it holds experiments, give one of them: " : ", ");
+          rt_tsv_append_text (hint, sub);
+        }
+    }
+  if (found > EXPERIMENTS_NAMED)
+    g_string_append_printf (hint, " and %u more", found - EXPERIMENTS_NAMED);
+  return g_string_free (g_steal_pointer (&hint), FALSE);
+}
+
 /* Lists step_N/worker_M.jsonl into trace->files and trace->steps, and everything else into
  * trace->strays; with a cache path, opens the cache too (*cache: NULL when there is none or
  * it cannot be trusted). With two threads or more, opening the cache and listing the step
@@ -336,9 +389,11 @@ discover (RtTrace *trace, const char *canonical, guint n_threads, RtCacheMap **c
 
   if (step_numbers->len == 0)
     {
+      g_ptr_array_sort (trace->strays, rt_compare_strings);
+      g_autofree char *hint = no_steps_hint (trace);
       g_set_error (error, RT_ERROR, RT_ERROR_NO_EXPERIMENT,
-                   "%s holds no step_N folders: expected EXP/step_N/worker_M.jsonl",
-                   trace->path);
+                   "%s holds no step_N folders: expected EXP/step_N/worker_M.jsonl%s",
+                   trace->path, hint);
       g_clear_pointer (cache, rt_cache_close);
       return FALSE;
     }

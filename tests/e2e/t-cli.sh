@@ -43,6 +43,16 @@ for cmd in $ALL; do
   [ "$(wc -l < "$TMP/err")" -eq 1 ] && ok || fail "$cmd on an empty folder: more than one line of error"
 done
 
+# a step folder given for its experiment, and a folder of experiments: the error says what to give
+mkdir -p "$TMP/runs/a/step_1" "$TMP/runs/b/step_3" "$TMP/runs/notes"
+for cmd in $ALL; do
+  expect_exit 1 "$BUILD/$cmd" "$fx/step_1"
+  expect_grep "it is a step folder itself: give its experiment, $fx\$" "$TMP/err" "$cmd on a step folder"
+  expect_exit 1 "$BUILD/$cmd" "$TMP/runs"
+  expect_grep "it holds experiments, give one of them: $TMP/runs/a, $TMP/runs/b\$" "$TMP/err" "$cmd on a folder of experiments"
+  [ "$(wc -l < "$TMP/err")" -eq 1 ] && ok || fail "$cmd on a folder of experiments: more than one line of error"
+done
+
 # --json prints exactly one JSON document; --quiet prints nothing on stdout
 for cmd in $ALL; do
   if [ "$cmd" = rt-check ]; then expect_exit 0 "$BUILD/$cmd" "$fx" --json

@@ -75,6 +75,13 @@ run (RtSession *s, GError **error)
   for (guint i = 0; i < cdfs->len; i++)
     {
       const RtCdfEvent *c = g_ptr_array_index (cdfs, i);
+      if (c->all.n == 0 && rt_event_registry_lookup (s->trace->registry, c->event) == RT_EVENT_NONE)
+        {
+          g_autofree char *closest = rt_event_registry_closest (s->trace->registry, c->event, 5);
+          rt_session_no_data (s, "the trace has no event named %s (the closest: %s; rt-events lists "
+                              "the step sections, rt-export --table events every line)", c->event, closest);
+          continue;
+        }
       if (c->all.n == 0)
         {
           rt_session_no_data (s, "no %s values with a duration in the selected steps", c->event);

@@ -2,6 +2,7 @@
  * (load, run, JSON, plots) and the exit status. Analyzers hand over a table (RtCommand). */
 #include "command-private.h"
 #include "rolltrace/rt-error.h"
+#include "rolltrace/rt-text.h"
 #include "rolltrace/rt-json.h"
 #include "rolltrace/rt-outfile.h"
 
@@ -92,6 +93,37 @@ describe_tables (const RtCommand *cmd, GString *out)
     rt_table_spec_describe (cmd->tables[i], out, 2);
 }
 
+/* After "Unknown option": the closest option the command has to the first long option of argv
+ * it does not know (two edits at most), said as advice, or NULL. */
+static char *
+unknown_option_advice (const GOptionEntry *entries, char **argv)
+{
+  for (guint i = 1; argv[i] != NULL && strcmp (argv[i], "--") != 0; i++)
+    {
+      if (strncmp (argv[i], "--", 2) != 0)
+        continue;
+      g_autofree char *name = g_strndup (argv[i] + 2, strcspn (argv[i] + 2, "="));
+      const char *best = NULL;
+      guint best_distance = 3;
+      gboolean known = FALSE;
+      for (const GOptionEntry *e = entries; e->long_name != NULL; e++)
+        {
+          guint d = rt_edit_distance (name, e->long_name, 2);
+          known |= d == 0;
+          if (d < best_distance && !(e->flags & G_OPTION_FLAG_HIDDEN))
+            best = e->long_name, best_distance = d;
+        }
+      if (known)
+        continue;
+      if (best == NULL)
+        return NULL;
+      if (strcmp (name, "step") == 0 && strcmp (best, "steps") == 0)
+        return g_strdup ("this command reads every selected step: --steps N for step N alone");
+      return g_strdup_printf ("did you mean --%s?", best);
+    }
+  return NULL;
+}
+
 static gboolean
 parse_command_line (RtSession *s, const RtCommand *cmd, int argc, char **argv, GError **error)
 {
@@ -108,7 +140,17 @@ parse_command_line (RtSession *s, const RtCommand *cmd, int argc, char **argv, G
   for (int i = 0; i < argc; i++)
     args[i] = g_strdup (argv[i]);
   if (!g_option_context_parse_strv (ctx, &args, error))
-    return FALSE;
+    {
+      g_autofree char *advice = NULL;
+      if (g_error_matches (*error, G_OPTION_ERROR, G_OPTION_ERROR_UNKNOWN_OPTION)
+          && (advice = unknown_option_advice ((const GOptionEntry *) entries->data, argv)) != NULL)
+        {
+          char *message = g_strdup_printf ("%s (%s)", (*error)->message, advice);
+          g_free ((*error)->message);
+          (*error)->message = message;
+        }
+      return FALSE;
+    }
   if (show_version || show_summary_line)
     return TRUE;
 

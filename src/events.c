@@ -1,6 +1,7 @@
 /* events.c: the canonical event vocabulary and its registry.
  * Older-logger names are mapped once, while loading, so every table speaks one language. */
 #include "rolltrace/rt-events.h"
+#include "rolltrace/rt-text.h"
 
 #include <string.h>
 
@@ -258,4 +259,46 @@ rt_event_registry_other_id (RtEventRegistry *reg)
   guint16 id = reg->other_id;
   g_mutex_unlock (&reg->lock);
   return id;
+}
+
+typedef struct {
+  guint kind;           /* 0: the name starts with the text asked for, 1: holds it, 2: neither */
+  guint distance;       /* rt_edit_distance */
+  const char *name;
+} NameDistance;
+
+static int
+compare_name_distances (gconstpointer a, gconstpointer b)
+{
+  const NameDistance *x = a, *y = b;
+  if (x->kind != y->kind)
+    return x->kind < y->kind ? -1 : 1;
+  if (x->distance != y->distance)
+    return x->distance < y->distance ? -1 : 1;
+  return strcmp (x->name, y->name);
+}
+
+char *
+rt_event_registry_closest (RtEventRegistry *reg, const char *name, guint most)
+{
+  g_autoptr (GArray) found = g_array_new (FALSE, FALSE, sizeof (NameDistance));
+  g_mutex_lock (&reg->lock);
+  for (guint i = 0; i < reg->names->len; i++)
+    if ((guint16) i != reg->other_id)
+      {
+        NameDistance nd = { .name = g_ptr_array_index (reg->names, i) };
+        nd.kind = g_str_has_prefix (nd.name, name) ? 0 : strstr (nd.name, name) != NULL ? 1 : 2;
+        nd.distance = rt_edit_distance (name, nd.name, G_MAXUINT - 1);
+        g_array_append_val (found, nd);
+      }
+  g_array_sort (found, compare_name_distances);
+  g_autoptr (GString) out = g_string_new (NULL);
+  for (guint i = 0; i < found->len && i < most; i++)
+    {
+      if (i > 0)
+        g_string_append (out, ", ");
+      rt_tsv_append_text (out, g_array_index (found, NameDistance, i).name);
+    }
+  g_mutex_unlock (&reg->lock);
+  return g_string_free (g_steal_pointer (&out), FALSE);
 }

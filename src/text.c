@@ -110,3 +110,26 @@ rt_html_append_text (GString *out, const char *s)
       default: g_string_append_c (out, text->str[i]);
       }
 }
+
+guint
+rt_edit_distance (const char *a, const char *b, guint most)
+{
+  gsize la = strlen (a), lb = strlen (b);
+  if ((la > lb ? la - lb : lb - la) > most)
+    return most + 1;
+  g_autofree guint *row = g_new (guint, lb + 1);
+  for (gsize j = 0; j <= lb; j++)
+    row[j] = (guint) j;
+  for (gsize i = 1; i <= la; i++)
+    {
+      guint diagonal = row[0];
+      row[0] = (guint) i;
+      for (gsize j = 1; j <= lb; j++)
+        {
+          guint above = row[j];
+          row[j] = MIN (MIN (row[j] + 1, row[j - 1] + 1), diagonal + (a[i - 1] != b[j - 1]));
+          diagonal = above;
+        }
+    }
+  return MIN (row[lb], most + 1);
+}

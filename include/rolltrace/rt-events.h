@@ -65,6 +65,11 @@ guint16 rt_event_registry_lookup (RtEventRegistry *reg, const char *name);
 
 const char *rt_event_registry_name (RtEventRegistry *reg, guint16 id);
 
+/* The `most` names of the registry closest to `name` (those that start with it, then those that
+ * hold it, then the others; each by fewest edits, then in byte order),
+ * ", "-separated, control characters made spaces: what to offer for a name it does not hold. */
+char *rt_event_registry_closest (RtEventRegistry *reg, const char *name, guint most);
+
 /* The id every name past RT_EVENT_NAMES_MAX maps to, or RT_EVENT_NONE while the
  * registry has room. */
 guint16 rt_event_registry_other_id (RtEventRegistry *reg);

@@ -28,4 +28,8 @@ gboolean rt_text_is_printable_ascii (const char *s, gsize len);
  * read from the input becomes markup, script or a URL. */
 void rt_html_append_text (GString *out, const char *s);
 
+/* Levenshtein's distance between a and b (insertions, deletions and substitutions of
+ * bytes), counted up to `most`: anything farther is most + 1. For "did you mean". */
+guint rt_edit_distance (const char *a, const char *b, guint most);
+
 G_END_DECLS

@@ -53,6 +53,16 @@ for cmd in $ALL; do
   [ "$(wc -l < "$TMP/err")" -eq 1 ] && ok || fail "$cmd on a folder of experiments: more than one line of error"
 done
 
+# a mistyped option or event name gets the closest one offered
+expect_exit 2 "$BUILD/rt-cdf" "$fx" --step 1
+expect_grep "Unknown option --step (this command reads every selected step: --steps N for step N alone)" "$TMP/err" "rt-cdf --step"
+expect_exit 2 "$BUILD/rt-cdf" "$fx" --evnet turn_end
+expect_grep "Unknown option --evnet (did you mean --event?)" "$TMP/err" "rt-cdf --evnet"
+expect_exit 2 "$BUILD/rt-cdf" "$fx" --zzzzzz
+expect_grep "Unknown option --zzzzzz$" "$TMP/err" "rt-cdf --zzzzzz offers nothing"
+expect_exit 1 "$BUILD/rt-cdf" "$fx" --event turn_engine_cal --out "$TMP/o" --no-render
+expect_grep "the trace has no event named turn_engine_cal (the closest: turn_engine_call, " "$TMP/err" "rt-cdf --event misspelt"
+
 # --json prints exactly one JSON document; --quiet prints nothing on stdout
 for cmd in $ALL; do
   if [ "$cmd" = rt-check ]; then expect_exit 0 "$BUILD/$cmd" "$fx" --json

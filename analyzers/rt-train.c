@@ -74,16 +74,25 @@ breakdown_plot (RtSession *s, const RtTrainLog *log, const RtTrainPlot *p, GErro
   return rt_plot_train_breakdown (s, log, p, error);
 }
 
+/* A panel's mean as a dashed line across it, labelled with its value. */
+static char *
+mean_line (double mean)
+{
+  return g_strdup_printf ("set arrow 1 from graph 0, first %.6g to graph 1, first %.6g nohead dt 2 lc rgb '#888888'\n"
+                          "set label 1 'mean %.4g' at graph 0.01, first %.6g offset 0,0.6",
+                          mean, mean, mean, mean);
+}
+
 static gboolean
 throughput_plot (RtSession *s, const RtTrainLog *log, const RtTrain *tr, GError **error)
 {
   const RtTrainPlot *p = &tr->plots[RT_TRAIN_THROUGHPUT];
   double mean = p->found->len > 0 ? g_array_index (p->means, double, 0) : NAN;
-  g_autofree char *meanline = g_strdup_printf (
-      "set arrow from graph 0, first %.6g to graph 1, first %.6g nohead dt 2 lc rgb '#888888'\n"
-      "set label 1 'mean %.4g' at graph 0.01, first %.6g offset 0,0.6", mean, mean, mean, mean);
-  /* the time per step below it, when the log has one to plot */
-  const char *vars[] = { "MEANLINE", meanline, "STEP_PANEL", tr->step_plottable ? "1" : "0", NULL };
+  g_autofree char *meanline = mean_line (mean);
+  /* the time per step below it, with its own mean, when the log has one to plot */
+  g_autofree char *step_meanline = mean_line (tr->step_mean);
+  const char *vars[] = { "MEANLINE", meanline, "STEP_MEANLINE", step_meanline,
+                         "STEP_PANEL", tr->step_plottable ? "1" : "0", NULL };
   return series_plot (s, log, p, "train-throughput", "throughput and time per step", vars, error);
 }
 

@@ -409,6 +409,7 @@ typedef struct {
   GPtrArray *unmatched;       /* const char*: the globs asked that match no metric */
   RtTrainPlot plots[RT_TRAIN_N_PLOTS];
   gboolean step_plottable;    /* timing_s/step has a value to plot */
+  double step_mean;           /* the mean of those values, NAN when none */
 } RtTrain;
 
 /* `window`: values in window_mean and moving means; `metric_globs` (NULL-terminated, or

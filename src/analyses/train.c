@@ -67,13 +67,6 @@ plottable_values (const RtMetric *m)
   return v;
 }
 
-static gboolean
-has_plottable (const RtMetric *m)
-{
-  g_autoptr (GArray) v = plottable_values (m);
-  return v->len > 0;
-}
-
 /* ---- what the output calls a metric ----
  * A metric's name is whatever the log says: any bytes but NUL, newline and carriage
  * return. Where it becomes a file name, a --json key or terminal text it is made safe
@@ -222,7 +215,9 @@ rt_train_analyse (const RtTrainLog *log, guint window, const char *const *metric
   choose_metrics (tr, metric_globs);
   for (guint id = 0; id < RT_TRAIN_N_PLOTS; id++)
     plot_find (log, id, &tr->plots[id]);
-  tr->step_plottable = has_plottable (rt_train_log_metric (log, STEP_TIME));
+  g_autoptr (GArray) step_times = plottable_values (rt_train_log_metric (log, STEP_TIME));
+  tr->step_plottable = step_times->len > 0;
+  tr->step_mean = tr->step_plottable ? rt_mean (rt_samples_data (step_times), step_times->len) : NAN;
   return tr;
 }
 

@@ -18,6 +18,21 @@ rows = [l.split("\t") for l in open(sys.argv[1]).read().split("\n")[1:] if l]
 # critic/score/mean is 0.5, 0.6, 0.9 (step 2's restart wins): means of the last 2
 assert [float(r[2]) for r in rows] == [0.5, 0.55, 0.75], rows
 PY
+# throughput's two panels each show their own mean: the lower one, timing_s/step's (it showed
+# the upper one's, perf/throughput's, before)
+python3 - "$TMP/full/throughput.gp" "$TMP/full/throughput.tsv" <<'PY' && ok || fail "throughput's panel means"
+import re, sys, statistics
+gp = open(sys.argv[1]).read()
+upper, lower = gp.split("if (1) {")
+rows = [l.split("\t") for l in open(sys.argv[2]).read().split("\n")[1:] if l]
+def mean(col):
+    return statistics.fmean(float(r[col]) for r in rows if r[col] not in ("", "NaN", "nan"))
+def shown(text):
+    return float(re.findall(r"'mean ([0-9.e+-]+)'", text)[-1])
+assert abs(shown(upper) - mean(1)) <= 5e-4 * abs(mean(1)), (shown(upper), mean(1))
+assert abs(shown(lower) - mean(2)) <= 5e-4 * abs(mean(2)), (shown(lower), mean(2))
+assert "unset label 1" in lower
+PY
 expect_exit 0 "$BUILD/rt-train" "$fx/grpo.log" --out "$TMP/grpo"
 expect_grep "per_token_timing skipped" "$TMP/err" "a log without per-token timing"
 [ ! -e "$TMP/grpo/per_token_timing.png" ] && ok || fail "per_token_timing drawn without data"

@@ -27,8 +27,13 @@ run (RtSession *s, GError **error)
 
   if (o->steps->len == 0)
     return rt_session_no_data (s, "no step has a total_step_duration line");
-  rt_session_print (s, "%u steps: rollout mean %.2f s, interval mean %.2f s, outside rollout %.2f s (%.0f%% of a step)\n",
-                    o->steps->len, o->rollout_mean, o->interval_mean, o->outside_mean, o->outside_pct);
+  rt_session_print (s, "%u steps: rollout mean %.2f s", o->steps->len, o->rollout_mean);
+  if (o->n_both > 0)
+    rt_session_print (s, "; over the %u step%s with an interval: interval mean %.2f s, outside rollout "
+                      "%.2f s (%.0f%% of a step)", o->n_both, o->n_both == 1 ? "" : "s", o->interval_mean,
+                      o->outside_mean,
+                      100 * (1 - o->rollout_share));
+  rt_session_print (s, "\n");
   for (guint i = 0; i < o->steps->len; i++)
     {
       const RtOverviewStep *r = &g_array_index (o->steps, RtOverviewStep, i);

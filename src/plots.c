@@ -16,10 +16,10 @@ rt_plot_overview (RtSession *s, const RtOverview *o, GError **error)
   if (!rt_session_write_table (s, table, "overview", error))
     return FALSE;
   GArray *rows = o->steps;
-  g_autofree char *means = g_strdup_printf ("\"means over %u steps\\n\\nrollout    %.1f s\\ninterval   %.1f s\\n"
-                                            "outside    %.1f s\\nrollout share %.0f%%\"",
-                                            rows->len, o->rollout_mean, o->interval_mean, o->outside_mean,
-                                            o->rollout_pct);
+  g_autofree char *means = g_strdup_printf ("\"means\\n\\nrollout    %.1f s (%u steps)\\ninterval   %.1f s (%u)\\n"
+                                            "outside    %.1f s (%u)\\nrollout share %.0f%%\"",
+                                            o->rollout_mean, rows->len, o->interval_mean, o->n_both,
+                                            o->outside_mean, o->n_both, 100 * o->rollout_share);
   g_autoptr (GArray) selected = rt_session_selected_steps (s);
   g_autofree char *steps = rt_session_describe_step_indices (s, selected);
   g_autofree char *what = g_strdup_printf ("rollout and step interval, %s", steps);

@@ -245,8 +245,12 @@ section_overview (RtReport *r, Section *sec, gboolean *shown, GError **error)
     return FALSE;
   plot (sec, "overview", "overview");
   html (sec, "<p>");
-  text_printf (sec, "Means over %u steps: rollout %.2f s, interval %.2f s, outside rollout %.2f s (rollout %.0f %% "
-               "of a step).", o->steps->len, o->rollout_mean, o->interval_mean, o->outside_mean, o->rollout_pct);
+  text_printf (sec, "Mean rollout over %u steps: %.2f s.", o->steps->len, o->rollout_mean);
+  if (o->n_both > 0)
+    text_printf (sec, " Over the %u step%s with an interval to the next: interval %.2f s, outside rollout "
+                 "%.2f s (rollout %.0f %% of a step).", o->n_both, o->n_both == 1 ? "" : "s", o->interval_mean,
+                 o->outside_mean,
+                 100 * o->rollout_share);
   html (sec, "</p>\n");
   return TRUE;
 }

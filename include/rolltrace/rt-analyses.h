@@ -97,9 +97,10 @@ typedef struct {
   gboolean with_train;        /* a trainer's log was given: its columns mean something */
   double rollout_mean;        /* over those steps; NAN when none */
   double interval_mean;       /* over those with an interval */
-  double outside_mean;        /* interval_mean - rollout_mean */
-  double outside_pct;         /* outside_mean / interval_mean x 100: the share of a step */
-  double rollout_pct;         /* rollout_mean / interval_mean x 100 */
+  guint n_both;               /* the steps with both a rollout and an interval > 0, over which: */
+  double outside_mean;        /* the mean of outside_s */
+  double rollout_share;       /* the mean of rollout_s / interval_s: the rollout's share of a step
+                               * (the rollout_share finding's); 1 - it is outside rollout */
   gboolean any_outlier;       /* some step is a rollout or interval outlier */
 } RtOverview;
 

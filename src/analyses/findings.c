@@ -698,22 +698,10 @@ rule_data_quality (const RtTrace *t, GArray *selected, const RtCheck *c, RtFindi
 static void
 rule_rollout_share (const RtOverview *o, RtFindings *out)
 {
-  if (o == NULL)
+  if (o == NULL || o->n_both == 0)
     return;
-  double sum = 0;
-  guint n = 0;
-  for (guint i = 0; i < o->steps->len; i++)
-    {
-      const RtOverviewStep *r = &g_array_index (o->steps, RtOverviewStep, i);
-      if (isfinite (r->rollout_s) && r->interval_s > 0)
-        {
-          sum += r->rollout_s / r->interval_s;
-          n++;
-        }
-    }
-  if (n == 0)
-    return;
-  double share = sum / n;
+  guint n = o->n_both;
+  double share = o->rollout_share;
   gboolean low = share < RT_FINDING_ROLLOUT_SHARE_LOW, high = share > RT_FINDING_ROLLOUT_SHARE_HIGH;
   if (!low && !high)
     return;

@@ -63,9 +63,20 @@ rt_overview_analyse (const RtTrace *t, const RtStepSet *steps, const RtTrainLog 
     }
   o->rollout_mean = mark_outliers (o->steps, FALSE);
   o->interval_mean = mark_outliers (o->steps, TRUE);
-  o->outside_mean = o->interval_mean - o->rollout_mean;
-  o->outside_pct = 100 * (o->interval_mean - o->rollout_mean) / o->interval_mean;
-  o->rollout_pct = 100 * o->rollout_mean / o->interval_mean;
+  /* the outside time and the shares over the same steps: those that have both figures */
+  double outside_sum = 0, share_sum = 0;
+  for (guint i = 0; i < o->steps->len; i++)
+    {
+      const RtOverviewStep *r = &g_array_index (o->steps, RtOverviewStep, i);
+      if (isfinite (r->rollout_s) && r->interval_s > 0)
+        {
+          outside_sum += r->outside_s;
+          share_sum += r->rollout_s / r->interval_s;
+          o->n_both++;
+        }
+    }
+  o->outside_mean = o->n_both > 0 ? outside_sum / o->n_both : NAN;
+  o->rollout_share = o->n_both > 0 ? share_sum / o->n_both : NAN;
   for (guint i = 0; i < o->steps->len; i++)
     {
       const RtOverviewStep *r = &g_array_index (o->steps, RtOverviewStep, i);

@@ -7,8 +7,8 @@ set yrange [0:*]
 set autoscale xfix
 set offsets 0.5, 0.5, 0, 0
 {{XTICS}}
-set key below
-set rmargin 30
+set key at graph 1.02, graph 0.5 left top Left reverse samplen 2   # under the means, clear of the x label
+set rmargin 38
 set boxwidth 0.75 relative
 set style fill solid 0.9 noborder
 set label 1 {{MEANS}} at graph 1.02, graph 0.98 left front

@@ -294,13 +294,29 @@ rule_barrier_share (const RtEvents *ev, RtFindings *out)
 {
   if (ev == NULL || !(ev->barrier_pct > RT_FINDING_BARRIER_PCT))
     return;
-  RtFinding *f = finding_add (out, "barrier_share", "sections", g_strdup ("events_stacked"),
-                              "%.0f %% of every step is spent waiting at the barrier", ev->barrier_pct);
+  /* the title says the range over the steps, not the mean as if every step were alike */
+  double lo = INFINITY, hi = -INFINITY;
+  guint n = 0;
+  for (guint i = 0; i < ev->steps->len; i++)
+    {
+      double pct = g_array_index (ev->steps, RtEventsStep, i).pct[RT_EV_BARRIER_WAIT];
+      if (isnan (pct))
+        continue;
+      lo = MIN (lo, pct);
+      hi = MAX (hi, pct);
+      n++;
+    }
+  RtFinding *f = n > 1 && hi - lo >= 0.05
+    ? finding_add (out, "barrier_share", "sections", g_strdup ("events_stacked"),
+                   "%.0f %% of a step is spent waiting at the barrier (%.1f-%.1f %% over %u steps)",
+                   ev->barrier_pct, lo, hi, n)
+    : finding_add (out, "barrier_share", "sections", g_strdup ("events_stacked"),
+                   "%.0f %% of every step is spent waiting at the barrier", ev->barrier_pct);
   finding_detail (f, "Averaged over %u steps, barrier_wait_duration takes %.1f %% of a step (above %.0f %%): "
-                  "the ranks wait that long for the slowest one.", ev->steps->len, ev->barrier_pct,
+                  "the ranks wait that long for the slowest one.", n, ev->barrier_pct,
                   RT_FINDING_BARRIER_PCT);
   evidence (f, "barrier_pct", ev->barrier_pct);
-  evidence (f, "steps", ev->steps->len);
+  evidence (f, "steps", n);
 }
 
 /* ---- long_tail ---- */

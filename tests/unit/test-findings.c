@@ -86,6 +86,8 @@ test_barrier_share (void)
   const RtFinding *x = fired (yes, "barrier_share");
   /* steps 1-5: (10 + 0) / 2 of a 21 s step; step 6: (70 + 0) / 2 of 81 s */
   assert_evidence (x, "barrier_pct", (5 * (5.0 / 21) + 35.0 / 81) / 6 * 100);
+  /* the steps differ, so the title gives their range (23.8 % five times, 43.2 %), not "every step" */
+  g_assert_cmpstr (x->title, ==, "27 % of a step is spent waiting at the barrier (23.8-43.2 % over 6 steps)");
   g_autoptr (RtFindings) no = findings_of ("no", NULL);
   g_assert_null (rt_findings_find (no, "barrier_share"));   /* (0 + 1 + 1) / 3 of 14 s: 4.8 % */
 }

@@ -89,27 +89,42 @@ rt_session_name_experiments (RtSession *s)
   labels[n_args] = saved;
 }
 
-/* Says on stderr how many bad lines were skipped (rt-check lists them). */
+/* Says on stderr how many bad lines of the selected steps (indices into t->steps) were skipped,
+ * as rt-check with the same --steps counts and lists them. */
 static void
-report_problems (RtSession *s, const RtTrace *t)
+report_problems (RtSession *s, const RtTrace *t, GArray *selected)
 {
+  if (s->quiet || (s->command->flags & RT_COMMAND_LISTS_PROBLEMS))
+    return;
+  g_autofree gboolean *file_selected = g_new0 (gboolean, t->files->len);
   guint64 bad = 0;
-  for (guint i = 0; i < t->files->len; i++)
-    bad += rt_trace_file (t, i)->bad_lines;
-  if (bad == 0 || s->quiet || (s->command->flags & RT_COMMAND_LISTS_PROBLEMS))
+  for (guint i = 0; i < selected->len; i++)
+    {
+      const RtStep *st = rt_trace_step (t, g_array_index (selected, guint, i));
+      for (guint k = st->first_file; k < st->first_file + st->n_files; k++)
+        {
+          file_selected[k] = TRUE;
+          bad += rt_trace_file (t, k)->bad_lines;
+        }
+    }
+  if (bad == 0)
     return;
   g_printerr ("%s: note: %" G_GUINT64_FORMAT " bad line%s skipped in %s",
               s->command->name, bad, bad == 1 ? "" : "s", t->path);
   if (!s->verbose)
     {
-      g_printerr (" (rt-check %s lists them)\n", t->path);
+      if (s->steps_spec != NULL)
+        g_printerr (" (rt-check %s --steps %s lists them)\n", t->path, s->steps_spec);
+      else
+        g_printerr (" (rt-check %s lists them)\n", t->path);
       return;
     }
   g_printerr (":\n");
   for (guint i = 0; i < t->problems->len; i++)
     {
       const RtProblem *p = &g_array_index (t->problems, RtProblem, i);
-      g_printerr ("  %s: %s\n", p->where, p->reason);
+      if (file_selected[p->file])
+        g_printerr ("  %s: %s\n", p->where, p->reason);
     }
 }
 
@@ -240,8 +255,8 @@ rt_session_load_experiments (RtSession *s, GError **error)
     {
       RtExperiment *e = g_ptr_array_index (s->experiments, i);
       const RtTrace *t = e->trace;
-      report_problems (s, t);
       e->steps = steps_selected (t, s->steps);
+      report_problems (s, t, e->steps);
       if (e->steps->len == 0)
         {
           g_set_error (error, RT_ERROR, RT_ERROR_NO_DATA, "--steps %s selects none of the steps of %s (%d to %d)",

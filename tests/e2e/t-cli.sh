@@ -63,6 +63,16 @@ expect_grep "Unknown option --zzzzzz$" "$TMP/err" "rt-cdf --zzzzzz offers nothin
 expect_exit 1 "$BUILD/rt-cdf" "$fx" --event turn_engine_cal --out "$TMP/o" --no-render
 expect_grep "the trace has no event named turn_engine_cal (the closest: turn_engine_call, " "$TMP/err" "rt-cdf --event misspelt"
 
+# the note on bad lines counts the selected steps' only, as rt-check with the same --steps does
+dmg="$SAMPLES/exp-v2-damaged"
+for spec in 1 3 2-3 1,4; do
+  expect_exit 0 "$BUILD/rt-cdf" "$dmg" --steps "$spec" --out "$TMP/o" --no-render
+  said=$(sed -n 's/.*note: \([0-9]*\) bad lines\{0,1\} skipped.*/\1/p' "$TMP/err")
+  want=$("$BUILD/rt-check" "$dmg" --steps "$spec" --json | python3 -c "import json,sys; print(json.load(sys.stdin)['bad_lines'])")
+  [ "$said" = "$want" ] && ok || fail "rt-cdf --steps $spec notes '$said' bad lines, rt-check --steps $spec finds $want"
+  expect_grep "(rt-check $dmg --steps $spec lists them)" "$TMP/err" "rt-cdf --steps $spec names rt-check's --steps"
+done
+
 # --json prints exactly one JSON document; --quiet prints nothing on stdout
 for cmd in $ALL; do
   if [ "$cmd" = rt-check ]; then expect_exit 0 "$BUILD/$cmd" "$fx" --json

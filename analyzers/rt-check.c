@@ -29,6 +29,15 @@ write_json (RtSession *s, const RtCheck *c)
   rt_jw_member_int (w, "requests", (gint64) c->requests);
   rt_jw_member_string (w, "schema", rt_schema_name (c->schema));
   member_table (w, "missing", rt_check_missing_table (c));
+  member_table (w, "empty", rt_check_empty_table (c));
+  RtLastStep last = rt_view_last_step (t, rt_now_s ());
+  rt_jw_key (w, "last_step");
+  rt_jw_begin_object (w);
+  rt_jw_member_int (w, "step", last.step);
+  rt_jw_member_string (w, "state", rt_last_step_state_name (last.state));
+  rt_jw_member_string (w, "why", last.why);
+  rt_jw_member_number (w, "idle_s", last.idle_s);
+  rt_jw_end_object (w);
   rt_jw_member_int (w, "field_problems", (gint64) c->field_problems);
   rt_jw_member_int (w, "glued_lines", (gint64) c->glued_lines);
   rt_jw_member_int (w, "other_name_events", (gint64) c->other_name_events);
@@ -82,6 +91,18 @@ print_summary (RtSession *s, const RtCheck *c)
       const RtMissingFile *m = &g_array_index (c->missing, RtMissingFile, i);
       rt_session_print (s, "missing     step_%d/worker_%d.jsonl\n", m->step, m->worker);
     }
+  for (guint i = 0; i < c->empty->len; i++)
+    {
+      const RtMissingFile *m = &g_array_index (c->empty, RtMissingFile, i);
+      rt_session_print (s, "empty       step_%d/worker_%d.jsonl (no event in it)\n", m->step, m->worker);
+    }
+  RtLastStep last = rt_view_last_step (t, rt_now_s ());
+  if (last.state == RT_LAST_STEP_RUNNING)
+    rt_session_print (s, "last step   %d: still being written (%s; files changed in the last %d minutes)\n",
+                      last.step, last.why, RT_RUNNING_WINDOW_S / 60);
+  else if (last.state == RT_LAST_STEP_INCOMPLETE)
+    rt_session_print (s, "last step   %d: incomplete (%s; nothing written for %.1f h: the run stopped)\n",
+                      last.step, last.why, last.idle_s / 3600);
   for (guint i = 0; i < t->duplicates->len; i++)
     {
       const RtDuplicate *d = &g_array_index (t->duplicates, RtDuplicate, i);
@@ -116,7 +137,7 @@ int
 main (int argc, char **argv)
 {
   static const RtTableSpec *const tables[] = {
-    &rt_check_missing_spec, &rt_check_duplicates_spec, &rt_check_cache_spec,
+    &rt_check_missing_spec, &rt_check_empty_spec, &rt_check_duplicates_spec, &rt_check_cache_spec,
     &rt_check_problems_spec, NULL
   };
   static const RtCommand cmd = {
@@ -128,7 +149,12 @@ main (int argc, char **argv)
                "of the steps chosen with --steps, or of all of them.",
     .description = "JSON (--json): {\"steps\", \"step_min\", \"step_max\", \"workers\", \"files\",\n"
                    "\"lines\", \"events\", \"bad_lines\", \"requests\", \"schema\", \"missing\": [check_missing\n"
-                   "rows], \"field_problems\", \"glued_lines\", \"other_name_events\", \"duplicates\":\n"
+                   "rows], \"empty\": [check_empty rows], \"last_step\": {\"step\", \"state\" (\"complete\",\n"
+                   "\"running\": unfinished and a worker file changed in the last 10 minutes, or\n"
+                   "\"incomplete\": unfinished and nothing written for longer, the run stopped), \"why\"\n"
+                   "(what looks unfinished, or null), \"idle_s\" (seconds since the newest change;\n"
+                   "null when a file is newer than now)},\n"
+                   "\"field_problems\", \"glued_lines\", \"other_name_events\", \"duplicates\":\n"
                    "[check_duplicates rows], \"strays\": [paths], \"cache\": {a check_cache row},\n"
                    "\"problems\": [check_problems rows]}\n\n"
                    "Example: rt-check logs/exp --json",

@@ -940,12 +940,9 @@ static const char page_script[] =
 static GDateTime *
 page_time (void)
 {
-  const char *epoch = g_getenv ("SOURCE_DATE_EPOCH");
-  char *end = NULL;
-  gint64 v = epoch != NULL ? g_ascii_strtoll (epoch, &end, 10) : 0;
-  if (epoch != NULL && *epoch != '\0' && end != NULL && *end == '\0')
+  if (g_getenv ("SOURCE_DATE_EPOCH") != NULL)
     {
-      GDateTime *t = g_date_time_new_from_unix_utc (v);
+      GDateTime *t = g_date_time_new_from_unix_utc ((gint64) rt_now_s ());
       if (t != NULL)
         return t;
     }
@@ -995,10 +992,27 @@ write_header (GString *out, RtSession *s, RtReport *r, gboolean stopped)
   g_string_append (out, "</dd>\n<dt>data quality</dt><dd>");
   esc_printf (out, "%" G_GUINT64_FORMAT " bad line%s, %u missing worker file%s", c->bad_lines,
               c->bad_lines == 1 ? "" : "s", c->missing->len, c->missing->len == 1 ? "" : "s");
-  if (r->findings->running_step >= 0)
-    esc_printf (out, ", step %d still being written", r->findings->running_step);
+  if (c->empty->len > 0)
+    esc_printf (out, ", %u empty", c->empty->len);
+  const RtLastStep *last = &r->findings->last_step;
+  if (last->state == RT_LAST_STEP_RUNNING)
+    esc_printf (out, ", step %d still being written (%s; files changed in the last %d minutes)", last->step,
+                last->why, RT_RUNNING_WINDOW_S / 60);
+  else if (last->state == RT_LAST_STEP_INCOMPLETE)
+    esc_printf (out, ", step %d incomplete (%s; nothing written for %.1f h: the run stopped)", last->step,
+                last->why, last->idle_s / 3600);
   else
     esc (out, ", no step being written");
+  for (guint i = 0; i < c->missing->len; i++)
+    {
+      const RtMissingFile *m = &g_array_index (c->missing, RtMissingFile, i);
+      esc_printf (out, i == 0 ? "; missing: step_%d/worker_%d.jsonl" : ", step_%d/worker_%d.jsonl", m->step, m->worker);
+    }
+  for (guint i = 0; i < c->empty->len; i++)
+    {
+      const RtMissingFile *m = &g_array_index (c->empty, RtMissingFile, i);
+      esc_printf (out, i == 0 ? "; empty: step_%d/worker_%d.jsonl" : ", step_%d/worker_%d.jsonl", m->step, m->worker);
+    }
   if (r->opts.train_path != NULL)
     {
       g_string_append (out, "</dd>\n<dt>trainer's log</dt><dd>");

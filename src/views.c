@@ -213,3 +213,55 @@ rt_plot_cdf_markers (GString *gp, const RtSummary *sum, const char *what)
                           name, sum->count, sum->mean, sum->p50, sum->std, sum->min, sum->max);
 }
 
+double
+rt_now_s (void)
+{
+  const char *epoch = g_getenv ("SOURCE_DATE_EPOCH");
+  char *end = NULL;
+  gint64 v = epoch != NULL ? g_ascii_strtoll (epoch, &end, 10) : 0;
+  if (epoch != NULL && *epoch != '\0' && end != NULL && *end == '\0')
+    return (double) v;
+  return g_get_real_time () / 1e6;
+}
+
+/* What makes the last step look unfinished, or NULL. */
+static const char *
+last_step_unfinished (const RtTrace *t)
+{
+  const RtStep *st = rt_trace_step (t, t->steps->len - 1);
+  if (st->n_files == 0)
+    return "no worker file";
+  if (t->steps->len >= 2 && st->n_files < rt_trace_step (t, t->steps->len - 2)->n_files)
+    return "fewer worker files than the step before";
+  for (guint k = 0; k < st->n_files; k++)
+    if (isnan (rt_view_file_value (rt_trace_file (t, st->first_file + k), RT_EV_TOTAL_STEP)))
+      return "a worker file without total_step_duration";
+  return NULL;
+}
+
+RtLastStep
+rt_view_last_step (const RtTrace *t, double now_s)
+{
+  RtLastStep last = { .state = RT_LAST_STEP_COMPLETE, .step = -1, .idle_s = NAN };
+  if (t->steps->len == 0)
+    return last;
+  last.step = rt_trace_step (t, t->steps->len - 1)->step;
+  gint64 newest_us = G_MININT64;
+  for (guint i = 0; i < t->files->len; i++)
+    newest_us = MAX (newest_us, rt_trace_file (t, i)->mtime_us);
+  if (t->files->len > 0 && now_s >= newest_us / 1e6)
+    last.idle_s = now_s - newest_us / 1e6;
+  last.why = last_step_unfinished (t);
+  if (last.why != NULL)
+    last.state = last.idle_s >= RT_RUNNING_WINDOW_S ? RT_LAST_STEP_INCOMPLETE : RT_LAST_STEP_RUNNING;
+  /* (a file newer than now, the clock set back or SOURCE_DATE_EPOCH, counts as written now) */
+  return last;
+}
+
+const char *
+rt_last_step_state_name (RtLastStepState state)
+{
+  static const char *const names[] = { "complete", "running", "incomplete" };
+  g_return_val_if_fail (state <= RT_LAST_STEP_INCOMPLETE, NULL);
+  return names[state];
+}

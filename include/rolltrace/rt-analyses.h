@@ -9,6 +9,7 @@
 #include "rolltrace/rt-table.h"
 #include "rolltrace/rt-trace.h"
 #include "rolltrace/rt-trainlog.h"
+#include "rolltrace/rt-views.h"
 
 G_BEGIN_DECLS
 
@@ -347,6 +348,8 @@ typedef struct {
   RtSchemaFlags schema;       /* the logger generations whose names occur */
   GArray *missing;            /* RtMissingFile: a worker's file absent from a selected step
                                * while it has one in another step; by step, then worker */
+  GArray *empty;              /* RtMissingFile: a selected step's worker file in which no line
+                               * is an event (nothing written, or only bad lines); in order */
   GArray *problems;           /* guint: indices into t->problems of the selected files' */
 } RtCheck;
 
@@ -360,6 +363,8 @@ const char *rt_schema_name (RtSchemaFlags schema);
 /* check "missing" */
 extern const RtTableSpec rt_check_missing_spec;
 RtTable *rt_check_missing_table (const RtCheck *c);
+extern const RtTableSpec rt_check_empty_spec;
+RtTable *rt_check_empty_table (const RtCheck *c);
 /* check "problems": the listed bad lines of the selected steps' files */
 extern const RtTableSpec rt_check_problems_spec;
 RtTable *rt_check_problems_table (const RtTrace *t, const RtCheck *c);
@@ -965,8 +970,8 @@ typedef struct {
 
 typedef struct {
   GPtrArray *findings;        /* RtFinding*, ranked: severity, then the order of rt_finding_rules */
-  gint32 running_step;        /* the last step of the trace when it looks still written (a worker
-                               * file without total_step_duration, or missing): -1 when none */
+  RtLastStep last_step;       /* how the last step of the trace stands (rt_view_last_step) */
+  gint32 running_step;        /* that step when it is still being written; -1 otherwise */
 } RtFindings;
 
 /* Every rule over the selected steps; the analyses of `in` must be of the same steps. */

@@ -33,6 +33,37 @@ double rt_view_step_rollout (const RtTrace *t, guint step_index);
 /* Index into t->steps of the step with the longest rollout, or -1 when no step has one. */
 int rt_view_slowest_step (const RtTrace *t);
 
+/* Now, in seconds since the epoch: SOURCE_DATE_EPOCH when it is set (the convention of
+ * reproducible builds, so that the golden tests compare pages and answers byte for byte),
+ * else the clock. */
+double rt_now_s (void);
+
+/* A run that writes nothing for this long has stopped: its unfinished last step is incomplete,
+ * not still being written. */
+#define RT_RUNNING_WINDOW_S 600
+
+typedef enum {
+  RT_LAST_STEP_COMPLETE,      /* every worker file of it has its total_step_duration */
+  RT_LAST_STEP_RUNNING,       /* unfinished, and some file of the trace changed in the last
+                               * RT_RUNNING_WINDOW_S seconds: still being written */
+  RT_LAST_STEP_INCOMPLETE,    /* unfinished, and nothing changed for longer: the run stopped */
+} RtLastStepState;
+
+typedef struct {
+  RtLastStepState state;
+  gint32 step;                /* the last step's number; -1 when the trace has no step */
+  const char *why;            /* what looks unfinished (static text); NULL when complete */
+  double idle_s;              /* seconds from the newest change of any worker file to now_s;
+                               * NAN without a file, or when a file is newer than now_s */
+} RtLastStep;
+
+/* How the last step of the trace stands at `now_s` (rt_now_s). It looks unfinished when it has
+ * no worker file, fewer than the step before it, or a file without total_step_duration. */
+RtLastStep rt_view_last_step (const RtTrace *t, double now_s);
+
+/* "running", "incomplete" or "complete": RtLastStep.state in --json. */
+const char *rt_last_step_state_name (RtLastStepState state);
+
 /* Which of the optional percentiles a summary shows (rt_table_summary). */
 typedef enum {
   RT_SUMMARY_P80 = 1 << 0,

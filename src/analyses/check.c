@@ -69,11 +69,28 @@ find_missing (const RtTrace *t, GArray *selected, RtCheck *c)
     }
 }
 
+/* Worker files of the selected steps in which no line is an event (nothing, or only bad lines). */
+static void
+find_empty (const RtTrace *t, GArray *selected, RtCheck *c)
+{
+  for (guint i = 0; i < selected->len; i++)
+    {
+      const RtStep *st = rt_trace_step (t, g_array_index (selected, guint, i));
+      for (guint k = st->first_file; k < st->first_file + st->n_files; k++)
+        if (rt_trace_file (t, k)->events == 0)
+          {
+            RtMissingFile m = { st->step, rt_trace_file (t, k)->worker };
+            g_array_append_val (c->empty, m);
+          }
+    }
+}
+
 RtCheck *
 rt_check_analyse (const RtTrace *t, const RtStepSet *steps)
 {
   RtCheck *c = g_new0 (RtCheck, 1);
   c->missing = g_array_new (FALSE, FALSE, sizeof (RtMissingFile));
+  c->empty = g_array_new (FALSE, FALSE, sizeof (RtMissingFile));
   c->problems = g_array_new (FALSE, FALSE, sizeof (guint));
   count_files (t, steps, c);
   g_autoptr (GArray) selected = rt_trace_select_steps (t, steps);
@@ -86,6 +103,7 @@ rt_check_analyse (const RtTrace *t, const RtStepSet *steps)
       c->max_workers = MAX (c->max_workers, st->n_files);
     }
   find_missing (t, selected, c);
+  find_empty (t, selected, c);
   for (guint i = 0; i < t->problems->len; i++)
     {
       const RtProblem *p = &g_array_index (t->problems, RtProblem, i);
@@ -101,6 +119,7 @@ rt_check_free (RtCheck *c)
   if (c == NULL)
     return;
   g_array_unref (c->missing);
+  g_array_unref (c->empty);
   g_array_unref (c->problems);
   g_free (c);
 }
@@ -122,17 +141,38 @@ const RtTableSpec rt_check_missing_spec = {
   },
 };
 
-RtTable *
-rt_check_missing_table (const RtCheck *c)
+const RtTableSpec rt_check_empty_spec = {
+  "check_empty", "one per worker file of a selected step in which no line is an event",
+  (const RtColumn[]) {
+    { RT_COL ("step", RT_COLUMN_INT, NULL, "the step number") },
+    { RT_COL ("worker", RT_COLUMN_INT, NULL, "the worker whose file is empty") },
+    RT_COLUMNS_END,
+  },
+};
+
+static RtTable *
+files_table (const RtTableSpec *spec, GArray *files)
 {
-  RtTable *table = rt_table_new (&rt_check_missing_spec);
-  for (guint i = 0; i < c->missing->len; i++)
+  RtTable *table = rt_table_new (spec);
+  for (guint i = 0; i < files->len; i++)
     {
-      const RtMissingFile *m = &g_array_index (c->missing, RtMissingFile, i);
+      const RtMissingFile *m = &g_array_index (files, RtMissingFile, i);
       rt_table_int (table, m->step);
       rt_table_int (table, m->worker);
     }
   return table;
+}
+
+RtTable *
+rt_check_missing_table (const RtCheck *c)
+{
+  return files_table (&rt_check_missing_spec, c->missing);
+}
+
+RtTable *
+rt_check_empty_table (const RtCheck *c)
+{
+  return files_table (&rt_check_empty_spec, c->empty);
 }
 
 const RtTableSpec rt_check_problems_spec = {

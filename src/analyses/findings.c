@@ -644,24 +644,6 @@ rule_outlier_steps (const RtOverview *o, RtFindings *out)
 
 /* ---- data_quality ---- */
 
-/* The last step of the trace when it looks still written: a worker file without
- * total_step_duration, or fewer files than the step before it. -1 otherwise. */
-static gint32
-running_step (const RtTrace *t)
-{
-  if (t->steps->len == 0)
-    return -1;
-  const RtStep *st = rt_trace_step (t, t->steps->len - 1);
-  if (st->n_files == 0)
-    return st->step;
-  if (t->steps->len >= 2 && st->n_files < rt_trace_step (t, t->steps->len - 2)->n_files)
-    return st->step;
-  for (guint k = 0; k < st->n_files; k++)
-    if (isnan (rt_view_file_value (rt_trace_file (t, st->first_file + k), RT_EV_TOTAL_STEP)))
-      return st->step;
-  return -1;
-}
-
 static void
 rule_data_quality (const RtTrace *t, GArray *selected, const RtCheck *c, RtFindings *out)
 {
@@ -674,17 +656,22 @@ rule_data_quality (const RtTrace *t, GArray *selected, const RtCheck *c, RtFindi
     }
   guint64 bad = c ? c->bad_lines : 0;
   guint missing = c ? c->missing->len : 0;
+  const RtLastStep *last = &out->last_step;
   gint32 running = out->running_step;
-  gboolean running_selected = FALSE;
-  for (guint i = 0; i < selected->len && running >= 0; i++)
-    running_selected |= rt_trace_step (t, g_array_index (selected, guint, i))->step == running;
-  if (bad == 0 && missing == 0 && empty == 0 && !running_selected)
+  gboolean running_selected = FALSE, incomplete_selected = FALSE;
+  for (guint i = 0; i < selected->len && last->why != NULL; i++)
+    if (rt_trace_step (t, g_array_index (selected, guint, i))->step == last->step)
+      {
+        running_selected = last->state == RT_LAST_STEP_RUNNING;
+        incomplete_selected = last->state == RT_LAST_STEP_INCOMPLETE;
+      }
+  if (bad == 0 && missing == 0 && empty == 0 && !running_selected && !incomplete_selected)
     return;
   /* a missing or empty file of the running step is the step being written, not damage */
   guint missing_elsewhere = 0;
   for (guint i = 0; i < missing; i++)
     missing_elsewhere += g_array_index (c->missing, RtMissingFile, i).step != running;
-  gboolean damaged = bad > 0 || missing_elsewhere > 0 || (empty > 0 && !running_selected);
+  gboolean damaged = bad > 0 || missing_elsewhere > 0 || (empty > 0 && !running_selected) || incomplete_selected;
   RtFinding *f = finding_add (out, "data_quality", "quality", NULL, "%s",
                               damaged ? "The trace is damaged: bad lines or missing files"
                                       : "A step is still being written");
@@ -699,14 +686,18 @@ rule_data_quality (const RtTrace *t, GArray *selected, const RtCheck *c, RtFindi
                           " empty worker file%s in the selected steps", bad, bad == 1 ? "" : "s", missing,
                           empty, empty == 1 ? "" : "s");
   if (running_selected)
-    g_string_append_printf (d, "; step %d is still being written (a worker file without total_step_duration, "
-                            "or fewer files than the step before)", running);
+    g_string_append_printf (d, "; step %d is still being written (%s, and the files changed in the last %d "
+                            "minutes)", running, last->why, RT_RUNNING_WINDOW_S / 60);
+  if (incomplete_selected)
+    g_string_append_printf (d, "; step %d is incomplete (%s) and nothing was written for %.1f h: the run "
+                            "stopped", last->step, last->why, last->idle_s / 3600);
   g_string_append (d, damaged ? ". The data quality section lists the first bad lines." : ".");
   f->detail = g_string_free (d, FALSE);
   evidence (f, "bad_lines", (double) bad);
   evidence (f, "missing_files", missing);
   evidence (f, "empty_files", (double) empty);
   evidence (f, "running_step", running_selected ? running : NAN);
+  evidence (f, "incomplete_step", incomplete_selected ? last->step : NAN);
 }
 
 /* ---- rollout_share ---- */
@@ -747,7 +738,8 @@ rt_findings_from (const RtTrace *t, const RtStepSet *steps, const RtFindingsInpu
 {
   RtFindings *out = g_new0 (RtFindings, 1);
   out->findings = g_ptr_array_new_with_free_func ((GDestroyNotify) finding_free);
-  out->running_step = running_step (t);
+  out->last_step = rt_view_last_step (t, rt_now_s ());
+  out->running_step = out->last_step.state == RT_LAST_STEP_RUNNING ? out->last_step.step : -1;
   g_autoptr (GArray) selected = rt_trace_select_steps (t, steps);
   gint32 top_step = -1;
   rule_straggler (t, selected, out);

@@ -394,11 +394,12 @@ test_every_number_of_fixtures_and_samples (void)
 {
   Kernels k;
   kernels_open (&k);
+  /* fixtures/samples is walked with the rest, and counted on its own too */
   guint in_fixtures = check_numbers_under (&k, RT_FIXTURES_DIR);
-  g_autofree char *samples = g_build_filename (RT_FIXTURES_DIR, "..", "..", "shared", "samples", NULL);
+  g_autofree char *samples = g_build_filename (RT_FIXTURES_DIR, "samples", NULL);
   guint in_samples = check_numbers_under (&k, samples);
-  g_test_message ("%u numbers in fixtures, %u in samples", in_fixtures, in_samples);
-  g_assert_cmpuint (in_fixtures, >, 1000);
+  g_test_message ("%u numbers in fixtures, %u of them in samples", in_fixtures, in_samples);
+  g_assert_cmpuint (in_fixtures - in_samples, >, 1000);
   g_assert_cmpuint (in_samples, >, 1000);
   kernels_close (&k);
 }

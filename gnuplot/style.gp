@@ -22,6 +22,6 @@ set linetype 8 lc rgb '#7f7f7f' lw 2
 set linetype 9 lc rgb '#bcbd22' lw 2
 set linetype 10 lc rgb '#17becf' lw 2
 set linetype 11 lc rgb '#393b79' lw 2
-set linetype 12 lc rgb '#ad494a' lw 2
+set linetype 12 lc rgb '#7b4173' lw 2
 set linetype cycle 12
 set key autotitle columnhead

@@ -131,7 +131,9 @@ main (int argc, char **argv)
                "possible, no two overlapping on one thread. Each request is an event named by its\n"
                "finish reason (or \"request\") with args {request_id, step, turns, response_length,\n"
                "finish_reason}; its turns (\"turn 0\"...) are inside it and their phases inside them.\n"
-               "A counter track per worker counts its requests in flight.\n\n"
+               "A counter track per worker counts its requests in flight. Every event has a category\n"
+               "(\"cat\", by which Perfetto groups and filters): step_section, request, turn, phase,\n"
+               "tool, counter, and __metadata for the names.\n\n"
                "Times are RELATIVE, not wall-clock: microseconds from the first selected line (its\n"
                "timestamp - duration_sec), steps one after another with their real gaps. The\n"
                "loggers' clocks are per host and without a zone, so no date is shown.",

@@ -144,11 +144,12 @@ lane_nest (Export *e, WorkerTracks *w, guint lane)
   return &g_array_index (w->lane_nests, RtNest, lane);
 }
 
-static void
+static RtSpan *
 add_span (GArray *buf, const Export *e, double start_s, double end_s, guint level, guint order)
 {
   RtSpan s = { .start = to_us (e, start_s), .end = to_us (e, end_s), .level = level, .order = order };
   g_array_append_val (buf, s);
+  return &g_array_index (buf, RtSpan, buf->len - 1);
 }
 
 static void
@@ -212,6 +213,42 @@ line_is_a_turn (const Export *e, const RtSpanLine *line)
   return line->event == RT_EV_TURN_END || line->event == e->running_state;
 }
 
+/* Request r's turn numbered `turn`, or NULL (its turns ascend by number). */
+static const RtSpanTurn *
+request_turn (const RtSpans *sp, const RtSpanRequest *r, gint16 turn)
+{
+  guint lo = 0, hi = r->n_turns;
+  while (lo < hi)
+    {
+      guint mid = lo + (hi - lo) / 2;
+      const RtSpanTurn *t = rt_spans_turn (sp, r->first_turn + mid);
+      if (t->turn == turn)
+        return t;
+      if (t->turn < turn)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  return NULL;
+}
+
+/* A tool call goes between the turn that asked for it and the next: one that starts before
+ * that turn's end (by up to RT_TOOL_CALL_SLACK_S, RtSpans allows) and ends after it starts
+ * there instead, counted as clamped. */
+static void
+tool_call_after_its_turn (const Export *e, const RtSpanRequest *r, const RtSpanLine *line, RtSpan *s)
+{
+  const RtSpanTurn *turn = line->turn >= 0 ? request_turn (e->spans, r, line->turn) : NULL;
+  if (turn == NULL)
+    return;
+  gint64 turn_end = to_us (e, turn->end_s);
+  if (s->start < turn_end && s->end > turn_end)
+    {
+      s->start = turn_end;
+      s->moved = TRUE;
+    }
+}
+
 /* One request, its turns and its lines on the thread the packing gives it. */
 static void
 write_request (Export *e, WorkerTracks *w, const RtSpanRequest *r)
@@ -226,8 +263,11 @@ write_request (Export *e, WorkerTracks *w, const RtSpanRequest *r)
   for (guint k = 0; k < r->n_lines; k++)
     {
       const RtSpanLine *line = rt_spans_line (e->spans, r->first_line + k);
-      if (!line_is_a_turn (e, line))
-        add_span (e->buf, e, line->start_s, line->end_s, 2, ORDER_LINE (r, k));
+      if (line_is_a_turn (e, line))
+        continue;
+      RtSpan *s = add_span (e->buf, e, line->start_s, line->end_s, 2, ORDER_LINE (r, k));
+      if (line->kind == RT_PHASE_TOOL)
+        tool_call_after_its_turn (e, r, line, s);
     }
   RtSpan *spans = (RtSpan *) e->buf->data;
   guint lane = rt_lanes_place (&w->lanes, spans[0].start, spans[0].end);

@@ -489,10 +489,9 @@ clamp_to_root (RtSpan *x, const RtSpan *root)
 void
 rt_nest_spans (RtNest *n, RtSpan *spans, guint n_spans, gboolean rooted, RtNestCounts *counts)
 {
-  /* `keep` starts as "still a candidate" */
+  /* `keep` starts as "still a candidate"; `moved` as the caller left it */
   for (guint i = 0; i < n_spans; i++)
     {
-      spans[i].moved = FALSE;
       spans[i].keep = spans[i].end >= spans[i].start
                       && (!rooted || i == 0 || clamp_to_root (&spans[i], &spans[0]));
     }

@@ -87,7 +87,8 @@ typedef struct {
   guint level;
   guint order;                /* the caller's index, the last tie-break */
   gboolean keep;              /* set by rt_nest_spans: written, or a violation */
-  gboolean moved;             /* used by rt_nest_spans */
+  gboolean moved;             /* moved to fit, counted as clamped when kept: set by rt_nest_spans,
+                               * or before it by a caller that moved the span itself */
 } RtSpan;
 
 /* How far (microseconds) an end may stick out of its parent, a start lie before a holder's

@@ -153,6 +153,62 @@ sys.exit(bool(bad))
 PY
 done
 
+# ---- tool calls: between the turn that asked for them and the next, never inside a turn ----
+# tool_in_turn TRACE: every tool call that a turn event holds on its thread (none should: a
+# turn's span is its own lines', and its tool calls run after it)
+tool_in_turn () {
+  "$PYTHON" - "$1" <<'PY'
+import bisect, json, sys
+ev = [e for e in json.load(open(sys.argv[1]))["traceEvents"] if e["ph"] == "X"]
+turns = {}
+for e in ev:
+    if e["cat"] == "turn":
+        turns.setdefault((e["pid"], e["tid"]), []).append((e["ts"], e["ts"] + e["dur"], e["name"]))
+for spans in turns.values():
+    spans.sort()
+bad = []
+for e in ev:
+    if e["cat"] != "tool":
+        continue
+    spans = turns.get((e["pid"], e["tid"]), [])
+    i = bisect.bisect_right(spans, (e["ts"], float("inf"), "")) - 1
+    if i >= 0 and spans[i][1] >= e["ts"] + e["dur"]:
+        bad.append(f"{e['name']} at {e['ts']} inside {spans[i][2]} {spans[i][:2]} (pid {e['pid']} tid {e['tid']})")
+print("\n".join(bad[:10]))
+sys.exit(bool(bad))
+PY
+}
+for name in exp-v2-damaged gen; do
+  tool_in_turn "$TMP/o-$name/trace.json" >"$TMP/diff" 2>&1 && ok || { fail "rt-trace on $name puts tool calls in turns:"; cat "$TMP/diff" >&2; }
+done
+# fixtures/tool-calls (fixtures/README.md): the logger's numbering, the samples' and a call that
+# starts 0.5 ms before its turn's end, each request with turn 0 [1, 3] s and turn 1 [4, 6] s
+expect_exit 0 "$BUILD/rt-trace" "$SRC/fixtures/tool-calls" -o "$TMP/tools.json" --no-cache --json
+expect_grep '"clamped": 2, "violations": 0}' "$TMP/out" "rt-trace on tool-calls moves early's two calls to its turn's end"
+expect_exit 0 "$PYTHON" "$SRC/tests/trace-check.py" "$TMP/tools.json"
+tool_in_turn "$TMP/tools.json" >"$TMP/diff" 2>&1 && ok || { fail "rt-trace on tool-calls puts tool calls in turns:"; cat "$TMP/diff" >&2; }
+"$PYTHON" - "$TMP/tools.json" <<'PY' >"$TMP/diff" 2>&1 && ok || { fail "rt-trace on tool-calls:"; cat "$TMP/diff" >&2; }
+import json, sys
+ev = json.load(open(sys.argv[1]))["traceEvents"]
+tid = {e["args"]["request_id"]: e["tid"] for e in ev if e["ph"] == "X" and e["cat"] == "request"}
+got = {}
+for e in ev:
+    if e["ph"] == "X" and e["cat"] in ("turn", "tool"):
+        got.setdefault(e["tid"], []).append((e["name"], e["ts"], e["dur"]))
+calls = [("tool_calling_state", 3_000_000, 1_000_000), ("tool_execution", 3_000_000, 1_000_000)]
+turns = [("turn 0", 1_000_000, 2_000_000), ("turn 1", 4_000_000, 2_000_000)]
+want = {
+    # real's last call (numbered 2) ends the request: no turn 2 of it alone
+    "real": sorted(turns + calls + [("tool_execution", 6_000_000, 500_000)]),
+    "older": sorted(turns + calls),
+    # early's calls start at 2.9995 s, moved to turn 0's end
+    "early": sorted(turns + calls),
+}
+bad = [f"{r}: {sorted(got.get(tid.get(r), []))}, expected {w}" for r, w in want.items() if sorted(got.get(tid.get(r), [])) != w]
+print("\n".join(bad))
+sys.exit(bool(bad))
+PY
+
 # ---- hand-v2, worked by hand (fixtures/README.md): times from its first line, steps apart ----
 expect_exit 0 "$BUILD/rt-trace" "$SRC/fixtures/hand-v2" -o "$TMP/h.json" --no-cache
 "$PYTHON" - "$TMP/h.json" <<'PY' >"$TMP/diff" 2>&1 && ok || { fail "rt-trace on hand-v2:"; cat "$TMP/diff" >&2; }

@@ -441,6 +441,7 @@ test_spans_tool_calls_older_logger (void)
   g_assert_cmpuint (rt_spans_request (sp, 0)->n_lines, ==, 0);
   g_assert_cmpuint (rt_spans_request (sp, 0)->n_turns, ==, 0);
   const RtFile *f = rt_trace_file (t, 0);
+  g_assert_cmpint (f->schema, ==, RT_SCHEMA_V1);   /* its tool calls are no newer logger's */
   const RtEvent *rows = rt_trace_file_events (t, 0);
   guint16 tool = id_of (t, "tool_execution");
   guint calls = 0;

@@ -6,7 +6,7 @@
 struct _RtChromeTrace {
   GOutputStream *out;
   GString *buf;
-  RtJsonWriter w;             /* for the strings and an event's args, each a JSON value of its own */
+  RtJsonWriter w;             /* for an event's args */
   GError *error;              /* the first write error; nothing is written after it */
   guint64 events;
   guint64 flushed;            /* bytes handed to the stream */

@@ -172,7 +172,7 @@ for e in ev:
         continue
     spans = turns.get((e["pid"], e["tid"]), [])
     i = bisect.bisect_right(spans, (e["ts"], float("inf"), "")) - 1
-    if i >= 0 and spans[i][1] >= e["ts"] + e["dur"]:
+    if i >= 0 and e["ts"] < spans[i][1] and e["ts"] + e["dur"] <= spans[i][1]:
         bad.append(f"{e['name']} at {e['ts']} inside {spans[i][2]} {spans[i][:2]} (pid {e['pid']} tid {e['tid']})")
 print("\n".join(bad[:10]))
 sys.exit(bool(bad))

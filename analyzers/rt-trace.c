@@ -104,8 +104,8 @@ run (RtSession *s, GError **error)
   rt_session_print (s, "workers     %" G_GUINT64_FORMAT " processes, %" G_GUINT64_FORMAT " threads\n",
                     counts.processes, counts.threads);
   rt_session_print (s, "requests    %" G_GUINT64_FORMAT "\n", counts.requests);
-  rt_session_print (s, "clamped     %" G_GUINT64_FORMAT " (moved by at most %d us of rounding to fit in "
-                    "their parent)\n", counts.nest.clamped, RT_NEST_CLAMP_US);
+  rt_session_print (s, "clamped     %" G_GUINT64_FORMAT " (moved to fit in their parent: by at most %d us of "
+                    "rounding, or a tool call to its turn's end)\n", counts.nest.clamped, RT_NEST_CLAMP_US);
   rt_session_print (s, "violations  %" G_GUINT64_FORMAT " (left out: they would overlap another partially)\n",
                     counts.nest.violations);
   rt_session_print (s, "times are microseconds from the first selected line, not wall-clock\n");
@@ -130,8 +130,12 @@ main (int argc, char **argv)
                "threads \"requests 0\", \"requests 1\"... onto which the requests are packed, as few as\n"
                "possible, no two overlapping on one thread. Each request is an event named by its\n"
                "finish reason (or \"request\") with args {request_id, step, turns, response_length,\n"
-               "finish_reason}; its turns (\"turn 0\"...) are inside it and their phases inside them.\n"
-               "A counter track per worker counts its requests in flight.\n\n"
+               "finish_reason}; its turns (\"turn 0\"...) are inside it and their phases inside them,\n"
+               "its tool calls between the turn that asked for them and the next (by time: the\n"
+               "turn that ended last by the call's start, 1 ms allowed, whatever turn it names).\n"
+               "A counter track per worker counts its requests in flight. Every event has a category\n"
+               "(\"cat\", by which Perfetto groups and filters): step_section, request, turn, phase,\n"
+               "tool, counter, and __metadata for the names.\n\n"
                "Times are RELATIVE, not wall-clock: microseconds from the first selected line (its\n"
                "timestamp - duration_sec), steps one after another with their real gaps. The\n"
                "loggers' clocks are per host and without a zone, so no date is shown.",
@@ -140,7 +144,8 @@ main (int argc, char **argv)
                    "--format and --no-render, shared with the analyzers that plot, change nothing.\n\n"
                    "Every event sits strictly inside its parent or apart from it: viewers drop events that\n"
                    "overlap partially on one thread. An edge off by at most 5 us (the rounding of\n"
-                   "timestamp - duration to microseconds) is moved to fit and counted as clamped; a\n"
+                   "timestamp - duration to microseconds) is moved to fit and counted as clamped, and\n"
+                   "so is a tool call that starts before its turn's end (by up to 1 ms): it starts there; a\n"
                    "span that would still overlap partially is left out and counted as a violation.\n"
                    "The file is written as it goes (memory does not grow with it), under a temporary\n"
                    "name renamed when complete; a name ending in .gz is gzip-compressed. Past 256 MB a\n"

@@ -11,6 +11,14 @@
 #define TID_SECTIONS 1
 #define TID_LANE(lane) ((gint64) (lane) + 2)
 
+/* The category of each event (docs/trace.md lists them): what Perfetto groups and filters by. */
+#define CAT_STEP_SECTION "step_section"
+#define CAT_REQUEST "request"
+#define CAT_TURN "turn"
+#define CAT_PHASE "phase"
+#define CAT_TOOL "tool"
+#define CAT_COUNTER "counter"
+
 /* What one worker (a process) keeps from step to step: its threads. */
 typedef struct {
   gint64 pid;
@@ -41,7 +49,9 @@ typedef struct {
   RtChromeTraceCounts *counts;
   GArray *buf;                /* RtSpan, reused */
   guint16 running_state;      /* the older logger's whole turn, RT_EVENT_NONE when not logged */
-  GArray *event_names;        /* RtChromeName of each event id, NO_NAME until first written */
+  GArray *section_names;      /* RtChromeName of each event id as a step section, NO_NAME until
+                               * first written */
+  GArray *line_names;         /* of each event id as a request's line, likewise */
   GArray *turn_names;         /* of "turn K", likewise, for 0 <= K < TURN_NAMES */
 } Export;
 
@@ -60,12 +70,14 @@ name_slot (GArray *names, guint slot)
   return &g_array_index (names, RtChromeName, slot);
 }
 
+/* An event named as event id `event`, in `cat`; `names`: those made of that category. */
 static void
-complete_event (Export *e, gint64 pid, gint64 tid, guint16 event, gint64 ts, gint64 dur)
+complete_event (Export *e, GArray *names, const char *cat, gint64 pid, gint64 tid, guint16 event, gint64 ts,
+                gint64 dur)
 {
-  RtChromeName *name = name_slot (e->event_names, event);
+  RtChromeName *name = name_slot (names, event);
   if (*name == NO_NAME)
-    *name = rt_chrome_trace_name (e->ct, rt_event_registry_name (e->t->registry, event));
+    *name = rt_chrome_trace_name (e->ct, rt_event_registry_name (e->t->registry, event), cat);
   rt_chrome_trace_complete_name (e->ct, pid, tid, *name, ts, dur);
 }
 
@@ -77,14 +89,14 @@ complete_turn (Export *e, gint64 pid, gint64 tid, int turn, gint64 ts, gint64 du
   if (turn < 0 || turn >= TURN_NAMES)
     {
       g_snprintf (text, sizeof text, "turn %d", turn);
-      rt_chrome_trace_complete (e->ct, pid, tid, text, ts, dur);
+      rt_chrome_trace_complete (e->ct, pid, tid, text, CAT_TURN, ts, dur);
       return;
     }
   RtChromeName *name = name_slot (e->turn_names, (guint) turn);
   if (*name == NO_NAME)
     {
       g_snprintf (text, sizeof text, "turn %d", turn);
-      *name = rt_chrome_trace_name (e->ct, text);
+      *name = rt_chrome_trace_name (e->ct, text, CAT_TURN);
     }
   rt_chrome_trace_complete_name (e->ct, pid, tid, *name, ts, dur);
 }
@@ -132,11 +144,12 @@ lane_nest (Export *e, WorkerTracks *w, guint lane)
   return &g_array_index (w->lane_nests, RtNest, lane);
 }
 
-static void
+static RtSpan *
 add_span (GArray *buf, const Export *e, double start_s, double end_s, guint level, guint order)
 {
   RtSpan s = { .start = to_us (e, start_s), .end = to_us (e, end_s), .level = level, .order = order };
   g_array_append_val (buf, s);
+  return &g_array_index (buf, RtSpan, buf->len - 1);
 }
 
 static void
@@ -155,7 +168,8 @@ write_sections (Export *e, WorkerTracks *w, const RtSpanWorker *f)
     if (spans[i].keep)
       {
         guint16 event = rt_spans_section (e->spans, f->first_section + spans[i].order)->event;
-        complete_event (e, w->pid, TID_SECTIONS, event, spans[i].start, spans[i].end - spans[i].start);
+        complete_event (e, e->section_names, CAT_STEP_SECTION, w->pid, TID_SECTIONS, event, spans[i].start,
+                        spans[i].end - spans[i].start);
       }
 }
 
@@ -178,7 +192,7 @@ write_request_event (Export *e, WorkerTracks *w, gint64 tid, const RtSpan *s, co
   const RtRequest *q = r->request != RT_NONE ? rt_trace_request (e->t, r->request) : NULL;
   const char *reason = q != NULL && q->finish_reason != 0 ? rt_finish_reason_short (rt_request_finish_reason (e->t, q)) : NULL;
   RtJsonWriter *jw = rt_chrome_trace_complete_args (e->ct, w->pid, tid, reason != NULL && *reason ? reason : "request",
-                                                    s->start, s->end - s->start);
+                                                    CAT_REQUEST, s->start, s->end - s->start);
   rt_jw_member_string (jw, "request_id", q != NULL ? rt_request_id (e->t, q) : NULL);
   rt_jw_member_int (jw, "step", e->spans->step);
   member_count (jw, "turns", q != NULL ? q->turns : -1);
@@ -199,6 +213,42 @@ line_is_a_turn (const Export *e, const RtSpanLine *line)
   return line->event == RT_EV_TURN_END || line->event == e->running_state;
 }
 
+/* Request r's turn numbered `turn`, or NULL (its turns ascend by number). */
+static const RtSpanTurn *
+request_turn (const RtSpans *sp, const RtSpanRequest *r, gint16 turn)
+{
+  guint lo = 0, hi = r->n_turns;
+  while (lo < hi)
+    {
+      guint mid = lo + (hi - lo) / 2;
+      const RtSpanTurn *t = rt_spans_turn (sp, r->first_turn + mid);
+      if (t->turn == turn)
+        return t;
+      if (t->turn < turn)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  return NULL;
+}
+
+/* A tool call goes between the turn that asked for it and the next: one that starts before
+ * that turn's end (by up to RT_TOOL_CALL_SLACK_S, RtSpans allows) and ends after it starts
+ * there instead, counted as clamped. */
+static void
+tool_call_after_its_turn (const Export *e, const RtSpanRequest *r, const RtSpanLine *line, RtSpan *s)
+{
+  const RtSpanTurn *turn = line->turn >= 0 ? request_turn (e->spans, r, line->turn) : NULL;
+  if (turn == NULL)
+    return;
+  gint64 turn_end = to_us (e, turn->end_s);
+  if (s->start < turn_end && s->end > turn_end)
+    {
+      s->start = turn_end;
+      s->moved = TRUE;
+    }
+}
+
 /* One request, its turns and its lines on the thread the packing gives it. */
 static void
 write_request (Export *e, WorkerTracks *w, const RtSpanRequest *r)
@@ -213,8 +263,11 @@ write_request (Export *e, WorkerTracks *w, const RtSpanRequest *r)
   for (guint k = 0; k < r->n_lines; k++)
     {
       const RtSpanLine *line = rt_spans_line (e->spans, r->first_line + k);
-      if (!line_is_a_turn (e, line))
-        add_span (e->buf, e, line->start_s, line->end_s, 2, ORDER_LINE (r, k));
+      if (line_is_a_turn (e, line))
+        continue;
+      RtSpan *s = add_span (e->buf, e, line->start_s, line->end_s, 2, ORDER_LINE (r, k));
+      if (line->kind == RT_PHASE_TOOL)
+        tool_call_after_its_turn (e, r, line, s);
     }
   RtSpan *spans = (RtSpan *) e->buf->data;
   guint lane = rt_lanes_place (&w->lanes, spans[0].start, spans[0].end);
@@ -239,7 +292,8 @@ write_request (Export *e, WorkerTracks *w, const RtSpanRequest *r)
       else
         {
           const RtSpanLine *line = rt_spans_line (e->spans, r->first_line + s->order - ORDER_LINE (r, 0));
-          complete_event (e, w->pid, tid, line->event, s->start, s->end - s->start);
+          complete_event (e, e->line_names, line->kind == RT_PHASE_TOOL ? CAT_TOOL : CAT_PHASE, w->pid, tid,
+                          line->event, s->start, s->end - s->start);
         }
     }
 }
@@ -279,7 +333,7 @@ write_in_flight (Export *e, WorkerTracks *w, const RtSpanWorker *f)
     {
       alive += c[i].delta;
       if (i + 1 == changes->len || c[i + 1].at != c[i].at)
-        rt_chrome_trace_counter (e->ct, w->pid, "requests in flight", c[i].at, "requests", alive);
+        rt_chrome_trace_counter (e->ct, w->pid, "requests in flight", CAT_COUNTER, c[i].at, "requests", alive);
     }
 }
 
@@ -340,7 +394,8 @@ rt_chrome_trace_write_experiment (RtChromeTrace *ct, const RtTrace *t, const GAr
     .counts = counts,
     .buf = g_array_new (FALSE, FALSE, sizeof (RtSpan)),
     .running_state = rt_event_registry_lookup (t->registry, "running_state"),
-    .event_names = g_array_new (FALSE, FALSE, sizeof (RtChromeName)),
+    .section_names = g_array_new (FALSE, FALSE, sizeof (RtChromeName)),
+    .line_names = g_array_new (FALSE, FALSE, sizeof (RtChromeName)),
     .turn_names = g_array_new (FALSE, FALSE, sizeof (RtChromeName)),
   };
   NextSpans next;   /* its thread, when it has one, is joined before the next is started */
@@ -367,7 +422,8 @@ rt_chrome_trace_write_experiment (RtChromeTrace *ct, const RtTrace *t, const GAr
     }
   g_hash_table_unref (e.workers);
   g_array_unref (e.buf);
-  g_array_unref (e.event_names);
+  g_array_unref (e.section_names);
+  g_array_unref (e.line_names);
   g_array_unref (e.turn_names);
 }
 

@@ -6,7 +6,7 @@
 struct _RtChromeTrace {
   GOutputStream *out;
   GString *buf;
-  RtJsonWriter w;             /* for the strings and an event's args, each a JSON value of its own */
+  RtJsonWriter w;             /* for an event's args */
   GError *error;              /* the first write error; nothing is written after it */
   guint64 events;
   guint64 flushed;            /* bytes handed to the stream */
@@ -107,18 +107,28 @@ rt_chrome_trace_on_size (RtChromeTrace *ct, guint64 bytes, void (*func) (gpointe
  * integers by hand (printf costs more than the rest of an event), and every string through
  * the JSON writer, which owns the escaping. */
 static void
-append_string (RtChromeTrace *ct, const char *s)
+append_string (GString *buf, const char *s)
 {
-  rt_jw_init (&ct->w, ct->buf);
-  rt_jw_string (&ct->w, s);
+  RtJsonWriter w;
+  rt_jw_init (&w, buf);
+  rt_jw_string (&w, s);
+}
+
+/* What follows "name": in an event: the name, then its category. */
+static void
+append_name_cat (GString *buf, const char *name, const char *cat)
+{
+  append_string (buf, name);
+  RT_STRING_PUT_LITERAL (buf, ", \"cat\": ");
+  append_string (buf, cat);
 }
 
 /* No tid, no ts: a process's event, a metadata event. */
 #define NO_ID G_MININT64
 
-/* Opens an event: {"ph": ph, "name": name, "pid": pid[, "tid": tid][, "ts": ts] (each unless
- * NO_ID); the caller adds its members, each after ", ". One event a line: a trace reads with
- * grep and head. */
+/* Opens an event: {"ph": ph, "name": name, "cat": cat, "pid": pid[, "tid": tid][, "ts": ts]
+ * (each unless NO_ID); the caller adds its members, each after ", ". One event a line: a trace
+ * reads with grep and head. */
 static void
 event_open (RtChromeTrace *ct, const char *ph)
 {
@@ -157,10 +167,11 @@ event_ids (RtChromeTrace *ct, gint64 pid, gint64 tid, gint64 ts_us)
 }
 
 static void
-event_begin (RtChromeTrace *ct, const char *ph, const char *name, gint64 pid, gint64 tid, gint64 ts_us)
+event_begin (RtChromeTrace *ct, const char *ph, const char *name, const char *cat, gint64 pid, gint64 tid,
+             gint64 ts_us)
 {
   event_open (ct, ph);
-  append_string (ct, name);
+  append_name_cat (ct->buf, name, cat);
   event_ids (ct, pid, tid, ts_us);
 }
 
@@ -190,11 +201,12 @@ args_end (RtChromeTrace *ct)
   event_end (ct);
 }
 
-/* A metadata event {"ph": "M", "name": what, "args": {key: text or number}}. */
+/* A metadata event {"ph": "M", "name": what, "cat": "__metadata", "args": {key: text or
+ * number}}: the category Chrome gives its own metadata. */
 static void
 metadata (RtChromeTrace *ct, gint64 pid, gint64 tid, const char *what, const char *text, gint64 number)
 {
-  event_begin (ct, "M", what, pid, tid, NO_ID);
+  event_begin (ct, "M", what, "__metadata", pid, tid, NO_ID);
   RtJsonWriter *w = args_begin (ct);
   if (text != NULL)
     rt_jw_member_string (w, "name", text);
@@ -218,28 +230,27 @@ rt_chrome_trace_thread (RtChromeTrace *ct, gint64 pid, gint64 tid, const char *n
 }
 
 static void
-complete_begin (RtChromeTrace *ct, gint64 pid, gint64 tid, const char *name, gint64 ts_us, gint64 dur_us)
+complete_begin (RtChromeTrace *ct, gint64 pid, gint64 tid, const char *name, const char *cat, gint64 ts_us,
+                gint64 dur_us)
 {
-  event_begin (ct, "X", name, pid, tid, ts_us);
+  event_begin (ct, "X", name, cat, pid, tid, ts_us);
   RT_STRING_PUT_LITERAL (ct->buf, ", \"dur\": ");
   rt_format_int (ct->buf, dur_us);
 }
 
 void
-rt_chrome_trace_complete (RtChromeTrace *ct, gint64 pid, gint64 tid, const char *name, gint64 ts_us,
-                          gint64 dur_us)
+rt_chrome_trace_complete (RtChromeTrace *ct, gint64 pid, gint64 tid, const char *name, const char *cat,
+                          gint64 ts_us, gint64 dur_us)
 {
-  complete_begin (ct, pid, tid, name, ts_us, dur_us);
+  complete_begin (ct, pid, tid, name, cat, ts_us, dur_us);
   event_end (ct);
 }
 
 RtChromeName
-rt_chrome_trace_name (RtChromeTrace *ct, const char *name)
+rt_chrome_trace_name (RtChromeTrace *ct, const char *name, const char *cat)
 {
   NameAt n = { .at = ct->names->len };
-  RtJsonWriter w;
-  rt_jw_init (&w, ct->names);
-  rt_jw_string (&w, name);
+  append_name_cat (ct->names, name, cat);
   n.len = ct->names->len - n.at;
   g_array_append_val (ct->name_at, n);
   return ct->name_at->len - 1;
@@ -260,10 +271,10 @@ rt_chrome_trace_complete_name (RtChromeTrace *ct, gint64 pid, gint64 tid, RtChro
 }
 
 RtJsonWriter *
-rt_chrome_trace_complete_args (RtChromeTrace *ct, gint64 pid, gint64 tid, const char *name, gint64 ts_us,
-                               gint64 dur_us)
+rt_chrome_trace_complete_args (RtChromeTrace *ct, gint64 pid, gint64 tid, const char *name, const char *cat,
+                               gint64 ts_us, gint64 dur_us)
 {
-  complete_begin (ct, pid, tid, name, ts_us, dur_us);
+  complete_begin (ct, pid, tid, name, cat, ts_us, dur_us);
   return args_begin (ct);
 }
 
@@ -274,10 +285,10 @@ rt_chrome_trace_end_args (RtChromeTrace *ct)
 }
 
 void
-rt_chrome_trace_counter (RtChromeTrace *ct, gint64 pid, const char *name, gint64 ts_us, const char *series,
-                         gint64 value)
+rt_chrome_trace_counter (RtChromeTrace *ct, gint64 pid, const char *name, const char *cat, gint64 ts_us,
+                         const char *series, gint64 value)
 {
-  event_begin (ct, "C", name, pid, NO_ID, ts_us);
+  event_begin (ct, "C", name, cat, pid, NO_ID, ts_us);
   RtJsonWriter *w = args_begin (ct);
   rt_jw_member_int (w, series, value);
   args_end (ct);
@@ -478,10 +489,9 @@ clamp_to_root (RtSpan *x, const RtSpan *root)
 void
 rt_nest_spans (RtNest *n, RtSpan *spans, guint n_spans, gboolean rooted, RtNestCounts *counts)
 {
-  /* `keep` starts as "still a candidate" */
+  /* `keep` starts as "still a candidate"; `moved` as the caller left it */
   for (guint i = 0; i < n_spans; i++)
     {
-      spans[i].moved = FALSE;
       spans[i].keep = spans[i].end >= spans[i].start
                       && (!rooted || i == 0 || clamp_to_root (&spans[i], &spans[0]));
     }

@@ -61,7 +61,6 @@ static const char *const v2_only_names[] = {
   "tool_creation_pending_state", "interaction_start_pending_state", "turn_start",
   "turn_pre_process", "engine_generate_setup", "engine_async_generate_actual",
   "turn_engine_call", "turn_tool_parsing", "turn_post_process", "turn_end",
-  "tool_execution", "tool_response_processing", "tool_calling_state",
   "interaction_response", "interacting_state", "main_loop", "reward_calculation",
   "finalization",
 };

@@ -8,6 +8,8 @@
 #   - a document that is not one JSON object with a "traceEvents" array, or a number that is
 #     not finite (NaN, Infinity, or a literal too large for a double);
 #   - an event without a "ph", without a non-empty string "name", or without an integer "pid";
+#     an event other than an "E" without a non-empty string "cat" (Perfetto groups, filters and
+#     queries slices by it; without one they all fall in one nameless category);
 #     a timed event without a numeric "ts"; an "X" without a "dur" >= 0;
 #   - two "X" events of one thread (pid, tid) that overlap partially (one starts inside the
 #     other and ends after it): viewers drop one of them;
@@ -17,7 +19,7 @@
 #     no "thread_name";
 #   - a counter ("C") without numeric args.
 # With --json, prints what it counted: {"events", "complete", "counters", "metadata",
-# "processes", "threads", "max_depth"}.
+# "processes", "threads", "max_depth", "categories" (events of each "cat")}.
 import gzip
 import json
 import math
@@ -96,7 +98,7 @@ def check_nesting(xs, where, problems):
 
 def check(doc, problems):
     counts = {"events": 0, "complete": 0, "counters": 0, "metadata": 0, "processes": 0, "threads": 0,
-              "max_depth": 0}
+              "max_depth": 0, "categories": {}}
     if not isinstance(doc, dict) or not isinstance(doc.get("traceEvents"), list):
         problems.add("document", "not a JSON object with a traceEvents array")
         return counts
@@ -120,6 +122,11 @@ def check(doc, problems):
             continue
         if ph != "E" and (not isinstance(name, str) or not name):
             problems.add("unnamed event", describe(e))
+        cat = e.get("cat")
+        if ph != "E" and (not isinstance(cat, str) or not cat):
+            problems.add("event without a cat", describe(e))
+        elif isinstance(cat, str):
+            counts["categories"][cat] = counts["categories"].get(cat, 0) + 1
         if not isinstance(pid, int) or isinstance(pid, bool):
             problems.add("event without an integer pid", describe(e))
             continue

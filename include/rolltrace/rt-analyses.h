@@ -469,10 +469,21 @@ typedef struct {
   double start_s, end_s;      /* end - duration, end (start > end for a negative duration) */
   guint16 event;              /* canonical id in t->registry */
   guint8 kind;                /* RtPhaseKind of the event */
-  gint16 turn;                /* extra.turn as logged, -1 when absent */
+  gint16 turn;                /* extra.turn as logged, -1 when absent; of a tool call
+                               * (RT_PHASE_TOOL): the turn it belongs to, by time (below) */
 } RtSpanLine;
 
-/* The turns of a request: the span of its timed lines with that extra.turn. */
+/* A tool call (tool_execution, tool_response_processing, tool_calling_state) belongs to the
+ * turn of its request that ended last at or before the call started, this much allowed (a
+ * start up to 1 ms before that turn's end), and to none (-1) when no turn had ended. Its
+ * extra.turn is no guide: the logger counts a turn as done before its tool runs, so a call
+ * numbered n was asked for by turn n - 1 (FORMAT.md), while older traces, the samples among
+ * them, number it with the calling turn. By time, both read the same. */
+#define RT_TOOL_CALL_SLACK_S 0.001
+
+/* The turns of a request: the span of its timed lines with that extra.turn, its tool calls
+ * left out (they run between the turn that asked for them and the next, and stretch
+ * neither). */
 typedef struct {
   gint16 turn;                /* as logged (0-based in the newer logger) */
   double start_s, end_s;      /* min start / max end of those lines */

@@ -32,28 +32,32 @@ guint64 rt_chrome_trace_bytes (const RtChromeTrace *ct);    /* JSON bytes writte
 /* Calls `func` once, when the JSON written passes `bytes` (a viewer's limit). */
 void rt_chrome_trace_on_size (RtChromeTrace *ct, guint64 bytes, void (*func) (gpointer data), gpointer data);
 
-/* Metadata (ph "M"): a process's name and place in the viewer's list, a thread's likewise. */
+/* Metadata (ph "M"): a process's name and place in the viewer's list, a thread's likewise.
+ * Their category is "__metadata", as in Chrome's own traces. */
 void rt_chrome_trace_process (RtChromeTrace *ct, gint64 pid, const char *name, gint64 sort_index);
 void rt_chrome_trace_thread (RtChromeTrace *ct, gint64 pid, gint64 tid, const char *name, gint64 sort_index);
 
+/* Every other event has a category, `cat` ("cat" in the file: what Perfetto groups, filters
+ * and queries by), one of the caller's few constant texts. */
+
 /* A complete event (ph "X") from ts_us to ts_us + dur_us. */
-void rt_chrome_trace_complete (RtChromeTrace *ct, gint64 pid, gint64 tid, const char *name, gint64 ts_us,
-                               gint64 dur_us);
+void rt_chrome_trace_complete (RtChromeTrace *ct, gint64 pid, gint64 tid, const char *name, const char *cat,
+                               gint64 ts_us, gint64 dur_us);
 /* The same with arguments: returns the writer inside the event's "args" object, for the
  * caller's members; rt_chrome_trace_end_args closes it and the event. */
 RtJsonWriter *rt_chrome_trace_complete_args (RtChromeTrace *ct, gint64 pid, gint64 tid, const char *name,
-                                             gint64 ts_us, gint64 dur_us);
+                                             const char *cat, gint64 ts_us, gint64 dur_us);
 void rt_chrome_trace_end_args (RtChromeTrace *ct);
-/* A name that many events share (an event's, a turn's), written as JSON once, here: an
- * event of it then copies that text instead of escaping the name again (most of the cost of
- * an event of a trace). Valid for the life of `ct`. */
+/* A name and category that many events share (an event's, a turn's), written as JSON once,
+ * here: an event of it then copies that text instead of escaping the name again (most of the
+ * cost of an event of a trace). Valid for the life of `ct`. */
 typedef guint RtChromeName;
-RtChromeName rt_chrome_trace_name (RtChromeTrace *ct, const char *name);
+RtChromeName rt_chrome_trace_name (RtChromeTrace *ct, const char *name, const char *cat);
 /* rt_chrome_trace_complete, of a name of rt_chrome_trace_name: the same bytes. */
 void rt_chrome_trace_complete_name (RtChromeTrace *ct, gint64 pid, gint64 tid, RtChromeName name, gint64 ts_us,
                                     gint64 dur_us);
 /* A counter sample (ph "C"): track `name` of process `pid` has `value` of `series` from ts_us on. */
-void rt_chrome_trace_counter (RtChromeTrace *ct, gint64 pid, const char *name, gint64 ts_us,
+void rt_chrome_trace_counter (RtChromeTrace *ct, gint64 pid, const char *name, const char *cat, gint64 ts_us,
                               const char *series, gint64 value);
 
 /* ---- packing: intervals onto as few lanes (threads) as possible -------------------------- */
@@ -83,7 +87,8 @@ typedef struct {
   guint level;
   guint order;                /* the caller's index, the last tie-break */
   gboolean keep;              /* set by rt_nest_spans: written, or a violation */
-  gboolean moved;             /* used by rt_nest_spans */
+  gboolean moved;             /* moved to fit, counted as clamped when kept: set by rt_nest_spans,
+                               * or before it by a caller that moved the span itself */
 } RtSpan;
 
 /* How far (microseconds) an end may stick out of its parent, a start lie before a holder's

@@ -95,8 +95,19 @@ compare_turns (const void *a, const void *b)
   return x->turn < y->turn ? -1 : x->turn > y->turn;
 }
 
+/* by end, then turn index */
+static int
+compare_turn_ends (const void *a, const void *b)
+{
+  const RtSpanTurn *x = a, *y = b;
+  if (x->end_s != y->end_s)
+    return x->end_s < y->end_s ? -1 : 1;
+  return x->turn < y->turn ? -1 : x->turn > y->turn;
+}
+
 RT_DEFINE_MERGE_SORT (sort_file_lines, FileLine, compare_file_lines)
 RT_DEFINE_MERGE_SORT (sort_turns, RtSpanTurn, compare_turns)
+RT_DEFINE_MERGE_SORT (sort_turn_ends, RtSpanTurn, compare_turn_ends)
 RT_DEFINE_INSERTION_SORT (insertion_sort_turns, RtSpanTurn, compare_turns)
 
 /* Up to this many, a request's lines or turns are sorted by insertion (they come nearly in
@@ -140,18 +151,46 @@ sort_request_lines (RtSpanLine *lines, guint n)
     lines[i] = run[i].l;
 }
 
-/* The turns of the request whose n_lines lines were just placed at `lines`. */
+/* Gives each tool call among a request's n lines (by start) the turn it belongs to: of its
+ * n_turns turns, the one that ended last by the call's start (RT_TOOL_CALL_SLACK_S allowed),
+ * whatever the call's own number; -1 when none had ended. */
 static void
-append_turns (RtSpans *sp, RtSpanRequest *req, const RtSpanLine *lines)
+attribute_tool_calls (RtSpanLine *lines, guint n, const RtSpanTurn *turns, guint n_turns)
 {
-  req->first_turn = sp->turns->len;
-  g_array_set_size (sp->turns, req->first_turn + req->n_lines);   /* room for a turn per line */
-  RtSpanTurn *turns = &g_array_index (sp->turns, RtSpanTurn, req->first_turn);
-  guint n = 0;
-  for (guint i = 0; i < req->n_lines; i++)
+  gboolean by_end = TRUE;   /* turns end in the order of their index, as they do unless damaged */
+  for (guint i = 1; by_end && i < n_turns; i++)
+    by_end = turns[i - 1].end_s <= turns[i].end_s;
+  g_autofree RtSpanTurn *sorted = NULL;
+  if (!by_end)
+    {
+      g_autofree RtSpanTurn *room = g_new (RtSpanTurn, n_turns);
+      sorted = g_memdup2 (turns, n_turns * sizeof (RtSpanTurn));
+      sort_turn_ends (sorted, n_turns, room);
+      turns = sorted;
+    }
+  guint ended = 0;   /* turns that ended by the start of the call at hand, which only grows */
+  for (guint i = 0; i < n; i++)
+    if (lines[i].kind == RT_PHASE_TOOL)
+      {
+        while (ended < n_turns && turns[ended].end_s <= lines[i].start_s + RT_TOOL_CALL_SLACK_S)
+          ended++;
+        lines[i].turn = ended > 0 ? turns[ended - 1].turn : -1;
+      }
+}
+
+/* The turns of a request whose n_lines lines (sorted) are `lines`, into `turns` (room for a
+ * turn per line), ascending: the span of its lines of each turn index, its tool calls left
+ * out, each of which is then given the turn it belongs to. Returns their number. */
+static guint
+request_turns (RtSpanLine *lines, guint n_lines, RtSpanTurn *turns)
+{
+  guint n = 0, tool_calls = 0;
+  for (guint i = 0; i < n_lines; i++)
     {
       const RtSpanLine *l = &lines[i];
-      if (l->turn >= 0)
+      if (l->kind == RT_PHASE_TOOL)
+        tool_calls++;
+      else if (l->turn >= 0)
         turns[n++] = (RtSpanTurn) { l->turn, l->start_s, l->end_s };
     }
   if (n > 1 && n <= SHORT_RUN)
@@ -172,8 +211,19 @@ append_turns (RtSpans *sp, RtSpanRequest *req, const RtSpanLine *lines)
       else
         turns[kept++] = turns[i];
     }
-  g_array_set_size (sp->turns, req->first_turn + kept);
-  req->n_turns = kept;
+  if (tool_calls > 0)
+    attribute_tool_calls (lines, n_lines, turns, kept);
+  return kept;
+}
+
+/* The turns of the request whose n_lines lines were just placed at `lines`. */
+static void
+append_turns (RtSpans *sp, RtSpanRequest *req, RtSpanLine *lines)
+{
+  req->first_turn = sp->turns->len;
+  g_array_set_size (sp->turns, req->first_turn + req->n_lines);   /* room for a turn per line */
+  req->n_turns = request_turns (lines, req->n_lines, &g_array_index (sp->turns, RtSpanTurn, req->first_turn));
+  g_array_set_size (sp->turns, req->first_turn + req->n_turns);
 }
 
 /* The request (an index into the file's span requests) that line `ev` is a timed line of, or
@@ -527,11 +577,19 @@ rt_spans_worker_lines (const RtSpans *sp, const RtTrace *t, guint k, const gbool
           out[fill[i]++] = (RtSpanLine) { end - ev->duration_s, end, ev->event, sp->kinds[ev->event], ev->turn };
         }
     }
+  guint most = 0;
+  for (guint i = 0; i < w->n_requests; i++)
+    if (first[i] != RT_NONE)
+      most = MAX (most, rt_spans_request (sp, w->first_request + i)->n_lines);
+  g_autofree RtSpanTurn *turns = g_new (RtSpanTurn, MAX (most, 1u));   /* of one request at a time */
   for (guint i = 0; i < w->n_requests; i++)
     {
       guint32 n_lines = rt_spans_request (sp, w->first_request + i)->n_lines;
-      if (first[i] != RT_NONE && n_lines > 1)
+      if (first[i] == RT_NONE)
+        continue;
+      if (n_lines > 1)
         sort_request_lines (out + first[i], n_lines);
+      request_turns (out + first[i], n_lines, turns);   /* for the turns of its tool calls */
     }
 }
 

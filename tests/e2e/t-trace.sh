@@ -6,23 +6,23 @@
 
 # ---- the checker itself: a good trace passes, each kind of bad one fails, for its reason ----
 CHECK="$SRC/tests/trace-check.py"
-META='{"ph": "M", "name": "process_name", "pid": 1, "args": {"name": "worker 0"}},
-      {"ph": "M", "name": "thread_name", "pid": 1, "tid": 1, "args": {"name": "requests 0"}},
-      {"ph": "M", "name": "thread_name", "pid": 1, "tid": 2, "args": {"name": "requests 1"}}'
+META='{"ph": "M", "cat": "__metadata", "name": "process_name", "pid": 1, "args": {"name": "worker 0"}},
+      {"ph": "M", "cat": "__metadata", "name": "thread_name", "pid": 1, "tid": 1, "args": {"name": "requests 0"}},
+      {"ph": "M", "cat": "__metadata", "name": "thread_name", "pid": 1, "tid": 2, "args": {"name": "requests 1"}}'
 # trace_with EVENTS: a trace of the metadata above and EVENTS into $TMP/t.json
 trace_with () { printf '{"displayTimeUnit": "ms", "traceEvents": [%s%s]}' "$META" "${1:+, $1}" >"$TMP/t.json"; }
 
 # nested, touching, equal, a zero-length event at an edge, a partial overlap on two threads,
 # a matched B/E pair, a counter: all fine
-trace_with '{"ph": "X", "name": "r", "pid": 1, "tid": 1, "ts": 0, "dur": 100},
-  {"ph": "X", "name": "t", "pid": 1, "tid": 1, "ts": 0, "dur": 100},
-  {"ph": "X", "name": "p", "pid": 1, "tid": 1, "ts": 10, "dur": 20},
-  {"ph": "X", "name": "q", "pid": 1, "tid": 1, "ts": 30, "dur": 70},
-  {"ph": "X", "name": "z", "pid": 1, "tid": 1, "ts": 100, "dur": 0},
-  {"ph": "X", "name": "s", "pid": 1, "tid": 1, "ts": 100, "dur": 5.5},
-  {"ph": "X", "name": "o", "pid": 1, "tid": 2, "ts": 50, "dur": 100},
-  {"ph": "B", "name": "b", "pid": 1, "tid": 2, "ts": 200}, {"ph": "E", "pid": 1, "tid": 2, "ts": 210},
-  {"ph": "C", "name": "in flight", "pid": 1, "ts": 0, "args": {"requests": 2}}'
+trace_with '{"ph": "X", "cat": "c", "name": "r", "pid": 1, "tid": 1, "ts": 0, "dur": 100},
+  {"ph": "X", "cat": "c", "name": "t", "pid": 1, "tid": 1, "ts": 0, "dur": 100},
+  {"ph": "X", "cat": "c", "name": "p", "pid": 1, "tid": 1, "ts": 10, "dur": 20},
+  {"ph": "X", "cat": "c", "name": "q", "pid": 1, "tid": 1, "ts": 30, "dur": 70},
+  {"ph": "X", "cat": "c", "name": "z", "pid": 1, "tid": 1, "ts": 100, "dur": 0},
+  {"ph": "X", "cat": "c", "name": "s", "pid": 1, "tid": 1, "ts": 100, "dur": 5.5},
+  {"ph": "X", "cat": "c", "name": "o", "pid": 1, "tid": 2, "ts": 50, "dur": 100},
+  {"ph": "B", "cat": "c", "name": "b", "pid": 1, "tid": 2, "ts": 200}, {"ph": "E", "cat": "c", "pid": 1, "tid": 2, "ts": 210},
+  {"ph": "C", "cat": "c", "name": "in flight", "pid": 1, "ts": 0, "args": {"requests": 2}}'
 expect_exit 0 python3 "$CHECK" "$TMP/t.json" --json
 expect_grep '"complete": 7' "$TMP/out" "trace-check counts the good trace's X events"
 expect_grep '"max_depth": 3' "$TMP/out" "trace-check's nesting depth"
@@ -33,35 +33,38 @@ bad_trace () {
   expect_exit 1 python3 "$CHECK" "$TMP/t.json"
   expect_grep "$1" "$TMP/err" "trace-check on a trace with: $2"
 }
-bad_trace "partial overlap" '{"ph": "X", "name": "a", "pid": 1, "tid": 1, "ts": 0, "dur": 10},
-  {"ph": "X", "name": "b", "pid": 1, "tid": 1, "ts": 9, "dur": 10}'
-bad_trace "partial overlap" '{"ph": "X", "name": "a", "pid": 1, "tid": 1, "ts": 0, "dur": 100},
-  {"ph": "X", "name": "in", "pid": 1, "tid": 1, "ts": 10, "dur": 10},
-  {"ph": "X", "name": "out", "pid": 1, "tid": 1, "ts": 15, "dur": 10}'
-bad_trace "partial overlap" '{"ph": "X", "name": "a", "pid": 1, "tid": 1, "ts": 0.5, "dur": 10},
-  {"ph": "X", "name": "b", "pid": 1, "tid": 1, "ts": 0, "dur": 10}'
-bad_trace "unmatched B" '{"ph": "B", "name": "open", "pid": 1, "tid": 1, "ts": 0}'
-bad_trace "unmatched E" '{"ph": "E", "name": "close", "pid": 1, "tid": 1, "ts": 0}'
-bad_trace "unmatched E" '{"ph": "B", "name": "x", "pid": 1, "tid": 1, "ts": 0}, {"ph": "E", "name": "y", "pid": 1, "tid": 1, "ts": 1}'
+bad_trace "partial overlap" '{"ph": "X", "cat": "c", "name": "a", "pid": 1, "tid": 1, "ts": 0, "dur": 10},
+  {"ph": "X", "cat": "c", "name": "b", "pid": 1, "tid": 1, "ts": 9, "dur": 10}'
+bad_trace "partial overlap" '{"ph": "X", "cat": "c", "name": "a", "pid": 1, "tid": 1, "ts": 0, "dur": 100},
+  {"ph": "X", "cat": "c", "name": "in", "pid": 1, "tid": 1, "ts": 10, "dur": 10},
+  {"ph": "X", "cat": "c", "name": "out", "pid": 1, "tid": 1, "ts": 15, "dur": 10}'
+bad_trace "partial overlap" '{"ph": "X", "cat": "c", "name": "a", "pid": 1, "tid": 1, "ts": 0.5, "dur": 10},
+  {"ph": "X", "cat": "c", "name": "b", "pid": 1, "tid": 1, "ts": 0, "dur": 10}'
+bad_trace "unmatched B" '{"ph": "B", "cat": "c", "name": "open", "pid": 1, "tid": 1, "ts": 0}'
+bad_trace "unmatched E" '{"ph": "E", "cat": "c", "name": "close", "pid": 1, "tid": 1, "ts": 0}'
+bad_trace "unmatched E" '{"ph": "B", "cat": "c", "name": "x", "pid": 1, "tid": 1, "ts": 0}, {"ph": "E", "cat": "c", "name": "y", "pid": 1, "tid": 1, "ts": 1}'
 bad_trace "unmatched e" '{"ph": "e", "name": "a", "cat": "c", "id": 1, "pid": 1, "tid": 1, "ts": 0}'
 bad_trace "unmatched b" '{"ph": "b", "name": "a", "cat": "c", "id": 1, "pid": 1, "tid": 1, "ts": 0}'
-bad_trace "unnamed event" '{"ph": "X", "name": "", "pid": 1, "tid": 1, "ts": 0, "dur": 1}'
-bad_trace "unnamed event" '{"ph": "X", "pid": 1, "tid": 1, "ts": 0, "dur": 1}'
-bad_trace "unnamed event" '{"ph": "M", "name": "thread_name", "pid": 1, "tid": 3, "args": {}}'
-bad_trace "missing process name" '{"ph": "X", "name": "a", "pid": 2, "tid": 1, "ts": 0, "dur": 1},
-  {"ph": "M", "name": "thread_name", "pid": 2, "tid": 1, "args": {"name": "t"}}'
-bad_trace "missing process name" '{"ph": "C", "name": "in flight", "pid": 3, "ts": 0, "args": {"n": 1}}'
-bad_trace "missing thread name" '{"ph": "X", "name": "a", "pid": 1, "tid": 9, "ts": 0, "dur": 1}'
-bad_trace "non-finite number" '{"ph": "X", "name": "a", "pid": 1, "tid": 1, "ts": NaN, "dur": 1}'
-bad_trace "non-finite number" '{"ph": "X", "name": "a", "pid": 1, "tid": 1, "ts": 0, "dur": Infinity}'
-bad_trace "non-finite number" '{"ph": "C", "name": "c", "pid": 1, "ts": 0, "args": {"n": -Infinity}}'
-bad_trace "non-finite number" '{"ph": "X", "name": "a", "pid": 1, "tid": 1, "ts": 1e400, "dur": 1}'
-bad_trace "non-finite number" "{\"ph\": \"X\", \"name\": \"a\", \"pid\": 1, \"tid\": 1, \"ts\": 1$(printf '0%.0s' $(seq 400)), \"dur\": 1}"
-bad_trace "X without a dur" '{"ph": "X", "name": "a", "pid": 1, "tid": 1, "ts": 0}'
-bad_trace "X without a dur" '{"ph": "X", "name": "a", "pid": 1, "tid": 1, "ts": 0, "dur": -1}'
-bad_trace "without a numeric ts" '{"ph": "X", "name": "a", "pid": 1, "tid": 1, "ts": "0", "dur": 1}'
-bad_trace "counter without numeric args" '{"ph": "C", "name": "c", "pid": 1, "ts": 0, "args": {"n": "1"}}'
-printf '[{"ph": "X", "name": "a", "pid": 1, "tid": 1, "ts": 0, "dur": 1}]' >"$TMP/t.json"
+bad_trace "unnamed event" '{"ph": "X", "cat": "c", "name": "", "pid": 1, "tid": 1, "ts": 0, "dur": 1}'
+bad_trace "unnamed event" '{"ph": "X", "cat": "c", "pid": 1, "tid": 1, "ts": 0, "dur": 1}'
+bad_trace "unnamed event" '{"ph": "M", "cat": "__metadata", "name": "thread_name", "pid": 1, "tid": 3, "args": {}}'
+bad_trace "event without a cat" '{"ph": "X", "name": "a", "pid": 1, "tid": 1, "ts": 0, "dur": 1}'
+bad_trace "event without a cat" '{"ph": "C", "cat": "", "name": "c", "pid": 1, "ts": 0, "args": {"n": 1}}'
+bad_trace "event without a cat" '{"ph": "M", "name": "thread_name", "pid": 1, "tid": 5, "args": {"name": "t"}}'
+bad_trace "missing process name" '{"ph": "X", "cat": "c", "name": "a", "pid": 2, "tid": 1, "ts": 0, "dur": 1},
+  {"ph": "M", "cat": "__metadata", "name": "thread_name", "pid": 2, "tid": 1, "args": {"name": "t"}}'
+bad_trace "missing process name" '{"ph": "C", "cat": "c", "name": "in flight", "pid": 3, "ts": 0, "args": {"n": 1}}'
+bad_trace "missing thread name" '{"ph": "X", "cat": "c", "name": "a", "pid": 1, "tid": 9, "ts": 0, "dur": 1}'
+bad_trace "non-finite number" '{"ph": "X", "cat": "c", "name": "a", "pid": 1, "tid": 1, "ts": NaN, "dur": 1}'
+bad_trace "non-finite number" '{"ph": "X", "cat": "c", "name": "a", "pid": 1, "tid": 1, "ts": 0, "dur": Infinity}'
+bad_trace "non-finite number" '{"ph": "C", "cat": "c", "name": "c", "pid": 1, "ts": 0, "args": {"n": -Infinity}}'
+bad_trace "non-finite number" '{"ph": "X", "cat": "c", "name": "a", "pid": 1, "tid": 1, "ts": 1e400, "dur": 1}'
+bad_trace "non-finite number" "{\"ph\": \"X\", \"cat\": \"c\", \"name\": \"a\", \"pid\": 1, \"tid\": 1, \"ts\": 1$(printf '0%.0s' $(seq 400)), \"dur\": 1}"
+bad_trace "X without a dur" '{"ph": "X", "cat": "c", "name": "a", "pid": 1, "tid": 1, "ts": 0}'
+bad_trace "X without a dur" '{"ph": "X", "cat": "c", "name": "a", "pid": 1, "tid": 1, "ts": 0, "dur": -1}'
+bad_trace "without a numeric ts" '{"ph": "X", "cat": "c", "name": "a", "pid": 1, "tid": 1, "ts": "0", "dur": 1}'
+bad_trace "counter without numeric args" '{"ph": "C", "cat": "c", "name": "c", "pid": 1, "ts": 0, "args": {"n": "1"}}'
+printf '[{"ph": "X", "cat": "c", "name": "a", "pid": 1, "tid": 1, "ts": 0, "dur": 1}]' >"$TMP/t.json"
 expect_exit 1 python3 "$CHECK" "$TMP/t.json"
 expect_grep "traceEvents" "$TMP/err" "trace-check on the array form"
 printf '{"traceEvents": [' >"$TMP/t.json"
@@ -121,6 +124,90 @@ done
 # newer logger's sample nests without a violation (its lines are a few us apart at most)
 expect_grep '"violations": 0' "$TMP/exp-v2-damaged.answer" "rt-trace on exp-v2-damaged"
 expect_grep '"requests": 168,' "$TMP/exp-v2-damaged.answer" "rt-trace on exp-v2-damaged (rt-cdf counts 168)"
+
+# ---- categories: each event's "cat" is the one docs/trace.md gives its kind ----
+for name in exp-v2-damaged gen; do
+  "$PYTHON" - "$TMP/o-$name/trace.json" <<'PY' >"$TMP/diff" 2>&1 && ok || { fail "rt-trace's categories on $name:"; cat "$TMP/diff" >&2; }
+import json, sys
+tools = {"tool_execution", "tool_response_processing", "tool_calling_state"}
+def kind(e):
+    if e["ph"] == "M":
+        return "__metadata"
+    if e["ph"] == "C":
+        return "counter"
+    if e["tid"] == 1:
+        return "step_section"
+    if "request_id" in e.get("args", {}):
+        return "request"
+    if e["name"].startswith("turn "):
+        return "turn"
+    return "tool" if e["name"] in tools else "phase"
+ev = json.load(open(sys.argv[1]))["traceEvents"]
+bad = [f"{e.get('cat')!r}, expected {kind(e)!r}: {json.dumps(e)[:120]}" for e in ev if e.get("cat") != kind(e)]
+seen = {e.get("cat") for e in ev}
+want = {"__metadata", "counter", "step_section", "request", "turn", "phase", "tool"}
+if seen != want:
+    bad.append(f"categories {sorted(map(str, seen))}, expected {sorted(want)}")
+print("\n".join(bad[:10]))
+sys.exit(bool(bad))
+PY
+done
+
+# ---- tool calls: between the turn that asked for them and the next, never inside a turn ----
+# tool_in_turn TRACE: every tool call that a turn event holds on its thread (none should: a
+# turn's span is its own lines', and its tool calls run after it)
+tool_in_turn () {
+  "$PYTHON" - "$1" <<'PY'
+import bisect, json, sys
+ev = [e for e in json.load(open(sys.argv[1]))["traceEvents"] if e["ph"] == "X"]
+turns = {}
+for e in ev:
+    if e["cat"] == "turn":
+        turns.setdefault((e["pid"], e["tid"]), []).append((e["ts"], e["ts"] + e["dur"], e["name"]))
+for spans in turns.values():
+    spans.sort()
+bad = []
+for e in ev:
+    if e["cat"] != "tool":
+        continue
+    spans = turns.get((e["pid"], e["tid"]), [])
+    i = bisect.bisect_right(spans, (e["ts"], float("inf"), "")) - 1
+    if i >= 0 and e["ts"] < spans[i][1] and e["ts"] + e["dur"] <= spans[i][1]:
+        bad.append(f"{e['name']} at {e['ts']} inside {spans[i][2]} {spans[i][:2]} (pid {e['pid']} tid {e['tid']})")
+print("\n".join(bad[:10]))
+sys.exit(bool(bad))
+PY
+}
+for name in exp-v2-damaged gen; do
+  tool_in_turn "$TMP/o-$name/trace.json" >"$TMP/diff" 2>&1 && ok || { fail "rt-trace on $name puts tool calls in turns:"; cat "$TMP/diff" >&2; }
+done
+# fixtures/tool-calls (fixtures/README.md): the logger's numbering, the samples' and a call that
+# starts 0.5 ms before its turn's end, each request with turn 0 [1, 3] s and turn 1 [4, 6] s
+expect_exit 0 "$BUILD/rt-trace" "$SRC/fixtures/tool-calls" -o "$TMP/tools.json" --no-cache --json
+expect_grep '"clamped": 2, "violations": 0}' "$TMP/out" "rt-trace on tool-calls moves early's two calls to its turn's end"
+expect_exit 0 "$PYTHON" "$SRC/tests/trace-check.py" "$TMP/tools.json"
+tool_in_turn "$TMP/tools.json" >"$TMP/diff" 2>&1 && ok || { fail "rt-trace on tool-calls puts tool calls in turns:"; cat "$TMP/diff" >&2; }
+"$PYTHON" - "$TMP/tools.json" <<'PY' >"$TMP/diff" 2>&1 && ok || { fail "rt-trace on tool-calls:"; cat "$TMP/diff" >&2; }
+import json, sys
+ev = json.load(open(sys.argv[1]))["traceEvents"]
+tid = {e["args"]["request_id"]: e["tid"] for e in ev if e["ph"] == "X" and e["cat"] == "request"}
+got = {}
+for e in ev:
+    if e["ph"] == "X" and e["cat"] in ("turn", "tool"):
+        got.setdefault(e["tid"], []).append((e["name"], e["ts"], e["dur"]))
+calls = [("tool_calling_state", 3_000_000, 1_000_000), ("tool_execution", 3_000_000, 1_000_000)]
+turns = [("turn 0", 1_000_000, 2_000_000), ("turn 1", 4_000_000, 2_000_000)]
+want = {
+    # real's last call (numbered 2) ends the request: no turn 2 of it alone
+    "real": sorted(turns + calls + [("tool_execution", 6_000_000, 500_000)]),
+    "older": sorted(turns + calls),
+    # early's calls start at 2.9995 s, moved to turn 0's end
+    "early": sorted(turns + calls),
+}
+bad = [f"{r}: {sorted(got.get(tid.get(r), []))}, expected {w}" for r, w in want.items() if sorted(got.get(tid.get(r), [])) != w]
+print("\n".join(bad))
+sys.exit(bool(bad))
+PY
 
 # ---- hand-v2, worked by hand (fixtures/README.md): times from its first line, steps apart ----
 expect_exit 0 "$BUILD/rt-trace" "$SRC/fixtures/hand-v2" -o "$TMP/h.json" --no-cache

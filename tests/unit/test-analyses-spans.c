@@ -349,6 +349,112 @@ test_spans_without_lines_as_with (void)
   rt_test_experiment_remove (dir);
 }
 
+/* The tool calls of fixtures/tool-calls (fixtures/README.md) belong to the turn that ended
+ * before them, whichever turn their number names, and stretch no turn. */
+static void
+test_spans_tool_calls_by_time (void)
+{
+  g_autoptr (RtTrace) t = rt_test_load_fixture ("tool-calls");
+  g_autoptr (RtSpans) sp = rt_spans_analyse (t, 0);
+  static const char *const ids[] = { "real", "older", "early" };
+  g_assert_cmpuint (sp->requests->len, ==, G_N_ELEMENTS (ids));
+  for (guint i = 0; i < sp->requests->len; i++)
+    {
+      const RtSpanRequest *q = rt_spans_request (sp, i);
+      g_assert_cmpstr (rt_request_id (t, rt_trace_request (t, q->request)), ==, ids[i]);
+      /* turn 0 [1, 3] s, turn 1 [4, 6] s: not [1, 4] (older), [3, 6] (real) or [3, 6] less
+       * 0.5 ms (early), and no turn 2 of real's last call alone */
+      g_assert_cmpuint (q->n_turns, ==, 2);
+      const RtSpanTurn *t0 = rt_spans_turn (sp, q->first_turn), *t1 = rt_spans_turn (sp, q->first_turn + 1);
+      g_assert_cmpint (t0->turn, ==, 0);
+      assert_interval (t0->start_s, t0->end_s, 1, 3);
+      g_assert_cmpint (t1->turn, ==, 1);
+      assert_interval (t1->start_s, t1->end_s, 4, 6);
+      /* the calls from 3 s (2.9995 s for early) to 4 s are turn 0's, real's last one turn 1's */
+      guint calls = 0;
+      for (guint k = 0; k < q->n_lines; k++)
+        {
+          const RtSpanLine *l = rt_spans_line (sp, q->first_line + k);
+          if (l->kind != RT_PHASE_TOOL)
+            continue;
+          calls++;
+          g_assert_cmpint (l->turn, ==, l->start_s < 5 ? 0 : 1);
+          g_assert_cmpfloat_with_epsilon (l->start_s, l->start_s < 5 ? (i == 2 ? 2.9995 : 3) : 6, 1e-6);
+        }
+      g_assert_cmpuint (calls, ==, i == 0 ? 3 : 2);
+    }
+}
+
+/* A tool call that starts up to 1 ms before a turn's end is that turn's, one further before is
+ * the turn's before (none here); turns that end out of order (damaged) are taken by their end,
+ * and a call's own number, or its lack of one, changes nothing. The same made without lines. */
+static void
+test_spans_tool_call_tolerance (void)
+{
+#define LINE(end, event, dur, turn) \
+  "{\"timestamp\": \"2025-01-01T10:00:" end "\", \"event\": \"" event "\", \"duration_sec\": " dur ", " \
+  "\"extra\": {\"request_id\": \"r\"" turn "}}\n"
+  const char *jsonl =
+    LINE ("02", "turn_engine_call", "2.0", ", \"turn\": 0")          /* turn 0 [0, 2] */
+    LINE ("02.498500", "tool_execution", "0.5", ", \"turn\": 1")     /* from 1.9985: 1.5 ms early, none */
+    LINE ("02.499500", "tool_execution", "0.5", ", \"turn\": 7")     /* from 1.9995: turn 0 */
+    LINE ("10", "turn_engine_call", "7.0", ", \"turn\": 1")          /* turn 1 [3, 10] */
+    LINE ("05", "turn_engine_call", "1.0", ", \"turn\": 2")          /* turn 2 [4, 5], ended first */
+    LINE ("06", "tool_calling_state", "0.5", "")                     /* from 5.5: turn 2 */
+    LINE ("11", "tool_response_processing", "0.5", ", \"turn\": 0")  /* from 10.5: turn 1 */
+    LINE ("12", "async_rollout_request_complete", "12.0", "");
+#undef LINE
+  g_autofree char *dir = rt_test_experiment_new (jsonl);
+  g_autoptr (RtTrace) t = rt_test_load (dir);
+  g_autoptr (RtSpans) sp = rt_spans_analyse (t, 0);
+  g_assert_cmpuint (sp->requests->len, ==, 1);
+  const RtSpanRequest *q = rt_spans_request (sp, 0);
+  static const struct { double start; gint16 turn; } want[] = { { 1.9985, -1 }, { 1.9995, 0 }, { 5.5, 2 }, { 10.5, 1 } };
+  guint n = 0;
+  for (guint k = 0; k < q->n_lines; k++)
+    {
+      const RtSpanLine *l = rt_spans_line (sp, q->first_line + k);
+      if (l->kind != RT_PHASE_TOOL)
+        continue;
+      g_assert_cmpuint (n, <, G_N_ELEMENTS (want));
+      g_assert_cmpfloat_with_epsilon (l->start_s, want[n].start, 1e-6);
+      g_assert_cmpint (l->turn, ==, want[n].turn);
+      n++;
+    }
+  g_assert_cmpuint (n, ==, G_N_ELEMENTS (want));
+  /* the turns are their own lines' spans alone */
+  g_assert_cmpuint (q->n_turns, ==, 3);
+  assert_interval (rt_spans_turn (sp, q->first_turn)->start_s, rt_spans_turn (sp, q->first_turn)->end_s, 0, 2);
+  assert_interval (rt_spans_turn (sp, q->first_turn + 1)->start_s, rt_spans_turn (sp, q->first_turn + 1)->end_s, 3, 10);
+  assert_without_lines_as_with (t, 0);
+  rt_test_experiment_remove (dir);
+}
+
+/* The older logger writes its tool calls without extra: they are no request's lines (as its
+ * turns are not), and stay in the event table, of no request and no turn. */
+static void
+test_spans_tool_calls_older_logger (void)
+{
+  g_autoptr (RtTrace) t = rt_test_load_fixture ("tool-calls-v1");
+  g_autoptr (RtSpans) sp = rt_spans_analyse (t, 0);
+  g_assert_cmpuint (sp->requests->len, ==, 1);
+  g_assert_cmpuint (rt_spans_request (sp, 0)->n_lines, ==, 0);
+  g_assert_cmpuint (rt_spans_request (sp, 0)->n_turns, ==, 0);
+  const RtFile *f = rt_trace_file (t, 0);
+  g_assert_cmpint (f->schema, ==, RT_SCHEMA_V1);   /* its tool calls are no newer logger's */
+  const RtEvent *rows = rt_trace_file_events (t, 0);
+  guint16 tool = id_of (t, "tool_execution");
+  guint calls = 0;
+  for (guint32 e = 0; e < f->n_events; e++)
+    if (rows[e].event == tool)
+      {
+        calls++;
+        g_assert_true (rows[e].request == RT_NONE || rows[e].request >= f->n_requests);
+        g_assert_cmpint (rows[e].turn, ==, -1);
+      }
+  g_assert_cmpuint (calls, ==, 1);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -361,5 +467,8 @@ main (int argc, char **argv)
   g_test_add_func ("/spans/hand-v1", test_spans_hand_v1);
   g_test_add_func ("/spans/empty-file", test_spans_empty_file);
   g_test_add_func ("/spans/without-lines-as-with", test_spans_without_lines_as_with);
+  g_test_add_func ("/spans/tool-calls/by-time", test_spans_tool_calls_by_time);
+  g_test_add_func ("/spans/tool-calls/tolerance", test_spans_tool_call_tolerance);
+  g_test_add_func ("/spans/tool-calls/older-logger", test_spans_tool_calls_older_logger);
   return g_test_run ();
 }

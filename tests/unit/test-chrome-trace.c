@@ -18,26 +18,32 @@ test_writer_document (void)
   g_autoptr (RtChromeTrace) ct = rt_chrome_trace_new (mem);
   rt_chrome_trace_process (ct, 1, "worker 0", 0);
   rt_chrome_trace_thread (ct, 1, 2, "requests 0", 2);
-  RtJsonWriter *w = rt_chrome_trace_complete_args (ct, 1, 2, "ST\"OP", 10, 5);
+  RtJsonWriter *w = rt_chrome_trace_complete_args (ct, 1, 2, "ST\"OP", "request", 10, 5);
   rt_jw_member_string (w, "request_id", "a\"b\n\xff");
   rt_jw_member_int (w, "turns", -3);
   rt_chrome_trace_end_args (ct);
-  rt_chrome_trace_complete (ct, 1, 2, "turn 0", 11, 2);
-  rt_chrome_trace_counter (ct, 1, "requests in flight", 10, "requests", 1);
+  rt_chrome_trace_complete (ct, 1, 2, "turn 0", "tu\"rn", 11, 2);
+  rt_chrome_trace_counter (ct, 1, "requests in flight", "counter", 10, "requests", 1);
   g_autoptr (GError) error = NULL;
   g_assert_true (rt_chrome_trace_finish (ct, &error));
   g_assert_no_error (error);
   g_autofree char *text = memory_text (mem);
   g_assert_cmpstr (text, ==,
                    "{\"displayTimeUnit\": \"ms\", \"traceEvents\": [\n"
-                   "{\"ph\": \"M\", \"name\": \"process_name\", \"pid\": 1, \"args\": {\"name\": \"worker 0\"}},\n"
-                   "{\"ph\": \"M\", \"name\": \"process_sort_index\", \"pid\": 1, \"args\": {\"sort_index\": 0}},\n"
-                   "{\"ph\": \"M\", \"name\": \"thread_name\", \"pid\": 1, \"tid\": 2, \"args\": {\"name\": \"requests 0\"}},\n"
-                   "{\"ph\": \"M\", \"name\": \"thread_sort_index\", \"pid\": 1, \"tid\": 2, \"args\": {\"sort_index\": 2}},\n"
-                   "{\"ph\": \"X\", \"name\": \"ST\\\"OP\", \"pid\": 1, \"tid\": 2, \"ts\": 10, \"dur\": 5, "
-                   "\"args\": {\"request_id\": \"a\\\"b\\n\xef\xbf\xbd\", \"turns\": -3}},\n"
-                   "{\"ph\": \"X\", \"name\": \"turn 0\", \"pid\": 1, \"tid\": 2, \"ts\": 11, \"dur\": 2},\n"
-                   "{\"ph\": \"C\", \"name\": \"requests in flight\", \"pid\": 1, \"ts\": 10, \"args\": {\"requests\": 1}}\n"
+                   "{\"ph\": \"M\", \"name\": \"process_name\", \"cat\": \"__metadata\", \"pid\": 1, "
+                   "\"args\": {\"name\": \"worker 0\"}},\n"
+                   "{\"ph\": \"M\", \"name\": \"process_sort_index\", \"cat\": \"__metadata\", \"pid\": 1, "
+                   "\"args\": {\"sort_index\": 0}},\n"
+                   "{\"ph\": \"M\", \"name\": \"thread_name\", \"cat\": \"__metadata\", \"pid\": 1, \"tid\": 2, "
+                   "\"args\": {\"name\": \"requests 0\"}},\n"
+                   "{\"ph\": \"M\", \"name\": \"thread_sort_index\", \"cat\": \"__metadata\", \"pid\": 1, \"tid\": 2, "
+                   "\"args\": {\"sort_index\": 2}},\n"
+                   "{\"ph\": \"X\", \"name\": \"ST\\\"OP\", \"cat\": \"request\", \"pid\": 1, \"tid\": 2, \"ts\": 10, "
+                   "\"dur\": 5, \"args\": {\"request_id\": \"a\\\"b\\n\xef\xbf\xbd\", \"turns\": -3}},\n"
+                   "{\"ph\": \"X\", \"name\": \"turn 0\", \"cat\": \"tu\\\"rn\", \"pid\": 1, \"tid\": 2, \"ts\": 11, "
+                   "\"dur\": 2},\n"
+                   "{\"ph\": \"C\", \"name\": \"requests in flight\", \"cat\": \"counter\", \"pid\": 1, \"ts\": 10, "
+                   "\"args\": {\"requests\": 1}}\n"
                    "]}\n");
   g_assert_cmpuint (rt_chrome_trace_events (ct), ==, 7);
   g_assert_cmpuint (rt_chrome_trace_bytes (ct), ==, strlen (text));
@@ -50,11 +56,11 @@ test_writer_integers (void)
 {
   g_autoptr (GOutputStream) mem = g_memory_output_stream_new_resizable ();
   g_autoptr (RtChromeTrace) ct = rt_chrome_trace_new (mem);
-  rt_chrome_trace_complete (ct, 0, 0, "x", -5, 0);
-  rt_chrome_trace_counter (ct, G_MAXINT64, "c", G_MININT64 + 1, "n", -1);
+  rt_chrome_trace_complete (ct, 0, 0, "x", "c", -5, 0);
+  rt_chrome_trace_counter (ct, G_MAXINT64, "c", "c", G_MININT64 + 1, "n", -1);
   g_assert_true (rt_chrome_trace_finish (ct, NULL));
   g_autofree char *text = memory_text (mem);
-  g_assert_nonnull (strstr (text, "{\"ph\": \"X\", \"name\": \"x\", \"pid\": 0, \"tid\": 0, \"ts\": -5, \"dur\": 0}"));
+  g_assert_nonnull (strstr (text, "{\"ph\": \"X\", \"name\": \"x\", \"cat\": \"c\", \"pid\": 0, \"tid\": 0, \"ts\": -5, \"dur\": 0}"));
   g_assert_nonnull (strstr (text, "\"pid\": 9223372036854775807, \"ts\": -9223372036854775807, \"args\": {\"n\": -1}}"));
 }
 
@@ -78,7 +84,7 @@ test_writer_streams (void)
   guint grew = 0;
   for (guint i = 0; i < 100000; i++)
     {
-      rt_chrome_trace_complete (ct, 1, 1, "phase", i, 1);
+      rt_chrome_trace_complete (ct, 1, 1, "phase", "phase", i, 1);
       gsize now = g_memory_output_stream_get_data_size (m);
       g_assert_cmpuint (rt_chrome_trace_bytes (ct) - now, <, RT_CHROME_TRACE_CHUNK + 256);
       grew += now > seen;
@@ -97,7 +103,7 @@ test_writer_reports_a_full_disk (void)
   g_autoptr (GOutputStream) small = g_memory_output_stream_new (room, sizeof room, NULL, NULL);
   g_autoptr (RtChromeTrace) ct = rt_chrome_trace_new (small);
   for (guint i = 0; i < 10; i++)
-    rt_chrome_trace_complete (ct, 1, 1, "phase", i, 1);
+    rt_chrome_trace_complete (ct, 1, 1, "phase", "phase", i, 1);
   g_autoptr (GError) error = NULL;
   g_assert_false (rt_chrome_trace_finish (ct, &error));
   g_assert_nonnull (error);
@@ -110,23 +116,24 @@ static void
 test_writer_names_made_once (void)
 {
   const char *names[] = { "turn_engine_call", "ST\"OP\n", "a\xff\xfe b", "", "turn 0" };
+  const char *cats[] = { "phase", "c\"at", "\xff", "", "turn" };
   g_autoptr (GOutputStream) plain_mem = g_memory_output_stream_new_resizable ();
   g_autoptr (GOutputStream) named_mem = g_memory_output_stream_new_resizable ();
   g_autoptr (RtChromeTrace) plain = rt_chrome_trace_new (plain_mem);
   g_autoptr (RtChromeTrace) named = rt_chrome_trace_new (named_mem);
   RtChromeName ids[G_N_ELEMENTS (names)];
-  ids[0] = rt_chrome_trace_name (named, names[0]);
+  ids[0] = rt_chrome_trace_name (named, names[0], cats[0]);
   for (guint i = 0; i < 3 * G_N_ELEMENTS (names); i++)
     {
       guint k = i % G_N_ELEMENTS (names);
       if (i > 0 && i < G_N_ELEMENTS (names))
-        ids[k] = rt_chrome_trace_name (named, names[k]);
-      rt_chrome_trace_complete (plain, 3, 4, names[k], (gint64) i - 2, 7 * (gint64) i);
+        ids[k] = rt_chrome_trace_name (named, names[k], cats[k]);
+      rt_chrome_trace_complete (plain, 3, 4, names[k], cats[k], (gint64) i - 2, 7 * (gint64) i);
       rt_chrome_trace_complete_name (named, 3, 4, ids[k], (gint64) i - 2, 7 * (gint64) i);
       if (k == 2)
         {
-          rt_chrome_trace_counter (plain, 3, "c", 1, "n", 2);
-          rt_chrome_trace_counter (named, 3, "c", 1, "n", 2);
+          rt_chrome_trace_counter (plain, 3, "c", "counter", 1, "n", 2);
+          rt_chrome_trace_counter (named, 3, "c", "counter", 1, "n", 2);
         }
     }
   g_assert_true (rt_chrome_trace_finish (plain, NULL));
@@ -135,7 +142,7 @@ test_writer_names_made_once (void)
   g_autofree char *want = memory_text (plain_mem);
   g_autofree char *got = memory_text (named_mem);
   g_assert_cmpstr (got, ==, want);
-  g_assert_nonnull (strstr (got, "\"name\": \"ST\\\"OP\\n\", \"pid\": 3, \"tid\": 4"));
+  g_assert_nonnull (strstr (got, "\"name\": \"ST\\\"OP\\n\", \"cat\": \"c\\\"at\", \"pid\": 3, \"tid\": 4"));
 }
 
 /* Each event carries its own pid and tid, whether the one before had the same, another, or
@@ -147,7 +154,7 @@ test_writer_ids_of_each_event (void)
                                    { 2, -1 }, { -5, 0 }, { 1, 2 } };
   g_autoptr (GOutputStream) mem = g_memory_output_stream_new_resizable ();
   g_autoptr (RtChromeTrace) ct = rt_chrome_trace_new (mem);
-  RtChromeName x = rt_chrome_trace_name (ct, "x");
+  RtChromeName x = rt_chrome_trace_name (ct, "x", "y");
   g_autoptr (GString) want = g_string_new ("{\"displayTimeUnit\": \"ms\", \"traceEvents\": [");
   for (guint i = 0; i < G_N_ELEMENTS (ids); i++)
     {
@@ -156,14 +163,14 @@ test_writer_ids_of_each_event (void)
         g_string_append_c (want, ',');
       if (tid < 0)
         {
-          rt_chrome_trace_counter (ct, pid, "c", 7, "n", 1);
-          g_string_append_printf (want, "\n{\"ph\": \"C\", \"name\": \"c\", \"pid\": %" G_GINT64_FORMAT
+          rt_chrome_trace_counter (ct, pid, "c", "counter", 7, "n", 1);
+          g_string_append_printf (want, "\n{\"ph\": \"C\", \"name\": \"c\", \"cat\": \"counter\", \"pid\": %" G_GINT64_FORMAT
                                   ", \"ts\": 7, \"args\": {\"n\": 1}}", pid);
         }
       else
         {
           rt_chrome_trace_complete_name (ct, pid, tid, x, 5, 6);
-          g_string_append_printf (want, "\n{\"ph\": \"X\", \"name\": \"x\", \"pid\": %" G_GINT64_FORMAT
+          g_string_append_printf (want, "\n{\"ph\": \"X\", \"name\": \"x\", \"cat\": \"y\", \"pid\": %" G_GINT64_FORMAT
                                   ", \"tid\": %" G_GINT64_FORMAT ", \"ts\": 5, \"dur\": 6}", pid, tid);
         }
     }

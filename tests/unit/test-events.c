@@ -46,6 +46,11 @@ test_registry_maps_both_generations_to_one_id (void)
   g_assert_cmpint (schema, ==, RT_SCHEMA_V1);
   rt_event_registry_intern (reg, "async_rollout_request_complete", 30, TRUE, &schema);
   g_assert_cmpint (schema, ==, RT_SCHEMA_NEITHER);
+  /* both loggers write the tool calls (the older one without extra) */
+  rt_event_registry_intern (reg, "tool_execution", 14, FALSE, &schema);
+  g_assert_cmpint (schema, ==, RT_SCHEMA_NEITHER);
+  rt_event_registry_intern (reg, "tool_calling_state", 18, TRUE, &schema);
+  g_assert_cmpint (schema, ==, RT_SCHEMA_NEITHER);
 }
 
 static void

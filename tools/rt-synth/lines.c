@@ -143,6 +143,7 @@ static const struct {
   [TV_REQUEST_ID] = { "request_id", VALUE_REQUEST_ID, 0, 0 },
   [TV_TURN] = { "turn", VALUE_TURN, 0, 0 },
   [TV_TURN_FROM_1] = { "turn", VALUE_TURN, 1, 0 },
+  [TV_NEXT_TURN] = { "turn", VALUE_TURN, 1, 0 },
   [TV_SEQUENCE_LENGTH] = { "current_sequence_length", VALUE_INT, ONE_FIELD (sequence_length) },
   [TV_PROMPT_LENGTH] = { "generation_prompt_length", VALUE_INT,
                          ONE_FIELD (generation_prompt_length) },

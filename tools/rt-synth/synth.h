@@ -202,6 +202,7 @@ typedef enum {
   TV_REQUEST_ID, /* the request's id */
   TV_TURN,       /* the turn's index from 0 */
   TV_TURN_FROM_1, /* ... from 1, as some lines of the older logger count */
+  TV_NEXT_TURN,   /* the next turn's index from 0: a tool call asked for by turn n - 1 is n */
   TV_SEQUENCE_LENGTH,
   TV_PROMPT_LENGTH,
   TV_GENERATED_TOKENS,

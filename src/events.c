@@ -51,7 +51,14 @@ static const struct { const char *old_name, *new_name; } v1_names[] = {
 /* Names only the older logger writes, besides those above. */
 static const char *const v1_only_names[] = { "running_state", "barrier" };
 
-/* Names only the newer logger writes: its step-level names and its per-request sections. */
+/* Names both generations write: the tool calls between turns (without extra in the older one).
+ * They say nothing about the generation. */
+static const char *const shared_names[] = {
+  "tool_execution", "tool_response_processing", "tool_calling_state",
+};
+
+/* Names the newer logger writes (all of them, in the order `rolltrace` lists them): its
+ * step-level names and its per-request sections; all but shared_names are only its own. */
 static const char *const v2_only_names[] = {
   "preprocessing_duration", "async_generate_duration", "sorting_duration",
   "barrier_wait_duration", "broadcast_duration", "data_extraction_duration",
@@ -85,9 +92,17 @@ rt_event_canonical_name (const char *name, gboolean has_request_id)
   return NULL;
 }
 
+static gboolean
+is_shared_name (const char *name)
+{
+  return name_in (name, shared_names, G_N_ELEMENTS (shared_names));
+}
+
 static RtSchemaFlags
 schema_of (const char *name)
 {
+  if (is_shared_name (name))
+    return RT_SCHEMA_NEITHER;
   for (gsize i = 0; i < G_N_ELEMENTS (v1_names); i++)
     if (strcmp (name, v1_names[i].old_name) == 0)
       return RT_SCHEMA_V1;
@@ -216,7 +231,8 @@ rt_event_registry_intern (RtEventRegistry *reg,
     canonical = cname;
 
   g_mutex_lock (&reg->lock);
-  guint16 id = intern_canonical_locked (reg, canonical, *schema != RT_SCHEMA_NEITHER);
+  gboolean known = *schema != RT_SCHEMA_NEITHER || is_shared_name (cname);
+  guint16 id = intern_canonical_locked (reg, canonical, known);
   g_mutex_unlock (&reg->lock);
   return id;
 }

@@ -23,9 +23,9 @@ V2 = set(STEP_V2) | {
     "step_response_length_stats", "request_start", "pending_state_handling",
     "tool_creation_pending_state", "interaction_start_pending_state", "turn_start",
     "turn_pre_process", "engine_generate_setup", "engine_async_generate_actual",
-    "turn_engine_call", "turn_tool_parsing", "turn_post_process", "turn_end", "tool_execution",
-    "tool_response_processing", "tool_calling_state", "interaction_response", "interacting_state",
-    "main_loop", "reward_calculation", "finalization"}
+    "turn_engine_call", "turn_tool_parsing", "turn_post_process", "turn_end",
+    "interaction_response", "interacting_state", "main_loop", "reward_calculation", "finalization"}
+# tool_execution, tool_response_processing and tool_calling_state: both generations write them
 
 
 def tree(exp):

@@ -160,6 +160,8 @@ synth_cases=(
   "v2-faults|--steps 3 --workers 4 --requests 12 --seed 7 --faults"
   "v1-faults|--schema v1 --steps 2 --workers 3 --requests 9 --seed 3 --faults --first-step 5"
   "v2-big|--steps 2 --workers 8 --requests 80 --seed 5 --threads 1"
+  "v2-val-folders|--steps 7 --workers 3 --requests 8 --seed 9 --validation folders --test-freq 3 --faults"
+  "v2-val-append|--steps 5 --workers 3 --requests 8 --seed 9 --validation append --test-freq 2 --val-requests 3"
 )
 for c in "${synth_cases[@]}"; do
   name=${c%%|*}

@@ -49,6 +49,37 @@ for s in steps[:-1]:   # the last step has no next one to measure its interval a
     assert abs(s["train_step_s"] - s["interval_s"]) < 0.05 * s["interval_s"], s
 PY
 
+# a tool call runs between the turn that asked for it and the next one, and the newer logger
+# numbers it with the next turn (FORMAT.md): tool_* with turn n lie between turn n-1's turn_end
+# and turn n's turn_start; the older logger writes the tool lines without extra
+expect_exit 0 "$synth" "$TMP/tools" --steps 2 --workers 2 --requests 30 --seed 4 --quiet
+expect_exit 0 "$synth" "$TMP/tools-v1" --steps 2 --workers 2 --requests 30 --seed 4 --schema v1 --quiet
+python3 - "$TMP/tools" "$TMP/tools-v1" <<'PY' && ok || fail "tool lines are not numbered and placed as the loggers do"
+import datetime, glob, json, sys
+def t(s):
+    return datetime.datetime.fromisoformat(s).timestamp()
+tools = ("tool_execution", "tool_response_processing", "tool_calling_state")
+n = 0
+for path in glob.glob(sys.argv[1] + "/step_*/worker_*.jsonl"):
+    ends, starts, calls = {}, {}, []
+    for line in open(path):
+        d = json.loads(line)
+        x = d.get("extra", {})
+        if d["event"] == "turn_end":
+            ends[x["request_id"], x["turn"]] = t(d["timestamp"])
+        elif d["event"] == "turn_start":
+            starts[x["request_id"], x["turn"]] = t(d["timestamp"])
+        elif d["event"] in tools:
+            calls.append((x["request_id"], x["turn"], t(d["timestamp"]) - d["duration_sec"], t(d["timestamp"])))
+    for rid, turn, begin, end in calls:
+        assert turn >= 1 and ends[rid, turn - 1] <= begin + 1e-6 and end <= starts[rid, turn] + 1e-6, (path, rid, turn)
+        n += 1
+assert n > 30, n
+v1 = [json.loads(l) for p in glob.glob(sys.argv[2] + "/step_*/worker_*.jsonl") for l in open(p)]
+v1_tools = [d for d in v1 if d["event"] in tools]
+assert len(v1_tools) > 30 and all("extra" not in d for d in v1_tools), len(v1_tools)
+PY
+
 # older logger, and an experiment that mixes both
 expect_exit 0 "$synth" "$TMP/v1" --steps 2 --workers 2 --requests 5 --seed 3 --schema v1 --quiet
 expect_exit 0 "$BUILD/rt-check" "$TMP/v1" --json

@@ -2,6 +2,8 @@
  * FORMAT.md's mapping table, pinned down name by name. */
 #include "rolltrace/rt-events.h"
 
+#include <string.h>
+
 static void
 test_older_step_names_gain_duration (void)
 {
@@ -53,6 +55,26 @@ test_registry_maps_both_generations_to_one_id (void)
   g_assert_cmpint (schema, ==, RT_SCHEMA_NEITHER);
 }
 
+/* Both generations write the tool calls between turns (the older one without extra): their
+ * names tell no generation, so an older-logger trace with tool calls is not "mixed". They are
+ * still known names, which never fall into "(other event names)". */
+static void
+test_tool_names_belong_to_both_generations (void)
+{
+  g_autoptr (RtEventRegistry) reg = rt_event_registry_new ();
+  RtSchemaFlags schema = RT_SCHEMA_V1;
+  const char *const names[] = { "tool_execution", "tool_response_processing", "tool_calling_state" };
+  for (gsize i = 0; i < G_N_ELEMENTS (names); i++)
+    {
+      rt_event_registry_intern (reg, names[i], strlen (names[i]), FALSE, &schema);
+      g_assert_cmpint (schema, ==, RT_SCHEMA_NEITHER);
+      gboolean listed = FALSE;
+      for (const char *const *n = rt_event_known_names (); *n != NULL; n++)
+        listed |= g_str_equal (*n, names[i]);
+      g_assert_true (listed);
+    }
+}
+
 static void
 test_unknown_names_get_stable_new_ids (void)
 {
@@ -85,6 +107,7 @@ main (int argc, char **argv)
   g_test_add_func ("/events/barrier-without-request-id", test_barrier_means_the_step_barrier_only_without_request_id);
   g_test_add_func ("/events/canonical-names-stay", test_canonical_names_stay);
   g_test_add_func ("/events/registry-maps-both-generations", test_registry_maps_both_generations_to_one_id);
+  g_test_add_func ("/events/tool-names-belong-to-both", test_tool_names_belong_to_both_generations);
   g_test_add_func ("/events/unknown-names-get-stable-ids", test_unknown_names_get_stable_new_ids);
   g_test_add_func ("/events/lookup-accepts-older-names", test_lookup_accepts_older_names);
   return g_test_run ();

@@ -42,7 +42,7 @@ pick_file (Rng *r, const Synth *sy, gboolean (*ok) (const FileDamage *))
 static char *
 file_label (const Synth *sy, int idx)
 {
-  return g_strdup_printf ("step_%d/worker_%d.jsonl", sy->steps[idx / sy->n_workers].number,
+  return g_strdup_printf ("step_%d/worker_%d.jsonl", sy->steps[idx / sy->n_workers].folder,
                           idx % sy->n_workers);
 }
 
@@ -95,7 +95,7 @@ damage_plan (Synth *sy, char **notes_path, char **notes_text)
   int emptied = pick_file (&r, sy, is_healthy_whole);
   int bak_source = emptied >= 0 ? emptied : truncated;
   FileDamage *bd = &sy->damage[bak_source];
-  int bak_step = sy->steps[bak_source / W].number, bak_worker = bak_source % W;
+  int bak_step = sy->steps[bak_source / W].folder, bak_worker = bak_source % W;
   bd->copies[bd->n_copies++] = g_strdup_printf ("step_%d/worker_%d.jsonl.bak", bak_step, bak_worker);
   *notes_path = g_strdup_printf ("step_%d/notes.txt", bak_step);
   *notes_text = g_strdup_printf ("rerun of worker %d after OOM; see worker_%d.jsonl.bak\n",

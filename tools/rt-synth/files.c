@@ -38,10 +38,35 @@ compare_line_ref (gconstpointer a, gconstpointer b)
   return (x->seq > y->seq) - (x->seq < y->seq);
 }
 
+/* Where a line says which rank and step wrote it: the loggers end it with workid and step, the
+ * 2026 one (--validation append) writes step and worker right after the timestamp. */
+typedef struct {
+  char prefix[64], suffix[64];
+} LineFrame;
+
+static void
+line_frame_set (LineSink *k, LineFrame *f, const Synth *sy, int step, int worker)
+{
+  if (sy->validation == VALIDATION_APPEND)
+    {
+      g_snprintf (f->prefix, sizeof f->prefix, ", \"step\": %d, \"worker\": %d", step, worker);
+      g_strlcpy (f->suffix, "}\n", sizeof f->suffix);
+    }
+  else
+    {
+      f->prefix[0] = '\0';
+      g_snprintf (f->suffix, sizeof f->suffix, ", \"workid\": %d, \"step\": %d}\n", worker, step);
+    }
+  k->prefix = f->prefix;
+  k->prefix_len = strlen (f->prefix);
+  k->suffix = f->suffix;
+  k->suffix_len = strlen (f->suffix);
+}
+
 static void
 trace_text_build (TraceText *tt, const Synth *sy, const RankStep *rs, StatsDamage stats_damage)
 {
-  int n = sy->n_requests;
+  int n = rs->n_requests;
   const Generation *gen = sy->gen;
   tt->head = g_string_sized_new (256);
   tt->body = g_string_sized_new ((gsize) n * gen->bytes_per_request);
@@ -49,8 +74,9 @@ trace_text_build (TraceText *tt, const Synth *sy, const RankStep *rs, StatsDamag
   tt->refs = g_array_sized_new (FALSE, FALSE, sizeof (LineRef),
                                 (guint) (n * gen->lines_per_request));
 
-  g_autofree char *suffix = g_strdup_printf (", \"workid\": %d, \"step\": %d}\n", rs->worker, rs->step);
-  LineSink k = { .s = tt->head, .suffix = suffix, .suffix_len = strlen (suffix) };
+  LineFrame frame;
+  LineSink k = { .s = tt->head };
+  line_frame_set (&k, &frame, sy, rs->step, rs->worker);
   emit_section (&k, rs, gen, SEC_PREPROCESSING);
 
   /* All requests run at once: write each one's lines in its own order, then sort them all by
@@ -62,7 +88,8 @@ trace_text_build (TraceText *tt, const Synth *sy, const RankStep *rs, StatsDamag
   RequestPlan plan;
   for (int i = 0; i < n; i++)
     {
-      request_plan (&plan, sy->seed, rs->step, rs->worker, i, rs->slow, sy->tool_scale);
+      request_plan (&plan, rs->style, sy->seed, rs->key, rs->worker, i, rs->slow,
+                    rs->tool_scale * rs->squeeze);
       gint64 base = rs->end[SEC_PREPROCESSING] + plan.offset;
       gen->emit_request (&k, &plan, base);
       lengths[i] = plan.response_length;
@@ -93,7 +120,8 @@ trace_text_write (const TraceText *tt, const FileDamage *dmg, FILE *f, guint64 *
                   guint64 *bytes)
 {
   gboolean ok = write_chunk (f, tt->head->str, tt->head->len, bytes);
-  *lines += 1;
+  for (gsize i = 0; i < tt->head->len; i++)
+    *lines += tt->head->str[i] == '\n';
   const LineRef *refs = (const LineRef *) (gpointer) tt->refs->data;
   guint n = tt->refs->len;
   for (guint i = 0; i <= n && ok; i++)
@@ -129,10 +157,12 @@ trace_text_write (const TraceText *tt, const FileDamage *dmg, FILE *f, guint64 *
 
 /* Writes OUT-relative `path` through a temporary name in the same folder and renames it when
  * complete, so an error never leaves a half-written worker file where an analyzer would read it.
- * tt == NULL writes an empty file. */
+ * tt == NULL writes an empty file; `appended` (or NULL) follows tt: the validation the 2026
+ * logger appends to a training step's files. */
 static gboolean
 write_file_atomically (const Synth *sy, const char *path, const TraceText *tt,
-                       const FileDamage *dmg, guint64 *lines, guint64 *bytes, GError **error)
+                       const FileDamage *dmg, const TraceText *appended, guint64 *lines,
+                       guint64 *bytes, GError **error)
 {
   g_autofree char *final_path = g_build_filename (sy->out_dir, path, NULL);
   g_autofree char *dir = g_path_get_dirname (final_path);
@@ -153,6 +183,8 @@ write_file_atomically (const Synth *sy, const char *path, const TraceText *tt,
   /* Few, large writes: the text is already in memory, stdio only batches the pieces. */
   setvbuf (f, NULL, _IOFBF, 1 << 20);
   gboolean ok = tt == NULL || trace_text_write (tt, dmg, f, lines, bytes);
+  if (ok && tt != NULL && appended != NULL)
+    ok = trace_text_write (appended, NULL, f, lines, bytes);
   int saved = errno;
   if (fclose (f) != 0 && ok)
     {
@@ -188,19 +220,27 @@ rank_step_write (gpointer data, gpointer user_data)
   guint64 lines = 0, bytes = 0, copy_lines = 0, copy_bytes = 0;
   GError *error = NULL;
 
-  TraceText tt;
+  TraceText tt, val;
   gboolean need_text = fate == FILE_PRESENT || n_copies > 0;
+  /* the 2026 logger appends the validation after this step to the same file */
+  int vi = sy->steps[rs->step_index].validation;
+  gboolean appends = need_text && vi >= 0 && !sy->vals[vi].own_folder;
   if (need_text)
     trace_text_build (&tt, sy, rs, dmg != NULL ? dmg->stats : STATS_INTACT);
+  if (appends)
+    trace_text_build (&val, sy, synth_val_rank (sy, vi, rs->worker), STATS_INTACT);
 
   gboolean ok = TRUE;
   if (fate != FILE_MISSING)
-    ok = write_file_atomically (sy, path, fate == FILE_EMPTY ? NULL : &tt, dmg, &lines, &bytes,
-                                &error);
+    ok = write_file_atomically (sy, path, fate == FILE_EMPTY ? NULL : &tt, dmg,
+                                appends ? &val : NULL, &lines, &bytes, &error);
   for (int c = 0; ok && c < n_copies; c++)
-    ok = write_file_atomically (sy, dmg->copies[c], &tt, dmg, &copy_lines, &copy_bytes, &error);
+    ok = write_file_atomically (sy, dmg->copies[c], &tt, dmg, appends ? &val : NULL, &copy_lines,
+                                &copy_bytes, &error);
   if (need_text)
     trace_text_clear (&tt);
+  if (appends)
+    trace_text_clear (&val);
 
   if (!ok)
     {
@@ -212,4 +252,73 @@ rank_step_write (gpointer data, gpointer user_data)
   sy->bytes += bytes;
   sy->files += fate != FILE_MISSING;
   g_mutex_unlock (&sy->lock);
+}
+
+static void
+synth_count (Synth *sy, guint64 lines, guint64 bytes)
+{
+  g_mutex_lock (&sy->lock);
+  sy->lines += lines;
+  sy->bytes += bytes;
+  sy->files += 1;
+  g_mutex_unlock (&sy->lock);
+}
+
+/* GThreadPool task: a validation rollout's file in a folder of its own (every validation in the
+ * folders layout, the one before training in the appended one). Validation is never damaged. */
+void
+val_rank_write (gpointer data, gpointer user_data)
+{
+  RankStep *rs = data;
+  Synth *sy = user_data;
+  if (g_atomic_int_get (&sy->failed) || !sy->vals[rs->step_index].own_folder)
+    return;
+  g_autofree char *path = g_strdup_printf ("step_%d/worker_%d.jsonl", rs->step, rs->worker);
+  guint64 lines = 0, bytes = 0;
+  GError *error = NULL;
+  TraceText tt;
+  trace_text_build (&tt, sy, rs, STATS_INTACT);
+  gboolean ok = write_file_atomically (sy, path, &tt, NULL, NULL, &lines, &bytes, &error);
+  trace_text_clear (&tt);
+  if (!ok)
+    synth_fail (sy, error);
+  else
+    synth_count (sy, lines, bytes);
+}
+
+/* The 2026 logger's trainer-side sections, in step_N/worker_-1.jsonl of every training step:
+ * the phases of the training after the step's rollout, one after the other, without extra. */
+gboolean
+trainer_files_write (Synth *sy, GError **error)
+{
+  for (int si = 0; si < sy->n_steps; si++)
+    {
+      const StepPlan *sp = &sy->steps[si];
+      gint64 durations[N_TRAIN_PHASES];
+      training_phases_us (sy, si, durations);
+      TraceText tt = {
+        .head = g_string_new (NULL),
+        .body = g_string_new (NULL),
+        .tail = g_string_new (NULL),
+        .refs = g_array_new (FALSE, FALSE, sizeof (LineRef)),
+      };
+      LineFrame frame;
+      LineSink k = { .s = tt.head };
+      line_frame_set (&k, &frame, sy, sp->folder, -1);
+      gint64 t = step_rollout_end (sy, si);
+      for (int p = 0; p < N_TRAIN_PHASES; p++)
+        {
+          line_open_timed (&k, t, t + durations[p], train_phases[p].section_name);
+          line_close (&k);
+          t += durations[p];
+        }
+      g_autofree char *path = g_strdup_printf ("step_%d/worker_-1.jsonl", sp->folder);
+      guint64 lines = 0, bytes = 0;
+      gboolean ok = write_file_atomically (sy, path, &tt, NULL, NULL, &lines, &bytes, error);
+      trace_text_clear (&tt);
+      if (!ok)
+        return FALSE;
+      synth_count (sy, lines, bytes);
+    }
+  return TRUE;
 }

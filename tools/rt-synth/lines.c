@@ -1,5 +1,6 @@
 /* rt-synth's lines: the frame every line of a worker file shares (timestamp, event, extra,
- * workid, step), and the one writer of a turn's lines that both logger generations feed a table. */
+ * workid and step, or the 2026 logger's step and worker), and the one writer of a turn's lines
+ * that both logger generations feed a table. */
 #include "synth.h"
 
 /* The turn's finish as the newer logger's turn lines print it. */
@@ -33,7 +34,10 @@ line_open (LineSink *k, gint64 end_us, const char *event)
   k->in_extra = FALSE;
   append_lit (k->s, "{\"timestamp\": \"");
   append_timestamp (k->s, end_us);
-  append_lit (k->s, "\", \"event\": ");
+  g_string_append_c (k->s, '"');
+  if (k->prefix_len > 0)
+    g_string_append_len (k->s, k->prefix, (gssize) k->prefix_len);
+  append_lit (k->s, ", \"event\": ");
   append_quoted (k->s, event);
 }
 
@@ -143,6 +147,7 @@ static const struct {
   [TV_REQUEST_ID] = { "request_id", VALUE_REQUEST_ID, 0, 0 },
   [TV_TURN] = { "turn", VALUE_TURN, 0, 0 },
   [TV_TURN_FROM_1] = { "turn", VALUE_TURN, 1, 0 },
+  [TV_NEXT_TURN] = { "turn", VALUE_TURN, 1, 0 },
   [TV_SEQUENCE_LENGTH] = { "current_sequence_length", VALUE_INT, ONE_FIELD (sequence_length) },
   [TV_PROMPT_LENGTH] = { "generation_prompt_length", VALUE_INT,
                          ONE_FIELD (generation_prompt_length) },

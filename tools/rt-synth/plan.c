@@ -18,11 +18,29 @@ engine_time_us (Rng *r, int turn, int tokens, double slow)
   return (gint64) llround (seconds * slow * 1e6);
 }
 
+const RolloutStyle style_training = {
+  .rank_stream = STREAM_RANK,
+  .request_stream = STREAM_REQUEST,
+  .token_scale = 1.0,
+  .p_another_turn = 0.55,
+  .prep_scale = 1.0,
+};
+
+/* Greedy answers are shorter and call fewer tools; the validation set is a smaller batch. */
+const RolloutStyle style_validation = {
+  .rank_stream = STREAM_VAL_RANK,
+  .request_stream = STREAM_VAL_REQUEST,
+  .token_scale = 0.6,
+  .p_another_turn = 0.4,
+  .prep_scale = 0.25,
+};
+
 void
-request_plan (RequestPlan *p, guint64 seed, int step, int worker, int index, double slow, double tool_scale)
+request_plan (RequestPlan *p, const RolloutStyle *style, guint64 seed, int key, int worker, int index,
+              double slow, double tool_scale)
 {
   Rng r;
-  rng_seed_stream (&r, seed, STREAM_REQUEST, step, worker, index);
+  rng_seed_stream (&r, seed, style->request_stream, key, worker, index);
   guint64 hi = rng_next (&r), lo = rng_next (&r);
   format_uuid4 (p->id, hi, lo);
   p->batch_data_id = index;
@@ -60,8 +78,9 @@ request_plan (RequestPlan *p, guint64 seed, int step, int worker, int index, dou
       tp->setup_end = tp->setup_start + rng_duration_us (&r, 0.0004, 0.8, 0.00005, 0.005);
 
       /* Later turns write more: plans, then longer answers. */
-      int tokens = (int) rng_lognormal (&r, 170.0 * (1.0 + 0.25 * turn), 0.85, 1, RESPONSE_CAP);
-      gboolean wants_tool = rng_chance (&r, P_ANOTHER_TURN);
+      int tokens = (int) rng_lognormal (&r, 170.0 * (1.0 + 0.25 * turn) * style->token_scale, 0.85, 1,
+                                        RESPONSE_CAP);
+      gboolean wants_tool = rng_chance (&r, style->p_another_turn);
       if (response + tokens >= RESPONSE_CAP)
         {
           tokens = RESPONSE_CAP - response;
@@ -156,11 +175,34 @@ steps_plan (Synth *sy, int first_step)
       StepPlan *sp = &sy->steps[i];
       Rng r;
       sp->number = first_step + i;
+      sp->folder = sp->number;
+      sp->validation = -1;
       rng_seed_stream (&r, sy->seed, STREAM_STEP, sp->number, 0, 0);
       sp->straggler = sy->n_workers > 1 ? (int) rng_int (&r, 0, sy->n_workers - 1) : -1;
       sp->straggler_slow = rng_range (&r, 1.5, 2.0);
       sp->training_gap_us = (gint64) llround (rng_range (&r, 30.0, 120.0) * 1e6);
+      /* the last step's training has no next step to end at: a draw of its own */
+      sp->training_after_us = (gint64) llround (rng_range (&r, 30.0, 120.0) * 1e6);
     }
+  for (int i = 0; i + 1 < sy->n_steps; i++)
+    sy->steps[i].training_after_us = sy->steps[i + 1].training_gap_us;
+  for (int i = 0; i < sy->n_steps; i++)
+    for (int w = 0; w < sy->n_workers; w++)
+      {
+        const StepPlan *sp = &sy->steps[i];
+        RankStep *rs = synth_rank (sy, i, w);
+        *rs = (RankStep) {
+          .step_index = i,
+          .step = sp->folder,
+          .worker = w,
+          .key = sp->number,
+          .style = &style_training,
+          .n_requests = sy->n_requests,
+          .straggle = w == sp->straggler ? sp->straggler_slow : 1.0,
+          .squeeze = 1.0,
+          .tool_scale = sy->tool_scale,
+        };
+      }
 }
 
 /* GThreadPool task: the parts of a rank's step that depend only on its own random streams. */
@@ -169,23 +211,32 @@ rank_step_plan (gpointer data, gpointer user_data)
 {
   RankStep *rs = data;
   Synth *sy = user_data;
-  const StepPlan *sp = &sy->steps[rs->step_index];
   Rng r;
-  rng_seed_stream (&r, sy->seed, STREAM_RANK, rs->step, rs->worker, 0);
+  rng_seed_stream (&r, sy->seed, rs->style->rank_stream, rs->key, rs->worker, 0);
 
   /* Ranks differ a little in speed; the straggler (a hot GPU, a noisy neighbour) a lot. */
-  rs->slow = rng_range (&r, 0.92, 1.08) * (rs->worker == sp->straggler ? sp->straggler_slow : 1.0);
+  rs->slow = rng_range (&r, 0.92, 1.08) * rs->straggle * rs->squeeze;
   rs->start_jitter = rng_int (&r, 0, 400000);
   rs->prep_duration = rng_duration_us (&r, 10.0, 0.15, 6.0, 20.0);
+  double prep_scale = rs->style->prep_scale * rs->squeeze;
+  if (prep_scale != 1.0)
+    rs->prep_duration = (gint64) llround ((double) rs->prep_duration * prep_scale);
 
   /* Generation lasts until the rank's slowest request is done. */
   gint64 span = 0;
   RequestPlan plan;
-  for (int i = 0; i < sy->n_requests; i++)
+  double tool_scale = rs->tool_scale * rs->squeeze;
+  rs->response_tokens = 0;
+  rs->turns_min = G_MAXINT;
+  rs->turns_max = rs->turns_sum = 0;
+  for (int i = 0; i < rs->n_requests; i++)
     {
-      request_plan (&plan, sy->seed, rs->step, rs->worker, i, rs->slow, sy->tool_scale);
+      request_plan (&plan, rs->style, sy->seed, rs->key, rs->worker, i, rs->slow, tool_scale);
       span = MAX (span, plan.offset + plan.end);
       rs->response_tokens += plan.response_length;
+      rs->turns_min = MIN (rs->turns_min, plan.n_turns);
+      rs->turns_max = MAX (rs->turns_max, plan.n_turns);
+      rs->turns_sum += plan.n_turns;
     }
   rs->generation_span = span + rng_int (&r, 20, 80);
 
@@ -202,47 +253,87 @@ rank_step_plan (gpointer data, gpointer user_data)
   rs->total_gap = rng_int (&r, 3, 15);
 }
 
-/* Absolute times, step by step: every rank of a step starts its preprocessing at the same moment
- * (plus jitter), leaves the barrier when the slowest rank arrives, and the next step starts after
- * a training gap following the last rank's end. */
+/* Absolute times of one rollout: every rank starts its preprocessing at `start` (plus jitter)
+ * and leaves the barrier when the slowest rank arrives. Returns when its last rank ends. */
+gint64
+rollout_anchor (RankStep *ranks, int n_workers, gint64 start)
+{
+  gint64 slowest_arrival = G_MININT64, last_end = G_MININT64;
+  for (int w = 0; w < n_workers; w++)
+    {
+      RankStep *rs = &ranks[w];
+      rs->start[SEC_PREPROCESSING] = start + rs->start_jitter;
+      /* Preprocessing is logged on a whole second, as in real traces; it keeps the
+       * fraction-less timestamp form in every file. */
+      gint64 prep_end = rs->start[SEC_PREPROCESSING] + rs->prep_duration;
+      rs->end[SEC_PREPROCESSING] = (prep_end + USEC_PER_SEC - 1) / USEC_PER_SEC * USEC_PER_SEC;
+      rs->start[SEC_ASYNC_GENERATE] = rs->end[SEC_PREPROCESSING];
+      rs->end[SEC_ASYNC_GENERATE] = rs->end[SEC_PREPROCESSING] + rs->generation_span;
+      rs->start[SEC_SORTING] = rs->end[SEC_ASYNC_GENERATE] + rs->gap[SEC_SORTING];
+      rs->end[SEC_SORTING] = rs->start[SEC_SORTING] + rs->duration[SEC_SORTING];
+      slowest_arrival = MAX (slowest_arrival, rs->end[SEC_SORTING]);
+    }
+  for (int w = 0; w < n_workers; w++)
+    {
+      RankStep *rs = &ranks[w];
+      rs->start[SEC_BARRIER] = rs->end[SEC_SORTING] + rs->gap[SEC_BARRIER];
+      rs->end[SEC_BARRIER] = MAX (slowest_arrival, rs->start[SEC_BARRIER]) + rs->barrier_overhead;
+      for (Section sec = SEC_BROADCAST; sec <= SEC_FINAL_CONSTRUCTION; sec++)
+        {
+          rs->start[sec] = rs->end[sec - 1] + rs->gap[sec];
+          rs->end[sec] = rs->start[sec] + rs->duration[sec];
+        }
+      rs->stats_time = rs->end[SEC_FINAL_CONSTRUCTION] + rs->stats_gap;
+      rs->start[SEC_TOTAL] = rs->start[SEC_PREPROCESSING];
+      rs->end[SEC_TOTAL] = rs->stats_time + rs->total_gap;
+      last_end = MAX (last_end, rs->end[SEC_TOTAL]);
+    }
+  return last_end;
+}
+
+/* The training rollouts in order: the next step starts after a training gap following the last
+ * rank's end. Validation never moves them: it is placed in those gaps afterwards. */
 void
 steps_anchor (Synth *sy, gint64 start_us)
 {
   gint64 step_start = start_us;
   for (int si = 0; si < sy->n_steps; si++)
     {
-      gint64 slowest_arrival = G_MININT64, last_end = G_MININT64;
-      for (int w = 0; w < sy->n_workers; w++)
-        {
-          RankStep *rs = synth_rank (sy, si, w);
-          rs->start[SEC_PREPROCESSING] = step_start + rs->start_jitter;
-          /* Preprocessing is logged on a whole second, as in real traces; it keeps the
-           * fraction-less timestamp form in every file. */
-          gint64 prep_end = rs->start[SEC_PREPROCESSING] + rs->prep_duration;
-          rs->end[SEC_PREPROCESSING] = (prep_end + USEC_PER_SEC - 1) / USEC_PER_SEC * USEC_PER_SEC;
-          rs->start[SEC_ASYNC_GENERATE] = rs->end[SEC_PREPROCESSING];
-          rs->end[SEC_ASYNC_GENERATE] = rs->end[SEC_PREPROCESSING] + rs->generation_span;
-          rs->start[SEC_SORTING] = rs->end[SEC_ASYNC_GENERATE] + rs->gap[SEC_SORTING];
-          rs->end[SEC_SORTING] = rs->start[SEC_SORTING] + rs->duration[SEC_SORTING];
-          slowest_arrival = MAX (slowest_arrival, rs->end[SEC_SORTING]);
-        }
-      for (int w = 0; w < sy->n_workers; w++)
-        {
-          RankStep *rs = synth_rank (sy, si, w);
-          rs->start[SEC_BARRIER] = rs->end[SEC_SORTING] + rs->gap[SEC_BARRIER];
-          rs->end[SEC_BARRIER] = MAX (slowest_arrival, rs->start[SEC_BARRIER]) + rs->barrier_overhead;
-          for (Section sec = SEC_BROADCAST; sec <= SEC_FINAL_CONSTRUCTION; sec++)
-            {
-              rs->start[sec] = rs->end[sec - 1] + rs->gap[sec];
-              rs->end[sec] = rs->start[sec] + rs->duration[sec];
-            }
-          rs->stats_time = rs->end[SEC_FINAL_CONSTRUCTION] + rs->stats_gap;
-          rs->start[SEC_TOTAL] = rs->start[SEC_PREPROCESSING];
-          rs->end[SEC_TOTAL] = rs->stats_time + rs->total_gap;
-          last_end = MAX (last_end, rs->end[SEC_TOTAL]);
-        }
+      sy->steps[si].start = step_start;
+      gint64 last_end = rollout_anchor (synth_rank (sy, si, 0), sy->n_workers, step_start);
       if (si + 1 < sy->n_steps)
         step_start = last_end + sy->steps[si + 1].training_gap_us;
     }
 }
 
+/* When the step's rollout ended on its last rank: the trainer's phases start there. */
+gint64
+step_rollout_end (const Synth *sy, int step_index)
+{
+  gint64 last = G_MININT64;
+  for (int w = 0; w < sy->n_workers; w++)
+    last = MAX (last, synth_rank (sy, step_index, w)->end[SEC_TOTAL]);
+  return last;
+}
+
+/* Shares of the training after a rollout among the phases verl times (timing_s/reward...). */
+const TrainPhase train_phases[N_TRAIN_PHASES] = {
+  { "timing_s/reward", "reward_duration", 0.03 },
+  { "timing_s/old_log_prob", "old_log_prob_duration", 0.12 },
+  { "timing_s/ref", "ref_duration", 0.10 },
+  { "timing_s/adv", "adv_duration", 0.01 },
+  { "timing_s/update_actor", "update_actor_duration", 0.74 },
+};
+
+/* The phases fill the training after the step's rollout, less the validation that follows it:
+ * validation runs last, so the next step starts when it is done, as without validation. */
+void
+training_phases_us (const Synth *sy, int step_index, gint64 durations[N_TRAIN_PHASES])
+{
+  const StepPlan *sp = &sy->steps[step_index];
+  gint64 training = sp->training_after_us;
+  if (sp->validation >= 0)
+    training -= sy->vals[sp->validation].testing_us;
+  for (int k = 0; k < N_TRAIN_PHASES; k++)
+    durations[k] = (gint64) llround ((double) training * train_phases[k].share);
+}

@@ -14,7 +14,6 @@
 
 #define MAX_TURNS 8           /* assistant turns per request, as in the traces we mimic */
 #define RESPONSE_CAP 4096     /* max response tokens; reaching it ends a request with LENGTH */
-#define P_ANOTHER_TURN 0.55   /* chance that a turn calls a tool and the request goes on */
 #define REQUEST_STAGGER_US 400 /* asyncio starts the requests of a rank one after another */
 
 #define RT_SYNTH_ERROR (rt_synth_error_quark ())
@@ -39,6 +38,10 @@ typedef enum {
   STREAM_REQUEST,  /* per (step, worker, request): the request's whole life */
   STREAM_FAULTS,   /* where the damage goes */
   STREAM_TRAINER,  /* per step: the trainer's console log (--console-log) */
+  /* Validation draws from streams of its own, so that adding it changes no training line. */
+  STREAM_VAL_STEP,    /* per validation: its score, the pause before the next step */
+  STREAM_VAL_RANK,    /* per (validation, worker) */
+  STREAM_VAL_REQUEST, /* per (validation, worker, request) */
 } StreamKind;
 
 void rng_seed_stream (Rng *r, guint64 seed, StreamKind kind, gint64 a, gint64 b, gint64 c);
@@ -117,23 +120,64 @@ typedef enum {
   N_SECTIONS
 } Section;
 
-/* Per step: which rank straggles and how long training ran before the step's rollout. */
+/* How a rollout's ranks and requests are drawn: training samples its answers, validation answers
+ * greedily, with shorter answers and fewer tool calls, on a smaller batch. */
 typedef struct {
-  int number;
+  StreamKind rank_stream, request_stream;
+  double token_scale;    /* on the tokens a turn generates */
+  double p_another_turn; /* chance that a turn calls a tool and the request goes on */
+  double prep_scale;     /* on the preprocessing time */
+} RolloutStyle;
+
+extern const RolloutStyle style_training, style_validation;
+
+/* Per training step: its number (the trainer's step, which keys its random streams), the folder
+ * step_N its rollout goes to, which rank straggles, how long training ran before its rollout and
+ * after it, and the validation that follows it (an index into Synth.vals, or -1). */
+typedef struct {
+  int number, folder;
   int straggler;
   double straggler_slow;
-  gint64 training_gap_us;
+  gint64 training_gap_us, training_after_us;
+  gint64 start; /* when its ranks start (each plus its jitter), from steps_anchor */
+  int validation;
 } StepPlan;
+
+/* A validation rollout: the training step it follows (-1: before training), the trainer's step it
+ * is logged at (which keys its streams), its folder, whether it has that folder to itself or is
+ * appended to the training step's files, and where it fell in time. */
+typedef struct {
+  int after, number, folder;
+  gboolean own_folder;
+  double squeeze;   /* below 1 when it was run faster to fit in the training gap */
+  gint64 start, end; /* first preprocessing start, last total end */
+  gint64 testing_us; /* from its start to the next training step's start (timing_s/testing) */
+  double score;      /* its val-core reward, for the console log */
+} ValPlan;
+
+typedef enum {
+  VALIDATION_NONE,
+  VALIDATION_FOLDERS, /* a folder per rollout call, validation included */
+  VALIDATION_APPEND,  /* the 2026 logger: appended to the training step's files */
+} ValidationLayout;
 
 /* One (step, worker): first the durations that do not depend on when the step starts (planned
  * in parallel), then absolute section times, which need every rank of the step (the barrier)
  * and the previous step (the training gap), set in order afterwards. */
 typedef struct {
-  int step_index, step, worker;
+  int step_index, step, worker; /* step: the folder, and the lines' "step" */
+  int key;                      /* the trainer's step, which keys its random streams */
+  const RolloutStyle *style;
+  int n_requests;
+  double straggle;   /* on its engine times: the step's straggler is slower */
+  double squeeze;    /* on its engine, tool and preprocessing times: below 1 for a validation
+                        made faster to fit in the training gap */
+  double tool_scale; /* --tool-scale */
   double slow;
   /* relative, from rank_step_plan */
   gint64 start_jitter, prep_duration, generation_span, barrier_overhead;
   gint64 response_tokens; /* of all its requests, for the trainer's log */
+  int turns_min, turns_max, turns_sum; /* of its requests, for the validation metrics */
   gint64 gap[N_SECTIONS], duration[N_SECTIONS];
   gint64 stats_gap, total_gap;
   /* absolute, from steps_anchor */
@@ -189,8 +233,9 @@ typedef struct {
 typedef struct {
   GString *s;
   GArray *refs;      /* LineRef per line, or NULL when the order is already right */
-  const char *suffix; /* , "workid": W, "step": S}\n */
-  gsize suffix_len;
+  const char *prefix; /* after the timestamp: , "step": S, "worker": W (the 2026 logger) or "" */
+  const char *suffix; /* , "workid": W, "step": S}\n, or }\n */
+  gsize prefix_len, suffix_len;
   gsize line_offset;
   gint64 line_end;
   gboolean in_extra; /* the line's extra object is open */
@@ -202,6 +247,7 @@ typedef enum {
   TV_REQUEST_ID, /* the request's id */
   TV_TURN,       /* the turn's index from 0 */
   TV_TURN_FROM_1, /* ... from 1, as some lines of the older logger count */
+  TV_NEXT_TURN,   /* the next turn's index from 0: a tool call asked for by turn n - 1 is n */
   TV_SEQUENCE_LENGTH,
   TV_PROMPT_LENGTH,
   TV_GENERATED_TOKENS,
@@ -280,8 +326,17 @@ typedef struct {
   double tool_scale;  /* tool execution times are multiplied by it (--tool-scale) */
   StepPlan *steps;    /* [n_steps] */
   RankStep *ranks;    /* [step_index * n_workers + worker] */
-  FileDamage *damage; /* same indexing; NULL without --faults */
+  gboolean faults;    /* --faults: the run was killed in its last step */
+  FileDamage *damage; /* same indexing as ranks; NULL without --faults */
   GPtrArray *fault_notes;
+
+  /* Validation (--validation): its layout, when it runs, and its rollouts in time order. */
+  ValidationLayout validation;
+  gboolean val_before_train;
+  int test_freq, val_requests;
+  int n_vals;
+  ValPlan *vals;       /* [n_vals] */
+  RankStep *val_ranks; /* [val_index * n_workers + worker] */
 
   /* Results of the parallel writing: the first error wins, the rest of the work is skipped. */
   GMutex lock;
@@ -297,12 +352,36 @@ synth_rank (const Synth *sy, int step_index, int worker)
 }
 
 void synth_fail (Synth *sy, GError *error);
+gboolean synth_parallel (Synth *sy, RankStep *items, int n, GFunc func, int threads, GError **error);
 
-void request_plan (RequestPlan *p, guint64 seed, int step, int worker, int index, double slow,
-                   double tool_scale);
+static inline RankStep *
+synth_val_rank (const Synth *sy, int val_index, int worker)
+{
+  return &sy->val_ranks[val_index * sy->n_workers + worker];
+}
+
+void request_plan (RequestPlan *p, const RolloutStyle *style, guint64 seed, int key, int worker,
+                   int index, double slow, double tool_scale);
 void steps_plan (Synth *sy, int first_step);
 void rank_step_plan (gpointer data, gpointer user_data);
 void steps_anchor (Synth *sy, gint64 start_us);
+gint64 rollout_anchor (RankStep *ranks, int n_workers, gint64 start);
+
+/* Validation (validation.c) */
+void validations_plan (Synth *sy, int first_step);
+gboolean validations_place (Synth *sy, int threads, GError **error);
+
+/* The training after a step's rollout, by phase, as the trainer times it (console log, and the
+ * 2026 logger's worker_-1.jsonl): each phase's share of the time the validation leaves. */
+#define N_TRAIN_PHASES 5
+typedef struct {
+  const char *timing_name;  /* in the console log */
+  const char *section_name; /* in worker_-1.jsonl */
+  double share;
+} TrainPhase;
+extern const TrainPhase train_phases[N_TRAIN_PHASES];
+void training_phases_us (const Synth *sy, int step_index, gint64 durations[N_TRAIN_PHASES]);
+gint64 step_rollout_end (const Synth *sy, int step_index);
 
 void damage_plan (Synth *sy, char **notes_path, char **notes_text);
 void damage_free (Synth *sy);
@@ -311,4 +390,6 @@ void damage_free (Synth *sy);
 /* Files (files.c) and the console log (console.c)                                             */
 
 void rank_step_write (gpointer data, gpointer user_data);
+void val_rank_write (gpointer data, gpointer user_data);
+gboolean trainer_files_write (Synth *sy, GError **error);
 gboolean write_console_log (const Synth *sy, const char *path, GError **error);

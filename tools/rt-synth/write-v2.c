@@ -25,12 +25,14 @@ static const TurnLine turn_lines[] = {
   { "turn_end", TURN_LINE_ALWAYS, TURN_SPAN (start, end),
     { TV_REQUEST_ID, TV_TURN, TV_PRE_DURATION, TV_ENGINE_DURATION, TV_POST_DURATION,
       TV_PARSING_DURATION, TV_HAS_TOOL_CALLS, TV_FINISH, TV_ENGINE_PCT, TV_POST_PCT } },
+  /* The tools the turn asked for run after its turn_end and before the next turn_start; the
+   * logger has counted the turn as done by then, so they carry the next turn's number. */
   { "tool_execution", TURN_LINE_IF_TOOLS_RUN, TURN_SPAN (exec_start, exec_end),
-    { TV_REQUEST_ID, TV_TURN } },
+    { TV_REQUEST_ID, TV_NEXT_TURN } },
   { "tool_response_processing", TURN_LINE_IF_TOOLS_RUN, TURN_SPAN (resp_start, resp_end),
-    { TV_REQUEST_ID, TV_TURN } },
+    { TV_REQUEST_ID, TV_NEXT_TURN } },
   { "tool_calling_state", TURN_LINE_IF_TOOLS_RUN, TURN_SPAN (exec_start, tool_state_end),
-    { TV_REQUEST_ID, TV_TURN } },
+    { TV_REQUEST_ID, TV_NEXT_TURN } },
 };
 
 /* What the summary's turn_timings tell of each turn, after its "turn". */

@@ -36,7 +36,7 @@ write_json (RtSession *s, const RtCheck *c)
   rt_jw_member_int (w, "step", last.step);
   rt_jw_member_string (w, "state", rt_last_step_state_name (last.state));
   rt_jw_member_string (w, "why", last.why);
-  rt_jw_member_number (w, "idle_s", last.idle_s);
+  rt_jw_member_string (w, "last_write", last.last_write[0] != '\0' ? last.last_write : NULL);
   rt_jw_end_object (w);
   rt_jw_member_int (w, "field_problems", (gint64) c->field_problems);
   rt_jw_member_int (w, "glued_lines", (gint64) c->glued_lines);
@@ -101,8 +101,8 @@ print_summary (RtSession *s, const RtCheck *c)
     rt_session_print (s, "last step   %d: still being written (%s; files changed in the last %d minutes)\n",
                       last.step, last.why, RT_RUNNING_WINDOW_S / 60);
   else if (last.state == RT_LAST_STEP_INCOMPLETE)
-    rt_session_print (s, "last step   %d: incomplete (%s; nothing written for %.1f h: the run stopped)\n",
-                      last.step, last.why, last.idle_s / 3600);
+    rt_session_print (s, "last step   %d: incomplete (%s; nothing written since %s: the run stopped)\n",
+                      last.step, last.why, last.last_write);
   for (guint i = 0; i < t->duplicates->len; i++)
     {
       const RtDuplicate *d = &g_array_index (t->duplicates, RtDuplicate, i);
@@ -152,8 +152,8 @@ main (int argc, char **argv)
                    "rows], \"empty\": [check_empty rows], \"last_step\": {\"step\", \"state\" (\"complete\",\n"
                    "\"running\": unfinished and a worker file changed in the last 10 minutes, or\n"
                    "\"incomplete\": unfinished and nothing written for longer, the run stopped), \"why\"\n"
-                   "(what looks unfinished, or null), \"idle_s\" (seconds since the newest change;\n"
-                   "null when a file is newer than now)},\n"
+                   "(what looks unfinished, or null), \"last_write\" (local time of the newest change\n"
+                   "of a worker file; null when it is newer than now)},\n"
                    "\"field_problems\", \"glued_lines\", \"other_name_events\", \"duplicates\":\n"
                    "[check_duplicates rows], \"strays\": [paths], \"cache\": {a check_cache row},\n"
                    "\"problems\": [check_problems rows]}\n\n"

@@ -57,8 +57,7 @@ static const char *const shared_names[] = {
   "tool_execution", "tool_response_processing", "tool_calling_state",
 };
 
-/* Names the newer logger writes (all of them, in the order `rolltrace` lists them): its
- * step-level names and its per-request sections; all but shared_names are only its own. */
+/* Names only the newer logger writes: its step-level names and its per-request sections. */
 static const char *const v2_only_names[] = {
   "preprocessing_duration", "async_generate_duration", "sorting_duration",
   "barrier_wait_duration", "broadcast_duration", "data_extraction_duration",
@@ -123,8 +122,9 @@ rt_event_known_names (void)
       /* the newer names first, then what only the older logger writes; each once */
       static const char *const others[] = { "async_rollout_request_complete", "engine_async_generate" };
       GPtrArray *all = g_ptr_array_new ();
-      const char *const *lists[] = { v2_only_names, others, v1_only_names };
-      gsize lens[] = { G_N_ELEMENTS (v2_only_names), G_N_ELEMENTS (others), G_N_ELEMENTS (v1_only_names) };
+      const char *const *lists[] = { v2_only_names, shared_names, others, v1_only_names };
+      gsize lens[] = { G_N_ELEMENTS (v2_only_names), G_N_ELEMENTS (shared_names), G_N_ELEMENTS (others),
+                       G_N_ELEMENTS (v1_only_names) };
       for (gsize l = 0; l < G_N_ELEMENTS (lists); l++)
         for (gsize i = 0; i < lens[l]; i++)
           if (!g_ptr_array_find_with_equal_func (all, lists[l][i], g_str_equal, NULL))

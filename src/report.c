@@ -999,8 +999,8 @@ write_header (GString *out, RtSession *s, RtReport *r, gboolean stopped)
     esc_printf (out, ", step %d still being written (%s; files changed in the last %d minutes)", last->step,
                 last->why, RT_RUNNING_WINDOW_S / 60);
   else if (last->state == RT_LAST_STEP_INCOMPLETE)
-    esc_printf (out, ", step %d incomplete (%s; nothing written for %.1f h: the run stopped)", last->step,
-                last->why, last->idle_s / 3600);
+    esc_printf (out, ", step %d incomplete (%s; nothing written since %s: the run stopped)", last->step,
+                last->why, last->last_write);
   else
     esc (out, ", no step being written");
   for (guint i = 0; i < c->missing->len; i++)

@@ -250,7 +250,13 @@ rt_view_last_step (const RtTrace *t, double now_s)
   for (guint i = 0; i < t->files->len; i++)
     newest_us = MAX (newest_us, rt_trace_file (t, i)->mtime_us);
   if (t->files->len > 0 && now_s >= newest_us / 1e6)
-    last.idle_s = now_s - newest_us / 1e6;
+    {
+      last.idle_s = now_s - newest_us / 1e6;
+      g_autoptr (GDateTime) when = g_date_time_new_from_unix_local (newest_us / G_USEC_PER_SEC);
+      g_autofree char *text = when ? g_date_time_format (when, "%Y-%m-%d %H:%M:%S") : NULL;
+      if (text != NULL)
+        g_strlcpy (last.last_write, text, sizeof last.last_write);
+    }
   last.why = last_step_unfinished (t);
   if (last.why != NULL)
     last.state = last.idle_s >= RT_RUNNING_WINDOW_S ? RT_LAST_STEP_INCOMPLETE : RT_LAST_STEP_RUNNING;

@@ -55,6 +55,8 @@ typedef struct {
   const char *why;            /* what looks unfinished (static text); NULL when complete */
   double idle_s;              /* seconds from the newest change of any worker file to now_s;
                                * NAN without a file, or when a file is newer than now_s */
+  char last_write[20];        /* that change as local "YYYY-MM-DD HH:MM:SS" when idle_s is
+                               * known, else "": unlike idle_s, the same from run to run */
 } RtLastStep;
 
 /* How the last step of the trace stands at `now_s` (rt_now_s). It looks unfinished when it has

@@ -689,8 +689,8 @@ rule_data_quality (const RtTrace *t, GArray *selected, const RtCheck *c, RtFindi
     g_string_append_printf (d, "; step %d is still being written (%s, and the files changed in the last %d "
                             "minutes)", running, last->why, RT_RUNNING_WINDOW_S / 60);
   if (incomplete_selected)
-    g_string_append_printf (d, "; step %d is incomplete (%s) and nothing was written for %.1f h: the run "
-                            "stopped", last->step, last->why, last->idle_s / 3600);
+    g_string_append_printf (d, "; step %d is incomplete (%s) and nothing was written since %s: the run "
+                            "stopped", last->step, last->why, last->last_write);
   g_string_append (d, damaged ? ". The data quality section lists the first bad lines." : ".");
   f->detail = g_string_free (d, FALSE);
   evidence (f, "bad_lines", (double) bad);

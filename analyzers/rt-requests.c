@@ -55,8 +55,7 @@ write_json (RtSession *s, const RtRequests *r)
 static gboolean
 requests_of_one_step (RtSession *s, const RtTrace *t, guint *step_index)
 {
-  (void) s;
-  return rt_trace_resolve_step (t, opt_step, step_index, NULL);   /* FALSE: run says why */
+  return rt_trace_resolve_step (t, s->steps, opt_step, step_index, NULL);   /* FALSE: run says why */
 }
 
 static int
@@ -95,7 +94,7 @@ main (int argc, char **argv)
 {
   static const GOptionEntry entries[] = {
     { "step", 0, 0, G_OPTION_ARG_STRING, &opt_step,
-      "The step to show (default, or \"slowest\": the one with the longest rollout)", "N" },
+      "The step to show, among those --steps selects (or \"slowest\": the longest rollout)", "N" },
     { "worker", 'w', 0, G_OPTION_ARG_STRING, &opt_worker, "Only the requests of worker M", "M" },
     { "top", 'k', 0, G_OPTION_ARG_STRING, &opt_top, "How many of the slowest to break down (default 10)", "K" },
     G_OPTION_ENTRY_NULL

@@ -133,24 +133,15 @@ plot_all (RtSession *s, const RtTimeline *tl, GArray *workers, double from_s, do
 static gboolean
 requests_of_one_step (RtSession *s, const RtTrace *t, guint *step_index)
 {
-  gint64 step = -1;
-  if (opt_step != NULL && strcmp (opt_step, "slowest") != 0
-      && !rt_parse_int_option ("--step", opt_step, 0, G_MAXINT32, &step, NULL))
-    return FALSE;   /* run says why */
-  int si = rt_timeline_step_index (t, s->steps, (gint32) step);
-  if (si < 0)
-    return FALSE;
-  *step_index = (guint) si;
-  return TRUE;
+  return rt_trace_resolve_step (t, s->steps, opt_step, step_index, NULL);   /* FALSE: run says why */
 }
 
 static int
 run (RtSession *s, GError **error)
 {
-  gint64 step = -1;
+  guint si;
   double from_s, to_s;
-  if ((opt_step != NULL && strcmp (opt_step, "slowest") != 0
-       && !rt_parse_int_option ("--step", opt_step, 0, G_MAXINT32, &step, error))
+  if (!rt_session_resolve_step (s, opt_step, &si, error)
       || !parse_seconds ("--from", opt_from, &from_s, error) || !parse_seconds ("--to", opt_to, &to_s, error))
     return 0;   /* the error decides the exit status */
   g_autoptr (RtStepSet) worker_set = rt_number_set_parse (opt_worker, "--worker", error);
@@ -163,13 +154,8 @@ run (RtSession *s, GError **error)
       return 0;
     }
 
-  g_autoptr (RtTimeline) tl = rt_timeline_analyse (s->trace, s->steps, (gint32) step);
+  g_autoptr (RtTimeline) tl = rt_timeline_analyse (s->trace, s->steps, rt_trace_step (s->trace, si)->step);
   write_json (s, tl);
-  if (!tl->has_step)
-    return rt_session_no_data (s, "no selected step has a total_step_duration line; choose one with --step N");
-  if (!tl->found)
-    return rt_session_no_data (s, "step %d is not %s", tl->step,
-                               rt_trace_find_step (s->trace, tl->step) < 0 ? "in the trace" : "among the steps selected");
   if (tl->requests == 0)
     return rt_session_no_data (s, "step %d has no completed request with a duration and a time", tl->step);
   g_autoptr (GArray) workers = NULL;

@@ -70,8 +70,7 @@ run_all_steps (RtSession *s, GError **error)
 static gboolean
 requests_of_one_step (RtSession *s, const RtTrace *t, guint *step_index)
 {
-  (void) s;
-  return rt_trace_resolve_step (t, opt_step, step_index, NULL);   /* FALSE: run says why */
+  return rt_trace_resolve_step (t, s->steps, opt_step, step_index, NULL);   /* FALSE: run says why */
 }
 
 static int
@@ -89,7 +88,7 @@ int
 main (int argc, char **argv)
 {
   static const GOptionEntry entries[] = {
-    { "step", 0, 0, G_OPTION_ARG_STRING, &opt_step, "Show every worker of step N (or of the slowest step: --step slowest)", "N" },
+    { "step", 0, 0, G_OPTION_ARG_STRING, &opt_step, "The step to show, among those --steps selects (or \"slowest\": the longest rollout)", "N" },
     G_OPTION_ENTRY_NULL
   };
   static const RtTableSpec *const tables[] = {

@@ -289,19 +289,20 @@ rt_session_selected_steps (RtSession *s)
 gboolean
 rt_session_resolve_step (RtSession *s, const char *value, guint *step_index, GError **error)
 {
-  return rt_trace_resolve_step (s->trace, value, step_index, error);
+  return rt_trace_resolve_step (s->trace, s->steps, value, step_index, error);
 }
 
 gboolean
-rt_trace_resolve_step (const RtTrace *t, const char *value, guint *step_index, GError **error)
+rt_trace_resolve_step (const RtTrace *t, const RtStepSet *steps, const char *value, guint *step_index,
+                       GError **error)
 {
   if (value == NULL || strcmp (value, "slowest") == 0)
     {
-      int slowest = rt_view_slowest_step (t);
+      int slowest = rt_view_slowest_step (t, steps);
       if (slowest < 0)
         {
           g_set_error (error, RT_ERROR, RT_ERROR_NO_DATA,
-                       "no step has a total_step_duration line; choose one with --step N");
+                       "no selected step has a total_step_duration line; choose one with --step N");
           return FALSE;
         }
       *step_index = (guint) slowest;
@@ -313,9 +314,15 @@ rt_trace_resolve_step (const RtTrace *t, const char *value, guint *step_index, G
   int i = rt_trace_find_step (t, (gint32) step);
   if (i < 0)
     {
-      g_set_error (error, RT_ERROR, RT_ERROR_USAGE, "--step %s: %s has no step_%s (steps %d to %d)",
+      g_set_error (error, RT_ERROR, RT_ERROR_NO_DATA, "--step %s: %s has no step_%s (steps %d to %d)",
                    value, t->path, value, rt_trace_step (t, 0)->step,
                    rt_trace_step (t, t->steps->len - 1)->step);
+      return FALSE;
+    }
+  if (steps != NULL && !rt_step_set_contains (steps, (gint32) step))
+    {
+      g_set_error (error, RT_ERROR, RT_ERROR_USAGE, "--step %s is not among the steps --steps selects: "
+                   "give one of them, or drop --steps", value);
       return FALSE;
     }
   *step_index = (guint) i;

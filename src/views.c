@@ -172,12 +172,14 @@ rt_view_step_rollout (const RtTrace *t, guint step_index)
 }
 
 int
-rt_view_slowest_step (const RtTrace *t)
+rt_view_slowest_step (const RtTrace *t, const RtStepSet *steps)
 {
   int best = -1;
   double best_v = NAN;
   for (guint i = 0; i < t->steps->len; i++)
     {
+      if (steps != NULL && !rt_step_set_contains (steps, rt_trace_step (t, i)->step))
+        continue;
       double v = rt_view_step_rollout (t, i);
       if (!isnan (v) && (best < 0 || v > best_v))
         {

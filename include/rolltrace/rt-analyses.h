@@ -636,15 +636,11 @@ typedef struct {
   GArray *inflight_counts;    /* guint */
 } RtTimeline;
 
-/* The step of the selected ones (`steps`, NULL: all) with the largest rollout (rt-overview's
- * rollout_s), ties to the lower step; -1 when none has one. An index into t->steps. */
-int rt_timeline_slowest_step (const RtTrace *t, const RtStepSet *steps);
-
-/* The index into t->steps of step number `step` (-1: rt_timeline_slowest_step) when it is
- * among the selected steps; -1 when it is not. */
+/* The index into t->steps of step number `step` (-1: rt_view_slowest_step of the selected
+ * steps) when it is among the selected steps; -1 when it is not. */
 int rt_timeline_step_index (const RtTrace *t, const RtStepSet *steps, gint32 step);
 
-/* The timeline of step number `step` (-1: rt_timeline_slowest_step) among the selected steps:
+/* The timeline of step number `step` (-1: the slowest) among the selected steps:
  * rt_timeline_step_index's. */
 RtTimeline *rt_timeline_analyse (const RtTrace *t, const RtStepSet *steps, gint32 step);
 void rt_timeline_free (RtTimeline *tl);

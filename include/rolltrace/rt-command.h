@@ -143,11 +143,15 @@ rt_session_experiment (const RtSession *s, guint i)
   return (const RtExperiment *) g_ptr_array_index (s->experiments, i);
 }
 
-/* The index into trace->steps of `--step N` (given as text), or, when `value` is
- * NULL or "slowest", of the step with the longest rollout. Usage error for a step not in the trace. */
+/* The one step resolver of every command with --step: the index into trace->steps of `--step N`
+ * (given as text), or, when `value` is NULL or "slowest", of the step with the longest rollout
+ * among those --steps selects (rt_view_slowest_step). A step the trace lacks, or no step with a
+ * rollout, is "nothing to show" (exit 1, as a --steps that selects no step); a step the trace has
+ * but --steps leaves out is a usage error (exit 2): the two options contradict each other. */
 gboolean rt_session_resolve_step (RtSession *s, const char *value, guint *step_index, GError **error);
-/* The same in the trace `t`. */
-gboolean rt_trace_resolve_step (const RtTrace *t, const char *value, guint *step_index, GError **error);
+/* The same in the trace `t`, with the steps `steps` selects (NULL: all). */
+gboolean rt_trace_resolve_step (const RtTrace *t, const RtStepSet *steps, const char *value,
+                                guint *step_index, GError **error);
 
 /* Labels for experiments named `names` (their folders' names), in order: a name
  * already used is followed by "#2", "#3"..., the first that is still free. */

@@ -6,6 +6,7 @@
 
 #include "rolltrace/rt-jsonw.h"
 #include "rolltrace/rt-stats.h"
+#include "rolltrace/rt-steps.h"
 #include "rolltrace/rt-trace.h"
 
 G_BEGIN_DECLS
@@ -30,8 +31,9 @@ double rt_view_file_value (const RtFile *f, RtEventId event);
 /* Rollout time of a step: max over its workers of total_step_duration; NAN if none has it. */
 double rt_view_step_rollout (const RtTrace *t, guint step_index);
 
-/* Index into t->steps of the step with the longest rollout, or -1 when no step has one. */
-int rt_view_slowest_step (const RtTrace *t);
+/* Index into t->steps of the step with the longest rollout among those `steps` selects (NULL:
+ * all), ties to the lower step; -1 when none has one. The one "slowest step" of every command. */
+int rt_view_slowest_step (const RtTrace *t, const RtStepSet *steps);
 
 /* Now, in seconds since the epoch: SOURCE_DATE_EPOCH when it is set (the convention of
  * reproducible builds, so that the golden tests compare pages and answers byte for byte),

@@ -7,24 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-int
-rt_timeline_slowest_step (const RtTrace *t, const RtStepSet *steps)
-{
-  g_autoptr (RtOverview) o = rt_overview_analyse (t, steps, NULL);
-  int best = -1;
-  double best_s = NAN;
-  for (guint i = 0; i < o->steps->len; i++)   /* ascending step: ties stay with the lower */
-    {
-      const RtOverviewStep *os = &g_array_index (o->steps, RtOverviewStep, i);
-      if (best < 0 || os->rollout_s > best_s)
-        {
-          best = (int) os->step_index;
-          best_s = os->rollout_s;
-        }
-    }
-  return best;
-}
-
 /* ---- in flight: a sweep over the lives' starts and ends ---- */
 
 typedef struct {
@@ -196,7 +178,7 @@ int
 rt_timeline_step_index (const RtTrace *t, const RtStepSet *steps, gint32 step)
 {
   if (step < 0)
-    return rt_timeline_slowest_step (t, steps);
+    return rt_view_slowest_step (t, steps);
   if (steps == NULL || rt_step_set_contains (steps, step))
     return rt_trace_find_step (t, step);
   return -1;

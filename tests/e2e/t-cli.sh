@@ -83,7 +83,8 @@ expect_exit 0 "$BUILD/rt-cdf" "$fx" --quiet --out "$TMP/o" --no-render
 [ ! -s "$TMP/out" ] && ok || fail "rt-cdf --quiet printed on stdout"
 
 # analyzer-specific usage errors
-expect_exit 2 "$BUILD/rt-workers" "$fx" --step 99
+# a step the trace lacks selects nothing: exit 1, as --steps 100- (t-step-resolver checks all)
+expect_exit 1 "$BUILD/rt-workers" "$fx" --step 99
 expect_grep "no step_99" "$TMP/err" "rt-workers --step 99"
 expect_exit 2 "$BUILD/rt-requests" "$fx" --step 1 --top many
 expect_exit 2 "$BUILD/rt-cdf" "$fx" --format gif

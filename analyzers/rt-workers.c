@@ -1,5 +1,5 @@
 /* rt-workers: where each rank spends a step, and which rank everyone waits for.
- * With --step, every worker's step-level sections; without, the imbalance of every step. */
+ * With --step, every worker's step-level sections; without, every step's straggler. */
 #include "rolltrace/rt-analyses.h"
 #include "rolltrace/rt-command.h"
 #include "rolltrace/rt-plots.h"
@@ -36,16 +36,25 @@ run_step (RtSession *s, guint si, GError **error)
     rt_jw_null (w);
   rt_jw_member_number (w, "total_max", b->total_max);
   rt_jw_member_number (w, "total_median", b->total_median);
+  rt_jw_member_number (w, "generation_max", b->generation_max);
+  rt_jw_member_number (w, "generation_median", b->generation_median);
   rt_jw_member_number (w, "imbalance", b->imbalance);
-  rt_jw_member_number (w, "generation_imbalance", b->generation_imbalance);
+  rt_jw_member_number (w, "total_imbalance", b->total_imbalance);
   rt_jw_end_object (w);
 
   if (b->slowest_file < 0)
-    return rt_session_no_data (s, "step %d has no total_step_duration line", b->step);
-  rt_session_print (s, "step %d: %u workers, slowest worker %d (%.2f s), median %.2f s, imbalance %.3f\n",
-                    b->step, ws->workers->len, b->slowest_worker, b->total_max, b->total_median, b->imbalance);
-  rt_session_print (s, "  generation: slowest async_generate / median = %.3f\n", b->generation_imbalance);
-  rt_session_print (s, "  barrier wait: %.2f s on the slowest worker, %.2f s on average\n",
+    return rt_session_no_data (s, "step %d has no total_step_duration and no async_generate_duration line", b->step);
+  if (b->by_generation)
+    rt_session_print (s, "step %d: %u workers; the straggler is worker %d: it generated for %.2f s against a "
+                      "median of %.2f s (imbalance %.3f)\n", b->step, ws->workers->len, b->slowest_worker,
+                      b->generation_max, b->generation_median, b->imbalance);
+  else
+    rt_session_print (s, "step %d: %u workers, none logged generation; the straggler by total_step_duration is "
+                      "worker %d (%.2f s, median %.2f s, imbalance %.3f)\n", b->step, ws->workers->len,
+                      b->slowest_worker, b->total_max, b->total_median, b->imbalance);
+  rt_session_print (s, "  total_step_duration: longest %.2f s, median %.2f s (%.3f: the barrier evens it out)\n",
+                    b->total_max, b->total_median, b->total_imbalance);
+  rt_session_print (s, "  barrier wait: %.2f s on the straggler, %.2f s on average\n",
                     ws->barrier_slowest_s, ws->barrier_mean_s);
   return rt_plot_workers_step (s, ws, TRUE, error) ? 0 : 1;
 }
@@ -59,6 +68,17 @@ run_all_steps (RtSession *s, GError **error)
   rt_session_json_rows (s, "steps", table);
   if (workers->steps->len == 0)
     return rt_session_no_data (s, "no step has a total_step_duration line");
+  rt_session_print (s, "step  straggler  generation_s  median_s  imbalance\n");
+  for (guint i = 0; i < workers->steps->len; i++)
+    {
+      const RtStepBalance *b = &g_array_index (workers->steps, RtStepBalance, i);
+      if (b->by_generation)
+        rt_session_print (s, "%4d  %9d  %12.2f  %8.2f  %9.3f\n", b->step, b->slowest_worker, b->generation_max,
+                          b->generation_median, b->imbalance);
+      else
+        rt_session_print (s, "%4d  %9d  %12s  %8s  %9.3f  (by total_step_duration: no generation logged)\n",
+                          b->step, b->slowest_worker, "-", "-", b->imbalance);
+    }
   rt_session_print (s, "%u steps; the largest imbalance is %.3f at step %d (rt-workers %s --step %d)\n",
                     workers->steps->len, workers->worst_imbalance, workers->worst_step, t->path,
                     workers->worst_step);
@@ -97,12 +117,16 @@ main (int argc, char **argv)
   static const RtCommand cmd = {
     .name = "rt-workers",
     .parameters = "EXP",
-    .summary = "With --step N: the step-level sections of every worker (a chart per worker and\n"
-               "one of all side by side), the slowest worker marked as the critical path,\n"
-               "imbalance = slowest total / median total, and each worker's request count,\n"
-               "request p50 and max. Without --step: slowest worker and imbalance per step.",
-    .description = "JSON with --step: {\"step\", \"workers\": [workers_step rows], \"slowest_worker\",\n"
-                   "\"total_max\", \"total_median\", \"imbalance\", \"generation_imbalance\"}; without:\n"
+    .summary = "The straggler: the rank the others wait for at the barrier, the one that generated\n"
+               "longest (async_generate_duration summed over its file; when no rank logged generation,\n"
+               "the longest total_step_duration; ties to the lower rank), and imbalance = its time over\n"
+               "the median rank's. Without --step: per step its straggler, generation time and\n"
+               "imbalance. With --step N: every worker's step-level sections (a chart per worker and\n"
+               "one of all side by side, the straggler marked as the critical path) and each worker's\n"
+               "request count, request p50 and max.",
+    .description = "JSON with --step: {\"step\", \"workers\": [workers_step rows], \"slowest_worker\" (the\n"
+                   "straggler), \"total_max\", \"total_median\", \"generation_max\", \"generation_median\",\n"
+                   "\"imbalance\", \"total_imbalance\"}; without:\n"
                    "{\"steps\": [workers_steps rows]}.\n\n"
                    "Examples:\n  rt-workers logs/exp --step 3\n  rt-workers logs/exp --steps 100-200",
     .entries = entries,

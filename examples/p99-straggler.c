@@ -47,6 +47,8 @@ main (int argc, char **argv)
   printf ("slowest step: %d (rollout %.3f s)\n", slowest->step, slowest->total_max);
   printf ("P99 request duration: %.3f s of %u requests\n", durations->all_summary.p99,
           durations->all_summary.count);
-  printf ("straggler: worker %d (%.3f x the median worker)\n", slowest->slowest_worker, slowest->imbalance);
+  /* the straggler is the rank the others wait for: the one that generated longest */
+  printf ("straggler: worker %d (generated %.3f x as long as the median worker)\n", slowest->slowest_worker,
+          slowest->imbalance);
   return 0;
 }

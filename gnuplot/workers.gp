@@ -1,4 +1,4 @@
-# workers.gp: every worker's step-level sections stacked side by side; the slowest is the critical path.
+# workers.gp: every worker's step-level sections stacked side by side; the straggler is the critical path.
 # Columns: worker, the eleven sections in logger order (s), total_step_duration (s).
 set xlabel 'worker (rank)'
 set ylabel 'time in the step (s)'

@@ -194,7 +194,7 @@ rt_plot_workers_step (RtSession *s, const RtWorkersStep *ws, gboolean each_worke
       gboolean slowest = (int) row->file == b->slowest_file;
       g_autofree char *what = g_strdup_printf ("worker %d, step %d, total %.2f s%s", row->worker,
                                                st->step, row->sections_s[RT_EV_TOTAL_STEP],
-                                               slowest ? " (slowest: the critical path)" : "");
+                                               slowest ? " (the straggler: the critical path)" : "");
       const char *vars[] = { "COLOR", slowest ? "rgb '#d62728'" : "1", NULL };
       if (!rt_session_write_table (s, one, name, error)
           || !rt_session_plot (s, "worker", name, what, vars, error))
@@ -207,11 +207,20 @@ rt_plot_workers_step (RtSession *s, const RtWorkersStep *ws, gboolean each_worke
   g_autofree char *marks = NULL;
   if (b->slowest_file >= 0)
     {
-      marks = g_strdup_printf ("set label 1 'critical path: worker %d, %.1f s' at %u, %.6g "
+      guint x = (guint) b->slowest_file - st->first_file;
+      const RtWorkerRow *row = &g_array_index (ws->workers, RtWorkerRow, x);
+      double top = row->sections_s[RT_EV_TOTAL_STEP];
+      if (isnan (top))
+        top = b->by_generation ? b->generation_max : 0;
+      g_autofree char *why = b->by_generation
+        ? g_strdup_printf ("generated %.1f s", b->generation_max)
+        : g_strdup_printf ("total %.1f s", b->total_max);
+      marks = g_strdup_printf ("set label 1 'straggler: worker %d, %s' at %u, %.6g "
                                "center offset 0,1.2 front tc rgb '#d62728'\n"
-                               "set label 2 \"imbalance %.3f\\n(slowest / median %.1f s)\" at screen 0.78, screen 0.25 left",
-                               b->slowest_worker, b->total_max, (guint) b->slowest_file - st->first_file,
-                               b->total_max, b->imbalance, b->total_median);
+                               "set label 2 \"imbalance %.3f\\n(%s / median %.1f s)\" at screen 0.78, screen 0.25 left",
+                               b->slowest_worker, why, x, top, b->imbalance,
+                               b->by_generation ? "generation" : "total",
+                               b->by_generation ? b->generation_median : b->total_median);
     }
   g_autofree char *every = g_strdup_printf ("%u", MAX (1u, st->n_files / 16));
   g_autofree char *what = g_strdup_printf ("step-level sections per worker, step %d", st->step);
@@ -231,7 +240,7 @@ rt_plot_workers_steps (RtSession *s, const RtWorkers *workers, GError **error)
     g_array_append_val (shown, g_array_index (workers->steps, RtStepBalance, i).step_index);
   g_autofree char *xtics = rt_session_step_xtics (s, shown);
   g_autofree char *steps = rt_session_describe_step_indices (s, shown);
-  g_autofree char *what = g_strdup_printf ("worker imbalance per step, %s", steps);
+  g_autofree char *what = g_strdup_printf ("the straggler and its imbalance per step, %s", steps);
   const char *vars[] = { "XTICS", xtics, NULL };
   return rt_session_plot (s, "workers-steps", "workers_steps", what, vars, error);
 }

@@ -305,9 +305,10 @@ section_workers (RtReport *r, Section *sec, gboolean *shown, GError **error)
       note (sec, "No selected step has a total_step_duration line.");
       return TRUE;
     }
-  caption (sec, "Per step, the slowest rank's total over the median (imbalance): a rank that is often the slowest "
-                "makes every other rank wait at the barrier. Below, every rank's sections in the slowest step; "
-                "the critical path is the slowest rank.");
+  caption (sec, "Per step, the straggler: the rank the others wait for at the barrier, the one that generated "
+                "longest (async_generate_duration), and the imbalance, its generation time over the median rank's. "
+                "A rank that is often the straggler makes every other rank wait. Below, every rank's sections in "
+                "the slowest step; the critical path is the straggler.");
   if (!rt_plot_workers_steps (r->s, r->workers, error))
     return FALSE;
   plot (sec, "workers_steps", "workers_steps");
@@ -321,24 +322,17 @@ section_workers (RtReport *r, Section *sec, gboolean *shown, GError **error)
   if (!rt_plot_workers_step (r->s, ws, FALSE, error))
     return FALSE;
   g_autofree char *name = g_strdup_printf ("workers_step_%d", b->step);
-  /* the barrier evens the totals out: the rank the others wait for generates longest */
-  const RtWorkerRow *gen = NULL;
-  for (guint k = 0; k < ws->workers->len; k++)
-    {
-      const RtWorkerRow *row = &g_array_index (ws->workers, RtWorkerRow, k);
-      if (!isnan (row->sections_s[RT_EV_ASYNC_GENERATE])
-          && (gen == NULL || row->sections_s[RT_EV_ASYNC_GENERATE] > gen->sections_s[RT_EV_ASYNC_GENERATE]))
-        gen = row;
-    }
   html (sec, "<p>");
-  if (gen != NULL)
-    text_printf (sec, "Step %d: worker %d generates longest (async_generate_duration %.2f s): the others wait for it "
-                 "at the barrier. ", b->step, gen->worker, gen->sections_s[RT_EV_ASYNC_GENERATE]);
-  if (b->slowest_file >= 0)
-    text_printf (sec, "By total_step_duration the slowest is worker %d (%.2f s against a median of %.2f s, imbalance "
-                 "%.3f); the barrier cost the slowest worker %.2f s and the workers %.2f s on average.",
-                 b->slowest_worker, b->total_max, b->total_median, b->imbalance, ws->barrier_slowest_s,
-                 ws->barrier_mean_s);
+  if (b->slowest_file >= 0 && b->by_generation)
+    text_printf (sec, "Step %d: worker %d is the straggler: it generated for %.2f s against a median of %.2f s "
+                 "(imbalance %.3f); the ranks waited %.2f s at the barrier on average. By total_step_duration, "
+                 "which holds that wait, the longest is %.2f s and the median %.2f s.",
+                 b->step, b->slowest_worker, b->generation_max, b->generation_median, b->imbalance,
+                 ws->barrier_mean_s, b->total_max, b->total_median);
+  else if (b->slowest_file >= 0)
+    text_printf (sec, "Step %d: no rank logged generation time; by total_step_duration the straggler is worker %d "
+                 "(%.2f s against a median of %.2f s, imbalance %.3f).", b->step, b->slowest_worker, b->total_max,
+                 b->total_median, b->imbalance);
   html (sec, "</p>\n");
   plot (sec, name, name);
   return TRUE;

@@ -119,17 +119,21 @@ RtTable *rt_overview_table (const RtOverview *o);
 
 /* ---- workers: the ranks of a step, and the one everybody waits for ----------------- */
 
-/* The slowest worker file of a step (ties to the lower worker), its total, the median
- * total and their ratio. */
+/* The straggler of a step: the worker file the others wait for at the barrier. The barrier
+ * evens the totals out, so it is the one with the largest async_generate_duration (older:
+ * async_generate) summed over its file; when no file of the step logged generation, the one
+ * with the largest total_step_duration. Ties to the lower worker. */
 typedef struct {
   guint step_index;
   gint32 step;
-  int slowest_file;           /* index into t->files; -1 when no worker has a total */
-  gint32 slowest_worker;      /* -1 likewise */
-  double total_max, total_median, imbalance;
-  /* The barrier evens out total_step_duration, so the straggler shows better in
-   * generation time: slowest async_generate_duration / median. */
-  double generation_imbalance;
+  int slowest_file;           /* the straggler, index into t->files; -1 when no file has either */
+  gint32 slowest_worker;      /* its worker; -1 likewise */
+  gboolean by_generation;     /* chosen by generation time (FALSE: by the total) */
+  double generation_max, generation_median;   /* over the files that logged one; NAN: none */
+  double total_max, total_median;             /* likewise of total_step_duration */
+  /* generation_max / generation_median, or total_max / total_median when no generation */
+  double imbalance;
+  double total_imbalance;     /* total_max / total_median: what the barrier leaves of it */
 } RtStepBalance;
 
 void rt_step_balance (const RtTrace *t, guint step_index, RtStepBalance *out);

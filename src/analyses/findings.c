@@ -122,30 +122,16 @@ evidence (RtFinding *f, const char *name, double value)
 
 /* ---- straggler ---- */
 
-/* The worker file of a step that everybody waits for: the longest async_generate_duration
- * (the barrier evens the totals out), or, when no file of the step logged one, the longest
- * total_step_duration; ties to the lower worker. -1 when none has either. */
+/* The straggler of a step (rt_step_balance), or -1 when the step has fewer than two files
+ * or none logged generation or a total. */
 static int
-step_slowest_file (const RtTrace *t, const RtStep *st)
+step_straggler_file (const RtTrace *t, guint si)
 {
-  for (int pass = 0; pass < 2; pass++)
-    {
-      RtEventId ev = pass == 0 ? RT_EV_ASYNC_GENERATE : RT_EV_TOTAL_STEP;
-      int best = -1;
-      double best_v = -INFINITY;
-      for (guint k = 0; k < st->n_files; k++)
-        {
-          double v = rt_view_file_value (rt_trace_file (t, st->first_file + k), ev);
-          if (!isnan (v) && v > best_v)
-            {
-              best_v = v;
-              best = (int) (st->first_file + k);
-            }
-        }
-      if (best >= 0)
-        return best;
-    }
-  return -1;
+  if (rt_trace_step (t, si)->n_files < 2)
+    return -1;
+  RtStepBalance b;
+  rt_step_balance (t, si, &b);
+  return b.slowest_file;
 }
 
 static void
@@ -155,8 +141,7 @@ rule_straggler (const RtTrace *t, GArray *selected, RtFindings *out)
   guint n_steps = 0;
   for (guint i = 0; i < selected->len; i++)
     {
-      const RtStep *st = rt_trace_step (t, g_array_index (selected, guint, i));
-      int slowest = st->n_files >= 2 ? step_slowest_file (t, st) : -1;
+      int slowest = step_straggler_file (t, g_array_index (selected, guint, i));
       if (slowest < 0)
         continue;
       n_steps++;
@@ -189,7 +174,7 @@ rule_straggler (const RtTrace *t, GArray *selected, RtFindings *out)
   for (guint i = 0; i < selected->len; i++)
     {
       const RtStep *st = rt_trace_step (t, g_array_index (selected, guint, i));
-      int slowest = st->n_files >= 2 ? step_slowest_file (t, st) : -1;
+      int slowest = step_straggler_file (t, g_array_index (selected, guint, i));
       if (slowest < 0 || rt_trace_file (t, slowest)->worker != worker)
         continue;
       for (guint k = 0; k < st->n_files; k++)

@@ -1,38 +1,47 @@
 /* workers.c: where each rank spends a step, and which rank everyone waits for.
- * Per step, the slowest worker and the imbalance; for one step, every worker's sections. */
+ * Per step, the straggler and the imbalance; for one step, every worker's sections. */
 #include "rolltrace/rt-analyses.h"
 #include "rolltrace/rt-views.h"
 
 #include <math.h>
 
+/* The file of the step with the largest value of section ev (ties to the lower worker, the
+ * files being in worker order), its value and the median over the files that logged it. */
+static int
+largest_file (const RtTrace *t, const RtStep *st, RtEventId ev, double *max, double *median)
+{
+  g_autoptr (GArray) values = rt_samples_new ();
+  int best = -1;
+  *max = NAN;
+  for (guint k = 0; k < st->n_files; k++)
+    {
+      double v = rt_view_file_value (rt_trace_file (t, st->first_file + k), ev);
+      if (isnan (v))
+        continue;
+      rt_samples_add (values, v);
+      if (best < 0 || v > *max)
+        {
+          best = (int) (st->first_file + k);
+          *max = v;
+        }
+    }
+  *median = rt_median (rt_samples_data (values), values->len);
+  return best;
+}
+
 void
 rt_step_balance (const RtTrace *t, guint si, RtStepBalance *b)
 {
   const RtStep *st = rt_trace_step (t, si);
-  g_autoptr (GArray) totals = rt_samples_new ();
   b->step_index = si;
   b->step = st->step;
-  b->slowest_file = -1;
-  b->slowest_worker = -1;
-  b->total_max = NAN;
-  for (guint k = 0; k < st->n_files; k++)
-    {
-      double v = rt_view_file_value (rt_trace_file (t, st->first_file + k), RT_EV_TOTAL_STEP);
-      rt_samples_add (totals, v);
-      if (!isnan (v) && (b->slowest_file < 0 || v > b->total_max))
-        {
-          b->slowest_file = (int) (st->first_file + k);
-          b->total_max = v;
-        }
-    }
-  if (b->slowest_file >= 0)
-    b->slowest_worker = rt_trace_file (t, b->slowest_file)->worker;
-  b->total_median = rt_median (rt_samples_data (totals), totals->len);
-  b->imbalance = b->total_max / b->total_median;
-
-  g_autoptr (GArray) gen = rt_view_event_values (t, si, RT_EV_ASYNC_GENERATE);
-  double gen_median = rt_median (rt_samples_data (gen), gen->len);
-  b->generation_imbalance = gen->len ? g_array_index (gen, double, gen->len - 1) / gen_median : NAN;
+  int by_total = largest_file (t, st, RT_EV_TOTAL_STEP, &b->total_max, &b->total_median);
+  int by_generation = largest_file (t, st, RT_EV_ASYNC_GENERATE, &b->generation_max, &b->generation_median);
+  b->total_imbalance = b->total_max / b->total_median;
+  b->by_generation = by_generation >= 0;
+  b->slowest_file = b->by_generation ? by_generation : by_total;
+  b->slowest_worker = b->slowest_file >= 0 ? rt_trace_file (t, b->slowest_file)->worker : -1;
+  b->imbalance = b->by_generation ? b->generation_max / b->generation_median : b->total_imbalance;
 }
 
 RtWorkers *
@@ -69,15 +78,19 @@ rt_workers_free (RtWorkers *w)
 }
 
 const RtTableSpec rt_workers_steps_spec = {
-  "workers_steps", "one per selected step with a total_step_duration line",
+  "workers_steps", "one per selected step with a total_step_duration or generation line",
   (const RtColumn[]) {
     { RT_COL ("step", RT_COLUMN_INT, NULL, "the step number") },
-    { RT_COL ("slowest_worker", RT_COLUMN_INT, NULL, "the worker with the longest total_step_duration (ties: the lower)") },
-    { RT_COL ("total_max", RT_COLUMN_NUMBER, "s", "its total_step_duration"), .tsv_name = "total_max_s" },
+    { RT_COL ("slowest_worker", RT_COLUMN_INT, NULL,
+              "the straggler: the worker with the longest async_generate_duration (none logged: the "
+              "longest total_step_duration; ties: the lower)") },
+    { RT_COL ("generation_max", RT_COLUMN_NUMBER, "s", "its async_generate_duration"), .tsv_name = "generation_max_s" },
+    { RT_COL ("generation_median", RT_COLUMN_NUMBER, "s", "the median over the workers that logged one"),
+      .tsv_name = "generation_median_s" },
+    { RT_COL ("imbalance", RT_COLUMN_NUMBER, NULL, "generation_max / generation_median (none: total_imbalance)") },
+    { RT_COL ("total_max", RT_COLUMN_NUMBER, "s", "the longest total_step_duration"), .tsv_name = "total_max_s" },
     { RT_COL ("total_median", RT_COLUMN_NUMBER, "s", "the median over the step's workers"), .tsv_name = "total_median_s" },
-    { RT_COL ("imbalance", RT_COLUMN_NUMBER, NULL, "total_max / total_median") },
-    { RT_COL ("generation_imbalance", RT_COLUMN_NUMBER, NULL,
-              "slowest async_generate_duration / median (the barrier evens out the totals)") },
+    { RT_COL ("total_imbalance", RT_COLUMN_NUMBER, NULL, "total_max / total_median: what the barrier evens out") },
     RT_COLUMNS_END,
   },
 };
@@ -91,10 +104,12 @@ rt_workers_steps_table (const RtWorkers *w)
       const RtStepBalance *b = &g_array_index (w->steps, RtStepBalance, i);
       rt_table_int (table, b->step);
       rt_table_int (table, b->slowest_worker);
+      rt_table_number (table, b->generation_max);
+      rt_table_number (table, b->generation_median);
+      rt_table_number (table, b->imbalance);
       rt_table_number (table, b->total_max);
       rt_table_number (table, b->total_median);
-      rt_table_number (table, b->imbalance);
-      rt_table_number (table, b->generation_imbalance);
+      rt_table_number (table, b->total_imbalance);
     }
   return table;
 }

@@ -128,9 +128,10 @@ main (int argc, char **argv)
   static const RtCommand cmd = {
     .name = "rt-export",
     .parameters = "EXP",
-    .summary = "Writes one of the loaded tables of the selected steps as CSV (RFC 4180) with a header\n"
-               "line, for DuckDB, Spark, pandas or a spreadsheet: requests, turn records, event lines,\n"
-               "steps or worker files, one row each. Export step ranges on several machines and query\n"
+    .summary = "A table of the selected steps as CSV for DuckDB, pandas or a spreadsheet. It writes\n"
+               "one of the loaded tables as CSV (RFC 4180) with a header line, for DuckDB, Spark,\n"
+               "pandas or a spreadsheet: requests, turn records, event lines, steps or worker\n"
+               "files, one row each. Export step ranges on several machines and query\n"
                "the files together (docs/export.md).\n\n"
                "Times are RELATIVE, in seconds to the microsecond, never wall-clock dates: of a request,\n"
                "turn, event or worker file from its step's start (the earliest timestamp - duration_sec\n"

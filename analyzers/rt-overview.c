@@ -56,8 +56,9 @@ main (int argc, char **argv)
   static const RtCommand cmd = {
     .name = "rt-overview",
     .parameters = "EXP",
-    .summary = "Per step: rollout time (max over workers of total_step_duration), the interval\n"
-               "from this step's start to the next step's start, and their difference, the\n"
+    .summary = "Per step: rollout time, interval to the next step, time outside rollout. Rollout\n"
+               "time is the max over workers of total_step_duration, the interval runs\n"
+               "from this step's start to the next step's start, and their difference is the\n"
                "time spent outside rollout (training, syncing). Outliers beyond 2 std are marked.\n"
                "A step starts at the earliest (timestamp - duration_sec) of its lines.",
     .description = "Writes overview.tsv, overview.gp and the rendered plot into --out.\n"

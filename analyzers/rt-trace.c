@@ -123,9 +123,10 @@ main (int argc, char **argv)
   static const RtCommand cmd = {
     .name = "rt-trace",
     .parameters = "EXP",
-    .summary = "Writes the selected steps as a Chrome Trace Event Format file (JSON object form) that\n"
-               "opens in the Perfetto UI (ui.perfetto.dev, \"Open trace file\"), chrome://tracing,\n"
-               "speedscope and Chromium DevTools' Performance panel. One process per worker\n"
+    .summary = "A trace of the selected steps for Perfetto, speedscope and DevTools. It is a Chrome\n"
+               "Trace Event Format file (JSON object form) that opens in the Perfetto UI\n"
+               "(ui.perfetto.dev, \"Open trace file\"), chrome://tracing, speedscope and Chromium\n"
+               "DevTools' Performance panel. One process per worker\n"
                "(\"worker M\"), with a thread \"step sections\" holding the step-level sections and\n"
                "threads \"requests 0\", \"requests 1\"... onto which the requests are packed, as few as\n"
                "possible, no two overlapping on one thread. Each request is an event named by its\n"

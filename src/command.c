@@ -195,7 +195,8 @@ parse_command_line (RtSession *s, const RtCommand *cmd, int argc, char **argv, G
 }
 
 /* The summary on one line, for command lists: its first sentence without the parts in
- * parentheses; past 76 characters, cut at a clause's end before that (or a space). */
+ * parentheses; past 76 characters, cut at a clause's end before that (or at a space, with
+ * " ..." to show the cut). */
 static char *
 summary_line (const char *summary)
 {
@@ -227,7 +228,14 @@ summary_line (const char *summary)
             if (i > 30 && (flat->str[i - 1] == ',' || flat->str[i - 1] == ':'))
               cut = i - 1;
           }
-      end = cut > 0 ? cut : space;
+      if (cut == 0)
+        {
+          /* cut inside a clause: say so (a test keeps every command's line whole) */
+          g_string_truncate (flat, space);
+          g_string_append (flat, " ...");
+          return g_string_free (g_steal_pointer (&flat), FALSE);
+        }
+      end = cut;
     }
   while (end > 0 && strchr (" ,.:;", flat->str[end - 1]) != NULL)
     end--;

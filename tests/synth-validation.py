@@ -8,7 +8,7 @@ validation rollouts are where verl runs them, with their own request counts, ins
 training leaves; the two console logs agree on every training step line.
 Usage: synth-validation.py LAYOUT BASE BASE.log VAL VAL.log FIRST STEPS TEST_FREQ BEFORE FAULTS
                            WORKERS VAL_REQUESTS
-(BEFORE and FAULTS are 0 or 1). The folder numbering is worked out here from FORMAT.md's rules.
+(BEFORE and FAULTS are 0 or 1). The folder numbering is worked out here from the format's rules (docs/input.md, "Validation rollouts").
 """
 import datetime
 import json

@@ -481,7 +481,7 @@ typedef struct {
  * turn of its request that ended last at or before the call started, this much allowed (a
  * start up to 1 ms before that turn's end), and to none (-1) when no turn had ended. Its
  * extra.turn is no guide: the logger counts a turn as done before its tool runs, so a call
- * numbered n was asked for by turn n - 1 (FORMAT.md), while older traces, the samples among
+ * numbered n was asked for by turn n - 1 (docs/input.md), while older traces, the samples among
  * them, number it with the calling turn. By time, both read the same. */
 #define RT_TOOL_CALL_SLACK_S 0.001
 

@@ -34,7 +34,7 @@ typedef enum {
 /* A trace logs a few dozen event names. The registry keeps at most this many
  * distinct ones, so that tables indexed by event stay small whatever the input;
  * every name past them shares the one id of RT_EVENT_OTHER_NAME. */
-#define RT_EVENT_NAMES_MAX 1024   /* besides the names of FORMAT.md, which always have one */
+#define RT_EVENT_NAMES_MAX 1024   /* besides the names of both logger generations, which always have one */
 #define RT_EVENT_OTHER_NAME "(other event names)"
 
 /* Which logger generation a name belongs to; names both write are neither. */
@@ -75,7 +75,7 @@ char *rt_event_registry_closest (RtEventRegistry *reg, const char *name, guint m
 guint16 rt_event_registry_other_id (RtEventRegistry *reg);
 guint rt_event_registry_size (RtEventRegistry *reg);
 
-/* Every event name FORMAT.md gives, of both logger generations (newer names first), each
+/* Every event name the format gives (docs/input.md), of both logger generations (newer names first), each
  * once, NULL-terminated; static. For completion and documentation. */
 const char *const *rt_event_known_names (void);
 

@@ -20,7 +20,7 @@
   { RT_COL ("requests", RT_COLUMN_INT, NULL, "request ids (the rows of the requests table)") }, \
   { RT_COL ("complete", RT_COLUMN_INT, NULL, "those with an async_rollout_request_complete line") }
 
-/* The request-level sections of FORMAT.md that have a duration, newer names (the older
+/* The request-level sections of docs/input.md that have a duration, newer names (the older
  * engine_call and tool_parsing are read as turn_engine_call and turn_tool_parsing). A request
  * gets a column EVENT_s for each: the summed duration of its EVENT lines. They nest as the
  * logger's sections do (turn_engine_call holds engine_generate_setup and

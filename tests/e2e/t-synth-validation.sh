@@ -30,7 +30,7 @@ compare folders c 1 5 2 0 0 2 6 1 --test-freq 2 --no-val-before-train
 compare append c 1 5 2 0 0 2 6 1 --test-freq 2 --no-val-before-train
 # test_freq 0: only the validation before training
 compare folders d 1 4 0 1 0 2 6 1 --test-freq 0
-# the example of FORMAT.md: step_1 validation, step_2..step_6 training steps 1-5, step_7 validation
+# the example of docs/input.md: step_1 validation, step_2..step_6 training steps 1-5, step_7 validation
 ls -d "$TMP"/folders-a/step_* | sed 's/.*step_//' | sort -n | tr '\n' ' ' >"$TMP/folders"
 [ "$(cat "$TMP/folders")" = "1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 " ] && ok || fail "folders: $(cat "$TMP/folders")"
 cmp -s "$TMP/folders-a.log" "$TMP/append-a.log" && ok || fail "the layouts wrote different console logs"

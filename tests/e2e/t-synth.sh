@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# t-synth.sh: rt-synth is deterministic and writes what FORMAT.md describes, damage included;
+# t-synth.sh: rt-synth is deterministic and writes what docs/input.md describes, damage included;
 # rt-check and rt-cdf agree with a plain Python reading of the definitions on what it writes.
 . "$(dirname "$0")/lib.sh"
 
@@ -50,7 +50,7 @@ for s in steps[:-1]:   # the last step has no next one to measure its interval a
 PY
 
 # a tool call runs between the turn that asked for it and the next one, and the newer logger
-# numbers it with the next turn (FORMAT.md): tool_* with turn n lie between turn n-1's turn_end
+# numbers it with the next turn (docs/input.md): tool_* with turn n lie between turn n-1's turn_end
 # and turn n's turn_start; the older logger writes the tool lines without extra
 expect_exit 0 "$synth" "$TMP/tools" --steps 2 --workers 2 --requests 30 --seed 4 --quiet
 expect_exit 0 "$synth" "$TMP/tools-v1" --steps 2 --workers 2 --requests 30 --seed 4 --schema v1 --quiet

@@ -1,5 +1,5 @@
 /* test-events.c: the older logger's names map onto the canonical ones, and schemas are told apart.
- * FORMAT.md's mapping table, pinned down name by name. */
+ * the format's mapping of older names (docs/input.md), pinned down name by name. */
 #include "rolltrace/rt-events.h"
 
 #include <string.h>

@@ -1,4 +1,4 @@
-/* rt-synth --faults: every kind of damage FORMAT.md lists, each placed in one file chosen from
+/* rt-synth --faults: every kind of damage docs/input.md lists, each placed in one file chosen from
  * the seed, and the notes that say where it went. */
 #include "synth.h"
 
@@ -61,7 +61,7 @@ insert_lines (Rng *r, Synth *sy, const char *text, const char *what)
   g_ptr_array_add (sy->fault_notes, g_strdup_printf ("%s in %s", what, label));
 }
 
-/* Every kind of damage FORMAT.md mentions, each in one place chosen from the seed, so a few
+/* Every kind of damage docs/input.md mentions, each in one place chosen from the seed, so a few
  * lines out of many are bad and the statistics stay realistic. Returns the notes.txt to write
  * (OUT-relative path and text) through the out parameters. */
 void

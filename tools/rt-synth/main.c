@@ -249,9 +249,9 @@ static const char synth_description[] =
   "straggler and the others wait for it at the barrier; steps are 30-120 s of training apart.\n"
   "The same arguments give the same bytes, whatever the number of threads.\n"
   "\n"
-  "--faults damages the trace the ways FORMAT.md lists, a few lines in all: a truncated last\n"
-  "line in the newest step, an empty line, a Python traceback, the non-object lines [1, 2] and\n"
-  "42, NaN and Infinity literals in step_response_length_stats (v2), a worker file missing from\n"
+  "--faults damages the trace as real runs do (docs/input.md), a few lines in all: a truncated\n"
+  "last line in the newest step, an empty line, a Python traceback, the non-object lines [1, 2]\n"
+  "and 42, NaN and Infinity literals in step_response_length_stats (v2), a worker file missing from\n"
   "one step, an empty worker file with its content in a .bak and a notes.txt beside it, and a\n"
   "plots/ folder holding a jsonl copy. The summary on stderr says where each one went. Only\n"
   "training rollouts are damaged.\n"
@@ -312,7 +312,7 @@ main (int argc, char **argv)
     { "seed", 0, 0, G_OPTION_ARG_INT64, &o.seed, "Seed all randomness derives from (default 1)", "N" },
     { "schema", 0, 0, G_OPTION_ARG_STRING, &o.schema_name,
       "Logger generation: v2 newer, canonical names (default); v1 older names", "v1|v2" },
-    { "faults", 0, 0, G_OPTION_ARG_NONE, &o.faults, "Inject the damage FORMAT.md describes (see below)", NULL },
+    { "faults", 0, 0, G_OPTION_ARG_NONE, &o.faults, "Damage the trace as real runs do (see below)", NULL },
     { "first-step", 0, 0, G_OPTION_ARG_INT, &o.first_step, "Number of the first step folder, and of the first training step in the console log (default 1)", "K" },
     { "start", 0, 0, G_OPTION_ARG_STRING, &o.start,
       "Wall-clock start of the first training step (default 2025-06-10T09:00:00)", "TIME" },

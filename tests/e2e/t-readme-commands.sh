@@ -11,10 +11,9 @@ awk '/^\| command \| what it computes \| plots \|/ { on = 1; next }
 [ -s "$TMP/rows" ] && ok || fail "README.md has no table of analyzers (| command | what it computes | plots |)"
 
 # the first cell's command name, in order
-sed -E 's/^\| `(rt-[a-z-]+)[ `].*/\1/' "$TMP/rows" | tr '\n' ' ' | sed 's/ $//' >"$TMP/readme-names"
-echo "$ALL_ANALYZERS" | sed 's/ $//' >"$TMP/build-names"
-cmp -s "$TMP/readme-names" "$TMP/build-names" && ok \
-  || fail "README's table lists [$(cat "$TMP/readme-names")], the build [$(cat "$TMP/build-names")]: keep them one list"
+readme_names=$(sed -E 's/^\| `(rt-[a-z-]+)[ `].*/\1/' "$TMP/rows" | tr '\n' ' ')
+[ "${readme_names% }" = "${ALL_ANALYZERS% }" ] && ok \
+  || fail "README's table lists [${readme_names% }], the build [${ALL_ANALYZERS% }]: keep them one list"
 
 while IFS= read -r row; do
   cmd=$(sed -E 's/^\| `(rt-[a-z-]+)[ `].*/\1/' <<<"$row")

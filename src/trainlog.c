@@ -168,18 +168,11 @@ strip_ansi (const char *line, gsize len, GString *out)
     }
 }
 
-static int
-compare_steps (gconstpointer a, gconstpointer b)
-{
-  gint32 x = *(const gint32 *) a, y = *(const gint32 *) b;
-  return x < y ? -1 : x > y;
-}
-
 /* The steps, each once, in order. */
 static void
 settle_steps (RtTrainLog *log)
 {
-  g_array_sort (log->steps, compare_steps);
+  g_array_sort (log->steps, rt_compare_gint32);
   guint out = 0;
   for (guint i = 0; i < log->steps->len; i++)
     if (out == 0 || g_array_index (log->steps, gint32, i) != g_array_index (log->steps, gint32, out - 1))

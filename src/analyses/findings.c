@@ -210,25 +210,6 @@ rule_straggler (const RtTrace *t, GArray *selected, RtFindings *out)
 
 /* ---- trainer_mismatch ---- */
 
-static int
-compare_double (gconstpointer a, gconstpointer b)
-{
-  double x = *(const double *) a, y = *(const double *) b;
-  return x < y ? -1 : x > y;
-}
-
-/* The median of `values` (sorted in place; linear interpolation for an even count). */
-static double
-median_of (GArray *values)
-{
-  if (values->len == 0)
-    return NAN;
-  g_array_sort (values, compare_double);
-  guint n = values->len;
-  double *v = (double *) values->data;
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 static void
 rule_trainer_mismatch (const RtOverview *o, RtFindings *out)
 {
@@ -257,10 +238,11 @@ rule_trainer_mismatch (const RtOverview *o, RtFindings *out)
       evidence (f, "common_steps", 0);
       return;
     }
-  double median = median_of (rel);
+  double median = rt_median (rt_samples_data (rel), rel->len);
   if (!(median > RT_FINDING_TRAINER_MISMATCH))
     return;
-  double gen_median = median_of (gen), roll_median = median_of (roll);
+  double gen_median = rt_median (rt_samples_data (gen), gen->len);
+  double roll_median = rt_median (rt_samples_data (roll), roll->len);
   RtFinding *f = finding_add (out, "trainer_mismatch", "overview", g_strdup ("overview"),
                               "The trainer's generation time and the trace disagree by %.0f %%", PCT (median));
   finding_detail (f, "On the median of %u common steps timing_s/gen differs from the trace's rollout time "

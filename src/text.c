@@ -1,7 +1,6 @@
 /* text.c: text from the input crossing into gnuplot scripts, TSV tables and HTML, escaped in one place.
  * Whoever wrote the trace chose these strings; they are data wherever they go. */
 #include "rolltrace/rt-text.h"
-#include "rolltrace/rt-jsonw.h"
 
 #include <string.h>
 

@@ -2,6 +2,8 @@
  * Numbers are written in the shortest form that reads back to the same double; NAN is null. */
 #pragma once
 
+#include "rolltrace/rt-text.h"
+
 #include <glib.h>
 #include <string.h>
 
@@ -50,23 +52,6 @@ void rt_format_cdf_point (GString *out, double x, double fraction);
 /* Appends the decimal text of v, as "%" G_GINT64_FORMAT writes it, without printf: the trace
  * writer prints hundreds of millions of them. */
 void rt_format_int (GString *out, gint64 v);
-
-/* g_string_append_len for the writers' inner loops: GLib's goes through g_string_insert_len,
- * which costs more than the copy for the few bytes of a key or a number. */
-static inline void
-rt_string_put (GString *out, const char *s, gsize n)
-{
-  if (G_UNLIKELY (out->len + n >= out->allocated_len))
-    {
-      g_string_append_len (out, s, (gssize) n);
-      return;
-    }
-  memcpy (out->str + out->len, s, n);
-  out->len += n;
-  out->str[out->len] = '\0';
-}
-/* the same for a string literal, its length known at compile time */
-#define RT_STRING_PUT_LITERAL(out, literal) rt_string_put ((out), "" literal, sizeof (literal) - 1)
 
 /* Grows out's buffer to hold n more bytes and the NUL (rt_string_room's rare case, out of line). */
 void rt_string_grow (GString *out, gsize n);

@@ -3,8 +3,26 @@
 #pragma once
 
 #include <glib.h>
+#include <string.h>
 
 G_BEGIN_DECLS
+
+/* g_string_append_len for the writers' inner loops: GLib's goes through g_string_insert_len,
+ * which costs more than the copy for the few bytes of a key or a number. */
+static inline void
+rt_string_put (GString *out, const char *s, gsize n)
+{
+  if (G_UNLIKELY (out->len + n >= out->allocated_len))
+    {
+      g_string_append_len (out, s, (gssize) n);
+      return;
+    }
+  memcpy (out->str + out->len, s, n);
+  out->len += n;
+  out->str[out->len] = '\0';
+}
+/* the same for a string literal, its length known at compile time */
+#define RT_STRING_PUT_LITERAL(out, literal) rt_string_put ((out), "" literal, sizeof (literal) - 1)
 
 /* Appends `s` (`len` bytes, or up to its NUL when len < 0) as valid UTF-8: every byte
  * that does not start a valid sequence becomes U+FFFD. Returns TRUE when any was replaced. */

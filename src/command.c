@@ -165,13 +165,13 @@ parse_command_line (RtSession *s, const RtCommand *cmd, int argc, char **argv, G
       }
   int n = (int) g_strv_length (args) - 1;
   int min_args = cmd->min_args, max_args = cmd->max_args;
-  if (min_args == 0 && max_args == 0)
+  if (min_args == 0 && max_args == 0 && !(cmd->flags & RT_COMMAND_NO_ARGUMENTS))
     min_args = max_args = 1;
   if (n < min_args || n > max_args)
     {
       g_set_error (error, RT_ERROR, RT_ERROR_USAGE, "%s: expected %s",
                    n < min_args ? "missing argument" : "too many arguments",
-                   cmd->parameters);
+                   max_args > 0 ? cmd->parameters : "options only");
       return FALSE;
     }
   s->n_args = n;

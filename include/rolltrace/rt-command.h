@@ -25,6 +25,7 @@ typedef enum {
                                       * them), each loaded before run: EXP... */
   RT_COMMAND_LISTS_PROBLEMS = 1 << 3,/* the command lists the bad lines itself, so no note
                                       * about them is printed on stderr */
+  RT_COMMAND_NO_ARGUMENTS = 1 << 4, /* takes options only (rt-cache) */
   RT_COMMAND_ANALYZER = RT_COMMAND_LOADS_TRACE | RT_COMMAND_WRITES_PLOTS,
 } RtCommandFlags;
 

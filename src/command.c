@@ -314,7 +314,7 @@ rt_command_main (const RtCommand *cmd, int argc, char **argv)
   if (s.out_dir == NULL && (cmd->flags & RT_COMMAND_WRITES_PLOTS))
     s.out_dir = g_build_filename ("rt-out", s.subject, cmd->out_subdir, NULL);
 
-  if (loads)
+  if (loads && (cmd->before_load == NULL || cmd->before_load (&s, &error)))
     rt_session_load_experiments (&s, &error);
   if (error == NULL)
     status = cmd->run (&s, &error);

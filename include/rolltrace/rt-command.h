@@ -65,6 +65,10 @@ typedef struct {
                               * reads the requests and turns of that step of `t` only, so that
                               * a load from the cache takes no other (RtLoadOptions.
                               * requests_of_one_step); NULL: it may read every step's */
+  gboolean (*before_load) (RtSession *s, GError **error);
+                             /* run once the options are parsed, before the experiments are
+                              * loaded (rt-report --watch waits there for EXP to appear);
+                              * NULL: nothing */
 } RtCommand;
 
 /* One experiment of the command line, loaded (RT_COMMAND_LOADS_TRACE or _TRACES). */

@@ -119,9 +119,13 @@ fuzz-short: deps
 plots: build
 	@test -n "$(EXP)" || { echo "usage: make plots EXP=path/to/experiment [OUT=dir] [STEP=N]" >&2; exit 2; }
 	@test -d "$(EXP)" || { echo "make plots: $(EXP) is not a folder" >&2; exit 1; }
-	@gnuplot/write-plots.sh "$(BIN)" "$(EXP)" "$(OUT)" "$(FORMAT)" "$(STEP)" "$(TRAIN)"
-	@$(MAKE) -s --no-print-directory -C "$(OUT)" -f $(abspath gnuplot/render.mk) -j$(JOBS) FORMAT=$(FORMAT)
-	@echo "plots: $(OUT)/ ($$(ls "$(OUT)"/*.$(FORMAT) | wc -l) $(FORMAT) files)"
+	@list=$$(mktemp) && trap 'rm -f "$$list"' EXIT && \
+	ROLLTRACE_SCRIPTS_LIST="$$list" gnuplot/write-plots.sh "$(BIN)" "$(EXP)" "$(OUT)" "$(FORMAT)" "$(STEP)" "$(TRAIN)" && \
+	scripts=$$(sed -n 's/^[a-z]* //p' "$$list" | grep -vx 'rolltrace-style.gp' | sort -u | tr '\n' ' ') && \
+	sed -n 's|^edited \(.*\)|make plots: $(OUT)/\1 was edited since rolltrace wrote it: kept (remove it to get rolltrace'"'"'s)|p' "$$list" | sort -u && \
+	$(MAKE) -s --no-print-directory -C "$(OUT)" -f $(abspath gnuplot/render.mk) -j$(JOBS) FORMAT=$(FORMAT) SCRIPTS="$$scripts" && \
+	{ n=0; for gp in $$scripts; do [ ! -s "$(OUT)/$${gp%.gp}.$(FORMAT)" ] || n=$$((n + 1)); done; \
+	  echo "plots: $(OUT)/ ($$n $(FORMAT) files)"; }
 
 # rt-compare over several experiments, the first the reference; OUT defaults to
 # rt-out/compare-A+B (the folders' names). The plots render in parallel, as with `make plots`.

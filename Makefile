@@ -15,6 +15,9 @@ FORMAT    ?= png
 DEMO_DIR  ?= demo
 PREFIX    ?= /usr/local
 
+# Debian packages the build and the plots need: all `make demo` installs. python3 runs the
+# generator of the man pages at build time.
+DEMO_PACKAGES = build-essential cmake pkg-config libglib2.0-dev libsimdjson-dev libgsl-dev gnuplot-nox python3
 # Debian packages the build, the plots and the tests need.
 DEB_PACKAGES = build-essential cmake pkg-config libglib2.0-dev libsimdjson-dev gnuplot-nox python3 time \
                 clang libclang-rt-14-dev chromium \
@@ -22,7 +25,7 @@ DEB_PACKAGES = build-essential cmake pkg-config libglib2.0-dev libsimdjson-dev g
 
 BIN = $(abspath $(BUILD))
 
-.PHONY: all build deps demo test test-asan fuzz fuzz-build fuzz-short plots report compare bench bench-deps clean help install deb
+.PHONY: all build deps deps-demo demo test test-asan fuzz fuzz-build fuzz-short plots report compare bench bench-deps clean help install deb
 
 all: build
 
@@ -42,9 +45,12 @@ help:
 	@echo "make install [PREFIX=/usr/local]  the commands, man pages, completion, library and headers"
 	@echo "make deb        $(BUILD)/rolltrace_VERSION_ARCH.deb, for apt install ./$(BUILD)/rolltrace_*.deb"
 
-# Installs only the packages that are missing, so a machine that has them needs no root.
-deps:
-	@missing=""; for p in $(DEB_PACKAGES); do \
+# Installs only the packages that are missing, so a machine that has them needs no root:
+# `make deps` everything (the tests' too), `make deps-demo` what the build and the plots need.
+deps: PACKAGES = $(DEB_PACKAGES)
+deps-demo: PACKAGES = $(DEMO_PACKAGES)
+deps deps-demo:
+	@missing=""; for p in $(PACKAGES); do \
 	  dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then \
 	  echo "installing:$$missing"; \
@@ -68,7 +74,7 @@ else
 endif
 	@test -x $(BUILD)/rt-check
 
-demo: deps build
+demo: deps-demo build
 	@rm -rf $(DEMO_DIR)/rollout-demo
 	$(BUILD)/rt-synth $(DEMO_DIR)/rollout-demo --steps 12 --workers 8 --requests 64 --seed 7 --faults \
 	  --validation folders --test-freq 5 --console-log $(DEMO_DIR)/trainer.log
@@ -113,9 +119,13 @@ fuzz-short: deps
 plots: build
 	@test -n "$(EXP)" || { echo "usage: make plots EXP=path/to/experiment [OUT=dir] [STEP=N]" >&2; exit 2; }
 	@test -d "$(EXP)" || { echo "make plots: $(EXP) is not a folder" >&2; exit 1; }
-	@gnuplot/write-plots.sh "$(BIN)" "$(EXP)" "$(OUT)" "$(FORMAT)" "$(STEP)" "$(TRAIN)"
-	@$(MAKE) -s --no-print-directory -C "$(OUT)" -f $(abspath gnuplot/render.mk) -j$(JOBS) FORMAT=$(FORMAT)
-	@echo "plots: $(OUT)/ ($$(ls "$(OUT)"/*.$(FORMAT) | wc -l) $(FORMAT) files)"
+	@list=$$(mktemp) && trap 'rm -f "$$list"' EXIT && \
+	ROLLTRACE_SCRIPTS_LIST="$$list" gnuplot/write-plots.sh "$(BIN)" "$(EXP)" "$(OUT)" "$(FORMAT)" "$(STEP)" "$(TRAIN)" && \
+	scripts=$$(sed -n 's/^[a-z]* //p' "$$list" | grep -vx 'rolltrace-style.gp' | sort -u | tr '\n' ' ') && \
+	sed -n 's|^edited \(.*\)|make plots: $(OUT)/\1 was edited since rolltrace wrote it: kept (remove it to get rolltrace'"'"'s)|p' "$$list" | sort -u && \
+	$(MAKE) -s --no-print-directory -C "$(OUT)" -f $(abspath gnuplot/render.mk) -j$(JOBS) FORMAT=$(FORMAT) SCRIPTS="$$scripts" && \
+	{ n=0; for gp in $$scripts; do [ ! -s "$(OUT)/$${gp%.gp}.$(FORMAT)" ] || n=$$((n + 1)); done; \
+	  echo "plots: $(OUT)/ ($$n $(FORMAT) files)"; }
 
 # rt-compare over several experiments, the first the reference; OUT defaults to
 # rt-out/compare-A+B (the folders' names). The plots render in parallel, as with `make plots`.

@@ -4,8 +4,10 @@
 #include "rolltrace/rt-error.h"
 #include "rolltrace/rt-outfile.h"
 #include "rolltrace/rt-report.h"
+#include "rolltrace/rt-text.h"
 
 #include <signal.h>
+#include <stdio.h>
 #include <string.h>
 
 static char *opt_train, *opt_watch;
@@ -21,13 +23,14 @@ on_stop_signal (int sig)
   stop_signal = sig;
 }
 
-/* Waits `seconds`; FALSE when SIGINT or SIGTERM asked to stop meanwhile. While writing a page
- * the usual handlers stay (rt_cleanup_install): a signal then removes the temporaries and ends
- * the process, and the page of the round before stays whole. */
+/* Waits `seconds`; FALSE when SIGINT, SIGTERM or SIGHUP asked to stop meanwhile (a watch
+ * started with & in a script ignores SIGINT: kill PID, or the end of its terminal, stops it).
+ * While writing a page the usual handlers stay (rt_cleanup_install): a signal then removes the
+ * temporaries and ends the process, and the page of the round before stays whole. */
 static gboolean
 watch_wait (guint seconds)
 {
-  int sigs[] = { SIGINT, SIGTERM };
+  int sigs[] = { SIGINT, SIGTERM, SIGHUP };
   for (guint i = 0; i < G_N_ELEMENTS (sigs); i++)
     {
       struct sigaction old, sa = { .sa_handler = on_stop_signal };
@@ -40,6 +43,62 @@ watch_wait (guint seconds)
     g_usleep (50 * 1000);
   rt_cleanup_install ();
   return !stop_signal;
+}
+
+/* --watch as seconds, 0 without it. */
+static gboolean
+watch_seconds (RtSession *s, gint64 *watch, GError **error)
+{
+  *watch = 0;
+  if (opt_watch != NULL && !rt_parse_int_option ("--watch", opt_watch, 1, 86400, watch, error))
+    return FALSE;
+  if (*watch > 0 && s->json)
+    {
+      g_set_error (error, RT_ERROR, RT_ERROR_USAGE, "--watch keeps writing pages: no --json with it");
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* EXP holds a step_N folder: the job has begun writing its trace. */
+static gboolean
+has_step_folder (const char *exp)
+{
+  g_autoptr (GDir) d = g_dir_open (exp, 0, NULL);
+  const char *name;
+  while (d != NULL && (name = g_dir_read_name (d)) != NULL)
+    if (g_str_has_prefix (name, "step_") && name[5] != '\0'
+        && strspn (name + 5, "0123456789") == strlen (name + 5))
+      {
+        g_autofree char *path = g_build_filename (exp, name, NULL);
+        if (g_file_test (path, G_FILE_TEST_IS_DIR))
+          return TRUE;
+      }
+  return FALSE;
+}
+
+/* A watch is started when the job is launched, often before the job has made its folder:
+ * it waits for EXP to hold a step_N folder (one line says so), then goes on as always.
+ * A signal meanwhile ends it, nothing written. */
+static gboolean
+wait_for_experiment (RtSession *s, GError **error)
+{
+  gint64 watch;
+  if (!watch_seconds (s, &watch, error))
+    return FALSE;
+  const char *exp = s->args[0];
+  if (watch == 0 || g_file_test (exp, G_FILE_TEST_EXISTS))
+    return TRUE;
+  if (!s->quiet)
+    {
+      g_autoptr (GString) shown = g_string_new (NULL);
+      rt_tsv_append_text (shown, exp);
+      g_print ("rt-report: waiting for %s to appear (the job has not begun it yet)\n", shown->str);
+      fflush (stdout);
+    }
+  while (!g_file_test (exp, G_FILE_TEST_IS_DIR) || !has_step_folder (exp))
+    g_usleep (G_USEC_PER_SEC / 4);
+  return TRUE;
 }
 
 static void
@@ -70,14 +129,9 @@ read_train (RtTrainLog **log, GError **error)
 static int
 run (RtSession *s, GError **error)
 {
-  gint64 watch = 0;
-  if (opt_watch != NULL && !rt_parse_int_option ("--watch", opt_watch, 1, 86400, &watch, error))
+  gint64 watch;
+  if (!watch_seconds (s, &watch, error))
     return 0;
-  if (watch > 0 && s->json)
-    {
-      g_set_error (error, RT_ERROR, RT_ERROR_USAGE, "--watch keeps writing pages: no --json with it");
-      return 0;
-    }
   /* the plots are inlined in the page: always SVG */
   g_free (s->format);
   s->format = g_strdup ("svg");
@@ -136,7 +190,8 @@ main (int argc, char **argv)
       "Another experiment to compare with (repeat for several)", "EXP2" },
     { "watch", 'w', 0, G_OPTION_ARG_STRING, &opt_watch,
       "Keep running: every SECONDS reload the experiment and rewrite the page, which reloads itself; "
-      "Ctrl-C or SIGTERM ends it with the last page complete", "SECONDS" },
+      "waits first for an EXP that does not exist yet; Ctrl-C, kill PID (SIGTERM) or SIGHUP ends it "
+      "with the last page complete (started with & from a script it ignores Ctrl-C: kill PID)", "SECONDS" },
     G_OPTION_ENTRY_NULL
   };
   static GString *description;
@@ -186,6 +241,7 @@ main (int argc, char **argv)
     .flags = RT_COMMAND_ANALYZER,
     .experiment_option = &opt_compare,
     .out_subdir = "report",
+    .before_load = wait_for_experiment,
   };
   cmd.description = description->str;
   return rt_command_main (&cmd, argc, argv);

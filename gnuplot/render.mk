@@ -1,7 +1,8 @@
 # render.mk: renders every gnuplot script of an output folder, run there by `make plots`.
 # A plot is redrawn only when its script, its data or the shared style is newer than it.
 FORMAT ?= png
-SCRIPTS := $(wildcard *.gp)
+# `make plots` gives the scripts its run wrote (stale ones of earlier runs are not redrawn)
+SCRIPTS ?= $(wildcard *.gp)
 PLOTS := $(patsubst %.gp,%.$(FORMAT),$(filter-out rolltrace-style.gp,$(SCRIPTS)))
 
 all: $(PLOTS)

@@ -158,6 +158,10 @@ gboolean rt_cache_turn_sums_ok (RtCacheMap *map);
 gboolean rt_cache_rows_ok (const RtEvent *rows, guint32 n, guint64 checksum, guint n_names,
                            guint32 n_requests);
 
+/* The experiment (its canonical path) the cache file at `path` was written for, or NULL
+ * when it is not a cache this rolltrace can read (another version, damaged, not one). */
+char *rt_cache_file_experiment (const char *path);
+
 /* Removes the cache file at `path` if it is still the one `map` was opened from. */
 void rt_cache_discard (RtCacheMap *map, const char *path);
 

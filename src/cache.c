@@ -1,5 +1,6 @@
 /* cache.c: the binary cache of an experiment's tables, so that later analyzers skip the JSON.
  * Never trusted blindly: version, byte order, size, bounds and checksums are checked first. */
+#define _GNU_SOURCE   /* O_NOATIME */
 #include "cache-private.h"
 #include "memory-private.h"
 #include "rolltrace/rt-error.h"
@@ -7,6 +8,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <glib/gstdio.h>
 #include <stdint.h>
 #include <string.h>
@@ -510,6 +512,10 @@ rt_cache_open (const char *path, const char *exp_canonical, RtEventRegistry *reg
   m->ino = st.st_ino;
   if (!header_ok (&m->h, m->size, why))
     goto reject;
+  /* its last use, for `rolltrace cache` and the size limit (oldest used goes first): set
+   * here, as no mount's atime policy (relatime, noatime) would; a cache of another user's,
+   * which we may not touch, keeps its own */
+  futimens (fd, (const struct timespec[2]) { { .tv_nsec = UTIME_NOW }, { .tv_nsec = UTIME_OMIT } });
 
   /* Mapped, not read: pages of the page cache cost no copy, and a part no command
    * asks for is never touched. Private and read-only: what the checks saw stays. */
@@ -894,6 +900,32 @@ rt_cache_discard (RtCacheMap *map, const char *path)
   struct stat st;
   if (map != NULL && stat (path, &st) == 0 && st.st_dev == map->dev && st.st_ino == map->ino)
     g_unlink (path);
+}
+
+char *
+rt_cache_file_experiment (const char *path)
+{
+  /* looked at, not used: its time of last use stays (O_NOATIME is for the owner alone) */
+  int fd = open (path, O_RDONLY | O_CLOEXEC | O_NOATIME);
+  if (fd < 0 && errno == EPERM)
+    fd = open (path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return NULL;
+  CacheHeader h;
+  struct stat st;
+  const char *why;
+  char *experiment = NULL;
+  if (fstat (fd, &st) == 0 && (gsize) st.st_size >= sizeof h && read_at (fd, &h, sizeof h, 0)
+      && header_ok (&h, (gsize) st.st_size, &why) && h.experiment < h.strings_size)
+    {
+      /* a path, NUL-terminated inside the strings */
+      gsize n = (gsize) MIN (h.strings_size - h.experiment, (guint64) PATH_MAX + 1);
+      g_autofree char *text = g_malloc (n);
+      if (read_at (fd, text, n, h.strings_at + h.experiment) && memchr (text, '\0', n) != NULL)
+        experiment = g_strdup (text);
+    }
+  close (fd);
+  return experiment;
 }
 
 /* ---- writing ------------------------------------------------------------------ */

@@ -325,6 +325,72 @@ rt_session_plot (RtSession *s, const char *template_name, const char *name,
 /* RtSession.scripts, taken by one thread at a time (a command may write plots side by side). */
 G_LOCK_DEFINE_STATIC (scripts);
 
+/* A script, or the style, ends with this line and the SHA-256 of the lines above it: while
+ * they match, the file is as rolltrace wrote it and is written anew; once they do not, someone
+ * edited it, and it is kept (rolltrace's own restyling would undo a user's, run after run). */
+#define UNEDITED_MARK "# rolltrace wrote the lines above, sha256 "
+#define UNEDITED_TAIL " (edit them and rolltrace keeps this file)\n"
+
+/* The file `name` of the output folder was written by rolltrace and edited since. */
+static gboolean
+script_edited (RtSession *s, const char *name)
+{
+  g_autofree char *path = rt_session_out_path (s, name);
+  g_autofree char *text = NULL;
+  gsize len;
+  if (!g_file_get_contents (path, &text, &len, NULL))
+    return FALSE;
+  const char *mark = g_strrstr (text, "\n" UNEDITED_MARK);
+  if (mark == NULL)
+    return FALSE;   /* no mark: not one of ours, or an older rolltrace's: written anew */
+  mark++;
+  const char *hex = mark + strlen (UNEDITED_MARK);
+  g_autofree char *sum = g_compute_checksum_for_data (G_CHECKSUM_SHA256, (const guchar *) text,
+                                                      (gsize) (mark - text));
+  return strlen (hex) < 64 || strncmp (hex, sum, 64) != 0 || strcmp (hex + 64, UNEDITED_TAIL) != 0;
+}
+
+/* `make plots` (gnuplot/write-plots.sh) names a file in this variable: every script a command
+ * writes is appended to it as "written NAME.gp", or "edited NAME.gp" when the one there was
+ * kept, so that it renders and counts this run's plots only, and names the scripts kept. */
+#define SCRIPTS_LIST_ENV "ROLLTRACE_SCRIPTS_LIST"
+
+static void
+list_script (const char *state, const char *name)
+{
+  const char *list = g_getenv (SCRIPTS_LIST_ENV);
+  if (list == NULL || list[0] == '\0')
+    return;
+  g_autofree char *line = g_strdup_printf ("%s %s\n", state, name);
+  int fd = open (list, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0666);
+  if (fd < 0)
+    return;
+  /* one write of a short line with O_APPEND: lines of commands run at once never mix */
+  if (write (fd, line, strlen (line)) < 0)
+    g_printerr ("rolltrace: note: cannot add to %s: %s\n", list, g_strerror (errno));
+  close (fd);
+}
+
+/* Writes a gnuplot script (or the style) with its mark, unless the one there was edited. */
+static gboolean
+write_script (RtSession *s, const char *name, GString *text, GError **error)
+{
+  if (script_edited (s, name))
+    {
+      if (!s->quiet)
+        g_printerr ("%s: note: %s/%s was edited: kept as it is (remove it to get rolltrace's again)\n",
+                    s->command->name, s->out_dir, name);
+      list_script ("edited", name);
+      return TRUE;
+    }
+  g_autofree char *sum = g_compute_checksum_for_data (G_CHECKSUM_SHA256, (const guchar *) text->str, text->len);
+  g_string_append_printf (text, UNEDITED_MARK "%s" UNEDITED_TAIL, sum);
+  if (!rt_session_write (s, name, text, error))
+    return FALSE;
+  list_script ("written", name);
+  return TRUE;
+}
+
 /* The style every script loads, written with the first script. */
 static gboolean
 begin_scripts (RtSession *s, GError **error)
@@ -337,7 +403,7 @@ begin_scripts (RtSession *s, GError **error)
       g_autoptr (GString) text = style ? g_string_new_len (g_bytes_get_data (style, NULL),
                                                            (gssize) g_bytes_get_size (style))
                                        : NULL;
-      ok = text != NULL && rt_session_write (s, STYLE_FILE, text, error);
+      ok = text != NULL && write_script (s, STYLE_FILE, text, error);
       if (ok)
         s->scripts = g_ptr_array_new_with_free_func (g_free);
     }
@@ -384,7 +450,7 @@ rt_session_plot_data (RtSession *s, const char *template_name, const char *name,
     return FALSE;
   g_string_append (script, body->str);
   g_autofree char *script_name = g_strdup_printf ("%s.gp", name);
-  if (!rt_session_write (s, script_name, script, error))
+  if (!write_script (s, script_name, script, error))
     return FALSE;
   G_LOCK (scripts);
   g_ptr_array_add (s->scripts, g_steal_pointer (&script_name));

@@ -165,13 +165,13 @@ parse_command_line (RtSession *s, const RtCommand *cmd, int argc, char **argv, G
       }
   int n = (int) g_strv_length (args) - 1;
   int min_args = cmd->min_args, max_args = cmd->max_args;
-  if (min_args == 0 && max_args == 0)
+  if (min_args == 0 && max_args == 0 && !(cmd->flags & RT_COMMAND_NO_ARGUMENTS))
     min_args = max_args = 1;
   if (n < min_args || n > max_args)
     {
       g_set_error (error, RT_ERROR, RT_ERROR_USAGE, "%s: expected %s",
                    n < min_args ? "missing argument" : "too many arguments",
-                   cmd->parameters);
+                   max_args > 0 ? cmd->parameters : "options only");
       return FALSE;
     }
   s->n_args = n;
@@ -314,7 +314,7 @@ rt_command_main (const RtCommand *cmd, int argc, char **argv)
   if (s.out_dir == NULL && (cmd->flags & RT_COMMAND_WRITES_PLOTS))
     s.out_dir = g_build_filename ("rt-out", s.subject, cmd->out_subdir, NULL);
 
-  if (loads)
+  if (loads && (cmd->before_load == NULL || cmd->before_load (&s, &error)))
     rt_session_load_experiments (&s, &error);
   if (error == NULL)
     status = cmd->run (&s, &error);

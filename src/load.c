@@ -2,6 +2,7 @@
  * Each file comes from the cache, from the cache and its new lines, or is read whole (parse.c). */
 #include "load-private.h"
 #include "tasks-private.h"
+#include "rolltrace/rt-cache-dir.h"
 #include "rolltrace/rt-error.h"
 #include "rolltrace/rt-outfile.h"
 #include "rolltrace/rt-stats.h"
@@ -1557,6 +1558,10 @@ update_cache (RtTrace *trace, RtCacheMap *cache)
       return;
     }
   st->cache_written = TRUE;
+  /* one cache per experiment, never removed by its own loads: the folder is kept within its
+   * limit here, the caches used longest ago going first */
+  g_autofree char *dir = g_path_get_dirname (trace->priv->cache_path);
+  rt_cache_dir_enforce_limit (dir, trace->priv->cache_path);
 }
 
 static void

@@ -25,6 +25,7 @@ typedef enum {
                                       * them), each loaded before run: EXP... */
   RT_COMMAND_LISTS_PROBLEMS = 1 << 3,/* the command lists the bad lines itself, so no note
                                       * about them is printed on stderr */
+  RT_COMMAND_NO_ARGUMENTS = 1 << 4, /* takes options only (rt-cache) */
   RT_COMMAND_ANALYZER = RT_COMMAND_LOADS_TRACE | RT_COMMAND_WRITES_PLOTS,
 } RtCommandFlags;
 
@@ -64,6 +65,10 @@ typedef struct {
                               * reads the requests and turns of that step of `t` only, so that
                               * a load from the cache takes no other (RtLoadOptions.
                               * requests_of_one_step); NULL: it may read every step's */
+  gboolean (*before_load) (RtSession *s, GError **error);
+                             /* run once the options are parsed, before the experiments are
+                              * loaded (rt-report --watch waits there for EXP to appear);
+                              * NULL: nothing */
 } RtCommand;
 
 /* One experiment of the command line, loaded (RT_COMMAND_LOADS_TRACE or _TRACES). */

@@ -263,6 +263,8 @@ analyzer_queries () {
 expect_covered () {
   local what=$1 a; shift
   for a in $ALL_ANALYZERS; do
+    # a command that takes no argument (rt-cache: the cache folder) reads no trace, draws no plot
+    case " $(listed NONE) " in *" $a "*) continue ;; esac
     case " $* " in *" $a "*) ok ;; *) fail "$what: nothing here for $a, which the build lists" ;; esac
   done
 }

@@ -21,7 +21,7 @@ DEMO_PACKAGES = build-essential cmake pkg-config libglib2.0-dev libsimdjson-dev 
 # Debian packages the build, the plots and the tests need.
 DEB_PACKAGES = build-essential cmake pkg-config libglib2.0-dev libsimdjson-dev gnuplot-nox python3 time \
                 clang libclang-rt-14-dev chromium \
-                libgsl-dev python3-scipy man-db dpkg-dev bash-completion valgrind
+                libgsl-dev python3-scipy python3-pandas man-db dpkg-dev bash-completion valgrind
 
 BIN = $(abspath $(BUILD))
 

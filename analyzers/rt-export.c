@@ -11,6 +11,7 @@
 #include <string.h>
 
 static char *opt_table;
+static char *opt_schema;
 
 /* Where the CSV goes, as -o/--out (shared with the analyzers) reads: "-" is stdout; a name
  * ending in .csv or .gz (any case) is the file itself; any other is a folder that gets TABLE.csv
@@ -62,6 +63,50 @@ write_json (RtSession *s, const char *path, const RtTable *columns, guint64 rows
   rt_jw_end_object (w);
 }
 
+/* With --schema the experiment is not read: the columns and their types are the table's own. */
+static gboolean
+schema_only (void)
+{
+  return opt_schema != NULL;
+}
+
+/* --schema: how DuckDB or pandas reads the CSV with its columns' types, the file named as the
+ * export with the same options would name it ('TABLE.csv' without EXP or -o; stdin for -o -). */
+static int
+print_schema (RtSession *s, RtExportTable which, const char *table_name, GError **error)
+{
+  int schema = rt_csv_schema_find (opt_schema);
+  if (schema < 0)
+    {
+      g_set_error (error, RT_ERROR, RT_ERROR_USAGE, "--schema: '%s' is not duckdb or pandas", opt_schema);
+      return 2;
+    }
+  g_autofree char *path = s->out_dir != NULL ? csv_path (s, table_name) : g_strdup_printf ("%s.csv", table_name);
+  g_autoptr (RtTable) columns = rt_export_table_new (which);
+  if (s->json)
+    {
+      RtJsonWriter *w = rt_session_json (s);
+      rt_jw_begin_object (w);
+      rt_jw_member_string (w, "table", table_name);
+      rt_jw_member_string (w, "schema", opt_schema);
+      rt_jw_key (w, "types");
+      rt_jw_begin_object (w);
+      for (guint k = 0; k < rt_table_n_columns (columns); k++)
+        {
+          const RtColumn *c = rt_table_column (columns, k);
+          if (rt_column_in_tsv (c))
+            rt_jw_member_string (w, rt_column_tsv_name (c), rt_csv_schema_type (schema, c->type));
+        }
+      rt_jw_end_object (w);
+      rt_jw_end_object (w);
+      return 0;
+    }
+  g_autoptr (GString) text = g_string_new (NULL);
+  rt_table_csv_schema (columns, schema, strcmp (path, "-") == 0 ? "/dev/stdin" : path, text);
+  fputs (text->str, stdout);
+  return 0;
+}
+
 static int
 run (RtSession *s, GError **error)
 {
@@ -73,6 +118,8 @@ run (RtSession *s, GError **error)
                    name);
       return 2;
     }
+  if (opt_schema != NULL)
+    return print_schema (s, which, name, error);
   g_autofree char *path = csv_path (s, name);
   gboolean to_stdout = strcmp (path, "-") == 0;
   if (to_stdout && s->json)
@@ -119,6 +166,9 @@ main (int argc, char **argv)
   static const GOptionEntry entries[] = {
     { "table", 't', 0, G_OPTION_ARG_STRING, &opt_table,
       "The table to export: requests (default), turns, events, steps or workers", "NAME" },
+    { "schema", 0, 0, G_OPTION_ARG_STRING, &opt_schema,
+      "Print the table's column types for DuckDB (a read_csv expression) or pandas (a dtype dict) "
+      "instead of exporting (EXP may be left out)", "duckdb|pandas" },
     G_OPTION_ENTRY_NULL
   };
   static const RtTableSpec *const tables[] = {
@@ -147,10 +197,21 @@ main (int argc, char **argv)
                    "or LF, or is empty, so no text can break a row. The file is written as a stream (memory\n"
                    "holds a few MB of it) under a temporary name renamed when complete; a name ending\n"
                    "in .gz is gzip-compressed. Never inside EXP.\n\n"
+                   "--schema duckdb|pandas prints the table's column types instead, reading no experiment\n"
+                   "(EXP may be left out), for a reader that would otherwise guess them from the rows (a\n"
+                   "column empty in every row as text, whole numbers with an empty field as floats):\n"
+                   "duckdb, a read_csv('FILE', ..., columns = {...}) expression to use as the query's table\n"
+                   "(BIGINT, DOUBLE, VARCHAR, BOOLEAN; FILE as the export names it: -o, which may be a glob,\n"
+                   "else rt-out/EXPNAME/TABLE.csv, or TABLE.csv without EXP); pandas, the dtype of\n"
+                   "pd.read_csv as a JSON object (Int64, the nullable whole numbers, float64, string,\n"
+                   "boolean). docs/export.md has the queries.\n\n"
                    "JSON (--json): {\"file\", \"table\", \"rows\", \"bytes\" (the file's size), \"columns\"\n"
-                   "(their names)}. Exit status 1 when the table has no row in the selected steps (the\n"
-                   "file holds the header only), 2 for a usage error.\n\n"
+                   "(their names)}; with --schema {\"table\", \"schema\", \"types\" (column: type)}. Exit\n"
+                   "status 1 when the table has no row in the selected steps (the file holds the header\n"
+                   "only), 2 for a usage error.\n\n"
                    "Examples:\n  rt-export logs/exp --steps 1-100 -o exp-1-100.csv.gz\n"
+                   "  duckdb -c \"SELECT step, max(duration_s) FROM $(rt-export --schema duckdb -o 'exp-*.csv.gz')\n"
+                   "              GROUP BY step\"\n"
                    "  rt-export logs/exp --table events -o - | duckdb -c \"SELECT event, count(*) FROM "
                    "read_csv('/dev/stdin') GROUP BY 1\"",
     .entries = entries,
@@ -159,6 +220,7 @@ main (int argc, char **argv)
                       "over the lines of that event), by column:",
     .run = run,
     .flags = RT_COMMAND_ANALYZER,
+    .experiment_unread = schema_only,
   };
   return rt_command_main (&cmd, argc, argv);
 }

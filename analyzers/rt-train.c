@@ -153,6 +153,22 @@ write_json (RtSession *s, const RtTrainLog *log, const RtTrain *tr)
   rt_jw_member_int (w, "lines", (gint64) log->lines);
   rt_jw_member_int (w, "long_lines", (gint64) log->long_lines);
   rt_jw_member_int (w, "dropped_values", (gint64) log->dropped_values);
+  rt_jw_member_int (w, "joined_lines", (gint64) log->joined_lines);
+  rt_jw_member_int (w, "cut_lines", (gint64) log->cut_lines);
+  rt_jw_key (w, "cuts");
+  rt_jw_begin_array (w);
+  for (guint i = 0; i < log->cuts->len; i++)
+    {
+      const RtTrainCut *c = &g_array_index (log->cuts, RtTrainCut, i);
+      rt_jw_begin_object (w);
+      rt_jw_member_int (w, "line", (gint64) c->line);
+      rt_jw_member_int (w, "step", c->step);
+      rt_jw_member_string (w, "text", c->text);
+      rt_jw_key (w, "kept");
+      rt_jw_bool (w, c->kept);
+      rt_jw_end_object (w);
+    }
+  rt_jw_end_array (w);
   rt_jw_key (w, "metrics");
   rt_jw_begin_object (w);
   for (guint k = 0; k < tr->metrics->len; k++)
@@ -171,6 +187,10 @@ print_summary (RtSession *s, const RtTrainLog *log, const RtTrain *tr)
                     G_GUINT64_FORMAT " lines\n", log->steps->len, g_array_index (log->steps, gint32, 0),
                     g_array_index (log->steps, gint32, log->steps->len - 1), tr->metrics->len,
                     log->metric_lines, log->lines);
+  if (log->joined_lines > 0)
+    rt_session_print (s, "%" G_GUINT64_FORMAT " wrapped line%s joined to the step line above, %" G_GUINT64_FORMAT
+                      " of them across a cut name or value (see the note)\n", log->joined_lines,
+                      log->joined_lines == 1 ? "" : "s", log->cut_lines);
   rt_session_print (s, "%-44s %5s %11s %11s %11s %11s %11s %11s %11s\n", "metric", "count", "mean", "std",
                     "min", "median", "p95", "max", "last-window");
   for (guint k = 0; k < tr->metrics->len; k++)
@@ -200,6 +220,9 @@ run (RtSession *s, GError **error)
   if (log->dropped_values > 0 && !s->quiet)
     g_printerr ("rt-train: note: %" G_GUINT64_FORMAT " value%s of metrics past the first %u names "
                 "not kept\n", log->dropped_values, log->dropped_values == 1 ? "" : "s", RT_TRAIN_MAX_METRICS);
+  g_autofree char *joins = rt_train_log_describe_joins (log);
+  if (joins != NULL && !s->quiet)
+    g_printerr ("rt-train: note: %s\n", joins);
   g_autoptr (RtTrain) tr = rt_train_analyse (log, (guint) window, (const char *const *) opt_metrics);
   write_json (s, log, tr);
   if (log->steps->len == 0)
@@ -244,8 +267,14 @@ main (int argc, char **argv)
                    "value of, is skipped. In metric_NAME, every byte of the name but letters, digits, '-'\n"
                    "and '_' is '_', the name is cut to 100 bytes, and _2, _3... follow it when another\n"
                    "metric's name gives the same file.\n"
-                   "JSON (--json): {\"steps\", \"lines\", \"long_lines\", \"metrics\": {name: {\"count\", \"mean\",\n"
-                   "\"std\", \"min\", \"median\", \"p95\", \"max\", \"window_mean\"}}} (non-finite values left out).\n"
+                   "JSON (--json): {\"steps\", \"lines\", \"long_lines\", \"dropped_values\", \"joined_lines\",\n"
+                   "\"cut_lines\", \"cuts\": [{\"line\", \"step\", \"text\", \"kept\"}], \"metrics\": {name: {\"count\",\n"
+                   "\"mean\", \"std\", \"min\", \"median\", \"p95\", \"max\", \"window_mean\"}}} (non-finite values left out).\n"
+                   "A line copied from a terminal or a web page may come broken in two: a line that only\n"
+                   "continues the step line above it (' - name:value' pairs, no 'step:') is joined to it\n"
+                   "(joined_lines). Where the break cut a name or a value ('timing_s/ge' then 'n:12.5'), the\n"
+                   "pieces are joined as they stand, counted in cut_lines and named in a note and in cuts\n"
+                   "(the continuing line, the step, the item as joined, kept: whether it read as a value).\n"
                    "A line longer than " RT_LINE_MAX_TEXT " is skipped unread and counted in long_lines; past\n"
                    G_STRINGIFY (RT_TRAIN_MAX_METRICS) " distinct metric names, the values of new names are counted in dropped_values.\n\n"
                    "Examples:\n  rt-train logs/train.log\n  rt-train logs/train.log --metric 'critic/score/*' --window 20",

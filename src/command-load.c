@@ -36,12 +36,13 @@ rt_experiment_labels (const char *const *names, guint n)
   return labels;
 }
 
-/* The experiments are the first argument (RT_COMMAND_LOADS_TRACE) or every one
- * (RT_COMMAND_LOADS_TRACES), then the values of the command's experiment option. */
+/* The experiments are the first argument (RT_COMMAND_LOADS_TRACE; none when it may be left
+ * out, RtCommand.experiment_unread) or every one (RT_COMMAND_LOADS_TRACES), then the values
+ * of the command's experiment option. */
 static guint
 n_argument_experiments (const RtSession *s)
 {
-  return (s->command->flags & RT_COMMAND_LOADS_TRACES) ? (guint) s->n_args : 1;
+  return (s->command->flags & RT_COMMAND_LOADS_TRACES) ? (guint) s->n_args : (guint) MIN (s->n_args, 1);
 }
 
 static const char *const no_experiments[] = { NULL };

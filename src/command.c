@@ -167,6 +167,8 @@ parse_command_line (RtSession *s, const RtCommand *cmd, int argc, char **argv, G
   int min_args = cmd->min_args, max_args = cmd->max_args;
   if (min_args == 0 && max_args == 0 && !(cmd->flags & RT_COMMAND_NO_ARGUMENTS))
     min_args = max_args = 1;
+  if (cmd->experiment_unread != NULL && cmd->experiment_unread ())
+    min_args = 0;
   if (n < min_args || n > max_args)
     {
       g_set_error (error, RT_ERROR, RT_ERROR_USAGE, "%s: expected %s",
@@ -311,10 +313,12 @@ rt_command_main (const RtCommand *cmd, int argc, char **argv)
     }
   else
     s.subject = g_strdup ("plots");
-  if (s.out_dir == NULL && (cmd->flags & RT_COMMAND_WRITES_PLOTS))
+  /* no experiment (rt-export --schema alone), no default folder named after one */
+  if (s.out_dir == NULL && (cmd->flags & RT_COMMAND_WRITES_PLOTS) && *s.subject != '\0')
     s.out_dir = g_build_filename ("rt-out", s.subject, cmd->out_subdir, NULL);
 
-  if (loads && (cmd->before_load == NULL || cmd->before_load (&s, &error)))
+  if (loads && !(cmd->experiment_unread != NULL && cmd->experiment_unread ())
+      && (cmd->before_load == NULL || cmd->before_load (&s, &error)))
     rt_session_load_experiments (&s, &error);
   if (error == NULL)
     status = cmd->run (&s, &error);

@@ -260,10 +260,16 @@ rt_table_get_table (const RtTable *t, guint row, guint column)
 
 /* ---- formats ---- */
 
-static gboolean
-in_tsv (const RtColumn *c)
+gboolean
+rt_column_in_tsv (const RtColumn *c)
 {
   return !(c->flags & RT_COLUMN_JSON_ONLY) && c->type != RT_COLUMN_TABLE;
+}
+
+const char *
+rt_column_tsv_name (const RtColumn *c)
+{
+  return c->tsv_name != NULL ? c->tsv_name : c->name;
 }
 
 /* The texts of the last few numbers written: a plot's rows repeat their numbers (where
@@ -379,12 +385,12 @@ delimited_line (GString *out, const RtTable *t, int row, const LineFormat *forma
   for (guint k = 0; k < n_columns; k++)
     {
       const RtColumn *c = &columns[k];
-      if (!in_tsv (c))
+      if (!rt_column_in_tsv (c))
         continue;
       if (!first)
         g_string_append_c (out, format->separator);
       if (row < 0)
-        format->text (out, c->tsv_name ? c->tsv_name : c->name);
+        format->text (out, rt_column_tsv_name (c));
       else
         format->cell (out, c, &cells[k], memo);
       first = FALSE;
@@ -424,7 +430,7 @@ rt_table_tsv_append (const RtTable *t, GString *out, gboolean header)
   g_autofree guint *tsv_columns = g_new (guint, MAX (n_columns, 1u));
   g_autofree TextMemo *texts = g_new0 (TextMemo, MAX (n_columns, 1u));
   for (guint k = 0; k < n_columns; k++)
-    if (in_tsv (&columns[k]))
+    if (rt_column_in_tsv (&columns[k]))
       tsv_columns[n_tsv++] = k;
   guint n_rows = rt_table_n_rows (t);
   for (guint r = 0; r < n_rows; r++)
@@ -507,7 +513,7 @@ rt_tsv_writer_new (const RtTable *table, GString *out, gboolean header)
   gboolean first = TRUE;
   for (guint k = 0; k < w->n_columns; k++)
     {
-      gboolean tsv = in_tsv (&w->columns[k]);
+      gboolean tsv = rt_column_in_tsv (&w->columns[k]);
       w->types[k] = tsv ? (guint8) w->columns[k].type : LEFT_OUT;
       w->separated[k] = tsv && !first;
       first = first && !tsv;

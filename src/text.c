@@ -1,4 +1,4 @@
-/* text.c: text from the input crossing into gnuplot scripts, TSV tables and HTML, escaped in one place.
+/* text.c: text from the input crossing into gnuplot scripts, SQL, TSV tables and HTML, escaped in one place.
  * Whoever wrote the trace chose these strings; they are data wherever they go. */
 #include "rolltrace/rt-text.h"
 
@@ -85,6 +85,21 @@ rt_gnuplot_quote (const char *s)
     }
   g_string_append_c (q, '\'');
   return g_string_free (q, FALSE);
+}
+
+void
+rt_sql_append_literal (GString *out, const char *s)
+{
+  g_autoptr (GString) text = g_string_new (NULL);
+  rt_utf8_append (text, s ? s : "", -1);
+  g_string_append_c (out, '\'');
+  for (gsize i = 0; i < text->len; i++)
+    {
+      if (text->str[i] == '\'')
+        g_string_append_c (out, '\'');
+      g_string_append_c (out, text->str[i]);
+    }
+  g_string_append_c (out, '\'');
 }
 
 void

@@ -3,6 +3,7 @@
 #define _GNU_SOURCE   /* memmem: glibc's is many times faster than a naive search */
 #include "rolltrace/rt-trainlog.h"
 #include "rolltrace/rt-error.h"
+#include "rolltrace/rt-text.h"
 #include "rolltrace/rt-trace.h"
 
 #include <errno.h>
@@ -21,12 +22,21 @@ metric_free (gpointer data)
   g_free (m);
 }
 
+static void
+cut_clear (gpointer data)
+{
+  g_free (((RtTrainCut *) data)->text);
+}
+
 RtTrainLog *
 rt_train_log_new (void)
 {
   RtTrainLog *log = g_new0 (RtTrainLog, 1);
   log->metrics = g_hash_table_new_full (g_str_hash, g_str_equal, NULL, metric_free);
   log->steps = g_array_new (FALSE, FALSE, sizeof (gint32));
+  log->cuts = g_array_new (FALSE, FALSE, sizeof (RtTrainCut));
+  g_array_set_clear_func (log->cuts, cut_clear);
+  log->open_item = g_string_new (NULL);
   return log;
 }
 
@@ -37,6 +47,8 @@ rt_train_log_free (RtTrainLog *log)
     return;
   g_hash_table_unref (log->metrics);
   g_array_unref (log->steps);
+  g_array_unref (log->cuts);
+  g_string_free (log->open_item, TRUE);
   g_free (log);
 }
 
@@ -181,10 +193,78 @@ settle_steps (RtTrainLog *log)
   log->steps_settled = out;
 }
 
-/* One piece of a line (between carriage returns): "step:N - a:1 - b:2" after an
- * optional "(Actor pid=N)" prefix. */
+/* A step of a metric line: listed once it has a value. */
+static void
+list_step (RtTrainLog *log, gint32 step)
+{
+  g_array_append_val (log->steps, step);
+  if (log->steps->len >= 2 * log->steps_settled + FOLD_SLACK)
+    settle_steps (log);
+  log->metric_lines++;
+}
+
+/* Records the item [item, end) for `step` when it reads as name:value; TRUE when it did.
+ * The name ends at the first ':' (names hold '/', not ':'). */
 static gboolean
-feed_piece (RtTrainLog *log, const char *p, const char *end)
+record_item (RtTrainLog *log, gint32 step, const char *item, const char *end)
+{
+  const char *colon = memchr (item, ':', (gsize) (end - item));
+  double v;
+  if (colon == NULL || colon == item || !rt_parse_metric_value (colon + 1, (gsize) (end - colon - 1), &v))
+    return FALSE;
+  record (log, step, item, (gsize) (colon - item), v);
+  return TRUE;
+}
+
+/* Records the items of [p, end), separated by " - ", for `step`: how many read as values.
+ * `last` is set to where the last item begins. */
+static guint
+record_items (RtTrainLog *log, gint32 step, const char *p, const char *end, const char **last)
+{
+  guint pairs = 0;
+  for (;;)
+    {
+      const char *sep = memmem (p, (gsize) (end - p), " - ", 3);
+      pairs += record_item (log, step, p, sep ? sep : end);
+      if (sep == NULL)
+        break;
+      p = sep + 3;
+    }
+  *last = p;
+  return pairs;
+}
+
+/* Moves *end back over trailing blanks; TRUE when the text then ends with a separator that
+ * the end of the line cut short (" -"), which is left out too. */
+static gboolean
+trim_separator (const char *p, const char **end)
+{
+  const char *e = *end;
+  while (e > p && g_ascii_isspace (e[-1]))
+    e--;
+  gboolean separator = e - p >= 2 && e[-1] == '-' && e[-2] == ' ';
+  if (separator)
+    for (e -= 2; e > p && g_ascii_isspace (e[-1]);)
+      e--;
+  *end = e;
+  return separator;
+}
+
+/* The step line is open to a continuation: its step, and its last item (empty after a
+ * separator). An item too long to be a metric closes it. */
+static void
+open_item (RtTrainLog *log, const char *item, const char *end, gboolean after_separator)
+{
+  g_string_truncate (log->open_item, 0);
+  if (!after_separator)
+    g_string_append_len (log->open_item, item, end - item);
+  log->open = log->open_item->len <= RT_TRAIN_MAX_ITEM;
+}
+
+/* Where the pairs of a step line begin ("step:N", after an optional "(Actor pid=N)" prefix),
+ * with its step; NULL when [p, end) is no step line. */
+static const char *
+step_start (const char *p, const char *end, gint32 *step)
 {
   while (p < end && g_ascii_isspace (*p))
     p++;
@@ -192,67 +272,168 @@ feed_piece (RtTrainLog *log, const char *p, const char *end)
     {
       const char *close = memchr (p, ')', (gsize) (end - p));
       if (close == NULL)
-        return FALSE;
+        return NULL;
       p = close + 1;
       while (p < end && g_ascii_isspace (*p))
         p++;
     }
   if (end - p < 6 || strncmp (p, "step:", 5) != 0)
-    return FALSE;
+    return NULL;
   p += 5;
-  gint64 step = 0;
+  gint64 n = 0;
   const char *digits = p;
-  while (p < end && g_ascii_isdigit (*p) && step < G_MAXINT32 / 10)
-    step = step * 10 + (*p++ - '0');
+  while (p < end && g_ascii_isdigit (*p) && n < G_MAXINT32 / 10)
+    n = n * 10 + (*p++ - '0');
   if (p == digits || (p < end && *p != ' '))
+    return NULL;
+  *step = (gint32) n;
+  return p;
+}
+
+/* One piece of a line (between carriage returns): "step:N - a:1 - b:2" after an
+ * optional "(Actor pid=N)" prefix. The last piece of a line, when it is a step line with an
+ * item or a separator, is left open: the next line may continue it. */
+static gboolean
+feed_piece (RtTrainLog *log, const char *p, const char *end, gboolean last_piece)
+{
+  gint32 step;
+  if ((p = step_start (p, end, &step)) == NULL)
     return FALSE;
 
-  /* the pairs: " - name:value" until the end of the piece */
-  guint pairs = 0;
-  while (p < end)
+  /* the pairs: " - name:value" until the end of the piece (a separator there is the line's
+   * break, before an item the next line holds) */
+  gboolean after_separator = trim_separator (p, &end);
+  const char *first = memmem (p, (gsize) (end - p), " - ", 3);
+  const char *last = end;
+  guint pairs = first != NULL ? record_items (log, step, first + 3, end, &last) : 0;
+  if (last_piece && (first != NULL || after_separator))
     {
-      const char *sep = memmem (p, (gsize) (end - p), " - ", 3);
-      if (sep == NULL)
-        break;
-      const char *item = sep + 3;
-      const char *next = memmem (item, (gsize) (end - item), " - ", 3);
-      const char *item_end = next ? next : end;
-      /* the name ends at the last ':' before a value: names hold '/', not ':' */
-      const char *colon = memchr (item, ':', (gsize) (item_end - item));
-      double v;
-      if (colon != NULL && colon > item
-          && rt_parse_metric_value (colon + 1, (gsize) (item_end - colon - 1), &v))
-        {
-          record (log, (gint32) step, item, (gsize) (colon - item), v);
-          pairs++;
-        }
-      p = item_end;
+      log->open_step = step;
+      log->open_listed = pairs > 0;
+      open_item (log, last, end, after_separator);
     }
   if (pairs == 0)
     return FALSE;
-  gint32 s = (gint32) step;
-  g_array_append_val (log->steps, s);
-  if (log->steps->len >= 2 * log->steps_settled + FOLD_SLACK)
-    settle_steps (log);
-  log->metric_lines++;
+  list_step (log, step);
+  return TRUE;
+}
+
+/* Whether [p, end) reads as the rest of a step line: items separated by " - ", none empty or
+ * holding a blank, those between two separators name:value. The first and the last may be
+ * pieces of a name or a value that the breaks cut. */
+static gboolean
+continuation_shape (const char *p, const char *end)
+{
+  if (p == end)
+    return TRUE;
+  for (gboolean first = TRUE;; first = FALSE)
+    {
+      const char *sep = memmem (p, (gsize) (end - p), " - ", 3);
+      const char *item_end = sep ? sep : end;
+      if (item_end == p)
+        return FALSE;
+      for (const char *c = p; c < item_end; c++)
+        if (g_ascii_isspace (*c))
+          return FALSE;
+      if (!first && sep != NULL && memchr (p, ':', (gsize) (item_end - p)) == NULL)
+        return FALSE;
+      if (sep == NULL)
+        return TRUE;
+      p = sep + 3;
+    }
+}
+
+static void
+note_cut (RtTrainLog *log, gboolean kept)
+{
+  log->cut_lines++;
+  if (log->cuts->len >= RT_TRAIN_MAX_CUTS)
+    return;
+  RtTrainCut cut = {
+    .line = log->lines, .step = log->open_step, .kept = kept,
+    .text = g_strndup (log->open_item->str, MIN (log->open_item->len, 160)),
+  };
+  g_array_append_val (log->cuts, cut);
+}
+
+/* A line (ANSI codes gone) after an open step line: when it only continues it, its items are
+ * the step's, the first joined to the step line's last item unless a separator stands between
+ * them (at the end of the one, or the start of the other). TRUE when it was joined. */
+static gboolean
+continue_step_line (RtTrainLog *log, const char *p, const char *end)
+{
+  if (memchr (p, '\r', (gsize) (end - p)) != NULL)
+    return FALSE;
+  while (p < end && g_ascii_isspace (*p))
+    p++;
+  gboolean after_separator = p < end && *p == '-' && (end - p == 1 || p[1] == ' ');
+  if (after_separator)
+    while (++p < end && g_ascii_isspace (*p))
+      ;
+  gboolean before_separator = trim_separator (p, &end);
+  if ((p == end && !after_separator && !before_separator) || !continuation_shape (p, end))
+    return FALSE;
+  const char *sep = memmem (p, (gsize) (end - p), " - ", 3);
+  const char *first_end = sep ? sep : end;
+  gboolean cut = !after_separator && log->open_item->len > 0 && p < end;
+  if (cut && log->open_item->len + (gsize) (first_end - p) > RT_TRAIN_MAX_ITEM)
+    return FALSE;
+
+  log->joined_lines++;
+  guint pairs = 0;
+  if (cut)
+    {
+      /* the pieces joined as they stand: a break that took no character leaves them right */
+      g_string_append_len (log->open_item, p, first_end - p);
+      gboolean kept = record_item (log, log->open_step, log->open_item->str,
+                                   log->open_item->str + log->open_item->len);
+      pairs += kept;
+      note_cut (log, kept);
+    }
+  if (!cut || sep != NULL)
+    {
+      const char *last = p;
+      pairs += record_items (log, log->open_step, cut ? sep + 3 : p, end, &last);
+      open_item (log, last, end, FALSE);
+    }
+  if (before_separator)
+    open_item (log, end, end, TRUE);
+  if (pairs > 0 && !log->open_listed)
+    {
+      list_step (log, log->open_step);
+      log->open_listed = TRUE;
+    }
   return TRUE;
 }
 
 gboolean
 rt_train_log_feed_line (RtTrainLog *log, const char *line, gsize len)
 {
+  log->lines++;
   /* cheap test first: most lines of a console log are no metric line */
-  if (memmem (line, len, "step:", 5) == NULL)
+  gboolean has_step = memmem (line, len, "step:", 5) != NULL;
+  if (!has_step && !log->open)
     return FALSE;
   g_autoptr (GString) clean = g_string_sized_new (len);
   strip_ansi (line, len, clean);
+  /* a continuation holds no step line ("timing_s/step:90" is a metric of one) */
+  gint32 step;
+  if (log->open && step_start (clean->str, clean->str + clean->len, &step) == NULL)
+    {
+      log->open = continue_step_line (log, clean->str, clean->str + clean->len) && log->open;
+      if (log->open || !has_step)
+        return FALSE;
+    }
+  log->open = FALSE;
+  if (!has_step)
+    return FALSE;
   gboolean any = FALSE;
   const char *p = clean->str, *end = clean->str + clean->len;
   while (p <= end)
     {
       const char *cr = memchr (p, '\r', (gsize) (end - p));
       const char *piece_end = cr ? cr : end;
-      any |= feed_piece (log, p, piece_end);
+      any |= feed_piece (log, p, piece_end, cr == NULL);
       if (cr == NULL)
         break;
       p = cr + 1;
@@ -260,14 +441,14 @@ rt_train_log_feed_line (RtTrainLog *log, const char *line, gsize len)
   return any;
 }
 
-
 /* One line is done: a line longer than the limit was skipped, the others are parsed. */
 static void
 end_line (RtTrainLog *log, const char *line, gsize len, gboolean too_long)
 {
-  log->lines++;
   if (too_long)
     {
+      log->lines++;
+      log->open = FALSE;
       if (log->long_lines++ == 0)
         log->first_long_line = log->lines;
     }
@@ -350,6 +531,35 @@ rt_train_log_read_with_limit (const char *path, gsize line_max, GError **error)
 
   settle_steps (log);
   return g_steal_pointer (&log);
+}
+
+/* The cuts named in the note; the JSON lists up to RT_TRAIN_MAX_CUTS. */
+#define CUTS_NAMED 5
+
+char *
+rt_train_log_describe_joins (const RtTrainLog *log)
+{
+  if (log->joined_lines == 0)
+    return NULL;
+  GString *text = g_string_new (NULL);
+  g_string_append_printf (text, "%" G_GUINT64_FORMAT " line%s only continued the step line above (a line broken in "
+                          "two when the log was copied) and %s joined to it", log->joined_lines,
+                          log->joined_lines == 1 ? "" : "s", log->joined_lines == 1 ? "was" : "were");
+  if (log->cut_lines == 0)
+    return g_string_free (text, FALSE);
+  g_string_append_printf (text, "; %" G_GUINT64_FORMAT " of the breaks cut a metric's name or value, its two pieces "
+                          "joined as they stand (check %s in the log):", log->cut_lines,
+                          log->cut_lines == 1 ? "it" : "them");
+  for (guint i = 0; i < log->cuts->len && i < CUTS_NAMED; i++)
+    {
+      const RtTrainCut *c = &g_array_index (log->cuts, RtTrainCut, i);
+      g_string_append_printf (text, "%s line %" G_GUINT64_FORMAT " (step %d) '", i == 0 ? "" : ";", c->line, c->step);
+      rt_tsv_append_text (text, c->text);   /* text of the log: no control character reaches a terminal */
+      g_string_append (text, c->kept ? "'" : "', no value: what stood before the break stays as read");
+    }
+  if (log->cut_lines > CUTS_NAMED)
+    g_string_append_printf (text, "; and %" G_GUINT64_FORMAT " more", log->cut_lines - CUTS_NAMED);
+  return g_string_free (text, FALSE);
 }
 
 const RtMetric *

@@ -55,6 +55,9 @@ typedef struct {
                                           * (RtLoadOptions.turns_unread) */
   gboolean (*request_ids_unread) (void);  /* likewise: TRUE when run reads no RtRequest.id
                                           * (RtLoadOptions.request_ids_unread) */
+  gboolean (*experiment_unread) (void);   /* likewise: TRUE when run reads no experiment at all
+                                          * (rt-export --schema): EXP may then be left out, and
+                                          * one given only names the default --out, unloaded */
   gboolean turns_summed;     /* without --steps, run reads the turns only summed over every
                               * step (RtLoadOptions.turns_summed) */
   gboolean request_ids_when_read;  /* run reads the ids of a few requests only

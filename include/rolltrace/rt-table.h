@@ -43,6 +43,10 @@ typedef struct {
 #define RT_COL(name_, type_, unit_, meaning_) .name = (name_), .type = (type_), .unit = (unit_), .meaning = (meaning_)
 #define RT_COLUMNS_END { .name = NULL }
 
+/* A column is in the TSV file and the CSV (not JSON-only, not a table), under this header name. */
+gboolean rt_column_in_tsv (const RtColumn *c);
+const char *rt_column_tsv_name (const RtColumn *c);
+
 /* A table's declaration: written once, as a static array, beside the analysis. */
 typedef struct {
   const char *name;          /* the file stem: NAME.tsv */
@@ -110,6 +114,24 @@ void rt_table_write_json_members (const RtTable *table, guint row, RtJsonWriter 
 void rt_table_csv_append (const RtTable *table, GString *out, gboolean header);
 /* The whole table as CSV, its header first. */
 GString *rt_table_csv (const RtTable *table);
+/* The readers a CSV's column types are written for (rt-export --schema). Told the types, a
+ * reader no longer guesses them from the rows, where a column empty in every row of a file
+ * would read as text, and a whole-number column with an empty field as floats. */
+typedef enum {
+  RT_CSV_SCHEMA_DUCKDB,      /* BIGINT, DOUBLE, VARCHAR, BOOLEAN */
+  RT_CSV_SCHEMA_PANDAS,      /* the nullable Int64, float64, string, boolean */
+  RT_N_CSV_SCHEMAS,
+} RtCsvSchema;
+
+/* The schema named `name` ("duckdb", "pandas"), or -1. */
+int rt_csv_schema_find (const char *name);
+/* The type `schema` gives a column of type `type` (not RT_COLUMN_TABLE, never in a CSV). */
+const char *rt_csv_schema_type (RtCsvSchema schema, RtColumnType type);
+/* The column types of the table's CSV, appended to `out` as the reader takes them: for DuckDB
+ * a read_csv('FILE', ...) expression with its columns struct, FILE `file`; for pandas a dtype
+ * dict (a JSON object, which Python reads too; `file` unused), each ended by "\n". */
+void rt_table_csv_schema (const RtTable *table, RtCsvSchema schema, const char *file, GString *out);
+
 /* Drops every row and keeps the columns: a table reused for the next batch of rows. */
 void rt_table_clear_rows (RtTable *table);
 

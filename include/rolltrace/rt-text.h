@@ -1,5 +1,5 @@
 /* rt-text.h: text read from a trace made safe for the formats it is written into.
- * Each output language has one escaping function (JSON in jsonw.c, gnuplot, TSV and HTML here). */
+ * Each output language has one escaping function (JSON in jsonw.c, gnuplot, SQL, TSV and HTML here). */
 #pragma once
 
 #include <glib.h>
@@ -32,6 +32,10 @@ gboolean rt_utf8_append (GString *out, const char *s, gssize len);
  * substitutes neither backquoted commands nor macros; a quote is doubled, control
  * characters (a newline would end the command) become spaces, invalid UTF-8 U+FFFD. */
 char *rt_gnuplot_quote (const char *s);
+
+/* Appends `s` as an SQL string literal: single-quoted, a quote doubled, invalid UTF-8 U+FFFD
+ * (DuckDB takes nothing else); every other character, a newline too, stands as it is. */
+void rt_sql_append_literal (GString *out, const char *s);
 
 /* Appends `s` as one TSV field (or the text of a '#' comment line): tabs, newlines
  * and other control characters become spaces, invalid UTF-8 U+FFFD. */

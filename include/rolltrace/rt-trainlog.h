@@ -26,6 +26,21 @@ typedef struct {
  * here; the values of the names past it are counted in dropped_values. */
 #define RT_TRAIN_MAX_METRICS 65536
 
+/* A line copied from a terminal or a web page can come broken in two: the lines after a step
+ * line that only continue it (` - name:value` pairs, no `step:`) are joined to it. Where the
+ * break fell inside a metric's name or value (`timing_s/ge` | `n:12.5`), the two pieces are
+ * joined as they stand, and the join is listed: the first RT_TRAIN_MAX_CUTS of them. */
+#define RT_TRAIN_MAX_CUTS 100
+/* The longest item (name:value) rebuilt from pieces: past it a line does not continue it. */
+#define RT_TRAIN_MAX_ITEM 1024
+
+typedef struct {
+  guint64 line;               /* the line that continued the cut item (from 1) */
+  gint32 step;
+  char *text;                 /* the item as joined (its first 160 bytes), as read */
+  gboolean kept;              /* it read as name:value, and the value was recorded */
+} RtTrainCut;
+
 typedef struct {
   GHashTable *metrics;        /* name -> RtMetric* */
   GArray *steps;              /* gint32: the steps that had a metric line, ascending */
@@ -35,6 +50,15 @@ typedef struct {
   guint64 first_long_line;    /* the line number of the first of them (from 1), 0 when none */
   guint64 dropped_values;     /* values of names past the first RT_TRAIN_MAX_METRICS, not kept */
   guint steps_settled;        /* steps->len when last sorted: repeats are folded as it doubles */
+  guint64 joined_lines;       /* lines that continued the step line above them, joined to it */
+  guint64 cut_lines;          /* those of them that continued a cut name or value */
+  GArray *cuts;               /* RtTrainCut: the first RT_TRAIN_MAX_CUTS of the cut_lines */
+  /* while reading: the step line the next line may continue */
+  gboolean open;              /* the last line read was a step line, or continued one */
+  gboolean open_listed;       /* its step is in `steps` (it has a value) */
+  gint32 open_step;
+  GString *open_item;         /* the text of its last item, which a break may have cut; empty
+                               * when it ended with a separator (" -") */
 } RtTrainLog;
 
 /* Reads the log in chunks: memory grows with the longest line, never with the file, and
@@ -58,9 +82,14 @@ GArray *rt_metric_values (const RtMetric *m);
 /* Metric names in sorted order (the array owns nothing). */
 GPtrArray *rt_train_log_names (const RtTrainLog *log);
 
-/* Parses one line of the log (ANSI codes, a Ray "(Actor pid=N)" prefix and tqdm's
- * carriage returns allowed) into `log`. Exposed for the tests. Returns TRUE when the
- * line held a step. */
+/* Says what joining wrapped lines did, in a sentence for a note ("3 lines continued ..."),
+ * naming the first cuts by line; NULL when no line was joined. */
+char *rt_train_log_describe_joins (const RtTrainLog *log);
+
+/* Parses the next line of the log (ANSI codes, a Ray "(Actor pid=N)" prefix and tqdm's
+ * carriage returns allowed) into `log`, counted in `lines`; a line that continues the step
+ * line before it is joined to it. Exposed for the tests. Returns TRUE when the line held a
+ * step (a continuation does not). */
 gboolean rt_train_log_feed_line (RtTrainLog *log, const char *line, gsize len);
 RtTrainLog *rt_train_log_new (void);
 

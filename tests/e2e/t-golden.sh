@@ -61,6 +61,7 @@ train_cases=(
   "train-grpo|rt-train fixtures/train/grpo.log"
   "train-odd|rt-train fixtures/train/odd-values.log --metric *"
   "train-none|rt-train fixtures/train/no-metrics.log"
+  "train-wrapped|rt-train fixtures/train/wrapped.log --metric timing_s/*"
 )
 # rt-compare reads several experiments, named in each case
 compare_cases=(

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# t-train.sh: rt-train reads a noisy console log as fixtures/README.md works it out, skips plots
-# whose metrics are absent, refuses a log without metric lines; rt-overview --train joins it.
+# t-train.sh: rt-train reads a noisy console log as fixtures/README.md works it out, joins the
+# lines a copy wrapped, skips plots whose metrics are absent, refuses a log without metric lines;
+# rt-overview --train joins it.
 . "$(dirname "$0")/lib.sh"
 
 fx="$SRC/fixtures/train"
@@ -58,6 +59,46 @@ for name in per_token_timing generation_timing metric_actor_huge metric_timing_s
 done
 expect_no_files "$TMP/odd" '.*' "odd-values.log: a temporary file"
 [ -z "$(find "$TMP/odd" -empty)" ] && ok || fail "odd-values.log: an empty file in --out"
+
+# A log copied from a terminal, its step lines wrapped (fixtures/README.md works it out): every
+# line that only continues a step line is joined to it, so no timing_s/* is lost, and each
+# break inside a name or value is counted and named by its line, in the note and the JSON.
+expect_exit 0 "$BUILD/rt-train" "$fx/wrapped.log" --out "$TMP/wrapped" --no-render --metric 'timing_s/*'
+expect_grep "7 wrapped lines joined to the step line above, 4 of them across a cut" "$TMP/out" "the summary of joins"
+expect_grep "rt-train: note: 7 lines only continued the step line above" "$TMP/err" "the note on joins"
+expect_grep "line 7 (step 3) 'timing_s/gen:52.5'; line 9 (step 4) 'timing_s/gen:48.5'; line 10 (step 4)" \
+  "$TMP/err" "the note names each cut"
+expect_grep "line 16 (step 6) 'timing_s/gen:53.0timing_s/update_actor:35.0', no value" "$TMP/err" \
+  "the note names a join that is no value"
+"$PYTHON" - "$TMP/wrapped" <<'PY' && ok || fail "wrapped.log: the values of every step"
+import sys
+def series(name):
+    rows = [l.split("\t") for l in open(f"{sys.argv[1]}/metric_{name}.tsv").read().split("\n")[1:] if l]
+    return {int(r[0]): float(r[1]) for r in rows}
+assert series("timing_s_gen") == {1: 50, 2: 55, 3: 52.5, 4: 48.5, 5: 51, 6: 53}, series("timing_s_gen")
+assert series("timing_s_update_actor") == {1: 30, 2: 31, 3: 32, 4: 33, 5: 34}, series("timing_s_update_actor")
+assert series("timing_s_step") == {1: 90, 2: 95, 3: 92, 4: 93, 5: 94, 6: 96}, series("timing_s_step")
+PY
+expect_exit 0 "$BUILD/rt-train" "$fx/wrapped.log" --json --no-render --out "$TMP/wrapped"
+"$PYTHON" - "$TMP/out" <<'PY' && ok || fail "wrapped.log: --json"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["steps"] == 6 and d["lines"] == 17 and d["joined_lines"] == 7 and d["cut_lines"] == 4, d
+assert d["cuts"] == [
+    {"line": 7, "step": 3, "text": "timing_s/gen:52.5", "kept": True},
+    {"line": 9, "step": 4, "text": "timing_s/gen:48.5", "kept": True},
+    {"line": 10, "step": 4, "text": "timing_s/update_actor:33.0", "kept": True},
+    {"line": 16, "step": 6, "text": "timing_s/gen:53.0timing_s/update_actor:35.0", "kept": False}], d["cuts"]
+assert {k: v["count"] for k, v in d["metrics"].items()} == {
+    "actor/entropy": 6, "critic/score/mean": 6, "perf/throughput": 6, "timing_s/gen": 6, "timing_s/step": 6,
+    "timing_s/update_actor": 5}, d["metrics"]
+PY
+# a log without a wrapped line says nothing of joins
+expect_exit 0 "$BUILD/rt-train" "$fx/console.log" --json --no-render --out "$TMP/plain"
+"$PYTHON" -c 'import json, sys; d = json.load(open(sys.argv[1])); assert (d["joined_lines"], d["cut_lines"], d["cuts"]) == (0, 0, []), d' \
+  "$TMP/out" && ok || fail "console.log: joins where no line is wrapped"
+expect_exit 0 "$BUILD/rt-train" "$fx/console.log" --no-render --out "$TMP/plain"
+if grep -q "joined" "$TMP/out" "$TMP/err"; then fail "console.log: a note on joins"; else ok; fi
 
 # no metric line: one clear message naming the expected shape, exit 1
 expect_exit 1 "$BUILD/rt-train" "$fx/no-metrics.log" --no-render --out "$TMP/none"

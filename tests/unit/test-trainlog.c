@@ -98,6 +98,145 @@ test_lines_that_only_mention_step_are_ignored (void)
   g_assert_cmpuint (g_hash_table_size (log->metrics), ==, 0);
 }
 
+/* A step line broken in two when the log was copied: the second line only continues it, and is
+ * joined, whichever side of the break kept the separator (or a blank of it). */
+static void
+test_a_line_broken_at_a_separator_is_joined (void)
+{
+  const char *const broken[][2] = {
+    { "step:2 - a:1 -", "timing_s/gen:5.5 - timing_s/step:9" },     /* the separator ends the first */
+    { "step:2 - a:1 ", " - timing_s/gen:5.5 - timing_s/step:9" },   /* a web page's wrap at a blank */
+    { "step:2 - a:1", "- timing_s/gen:5.5 - timing_s/step:9" },
+    { "\x1b[36m(TaskRunner pid=7)\x1b[0m step:2 - a:1 - ", "\x1b[0mtiming_s/gen:5.5 - timing_s/step:9" },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (broken); i++)
+    {
+      g_autoptr (RtTrainLog) log = rt_train_log_new ();
+      g_assert_true (feed (log, broken[i][0]));
+      g_assert_false (feed (log, broken[i][1]));   /* no step line of its own */
+      g_assert_cmpfloat (rt_metric_at (rt_train_log_metric (log, "a"), 2), ==, 1);
+      g_assert_cmpfloat (rt_metric_at (rt_train_log_metric (log, "timing_s/gen"), 2), ==, 5.5);
+      g_assert_cmpfloat (rt_metric_at (rt_train_log_metric (log, "timing_s/step"), 2), ==, 9);
+      g_assert_cmpuint (log->joined_lines, ==, 1);
+      g_assert_cmpuint (log->cut_lines, ==, 0);
+      g_assert_cmpuint (log->steps->len, ==, 1);
+      g_assert_cmpuint (log->lines, ==, 2);
+    }
+}
+
+/* A break inside a name or a value: the pieces are joined as they stand, and the join is
+ * counted and listed with its line; the later, whole value replaces the cut one. */
+static void
+test_a_name_or_value_cut_by_the_break_is_joined_and_listed (void)
+{
+  g_autoptr (RtTrainLog) log = rt_train_log_new ();
+  feed (log, "step:3 - a:1 - timing_s/ge");
+  feed (log, "n:12.5 - timing_s/update_actor:3");
+  feed (log, "0.25 - timing_s/step:4");
+  feed (log, "0");
+  g_assert_cmpfloat (rt_metric_at (rt_train_log_metric (log, "timing_s/gen"), 3), ==, 12.5);
+  g_assert_cmpfloat (rt_metric_at (rt_train_log_metric (log, "timing_s/update_actor"), 3), ==, 30.25);
+  g_assert_cmpfloat (rt_metric_at (rt_train_log_metric (log, "timing_s/step"), 3), ==, 40);
+  g_assert_null (rt_train_log_metric (log, "timing_s/ge"));
+  g_assert_null (rt_train_log_metric (log, "n"));
+  g_assert_cmpuint (log->joined_lines, ==, 3);
+  g_assert_cmpuint (log->cut_lines, ==, 3);
+  g_assert_cmpuint (log->cuts->len, ==, 3);
+  const RtTrainCut *c = &g_array_index (log->cuts, RtTrainCut, 0);
+  g_assert_cmpuint (c->line, ==, 2);
+  g_assert_cmpint (c->step, ==, 3);
+  g_assert_cmpstr (c->text, ==, "timing_s/gen:12.5");
+  g_assert_true (c->kept);
+  g_assert_cmpstr (g_array_index (log->cuts, RtTrainCut, 2).text, ==, "timing_s/step:40");
+  g_autofree char *note = rt_train_log_describe_joins (log);
+  g_assert_nonnull (strstr (note, "line 2 (step 3) 'timing_s/gen:12.5'"));
+}
+
+/* A step line whose every item comes after the break is a step all the same. */
+static void
+test_a_step_line_with_all_its_values_after_the_break (void)
+{
+  g_autoptr (RtTrainLog) log = rt_train_log_new ();
+  g_assert_false (feed (log, "step:4 - timing_s/g"));
+  g_assert_cmpuint (log->steps->len, ==, 0);
+  feed (log, "en:7");
+  g_assert_cmpfloat (rt_metric_at (rt_train_log_metric (log, "timing_s/gen"), 4), ==, 7);
+  g_assert_cmpuint (log->steps->len, ==, 1);
+  g_assert_cmpuint (log->metric_lines, ==, 1);
+}
+
+/* A join that reads as no value (the separator itself was lost) is listed as not kept; what
+ * stood before the break stays as read. */
+static void
+test_a_join_that_is_no_value_is_listed (void)
+{
+  g_autoptr (RtTrainLog) log = rt_train_log_new ();
+  feed (log, "step:6 - timing_s/gen:53.0");
+  feed (log, "timing_s/update_actor:35.0 - timing_s/step:96");
+  g_assert_cmpfloat (rt_metric_at (rt_train_log_metric (log, "timing_s/gen"), 6), ==, 53);
+  g_assert_null (rt_train_log_metric (log, "timing_s/update_actor"));
+  g_assert_cmpfloat (rt_metric_at (rt_train_log_metric (log, "timing_s/step"), 6), ==, 96);
+  g_assert_cmpuint (log->cut_lines, ==, 1);
+  g_assert_false (g_array_index (log->cuts, RtTrainCut, 0).kept);
+  g_autofree char *note = rt_train_log_describe_joins (log);
+  g_assert_nonnull (strstr (note, "'timing_s/gen:53.0timing_s/update_actor:35.0', no value"));
+}
+
+/* What follows a step line and is no continuation ends it: a progress bar, text, a blank line,
+ * a Ray-prefixed line, pieces of a progress bar, an empty item; a line after them is not
+ * joined. A new step line takes the lines after it. */
+static void
+test_other_lines_end_a_step_line (void)
+{
+  const char *const others[] = {
+    "Training Progress:  33%|###3      | 1/3 [01:30<03:00]", "", "epoch 1 done",
+    "(TaskRunner pid=7) saving the checkpoint", "x:1\ry:2", "a:1 -  - b:2",
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (others); i++)
+    {
+      g_autoptr (RtTrainLog) log = rt_train_log_new ();
+      feed (log, "step:2 - a:1 -");
+      feed (log, others[i]);
+      feed (log, "c:3");
+      g_assert_null (rt_train_log_metric (log, "c"));
+      g_assert_cmpuint (log->joined_lines, ==, 0);
+    }
+  g_autoptr (RtTrainLog) next = rt_train_log_new ();
+  feed (next, "step:2 - a:1 -");
+  feed (next, "step:3 - b:2 -");
+  feed (next, "c:3");
+  g_assert_cmpfloat (rt_metric_at (rt_train_log_metric (next, "c"), 3), ==, 3);
+  g_assert_true (isnan (rt_metric_at (rt_train_log_metric (next, "c"), 2)));
+
+  /* "step:N" inside a name is no step line: timing_s/step continues step 2 */
+  g_autoptr (RtTrainLog) log = rt_train_log_new ();
+  feed (log, "step:2 - a:1 -");
+  feed (log, "timing_s/step:90");
+  g_assert_cmpfloat (rt_metric_at (rt_train_log_metric (log, "timing_s/step"), 2), ==, 90);
+  g_assert_null (rt_train_log_metric (log, "timing_s/step:90"));
+}
+
+/* Pieces without end after a step line (a hostile log): the item they build stops growing at
+ * RT_TRAIN_MAX_ITEM, and the cuts kept at RT_TRAIN_MAX_CUTS, however long the log. */
+static void
+test_joins_are_bounded (void)
+{
+  g_autoptr (RtTrainLog) log = rt_train_log_new ();
+  feed (log, "step:1 - a:1 - b");
+  for (guint i = 0; i < 100000; i++)
+    feed (log, "xxxxxxxx");
+  g_assert_cmpuint (log->open_item->len, <=, RT_TRAIN_MAX_ITEM);
+  g_assert_cmpuint (log->cut_lines, <, RT_TRAIN_MAX_ITEM);
+  for (guint i = 0; i < 100000; i++)
+    {
+      feed (log, "step:1 - a:1 - b:");
+      feed (log, "2");
+    }
+  g_assert_cmpuint (log->cuts->len, ==, RT_TRAIN_MAX_CUTS);
+  g_assert_cmpuint (log->cut_lines, >=, 100000);
+  g_assert_cmpfloat (rt_metric_at (rt_train_log_metric (log, "b"), 1), ==, 2);
+}
+
 /* Writes `text` to a new file and reads it back as a log with lines of at most `line_max` bytes. */
 static RtTrainLog *
 read_text (const char *text, gsize line_max)
@@ -246,6 +385,14 @@ main (int argc, char **argv)
   g_test_add_func ("/trainlog/progress-bar-before-a-carriage-return", test_progress_bar_before_a_carriage_return);
   g_test_add_func ("/trainlog/the-later-value-of-a-repeated-step-wins", test_the_later_value_of_a_repeated_step_wins);
   g_test_add_func ("/trainlog/lines-that-only-mention-step-are-ignored", test_lines_that_only_mention_step_are_ignored);
+  g_test_add_func ("/trainlog/a-line-broken-at-a-separator-is-joined", test_a_line_broken_at_a_separator_is_joined);
+  g_test_add_func ("/trainlog/a-name-or-value-cut-by-the-break-is-joined-and-listed",
+                   test_a_name_or_value_cut_by_the_break_is_joined_and_listed);
+  g_test_add_func ("/trainlog/a-step-line-with-all-its-values-after-the-break",
+                   test_a_step_line_with_all_its_values_after_the_break);
+  g_test_add_func ("/trainlog/a-join-that-is-no-value-is-listed", test_a_join_that_is_no_value_is_listed);
+  g_test_add_func ("/trainlog/other-lines-end-a-step-line", test_other_lines_end_a_step_line);
+  g_test_add_func ("/trainlog/joins-are-bounded", test_joins_are_bounded);
   g_test_add_func ("/trainlog/a-line-of-the-limit-is-read", test_a_line_of_the_limit_is_read);
   g_test_add_func ("/trainlog/a-line-past-the-limit-is-counted-and-skipped",
                    test_a_line_past_the_limit_is_counted_and_skipped);

@@ -47,11 +47,89 @@ write_json (RtSession *s, const RtCheck *c)
   for (guint i = 0; i < t->strays->len; i++)
     rt_jw_string (w, g_ptr_array_index (t->strays, i));
   rt_jw_end_array (w);
+  const RtRolloutMap *map = rt_session_experiment (s, 0)->rollouts;
+  rt_jw_key (w, "rollouts");
+  rt_jw_begin_object (w);
+  rt_jw_member_string (w, "source", map->source);
+  rt_jw_member_string (w, "layout", map->layout == RT_LAYOUT_APPENDED ? "appended" : "folders");
+  rt_jw_member_string (w, "disagreement", map->disagreement);
+  rt_jw_member_int (w, "likely_validation", map->n_likely_validation);
+  member_table (w, "rows", rt_check_rollouts_table (map, s->user_steps));
+  rt_jw_end_object (w);
+  g_autoptr (RtTrainerSections) ts = rt_trainer_sections_read (t, s->user_steps);
+  rt_jw_member_int (w, "trainer_files", ts->files);
+  member_table (w, "trainer_sections", rt_trainer_sections_table (ts));
   g_autoptr (RtTable) cache = rt_check_cache_table (t);
   rt_jw_key (w, "cache");
   rt_table_write_json_row (cache, 0, w);
   member_table (w, "problems", rt_check_problems_table (t, c));
   rt_jw_end_object (w);
+}
+
+#define ROLLOUTS_LISTED 40   /* folders listed whole; past them, those not plainly training */
+
+/* Each selected folder's rollouts, their kind and how it is known. */
+static void
+print_rollouts (RtSession *s)
+{
+  const RtRolloutMap *map = rt_session_experiment (s, 0)->rollouts;
+  guint n_train = 0, n_val = 0, n_folders = 0;
+  gint32 last = G_MININT32;
+  for (guint i = 0; i < map->rollouts->len; i++)
+    {
+      const RtRollout *r = &g_array_index (map->rollouts, RtRollout, i);
+      if (!rt_step_set_contains (s->user_steps, r->step))
+        continue;
+      *(r->kind == RT_ROLLOUT_TRAINING ? &n_train : &n_val) += 1;
+      n_folders += r->step != last;
+      last = r->step;
+    }
+  rt_session_print (s, "rollouts    %u training, %u validation%s in %u folders (%s layout; %s)\n",
+                    n_train, n_val, map->n_likely_validation > 0 ? " (some likely validation: below)" : "",
+                    n_folders, map->layout == RT_LAYOUT_APPENDED ? "appended" : "folder-per-call", map->source);
+  if (map->disagreement != NULL)
+    rt_session_print (s, "disagrees   %s\n", map->disagreement);
+  gboolean all = s->verbose || n_folders <= ROLLOUTS_LISTED;
+  guint hidden = 0;
+  for (guint i = 0; i < map->rollouts->len; i++)
+    {
+      const RtRollout *r = &g_array_index (map->rollouts, RtRollout, i);
+      if (!rt_step_set_contains (s->user_steps, r->step))
+        continue;
+      if (!all && r->kind == RT_ROLLOUT_TRAINING && !r->likely_validation && !r->running)
+        {
+          hidden++;
+          continue;
+        }
+      g_autofree char *train = r->train_step >= 0 ? g_strdup_printf ("train step %d", r->train_step)
+                                                  : g_strdup ("train step ?");
+      g_autoptr (GString) evidence = g_string_new (NULL);
+      rt_tsv_append_text (evidence, r->evidence);   /* a terminal is another language */
+      rt_session_print (s, "  step_%-6d %u %-10s %-14s %5u requests%s  %s\n", r->step, r->index + 1,
+                        rt_rollout_kind_name (r->kind), train, r->requests, r->running ? " (running)" : "",
+                        evidence->str);
+    }
+  if (hidden > 0)
+    rt_session_print (s, "  ... %u more training rollouts (--verbose lists all)\n", hidden);
+}
+
+/* The trainer's own files (rank -1), never a rollout rank. */
+static void
+print_trainer (RtSession *s)
+{
+  g_autoptr (RtTrainerSections) ts = rt_trainer_sections_read (s->trace, s->user_steps);
+  if (ts->files == 0 && ts->unread == 0)
+    return;
+  g_autoptr (GString) names = g_string_new (NULL);
+  for (guint i = 0; i < ts->sections->len; i++)
+    {
+      g_string_append (names, i > 0 ? ", " : "");
+      rt_tsv_append_text (names, g_array_index (ts->sections, RtTrainerSection, i).event);
+    }
+  rt_session_print (s, "trainer     %u files worker_-1.jsonl (rank -1, the trainer's own sections: %s), "
+                    "%" G_GUINT64_FORMAT " lines, %" G_GUINT64_FORMAT " bad%s\n", ts->files,
+                    names->len > 0 ? names->str : "none", ts->lines, ts->bad_lines,
+                    ts->unread > 0 ? "; some could not be read" : "");
 }
 
 static void
@@ -86,6 +164,8 @@ print_summary (RtSession *s, const RtCheck *c)
                     st->files_cached, st->files_resumed, st->files_parsed,
                     st->cache_rejected ? " (cache not used: " : "",
                     st->cache_rejected ? st->cache_rejected : "", st->cache_rejected ? ")" : "");
+  print_rollouts (s);
+  print_trainer (s);
   for (guint i = 0; i < c->missing->len; i++)
     {
       const RtMissingFile *m = &g_array_index (c->missing, RtMissingFile, i);
@@ -138,7 +218,7 @@ main (int argc, char **argv)
 {
   static const RtTableSpec *const tables[] = {
     &rt_check_missing_spec, &rt_check_empty_spec, &rt_check_duplicates_spec, &rt_check_cache_spec,
-    &rt_check_problems_spec, NULL
+    &rt_check_problems_spec, &rt_check_rollouts_spec, &rt_trainer_sections_spec, NULL
   };
   static const RtCommand cmd = {
     .name = "rt-check",
@@ -155,12 +235,18 @@ main (int argc, char **argv)
                    "(what looks unfinished, or null), \"last_write\" (local time of the newest change\n"
                    "of a worker file; null when it is newer than now)},\n"
                    "\"field_problems\", \"glued_lines\", \"other_name_events\", \"duplicates\":\n"
-                   "[check_duplicates rows], \"strays\": [paths], \"cache\": {a check_cache row},\n"
-                   "\"problems\": [check_problems rows]}\n\n"
+                   "[check_duplicates rows], \"strays\": [paths], \"rollouts\": {\"source\" (how the kinds\n"
+                   "are known), \"layout\" (\"folders\" or \"appended\"), \"disagreement\" (the trainer's log\n"
+                   "and the trace cannot be matched: why; or null), \"likely_validation\" (rollouts the\n"
+                   "automatic rule flags), \"rows\": [check_rollouts rows]}, \"trainer_files\" (worker_-1.jsonl\n"
+                   "files read), \"trainer_sections\": [trainer_sections rows], \"cache\": {a check_cache\n"
+                   "row}, \"problems\": [check_problems rows]}\n\n"
+                   "rt-check reads every rollout by default (--rollouts narrows it); it lists each step\n"
+                   "folder's rollouts (past 40 folders only those not plainly training, unless --verbose).\n\n"
                    "Example: rt-check logs/exp --json",
     .tables = tables,
     .run = run,
-    .flags = RT_COMMAND_LOADS_TRACE | RT_COMMAND_LISTS_PROBLEMS,
+    .flags = RT_COMMAND_LOADS_TRACE | RT_COMMAND_LISTS_PROBLEMS | RT_COMMAND_ALL_ROLLOUTS,
     .requests_unread = rt_command_never_reads_requests,
     .turns_unread = rt_command_never_reads_turns,
   };

@@ -125,7 +125,8 @@ run (RtSession *s, GError **error)
 
   g_autofree RtCompareInput *inputs = g_new0 (RtCompareInput, n);
   for (guint e = 0; e < n; e++)
-    inputs[e] = (RtCompareInput) { rt_session_experiment (s, e)->trace, labels[e], s->args[e] };
+    inputs[e] = (RtCompareInput) { rt_session_experiment (s, e)->trace, labels[e], s->args[e],
+                                   rt_session_experiment (s, e)->step_set };
   g_autoptr (RtCompare) c = rt_compare_analyse (inputs, n, s->steps, opt_align);
 
   /* --fit: the fit of each experiment's durations (rt-cdf's "all"); NULL where it has none */

@@ -4,17 +4,10 @@
 #include "rolltrace/rt-command.h"
 #include "rolltrace/rt-plots.h"
 
-static char *opt_train;
-
 static int
 run (RtSession *s, GError **error)
 {
-  g_autoptr (RtTrainLog) train = NULL;
-  if (opt_train != NULL && (train = rt_train_log_read (opt_train, error)) == NULL)
-    return 0;
-  if (train != NULL && train->steps->len == 0 && !s->quiet)
-    g_printerr ("rt-overview: note: %s has no 'step:N - name:value' line\n", opt_train);
-  g_autoptr (RtOverview) o = rt_overview_analyse (s->trace, s->steps, train);
+  g_autoptr (RtOverview) o = rt_overview_analyse (s->trace, s->steps, s->train);
   g_autoptr (RtTable) table = rt_overview_table (o);
 
   RtJsonWriter *w = rt_session_json (s);
@@ -47,11 +40,6 @@ run (RtSession *s, GError **error)
 int
 main (int argc, char **argv)
 {
-  static const GOptionEntry entries[] = {
-    { "train", 't', 0, G_OPTION_ARG_FILENAME, &opt_train,
-      "The trainer's console log: show its timing_s/step and timing_s/gen per step too", "LOG" },
-    G_OPTION_ENTRY_NULL
-  };
   static const RtTableSpec *const tables[] = { &rt_overview_train_spec, NULL };
   static const RtCommand cmd = {
     .name = "rt-overview",
@@ -65,7 +53,6 @@ main (int argc, char **argv)
                    "JSON (--json): {\"steps\": [overview rows], \"rollout_mean\", \"interval_mean\"};\n"
                    "the trainer's columns are in the JSON with --train only.\n\n"
                    "Examples:\n  rt-overview logs/exp --steps 100-\n  rt-overview logs/exp --train logs/train.log",
-    .entries = entries,
     .tables = tables,
     .run = run,
     .flags = RT_COMMAND_ANALYZER,

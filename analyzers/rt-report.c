@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-static char *opt_train, *opt_watch;
+static char *opt_watch;
 static char **opt_compare;
 
 /* ---- --watch: the wait between two pages, ended early by SIGINT or SIGTERM ---- */
@@ -116,16 +116,6 @@ print_findings (RtSession *s, const RtReport *r)
     }
 }
 
-static gboolean
-read_train (RtTrainLog **log, GError **error)
-{
-  g_clear_pointer (log, rt_train_log_free);
-  if (opt_train == NULL)
-    return TRUE;
-  *log = rt_train_log_read (opt_train, error);
-  return *log != NULL;
-}
-
 static int
 run (RtSession *s, GError **error)
 {
@@ -136,16 +126,14 @@ run (RtSession *s, GError **error)
   g_free (s->format);
   s->format = g_strdup ("svg");
 
-  g_autoptr (RtTrainLog) train = NULL;
   g_autoptr (RtReport) r = NULL;
   g_autofree char *page = rt_session_out_path (s, "index.html");
   for (guint round = 0;; round++)
     {
-      if (round > 0 && (!rt_session_reload (s, error) || !read_train (&train, error)))
+      /* (the trainer's log is read again with the experiment) */
+      if (round > 0 && !rt_session_reload (s, error))
         return 0;
-      if (round == 0 && !read_train (&train, error))
-        return 0;
-      RtReportOptions opts = { .train = train, .train_path = opt_train, .watch_s = (guint) watch };
+      RtReportOptions opts = { .train = s->train, .train_path = s->train_path, .watch_s = (guint) watch };
       g_clear_pointer (&r, rt_report_free);
       r = rt_report_build (s, &opts, error);
       if (r == NULL || !rt_report_write_page (s, r, FALSE, error))
@@ -184,8 +172,6 @@ int
 main (int argc, char **argv)
 {
   static const GOptionEntry entries[] = {
-    { "train", 't', 0, G_OPTION_ARG_FILENAME, &opt_train,
-      "The trainer's console log: its timing beside the trace, its metrics, and the trainer_mismatch rule", "LOG" },
     { "compare", 'c', 0, G_OPTION_ARG_FILENAME_ARRAY, &opt_compare,
       "Another experiment to compare with (repeat for several)", "EXP2" },
     { "watch", 'w', 0, G_OPTION_ARG_STRING, &opt_watch,

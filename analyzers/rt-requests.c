@@ -31,7 +31,7 @@ write_json (RtSession *s, const RtRequests *r)
   g_autoptr (RtTable) cdf = rt_requests_cdf_table (r);
   RtJsonWriter *w = rt_session_json (s);
   rt_jw_begin_object (w);
-  rt_jw_member_int (w, "step", r->step);
+  rt_session_json_step (s, r->step);
   rt_jw_key (w, "worker");
   if (r->worker >= 0)
     rt_jw_int (w, r->worker);

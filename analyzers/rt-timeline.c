@@ -16,8 +16,13 @@ write_json (RtSession *s, const RtTimeline *tl)
 {
   RtJsonWriter *w = rt_session_json (s);
   rt_jw_begin_object (w);
-  rt_jw_key (w, "step");
-  tl->has_step ? rt_jw_int (w, tl->step) : rt_jw_null (w);
+  if (tl->has_step)
+    rt_session_json_step (s, tl->step);
+  else
+    {
+      rt_jw_key (w, "step");
+      rt_jw_null (w);
+    }
   rt_jw_member_number (w, "end_s", tl->end_s);
   rt_jw_key (w, "requests");
   tl->found ? rt_jw_int (w, tl->requests) : rt_jw_null (w);

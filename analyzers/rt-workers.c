@@ -26,7 +26,7 @@ run_step (RtSession *s, guint si, GError **error)
 
   RtJsonWriter *w = rt_session_json (s);
   rt_jw_begin_object (w);
-  rt_jw_member_int (w, "step", b->step);
+  rt_session_json_step (s, b->step);
   rt_jw_key (w, "workers");
   rt_table_write_json (table, w);
   rt_jw_key (w, "slowest_worker");

@@ -21,7 +21,7 @@
 #endif
 
 /* Bump on any change of the layout below. */
-#define CACHE_FORMAT 10
+#define CACHE_FORMAT 11   /* 11: RtFile counts its rollouts (n_rollout_ends, first_rollout) */
 #define BYTE_ORDER_MARK 0x01020304u
 
 /* The parts of the tables section, in this order. */
@@ -81,6 +81,9 @@ typedef struct {
   guint32 first_turn, n_turns;        /* its requests' turns, all in this range */
   guint64 ids_at, ids_size;           /* its requests' ids, in the ids blob */
   guint64 requests_checksum, turns_checksum, ids_checksum;   /* each checked when first used */
+  guint32 n_rollout_ends, n_events_at_end;
+  guint32 n_requests_at_end, unused;  /* 0 */
+  RtFileSlice first_rollout;
 } CacheFile;
 
 /* A request is kept as the trace's own RtRequest, so that a load with nothing to read uses
@@ -330,7 +333,10 @@ part_bounds_ok (const RtCacheMap *m, Part part)
               || (guint64) f->first_turn + f->n_turns > h->n_turns
               || f->ids_at > h->ids_size || f->ids_size > h->ids_size - f->ids_at
               || f->rows_at % 8 != 0 || f->rows_at > m->size
-              || (guint64) f->n_rows * sizeof (RtEvent) > m->size - f->rows_at)
+              || (guint64) f->n_rows * sizeof (RtEvent) > m->size - f->rows_at
+              || f->n_events_at_end > f->n_rows || f->first_rollout.n_events > f->n_rows
+              || f->first_rollout.n_requests > f->n_requests || f->n_requests_at_end > f->n_requests
+              || f->first_rollout.n_complete > f->n_complete)
             return FALSE;
         }
       return TRUE;
@@ -696,6 +702,10 @@ rt_cache_file_snapshot (RtCacheMap *map, guint record, RtCacheSnapshot *snap)
   c->n_complete = cf->n_complete;
   c->start_min_s = cf->start_min_s;
   memcpy (c->step_sum_s, cf->step_sum_s, sizeof c->step_sum_s);
+  c->n_rollout_ends = cf->n_rollout_ends;
+  c->n_events_at_end = cf->n_events_at_end;
+  c->n_requests_at_end = cf->n_requests_at_end;
+  c->first_rollout = cf->first_rollout;
   c->schema = cf->schema;
   c->n_events = cf->n_rows;
   c->n_requests = cf->n_requests;
@@ -1110,6 +1120,9 @@ rt_cache_draft_add_file (RtCacheDraft *d, const RtFile *f, const RtCacheSnapshot
     .glued_lines = c->glued_lines,
     .start_min_s = c->start_min_s, .n_complete = c->n_complete, .schema = c->schema,
     .rows_at = rows_at, .rows_checksum = snap->rows_checksum, .n_rows = c->n_events,
+    .n_rollout_ends = c->n_rollout_ends, .n_events_at_end = c->n_events_at_end,
+    .n_requests_at_end = c->n_requests_at_end,
+    .first_rollout = c->first_rollout,
   };
   memcpy (cf.step_sum_s, c->step_sum_s, sizeof cf.step_sum_s);
 

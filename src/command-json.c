@@ -48,3 +48,16 @@ rt_session_print_json (RtSession *s, const GError *error)
     g_printerr ("%s: note: %u text%s from the input %s not valid UTF-8: invalid bytes are U+FFFD in the JSON\n",
                 s->command->name, replaced, replaced == 1 ? "" : "s", replaced == 1 ? "was" : "were");
 }
+
+void
+rt_session_json_step (RtSession *s, gint32 step)
+{
+  RtJsonWriter *w = rt_session_json (s);
+  rt_jw_member_int (w, "step", step);
+  const RtRolloutMap *map = s->experiments != NULL ? rt_session_experiment (s, 0)->rollouts : NULL;
+  if (map == NULL || !map->train_steps_known)
+    return;
+  gint32 train = rt_rollout_map_train_step (map, step, s->rollouts);
+  rt_jw_key (w, "train_step");
+  train >= 0 ? rt_jw_int (w, train) : rt_jw_null (w);
+}

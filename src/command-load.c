@@ -13,6 +13,8 @@ rt_experiment_free (RtExperiment *e)
 {
   g_clear_pointer (&e->trace, rt_trace_free);
   g_clear_pointer (&e->steps, g_array_unref);
+  g_clear_pointer (&e->rollouts, rt_rollout_map_free);
+  g_clear_pointer (&e->step_set, rt_step_set_free);
   g_free (e->label);
   g_free (e);
 }
@@ -140,12 +142,56 @@ steps_selected (const RtTrace *t, const RtStepSet *steps)
   return idx;
 }
 
+/* RtTableStepMap of the first experiment's rollouts. */
+static gint32
+session_train_step (gconstpointer data, gint32 step)
+{
+  const RtSession *s = data;
+  return rt_rollout_map_train_step (rt_session_experiment (s, 0)->rollouts, step, s->rollouts);
+}
+
+/* The rollouts of experiment `e` (the i-th), which of them --rollouts reads, and so its steps:
+ * the folders --steps selects that hold one. */
+static gboolean
+select_rollouts (RtSession *s, RtExperiment *e, guint i, GError **error)
+{
+  RtTrace *t = e->trace;
+  e->rollouts = rt_rollout_map_build (t, i == 0 ? s->train : NULL, s->train_path, s->validation_steps,
+                                      s->validation_steps_spec);
+  t->rollouts = e->rollouts;
+  t->rollouts_read = s->rollouts;
+  if (e->rollouts->disagreement != NULL && !s->quiet && !(s->command->flags & RT_COMMAND_ALL_ROLLOUTS))
+    g_printerr ("%s: note: %s\n", s->command->name, e->rollouts->disagreement);
+  e->step_set = rt_rollout_map_step_set (e->rollouts, s->user_steps, s->rollouts);
+  e->steps = steps_selected (t, e->step_set);
+  report_problems (s, t, e->steps);
+  if (e->steps->len > 0)
+    return TRUE;
+  g_autoptr (GArray) any = steps_selected (t, s->user_steps);
+  if (any->len == 0)
+    g_set_error (error, RT_ERROR, RT_ERROR_NO_DATA, "--steps %s selects none of the steps of %s (%d to %d)",
+                 s->steps_spec, t->path, rt_trace_step (t, 0)->step, rt_trace_step (t, t->steps->len - 1)->step);
+  else
+    g_set_error (error, RT_ERROR, RT_ERROR_NO_DATA, "no %s rollout among the %s of %s (%s); "
+                 "--rollouts all reads every one", s->rollouts == RT_ROLLOUTS_VALIDATION ? "validation" : "training",
+                 s->steps_spec != NULL ? "selected steps" : "steps", t->path, e->rollouts->source);
+  return FALSE;
+}
+
 /* RtLoadOptions.requests_of_one_step: what the command says. */
 static gboolean
 requests_of_one_step (const RtTrace *t, gpointer data, guint *step_index)
 {
   RtSession *s = data;
-  return s->command->requests_of_one_step (s, t, step_index);
+  /* the command chooses among the steps it will read: those of the rollouts read */
+  g_autoptr (RtRolloutMap) map = rt_rollout_map_build (t, s->train, s->train_path, s->validation_steps,
+                                                       s->validation_steps_spec);
+  RtStepSet *steps = s->steps;
+  s->steps = rt_rollout_map_step_set (map, s->user_steps, s->rollouts);
+  gboolean one = s->command->requests_of_one_step (s, t, step_index);
+  rt_step_set_free (s->steps);
+  s->steps = steps;
+  return one;
 }
 
 /* One experiment being loaded, on its own thread when there are several. */
@@ -213,7 +259,14 @@ rt_session_load_experiments (RtSession *s, GError **error)
       RtExperiment *e = g_ptr_array_index (s->experiments, i);
       g_clear_pointer (&e->trace, rt_trace_free);
       g_clear_pointer (&e->steps, g_array_unref);
+      g_clear_pointer (&e->rollouts, rt_rollout_map_free);
+      g_clear_pointer (&e->step_set, rt_step_set_free);
     }
+  g_clear_pointer (&s->train, rt_train_log_free);
+  if (s->train_path != NULL && (s->train = rt_train_log_read (s->train_path, error)) == NULL)
+    return FALSE;
+  if (s->train != NULL && s->train->steps->len == 0 && !s->quiet)
+    g_printerr ("%s: note: %s has no 'step:N - name:value' line\n", s->command->name, s->train_path);
 
   g_autofree LoadTask *tasks = g_new0 (LoadTask, n);
   for (guint i = 0; i < n; i++)
@@ -255,17 +308,20 @@ rt_session_load_experiments (RtSession *s, GError **error)
   for (guint i = 0; ok && i < n; i++)
     {
       RtExperiment *e = g_ptr_array_index (s->experiments, i);
-      const RtTrace *t = e->trace;
-      e->steps = steps_selected (t, s->steps);
-      report_problems (s, t, e->steps);
-      if (e->steps->len == 0)
-        {
-          g_set_error (error, RT_ERROR, RT_ERROR_NO_DATA, "--steps %s selects none of the steps of %s (%d to %d)",
-                       s->steps_spec, t->path, rt_trace_step (t, 0)->step,
-                       rt_trace_step (t, t->steps->len - 1)->step);
-          ok = FALSE;
-        }
+      if (!select_rollouts (s, e, i, error))
+        ok = FALSE;
     }
+  if (ok)
+    {
+      rt_step_set_free (s->steps);
+      s->steps = rt_step_set_copy (rt_session_experiment (s, 0)->step_set);
+    }
+  /* the tables of one experiment name the trainer's step beside the folder's */
+  gboolean one = !(s->command->flags & RT_COMMAND_LOADS_TRACES);
+  if (ok && one && rt_session_experiment (s, 0)->rollouts->train_steps_known)
+    rt_table_map_steps (session_train_step, s);
+  else
+    rt_table_map_steps (NULL, NULL);
   return ok;
 }
 

@@ -25,6 +25,12 @@ session_clear (RtSession *s)
   g_free (s->cache_dir);
   g_free (s->subject);
   g_clear_pointer (&s->steps, rt_step_set_free);
+  g_clear_pointer (&s->user_steps, rt_step_set_free);
+  g_clear_pointer (&s->validation_steps, rt_step_set_free);
+  g_clear_pointer (&s->train, rt_train_log_free);
+  g_free (s->train_path);
+  g_free (s->validation_steps_spec);
+  g_free (s->rollouts_spec);
   /* the experiments own their traces; `trace` is the first one's */
   if (s->experiments != NULL)
     s->trace = NULL;
@@ -61,6 +67,16 @@ build_entries (RtSession *s, const RtCommand *cmd)
       "Keep the binary cache of the tables in DIR (default $XDG_CACHE_HOME/rolltrace)", "DIR" },
     { "no-cache", 0, 0, G_OPTION_ARG_NONE, &s->no_cache,
       "Read every file, and neither use nor write a cache", NULL },
+    { "train", 0, 0, G_OPTION_ARG_FILENAME, &s->train_path,
+      (cmd->flags & RT_COMMAND_LOADS_TRACES)
+      ? "The trainer's console log of the first EXP: which of its rollouts are validation, and the trainer's step of each (train_step)"
+      : "The trainer's console log: which rollouts are validation, and the trainer's step of each (train_step)", "LOG" },
+    { "validation-steps", 0, 0, G_OPTION_ARG_STRING, &s->validation_steps_spec,
+      "Without --train: these step folders hold validation rollouts (N, A-B, A- and commas)", "SPEC" },
+    { "rollouts", 0, 0, G_OPTION_ARG_STRING, &s->rollouts_spec,
+      (cmd->flags & RT_COMMAND_ALL_ROLLOUTS)
+      ? "Read the training rollouts, the validation ones, or all (the default)"
+      : "Read the training rollouts (default), the validation ones, or all", "training|validation|all" },
   };
   const GOptionEntry plot_entries[] = {
     { "out", 'o', 0, G_OPTION_ARG_FILENAME, &s->out_dir,
@@ -182,8 +198,16 @@ parse_command_line (RtSession *s, const RtCommand *cmd, int argc, char **argv, G
     s->args[i] = g_strdup (args[i + 1]);
 
   s->steps = rt_step_set_parse (s->steps_spec, error);
+  s->user_steps = s->steps != NULL ? rt_step_set_parse (s->steps_spec, error) : NULL;
   if (s->steps == NULL)
     return FALSE;
+  if (s->validation_steps_spec != NULL
+      && (s->validation_steps = rt_number_set_parse (s->validation_steps_spec, "--validation-steps", error)) == NULL)
+    return FALSE;
+  if (!rt_rollout_select_parse (s->rollouts_spec, &s->rollouts, error))
+    return FALSE;
+  if (s->rollouts_spec == NULL && (cmd->flags & RT_COMMAND_ALL_ROLLOUTS))
+    s->rollouts = RT_ROLLOUTS_ALL;
   if (s->format == NULL)
     s->format = g_strdup ("png");
   if (strcmp (s->format, "png") != 0 && strcmp (s->format, "svg") != 0

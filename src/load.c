@@ -117,6 +117,7 @@ typedef struct {
   gint32 step;
   GArray *files;                /* RtFile */
   GPtrArray *strays;            /* char*: paths from the experiment folder */
+  GPtrArray *trainer;           /* char*: its worker_-1.jsonl, the trainer's (rank -1) */
   int error;                    /* errno of opening the folder, or 0 */
 } StepListing;
 
@@ -128,6 +129,7 @@ step_listing_clear (StepListing *sl)
     g_free (g_array_index (sl->files, RtFile, i).path);
   g_clear_pointer (&sl->files, g_array_unref);
   g_clear_pointer (&sl->strays, g_ptr_array_unref);
+  g_clear_pointer (&sl->trainer, g_ptr_array_unref);
 }
 
 static int
@@ -146,6 +148,7 @@ list_step_folder (int exp_fd, StepListing *sl)
 {
   sl->files = g_array_new (FALSE, FALSE, sizeof (RtFile));
   sl->strays = g_ptr_array_new_with_free_func (g_free);
+  sl->trainer = g_ptr_array_new_with_free_func (g_free);
   int fd = openat (exp_fd, sl->name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   DIR *dir = fd >= 0 ? fdopendir (fd) : NULL;
   if (dir == NULL)
@@ -164,6 +167,12 @@ list_step_folder (int exp_fd, StepListing *sl)
       char *rel = g_strconcat (sl->name, G_DIR_SEPARATOR_S, entry, NULL);
       gint32 worker;
       struct stat st;
+      /* rank -1 is the trainer (the 2026 logger's trainer-side sections), not a rollout rank */
+      if (strcmp (entry, "worker_-1.jsonl") == 0 && fstatat (fd, entry, &st, 0) == 0 && S_ISREG (st.st_mode))
+        {
+          g_ptr_array_add (sl->trainer, rel);
+          continue;
+        }
       if (!parse_numbered_name (entry, "worker_", ".jsonl", &worker)
           || fstatat (fd, entry, &st, 0) != 0 || !S_ISREG (st.st_mode))
         {
@@ -386,6 +395,8 @@ discover (RtTrace *trace, const char *canonical, guint n_threads, RtCacheMap **c
       g_array_set_size (sl->files, 0);   /* the paths are the trace's now */
       for (guint k = 0; k < sl->strays->len; k++)
         g_ptr_array_add (trace->strays, g_steal_pointer (&sl->strays->pdata[k]));
+      for (guint k = 0; k < sl->trainer->len; k++)
+        g_ptr_array_add (trace->trainer_files, g_steal_pointer (&sl->trainer->pdata[k]));
     }
 
   if (step_numbers->len == 0)
@@ -1602,6 +1613,7 @@ rt_trace_load (const char *exp_path, const RtLoadOptions *opts, GError **error)
   trace->events = g_array_new (FALSE, FALSE, sizeof (RtEvent));
   trace->turns = g_array_new (FALSE, FALSE, sizeof (RtTurnFigures));
   trace->strays = g_ptr_array_new_with_free_func (g_free);
+  trace->trainer_files = g_ptr_array_new_with_free_func (g_free);
   trace->duplicates = g_array_new (FALSE, FALSE, sizeof (RtDuplicate));
   g_array_set_clear_func (trace->duplicates, duplicate_clear);
   trace->problems = g_array_new (FALSE, FALSE, sizeof (RtProblem));
@@ -1683,6 +1695,7 @@ rt_trace_free (RtTrace *trace)
   g_clear_pointer (&trace->events, g_array_unref);
   g_clear_pointer (&trace->turns, g_array_unref);
   g_clear_pointer (&trace->strays, g_ptr_array_unref);
+  g_clear_pointer (&trace->trainer_files, g_ptr_array_unref);
   g_clear_pointer (&trace->duplicates, g_array_unref);
   g_clear_pointer (&trace->problems, g_array_unref);
   g_clear_pointer (&trace->string_chunks, g_ptr_array_unref);

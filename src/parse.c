@@ -108,6 +108,8 @@ rt_file_parse_new (RtTrace *trace, guint file_index, guint max_problems, gint *b
   f->start_min_s = NAN;
   for (int i = 0; i < RT_N_STEP_EVENTS; i++)
     f->step_sum_s[i] = NAN;
+  f->n_rollout_ends = f->n_events_at_end = f->n_requests_at_end = 0;
+  memset (&f->first_rollout, 0, sizeof f->first_rollout);
   return p;
 }
 
@@ -359,6 +361,24 @@ append_event (RtFileParse *r, const RtEvent *ev)
     g_array_append_vals (a, ev, 1);
 }
 
+/* A total_step_duration line ends a rollout: the first one's part of the tables is noted
+ * (RtFile.first_rollout), and where the last one ended. */
+static void
+rollout_ended (RtFileParse *r)
+{
+  RtFile *file = r->file;
+  file->n_events_at_end = r->events->len;
+  file->n_requests_at_end = r->requests->len;
+  if (file->n_rollout_ends++ > 0)
+    return;
+  RtFileSlice *first = &file->first_rollout;
+  first->n_events = r->events->len;
+  first->n_requests = r->requests->len;
+  first->n_complete = file->n_complete;
+  first->start_min_s = file->start_min_s;
+  memcpy (first->step_sum_s, file->step_sum_s, sizeof first->step_sum_s);
+}
+
 static void
 process_line (RtFileParse *r, const RtLineFields *f, guint64 line_no)
 {
@@ -427,6 +447,8 @@ process_line (RtFileParse *r, const RtLineFields *f, guint64 line_no)
       g_array_append_val (r->end_turns, t);
     }
   append_event (r, &ev);
+  if (ev.event == RT_EV_TOTAL_STEP)
+    rollout_ended (r);
 }
 
 /* One line (or the unterminated last piece). A line normally holds one object; when

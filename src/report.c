@@ -555,7 +555,7 @@ section_comparison (RtReport *r, Section *sec, gboolean *shown, GError **error)
   for (guint e = 0; e < n; e++)
     {
       const RtExperiment *x = rt_session_experiment (s, e);
-      inputs[e] = (RtCompareInput) { x->trace, x->label, x->trace->path };
+      inputs[e] = (RtCompareInput) { x->trace, x->label, x->trace->path, x->step_set };
       labels[e] = x->label;
     }
   g_autoptr (RtCompare) c = rt_compare_analyse (inputs, n, s->steps, RT_COMPARE_ALIGN_STEP);
@@ -857,6 +857,34 @@ esc_printf (GString *out, const char *fmt, ...)
   rt_html_append_text (out, s);
 }
 
+/* The header's word on the rollouts: which are read, how their kinds are known, those the
+ * automatic rule takes for validation, a log that disagrees, the trainer's own files. */
+static void
+rollouts_quality (GString *out, const RtTrace *t)
+{
+  const RtRolloutMap *map = t->rollouts;
+  if (map == NULL)
+    return;
+  guint n[2] = { 0, 0 };
+  for (guint i = 0; i < map->rollouts->len; i++)
+    n[g_array_index (map->rollouts, RtRollout, i).kind]++;
+  g_string_append (out, "</dd>\n<dt>rollouts</dt><dd>");
+  esc_printf (out, "%u training, %u validation; %s read (%s)", n[RT_ROLLOUT_TRAINING], n[RT_ROLLOUT_VALIDATION],
+              t->rollouts_read == RT_ROLLOUTS_ALL ? "all" : t->rollouts_read == RT_ROLLOUTS_VALIDATION
+              ? "the validation ones" : "the training ones", map->source);
+  if (map->n_likely_validation > 0)
+    esc_printf (out, "; likely validation (fewer than half the median rollout's %u requests; still read as "
+                "training):", map->median_requests);
+  for (guint i = 0, k = 0; i < map->rollouts->len; i++)
+    if (g_array_index (map->rollouts, RtRollout, i).likely_validation)
+      esc_printf (out, "%s step_%d", k++ == 0 ? "" : ",", g_array_index (map->rollouts, RtRollout, i).step);
+  if (map->disagreement != NULL)
+    esc_printf (out, "; %s", map->disagreement);
+  if (t->trainer_files->len > 0)
+    esc_printf (out, "; %u trainer files (worker_-1.jsonl, rank -1) read as the trainer's sections, not as a rank",
+                t->trainer_files->len);
+}
+
 /* The picture gnuplot drew, from its <svg> on, its ids made unique in the page (several plots
  * share gnuplot's names for their markers). gnuplot escapes the text it writes; its SVG refers
  * to nothing outside itself (namespaces are names, not fetched). */
@@ -1007,6 +1035,7 @@ write_header (GString *out, RtSession *s, RtReport *r, gboolean stopped)
       const RtMissingFile *m = &g_array_index (c->empty, RtMissingFile, i);
       esc_printf (out, i == 0 ? "; empty: step_%d/worker_%d.jsonl" : ", step_%d/worker_%d.jsonl", m->step, m->worker);
     }
+  rollouts_quality (out, t);
   if (r->opts.train_path != NULL)
     {
       g_string_append (out, "</dd>\n<dt>trainer's log</dt><dd>");

@@ -10,7 +10,8 @@ typedef struct {
 } StepRange;
 
 struct _RtStepSet {
-  GArray *ranges;  /* empty: every step */
+  GArray *ranges;  /* empty: every step, unless `none` */
+  gboolean none;   /* no step at all (a list of none) */
 };
 
 static gboolean
@@ -90,6 +91,32 @@ rt_number_set_parse (const char *spec, const char *option, GError **error)
   return g_steal_pointer (&set);
 }
 
+RtStepSet *
+rt_step_set_new_list (const gint32 *steps, guint n)
+{
+  RtStepSet *set = g_new0 (RtStepSet, 1);
+  set->ranges = g_array_new (FALSE, FALSE, sizeof (StepRange));
+  set->none = n == 0;
+  for (guint i = 0; i < n; i++)
+    {
+      StepRange *last = set->ranges->len > 0 ? &g_array_index (set->ranges, StepRange, set->ranges->len - 1) : NULL;
+      if (last != NULL && last->hi + 1 == steps[i])
+        last->hi = steps[i];
+      else
+        g_array_append_val (set->ranges, ((StepRange) { steps[i], steps[i] }));
+    }
+  return set;
+}
+
+RtStepSet *
+rt_step_set_copy (const RtStepSet *set)
+{
+  RtStepSet *copy = g_new0 (RtStepSet, 1);
+  copy->ranges = g_array_copy (set->ranges);
+  copy->none = set->none;
+  return copy;
+}
+
 void
 rt_step_set_free (RtStepSet *set)
 {
@@ -102,7 +129,7 @@ rt_step_set_free (RtStepSet *set)
 gboolean
 rt_step_set_is_all (const RtStepSet *set)
 {
-  return set == NULL || set->ranges->len == 0;
+  return set == NULL || (set->ranges->len == 0 && !set->none);
 }
 
 gboolean

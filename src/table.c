@@ -28,6 +28,25 @@ struct _RtTable {
   gsize n_cells, cells_size;
   guint next;                /* the column of the next cell: n_cells % columns->len, kept */
   GStringChunk *texts;       /* the text cells, in one arena rather than a malloc each */
+  int step_column;           /* with a trainer's step map: the "step" column, whose row's
+                              * trainer step the last column (train_step) gets; else -1 */
+};
+
+/* The trainer's step of a step folder, for every table made after it is set (that has no
+ * train_step of its own): one map per
+ * process, set by the command layer once it knows the rollouts (rt_table_map_steps). */
+static RtTableStepMap step_map;
+static gconstpointer step_map_data;
+
+void
+rt_table_map_steps (RtTableStepMap map, gconstpointer data)
+{
+  step_map = map;
+  step_map_data = data;
+}
+
+static const RtColumn train_step_column = {
+  RT_COL ("train_step", RT_COLUMN_INT, NULL, "the trainer's step of the rollout read (--train); null when unknown"),
 };
 
 /* Frees the tables among the cells (the texts go with their arena). */
@@ -50,6 +69,16 @@ rt_table_new (const RtTableSpec *spec)
   t->columns = g_array_new (FALSE, FALSE, sizeof (RtColumn));
   for (const RtColumn *c = spec->columns; c->name != NULL; c++)
     g_array_append_val (t->columns, *c);
+  t->step_column = -1;
+  int step = rt_table_find (t, "step");
+  if (step_map != NULL && step >= 0 && rt_table_find (t, "train_step") < 0
+      && !(g_array_index (t->columns, RtColumn, step).flags & RT_COLUMN_TRAINER_STEP)
+      && g_array_index (t->columns, RtColumn, step).type == RT_COLUMN_INT
+      && g_array_index (t->columns, RtColumn, step).group == NULL)
+    {
+      t->step_column = step;
+      g_array_append_val (t->columns, train_step_column);   /* last: the TSV's columns keep their numbers */
+    }
   t->names = g_ptr_array_new_with_free_func (g_free);
   t->texts = g_string_chunk_new (4096);
   return t;
@@ -87,6 +116,8 @@ rt_table_expand (RtTable *t, const char *pattern, const char *const *names, guin
       each.name = name;
       g_array_insert_val (t->columns, at + k, each);
     }
+  if (t->step_column >= 0)
+    t->step_column = rt_table_find (t, "step");
 }
 
 void
@@ -124,6 +155,19 @@ append (RtTable *t, Cell cell, RtColumnType type)
   t->cells[t->n_cells++] = cell;
   if (++t->next == t->columns->len)
     t->next = 0;
+  if (G_UNLIKELY (t->step_column >= 0) && t->next == t->columns->len - 1)
+    {
+      /* the row's last cell: the trainer's step of its step */
+      const Cell *step = &t->cells[t->n_cells - t->next + (guint) t->step_column];
+      gint32 train = step->null ? -1 : step_map (step_map_data, (gint32) step->i);
+      if (G_UNLIKELY (t->n_cells == t->cells_size))
+        {
+          t->cells_size = MAX (t->cells_size * 2, 64);
+          t->cells = g_renew (Cell, t->cells, t->cells_size);
+        }
+      t->cells[t->n_cells++] = train >= 0 ? (Cell) { .i = train } : (Cell) { .null = TRUE };
+      t->next = 0;
+    }
 }
 
 void
@@ -735,11 +779,17 @@ rt_table_write_json_members (const RtTable *t, guint r, RtJsonWriter *w)
       else if (c->group == NULL)
         skip = array = FALSE;
       group = c->group;
-      if (skip)
+      if (skip || (t->step_column >= 0 && k == t->columns->len - 1))
         continue;
       if (!array)
         rt_jw_key (w, c->name);
       json_cell (w, c, cell_at (t, r, k));
+      if ((int) k == t->step_column)
+        {
+          /* train_step right after step in JSON (in the TSV it is the last column) */
+          rt_jw_key (w, train_step_column.name);
+          json_cell (w, &train_step_column, cell_at (t, r, t->columns->len - 1));
+        }
     }
   if (group != NULL && !skip)
     (array ? rt_jw_end_array : rt_jw_end_object) (w);

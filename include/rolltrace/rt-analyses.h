@@ -4,10 +4,12 @@
 
 #include <glib.h>
 
+#include "rolltrace/rt-rollouts.h"
 #include "rolltrace/rt-stats.h"
 #include "rolltrace/rt-steps.h"
 #include "rolltrace/rt-table.h"
 #include "rolltrace/rt-trace.h"
+#include "rolltrace/rt-trainer-files.h"
 #include "rolltrace/rt-trainlog.h"
 #include "rolltrace/rt-views.h"
 
@@ -378,6 +380,12 @@ RtTable *rt_check_duplicates_table (const RtTrace *t);
 /* check "cache", one row: t->stats */
 extern const RtTableSpec rt_check_cache_spec;
 RtTable *rt_check_cache_table (const RtTrace *t);
+/* check "rollouts": every rollout of the map's folders that `steps` selects */
+extern const RtTableSpec rt_check_rollouts_spec;
+RtTable *rt_check_rollouts_table (const RtRolloutMap *map, const RtStepSet *steps);
+/* "trainer_sections" (rt-check, rt-events): the trainer's own sections (worker_-1.jsonl) */
+extern const RtTableSpec rt_trainer_sections_spec;
+RtTable *rt_trainer_sections_table (const RtTrainerSections *ts);
 
 /* ---- train: the trainer's console log ---------------------------------------------- */
 
@@ -769,11 +777,13 @@ typedef enum {
   RT_COMPARE_ALIGN_INDEX,     /* pair the k-th selected step with data of each */
 } RtCompareAlign;
 
-/* An experiment to compare: its trace, label and the path as given. */
+/* An experiment to compare: its trace, label and the path as given, and its own steps (each
+ * experiment's rollouts of the kind read: RtExperiment.step_set; NULL: rt_compare_analyse's). */
 typedef struct {
   const RtTrace *trace;
   const char *label;
   const char *path;
+  const RtStepSet *steps;
 } RtCompareInput;
 
 /* A selected step with data (one rt-overview lists) of one experiment. */

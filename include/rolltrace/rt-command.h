@@ -5,6 +5,7 @@
 #include <glib.h>
 
 #include "rolltrace/rt-jsonw.h"
+#include "rolltrace/rt-rollouts.h"
 #include "rolltrace/rt-steps.h"
 #include "rolltrace/rt-table.h"
 #include "rolltrace/rt-text.h"
@@ -26,6 +27,8 @@ typedef enum {
   RT_COMMAND_LISTS_PROBLEMS = 1 << 3,/* the command lists the bad lines itself, so no note
                                       * about them is printed on stderr */
   RT_COMMAND_NO_ARGUMENTS = 1 << 4, /* takes options only (rt-cache) */
+  RT_COMMAND_ALL_ROLLOUTS = 1 << 5, /* an inventory: reads every rollout unless --rollouts
+                                      * says otherwise (analyses read training ones) */
   RT_COMMAND_ANALYZER = RT_COMMAND_LOADS_TRACE | RT_COMMAND_WRITES_PLOTS,
 } RtCommandFlags;
 
@@ -79,8 +82,11 @@ typedef struct {
   RtTrace *trace;
   char *label;               /* its folder's name; a name already given to an earlier
                               * experiment gets "#2", "#3"...: "exp", "exp#2" */
-  GArray *steps;             /* guint: indices into trace->steps that --steps selects,
-                              * ascending, never empty */
+  GArray *steps;             /* guint: indices into trace->steps that --steps and --rollouts
+                              * select, ascending, never empty */
+  RtRolloutMap *rollouts;    /* its rollouts, training or validation (--train applies to the
+                              * first experiment, --validation-steps to each) */
+  RtStepSet *step_set;       /* the folders --steps selects that hold a rollout --rollouts reads */
 } RtExperiment;
 
 struct _RtSession {
@@ -91,7 +97,15 @@ struct _RtSession {
   char *format;              /* png, svg or pdf */
   char *cache_dir;
   gboolean json, quiet, verbose, no_render, no_cache;
-  RtStepSet *steps;
+  RtStepSet *steps;          /* what the analyses read: once loaded, the first experiment's
+                              * step_set (--steps and --rollouts); before, --steps */
+  RtStepSet *user_steps;     /* --steps alone */
+  char *train_path;          /* --train LOG: the trainer's console log */
+  RtTrainLog *train;         /* read once loaded (again on a reload) */
+  char *validation_steps_spec;   /* --validation-steps SPEC */
+  RtStepSet *validation_steps;
+  char *rollouts_spec;       /* --rollouts training|validation|all */
+  RtRolloutSelect rollouts;
   /* positional arguments, program name excluded */
   char **args;
   int n_args;
@@ -131,6 +145,10 @@ void rt_session_print (RtSession *s, const char *fmt, ...) G_GNUC_PRINTF (2, 3);
  * when the command returns, whatever its status. */
 RtJsonWriter *rt_session_json (RtSession *s);
 
+/* "step": `step` in the object being written, and "train_step" (the trainer's step, or null)
+ * when the trainer's steps are known (--train), as tables with a step column have it. */
+void rt_session_json_step (RtSession *s, gint32 step);
+
 /* The whole --json document as {"key": [the rows of `table`]}. */
 void rt_session_json_rows (RtSession *s, const char *key, const RtTable *table);
 
@@ -138,7 +156,7 @@ void rt_session_json_rows (RtSession *s, const char *key, const RtTable *table);
  * exit status 1. */
 int rt_session_no_data (RtSession *s, const char *fmt, ...) G_GNUC_PRINTF (2, 3);
 
-/* A step is selected by --steps. */
+/* A step is selected by --steps (and holds a rollout --rollouts reads). */
 gboolean rt_session_step_selected (RtSession *s, gint32 step);
 
 /* Indices into trace->steps of the selected steps, ascending. */

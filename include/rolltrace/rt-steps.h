@@ -13,6 +13,9 @@ RtStepSet *rt_step_set_parse (const char *spec, GError **error);
 /* The same for another option that takes numbers the same way (--worker LIST): errors name
  * `option`. */
 RtStepSet *rt_number_set_parse (const char *spec, const char *option, GError **error);
+/* The set of exactly these steps (ascending; none at all when n is 0). */
+RtStepSet *rt_step_set_new_list (const gint32 *steps, guint n);
+RtStepSet *rt_step_set_copy (const RtStepSet *set);
 void rt_step_set_free (RtStepSet *set);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (RtStepSet, rt_step_set_free)
 

@@ -25,6 +25,9 @@ typedef enum {
                                   * array under the pattern's name (one value per experiment) */
   RT_COLUMN_NULL_GROUP = 1 << 4, /* on a grouped column: the group's object is null in JSON
                                   * when every cell of it is null in that row */
+  RT_COLUMN_TRAINER_STEP = 1 << 5, /* on "step": not one step folder of one experiment (the
+                                  * trainer's own step, or steps paired across experiments):
+                                  * no train_step is added beside it */
 } RtColumnFlags;
 
 typedef struct {
@@ -57,6 +60,13 @@ typedef struct {
 typedef struct _RtTable RtTable;
 
 RtTable *rt_table_new (const RtTableSpec *spec);
+
+/* The trainer's step of step folder `step` (-1: unknown). Set (by the command layer, once it
+ * knows the experiment's rollouts: --train), every table made after it that has an integer
+ * "step" column gets a "train_step" column: the last of its TSV and CSV, right after "step"
+ * in its JSON objects. NULL: none (the default). One per process. */
+typedef gint32 (*RtTableStepMap) (gconstpointer data, gint32 step);
+void rt_table_map_steps (RtTableStepMap map, gconstpointer data);
 void rt_table_free (RtTable *table);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (RtTable, rt_table_free)
 

@@ -20,6 +20,19 @@ G_BEGIN_DECLS
 #define RT_LINE_MAX ((gsize) 64 << 20)
 #define RT_LINE_MAX_TEXT "64 MiB"
 
+/* What a worker file held up to and including a total_step_duration line: a folder can hold
+ * more than one rollout (the 2026 logger appends a step's validation to its files), each
+ * ended by such a line. Counted as the lines are read, so that a rollout's part of the
+ * file's tables is known without its rows. */
+typedef struct {
+  guint32 n_events;           /* rows up to there */
+  guint32 n_requests;         /* requests whose first line came before it */
+  guint32 n_complete;         /* async_rollout_request_complete lines up to there */
+  guint32 unused;             /* 0 */
+  double start_min_s;         /* as RtFile's, over those lines */
+  double step_sum_s[RT_N_STEP_EVENTS];
+} RtFileSlice;
+
 /* One worker_M.jsonl of one step_N folder. */
 typedef struct {
   char *path;                 /* as found below the experiment folder */
@@ -43,6 +56,13 @@ typedef struct {
   double start_min_s;         /* min over lines of timestamp - duration; NAN if none */
   double step_sum_s[RT_N_STEP_EVENTS]; /* sum of each step-level event; NAN when absent */
   RtSchemaFlags schema;       /* generations whose names occur in the file */
+  guint32 n_rollout_ends;     /* total_step_duration (older: total) lines: one per rollout
+                               * that ended in the file */
+  guint32 n_events_at_end;    /* rows up to and including the last of them: rows after it
+                               * belong to a rollout still running */
+  guint32 n_requests_at_end;  /* requests whose first line came before the last of them */
+  RtFileSlice first_rollout;  /* the file up to and including the first of them (all of it
+                               * while it has none) */
 } RtFile;
 
 /* One timed (or instant) section: a row of the event table. */
@@ -138,6 +158,9 @@ typedef struct {
   const RtTurnFigures *cached_turns; /* the cache's own turns, used in place: those of the */
   guint32 n_cached_turns;            /* files taken whole from it, numbered first */
   GPtrArray *strays;          /* char*: entries that are not part of the trace */
+  GPtrArray *trainer_files;   /* char*: step_N/worker_-1.jsonl, the trainer's own sections
+                               * (rank -1 of the 2026 logger): never a rollout rank, read
+                               * by rt_trainer_sections_read; by step (numeric order) */
   GArray *duplicates;         /* RtDuplicate: files not read, as another name for a
                                * step and worker was; the name without leading zeros
                                * wins, then the shorter one, then the first in byte order */
@@ -145,6 +168,11 @@ typedef struct {
   GPtrArray *string_chunks;   /* GStringChunk*: storage of interned strings */
   guint64 problems_total;     /* bad lines and field problems, listed or not */
   RtLoadStats stats;
+  /* Which rollouts are read, set by whoever selects them (the command layer; rt-rollouts.h):
+   * the map is theirs, borrowed here so that an analysis can name a step's trainer step
+   * (rt_trace_train_step). NULL: none. */
+  const struct _RtRolloutMap *rollouts;
+  int rollouts_read;          /* RtRolloutSelect */
   RtTracePrivate *priv;
 } RtTrace;
 

@@ -2,6 +2,8 @@
  * generation) and what is wrong with it: worker files missing from a step, bad lines. */
 #include "rolltrace/rt-analyses.h"
 
+#include <math.h>
+
 static void
 count_files (const RtTrace *t, const RtStepSet *steps, RtCheck *c)
 {
@@ -245,5 +247,74 @@ rt_check_cache_table (const RtTrace *t)
   rt_table_int (table, st->files_resumed);
   rt_table_int (table, st->files_parsed);
   rt_table_int (table, (gint64) st->bytes_read);
+  return table;
+}
+
+const RtTableSpec rt_check_rollouts_spec = {
+  "check_rollouts", "one per rollout of a selected step folder, in time order",
+  (const RtColumn[]) {
+    { RT_COL ("step", RT_COLUMN_INT, NULL, "the step folder's number") },
+    { RT_COL ("rollout", RT_COLUMN_INT, NULL, "1 for the folder's first rollout, 2 for the second...") },
+    { RT_COL ("kind", RT_COLUMN_TEXT, NULL, "training or validation") },
+    { RT_COL ("train_step", RT_COLUMN_INT, NULL, "the trainer's step (of a validation: the step its metrics are "
+              "logged at, 0 before training); null when not known") },
+    { RT_COL ("requests", RT_COLUMN_INT, NULL, "requests begun in it, over the folder's worker files") },
+    { RT_COL ("running", RT_COLUMN_BOOL, NULL, "no total_step_duration line ends it (yet)") },
+    { RT_COL ("likely_validation", RT_COLUMN_BOOL, NULL, "without a trainer's log: fewer than half the median "
+              "rollout's requests (shown, not left out)") },
+    { RT_COL ("evidence", RT_COLUMN_TEXT, NULL, "how its kind is known") },
+    RT_COLUMNS_END,
+  },
+};
+
+RtTable *
+rt_check_rollouts_table (const RtRolloutMap *map, const RtStepSet *steps)
+{
+  RtTable *table = rt_table_new (&rt_check_rollouts_spec);
+  for (guint i = 0; i < map->rollouts->len; i++)
+    {
+      const RtRollout *r = &g_array_index (map->rollouts, RtRollout, i);
+      if (!rt_step_set_contains (steps, r->step))
+        continue;
+      rt_table_int (table, r->step);
+      rt_table_int (table, r->index + 1);
+      rt_table_text_borrowed (table, rt_rollout_kind_name (r->kind));
+      if (r->train_step >= 0)
+        rt_table_int (table, r->train_step);
+      else
+        rt_table_null (table);
+      rt_table_int (table, r->requests);
+      rt_table_bool (table, r->running);
+      rt_table_bool (table, r->likely_validation);
+      rt_table_text (table, r->evidence);
+    }
+  return table;
+}
+
+const RtTableSpec rt_trainer_sections_spec = {
+  "trainer_sections", "one per section name of the trainer's files (step_N/worker_-1.jsonl) of the selected steps",
+  (const RtColumn[]) {
+    { RT_COL ("event", RT_COLUMN_TEXT, NULL, "the section's name as logged") },
+    { RT_COL ("steps", RT_COLUMN_INT, NULL, "trainer files (steps) that hold it") },
+    { RT_COL ("count", RT_COLUMN_INT, NULL, "its lines") },
+    { RT_COL ("total_s", RT_COLUMN_NUMBER, "s", "the sum of its finite duration_sec") },
+    { RT_COL ("mean_s", RT_COLUMN_NUMBER, "s", "total_s over the lines with a finite duration_sec") },
+    RT_COLUMNS_END,
+  },
+};
+
+RtTable *
+rt_trainer_sections_table (const RtTrainerSections *ts)
+{
+  RtTable *table = rt_table_new (&rt_trainer_sections_spec);
+  for (guint i = 0; i < ts->sections->len; i++)
+    {
+      const RtTrainerSection *x = &g_array_index (ts->sections, RtTrainerSection, i);
+      rt_table_text (table, x->event);
+      rt_table_int (table, x->steps);
+      rt_table_int (table, (gint64) x->count);
+      rt_table_number (table, x->total_s);
+      rt_table_number (table, x->with_duration > 0 ? x->total_s / (double) x->with_duration : NAN);
+    }
   return table;
 }

@@ -230,7 +230,7 @@ rt_compare_analyse (const RtCompareInput *inputs, guint n, const RtStepSet *step
     {
       c->experiments[e].in = inputs[e];
       args[2 * e] = &c->experiments[e];
-      args[2 * e + 1] = (gpointer) steps;
+      args[2 * e + 1] = (gpointer) (inputs[e].steps != NULL ? inputs[e].steps : steps);
     }
   for (guint e = 1; e < n; e++)
     {
@@ -406,7 +406,8 @@ static const char *const step_series[] = { "rollout_s", "interval_s", "requests_
 const RtTableSpec rt_compare_steps_spec = {
   "compare_steps", "one per selected step with data of the first experiment, in step order",
   (const RtColumn[]) {
-    { RT_COL ("step", RT_COLUMN_INT, NULL, "the first experiment's step number") },
+    { RT_COL ("step", RT_COLUMN_INT, NULL, "the first experiment's step number"),
+      .flags = RT_COLUMN_TRAINER_STEP },   /* steps paired across experiments: no one trainer's step */
     { RT_COL ("rollout_s", RT_COLUMN_NUMBER, "s", "per experiment (--align step: the same step number; index: its "
               "k-th selected step with data): rt-overview's rollout_s, null where absent; TSV rollout_s_1, _2..."),
       .flags = RT_COLUMN_EACH | RT_COLUMN_ARRAY },

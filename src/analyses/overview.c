@@ -1,16 +1,20 @@
 /* overview.c: how long each step's rollout took, and how long until the next step began.
  * The difference is the time spent outside rollout (training, weight sync); outliers are marked. */
 #include "rolltrace/rt-analyses.h"
+#include "rolltrace/rt-rollouts.h"
 #include "rolltrace/rt-views.h"
 
 #include <math.h>
 
-/* Start of the first step after `si` (in the whole trace, selected or not) that has one. */
+/* Start of the first step after `si` (in the whole trace, selected or not) that has one and
+ * holds a rollout of the kind read: the next training step's, past the validations between. */
 static double
 next_start (const RtTrace *t, guint si)
 {
   for (guint j = si + 1; j < t->steps->len; j++)
-    if (!isnan (rt_trace_step (t, j)->start_s))
+    if (!isnan (rt_trace_step (t, j)->start_s)
+        && (t->rollouts == NULL
+            || rt_rollout_map_find (t->rollouts, rt_trace_step (t, j)->step, (RtRolloutSelect) t->rollouts_read)))
       return rt_trace_step (t, j)->start_s;
   return NAN;
 }
@@ -37,6 +41,18 @@ mark_outliers (GArray *steps, gboolean interval)
   return mean;
 }
 
+/* The trainer's step whose timing_s/gen is the rollout's of folder `step`: its training step by
+ * the rollout map when the map knows the trainer's steps (-1: a validation's, or one the log does
+ * not know), else the folder's number. */
+static gint32
+trainer_step_of (const RtTrace *t, gint32 step)
+{
+  if (t->rollouts == NULL || !t->rollouts->train_steps_known)
+    return step;
+  const RtRollout *r = rt_rollout_map_find (t->rollouts, step, (RtRolloutSelect) t->rollouts_read);
+  return r != NULL && r->kind == RT_ROLLOUT_TRAINING ? r->train_step : -1;
+}
+
 RtOverview *
 rt_overview_analyse (const RtTrace *t, const RtStepSet *steps, const RtTrainLog *train)
 {
@@ -57,8 +73,9 @@ rt_overview_analyse (const RtTrace *t, const RtStepSet *steps, const RtTrainLog 
       if (!isnan (st->start_s))
         r.interval_s = next_start (t, si) - st->start_s;
       r.outside_s = r.interval_s - r.rollout_s;
-      r.train_step_s = rt_metric_at (train_step, st->step);
-      r.train_gen_s = rt_metric_at (train_gen, st->step);
+      gint32 at = trainer_step_of (t, st->step);
+      r.train_step_s = at >= 0 ? rt_metric_at (train_step, at) : NAN;
+      r.train_gen_s = at >= 0 ? rt_metric_at (train_gen, at) : NAN;
       g_array_append_val (o->steps, r);
     }
   o->rollout_mean = mark_outliers (o->steps, FALSE);

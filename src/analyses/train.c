@@ -277,7 +277,7 @@ rt_train_metrics_table (const RtTrain *tr)
 const RtTableSpec rt_train_series_spec = {
   "train_series", "one per step of the log",
   (const RtColumn[]) {
-    { RT_COL ("step", RT_COLUMN_INT, NULL, "the training step") },
+    { RT_COL ("step", RT_COLUMN_INT, NULL, "the training step"), .flags = RT_COLUMN_TRAINER_STEP },
     { RT_COL ("METRIC", RT_COLUMN_NUMBER, NULL,
               "each metric drawn, named after it; NaN where it has no value a plot can draw"),
       .flags = RT_COLUMN_EACH },
@@ -309,7 +309,7 @@ rt_train_plot_table (const RtTrainLog *log, const RtTrainPlot *p)
 const RtTableSpec rt_train_metric_spec = {
   "train_metric", "one per step at which the metric has a value a plot can draw",
   (const RtColumn[]) {
-    { RT_COL ("step", RT_COLUMN_INT, NULL, "the training step") },
+    { RT_COL ("step", RT_COLUMN_INT, NULL, "the training step"), .flags = RT_COLUMN_TRAINER_STEP },
     { RT_COL ("value", RT_COLUMN_NUMBER, NULL, "the metric's value (below 1e-300 in size: 0)") },
     { RT_COL ("moving_mean", RT_COLUMN_NUMBER, NULL, "the mean of the last --window such values") },
     RT_COLUMNS_END,

@@ -107,7 +107,7 @@ pair_load (Pair *p, const char *a, const char *b, const char *steps, RtCompareAl
 {
   p->traces[0] = rt_test_load_fixture (a);
   p->traces[1] = rt_test_load_fixture (b);
-  RtCompareInput in[2] = { { p->traces[0], "a", a }, { p->traces[1], "b", b } };
+  RtCompareInput in[2] = { { p->traces[0], "a", a, NULL }, { p->traces[1], "b", b, NULL } };
   g_autoptr (RtStepSet) set = steps ? rt_test_steps (steps) : NULL;
   p->c = rt_compare_analyse (in, 2, set, align);
 }

@@ -1298,7 +1298,7 @@ damage_cache_part (const char *dir, guint part, gsize at)
   memcpy (&tables_at, data + 48, 8);
   memcpy (&n_names, data + 20, 4);
   memcpy (n, data + 112, sizeof n);   /* files, requests, turns, problems */
-  const gsize sizes[] = { n[0] * 320, n[1] * sizeof (RtRequest), n[2] * sizeof (RtTurnFigures), n[3] * 16,
+  const gsize sizes[] = { n[0] * 456,   /* a CacheFile: 320 bytes, and 136 of its rollouts since format 11 */ n[1] * sizeof (RtRequest), n[2] * sizeof (RtTurnFigures), n[3] * 16,
                           (gsize) n_names * 8 };
   gsize offset = tables_at + at;
   for (guint p = 0; p < part; p++)

@@ -1,0 +1,108 @@
+#!/usr/bin/env bash
+# t-rollouts.sh: every command knows which rollouts are training and which validation, and how it
+# knows: a worker file holds one rollout per total_step_duration line; --train LOG maps the
+# rollouts to the trainer's steps (a folder per rollout call, or appended to the step); without a
+# log --validation-steps names them and a rule flags likely ones; --rollouts chooses; the trainer's
+# worker_-1.jsonl is never a rank. Fixtures: fixtures/rollouts (README.md there).
+. "$(dirname "$0")/lib.sh"
+
+R="$SRC/fixtures/rollouts"
+O=(--out "$TMP/o" --no-render)
+
+# py EXPR FILE: evaluates EXPR on the JSON document of FILE (as d)
+py () { "$PYTHON" -c "import json, sys; d = json.load(open(sys.argv[1])); print($1)" "$2"; }
+# expect_eq GOT WANT LABEL
+expect_eq () { if [ "$1" = "$2" ]; then ok; else fail "$3: got '$1', expected '$2'"; fi; }
+
+# ---- a file with several total_step_duration lines holds one rollout per line, in time order;
+# lines after the last are a rollout still running (hand-split, worked in the README)
+split="$R/hand-split"
+for round in first cached; do
+  expect_exit 0 "$BUILD/rt-check" "$split" --json
+  cp "$TMP/out" "$TMP/check.json"
+  expect_eq "$(py "[(r['step'], r['rollout'], r['kind'], r['requests'], r['running']) for r in d['rollouts']['rows']]" "$TMP/check.json")" \
+    "[(1, 1, 'training', 2, False), (2, 1, 'training', 2, False), (3, 1, 'training', 2, False), (3, 2, 'validation', 1, False), (3, 3, 'validation', 1, True)]" \
+    "hand-split rollouts ($round)"
+  expect_eq "$(py "d['rollouts']['layout']" "$TMP/check.json")" "appended" "hand-split layout ($round)"
+done
+# its training rollouts are what the analyses read by default: step 3 is a training step
+expect_exit 0 "$BUILD/rt-cdf" "$split" --json "${O[@]}"
+expect_eq "$(py "[s['step'] for s in d['steps']]" "$TMP/out")" "[1, 2, 3]" "hand-split training steps"
+
+# ---- step_N/worker_-1.jsonl is the trainer's: its sections, never a rank
+expect_eq "$(py "(d['trainer_files'], d['strays'], d['workers'], [(s['event'], s['count'], s['mean_s']) for s in d['trainer_sections']])" "$TMP/check.json")" \
+  "(1, [], 1, [('reward_duration', 2, 1.0)])" "worker_-1 in rt-check"
+expect_exit 0 "$BUILD/rt-events" "$split" --json "${O[@]}"
+expect_eq "$(py "[(s['event'], s['steps'], s['total_s']) for s in d['trainer_sections']]" "$TMP/out")" \
+  "[('reward_duration', 1, 2.0)]" "worker_-1 in rt-events"
+expect_exit 0 "$BUILD/rt-workers" "$split" --json "${O[@]}"
+expect_eq "$(grep -c -- '-1' "$TMP/out")" "0" "rt-workers shows rank -1"
+
+# ---- a folder per rollout call, with the trainer's log: the training rollouts answer as the
+# same run written without validation, step numbers being the trainer's
+for a in cdf overview events turns turn-dist workers requests timeline; do
+  expect_exit 0 "$BUILD/rt-$a" "$R/base" --train "$R/base.log" --json "${O[@]}"
+  cp "$TMP/out" "$TMP/base.json"
+  expect_exit 0 "$BUILD/rt-$a" "$R/folders" --train "$R/folders.log" --json "${O[@]}"
+  cp "$TMP/out" "$TMP/folders.json"
+  if "$PYTHON" - "$TMP/base.json" "$TMP/folders.json" >"$TMP/diff" 2>&1 <<'EOF'
+import json, sys
+def trainer_steps(x):
+    """step becomes the trainer's step, and train_step goes: the base run's numbering"""
+    if isinstance(x, dict):
+        if "train_step" in x:
+            x["step"] = x.pop("train_step")
+        return {k: trainer_steps(v) for k, v in x.items()}
+    if isinstance(x, list):
+        return [trainer_steps(v) for v in x]
+    return x
+base = trainer_steps(json.load(open(sys.argv[1])))
+got = trainer_steps(json.load(open(sys.argv[2])))
+if base != got:
+    print(json.dumps(base)[:300]); print(json.dumps(got)[:300]); sys.exit(1)
+EOF
+  then ok; else fail "rt-$a on the training rollouts differs from the run without validation:"; sed 's/^/    /' "$TMP/diff" >&2; fi
+done
+# rt-check tells each folder's kind and why
+expect_exit 0 "$BUILD/rt-check" "$R/folders" --train "$R/folders.log" --json
+expect_eq "$(py "[(r['step'], r['kind'], r['train_step']) for r in d['rollouts']['rows']]" "$TMP/out")" \
+  "[(1, 'validation', 0), (2, 'training', 1), (3, 'training', 2), (4, 'validation', 2), (5, 'training', 3), (6, 'training', 4), (7, 'validation', 4), (8, 'training', 5), (9, 'validation', 5)]" \
+  "folders: kinds from the log"
+expect_grep "folders.log: validation after step 2" "$TMP/out" "folders: the evidence"
+# --rollouts chooses
+expect_exit 0 "$BUILD/rt-cdf" "$R/folders" --train "$R/folders.log" --rollouts validation --json "${O[@]}"
+expect_eq "$(py "[s['step'] for s in d['steps']]" "$TMP/out")" "[1, 4, 7, 9]" "--rollouts validation"
+expect_exit 0 "$BUILD/rt-cdf" "$R/folders" --train "$R/folders.log" --rollouts all --json "${O[@]}"
+expect_eq "$(py "len(d['steps'])" "$TMP/out")" "9" "--rollouts all"
+expect_exit 2 "$BUILD/rt-cdf" "$R/folders" --rollouts sideways "${O[@]}"
+expect_grep "not training, validation or all" "$TMP/err" "--rollouts sideways"
+
+# rt-report: no trainer_mismatch with its own log, one with the log of another run
+expect_exit 0 "$BUILD/rt-report" "$R/folders" --train "$R/folders.log" --json --out "$TMP/rep"
+expect_eq "$(py "'trainer_mismatch' in [f['id'] for f in d['findings']]" "$TMP/out")" "False" "report with its own log"
+expect_exit 0 "$BUILD/rt-report" "$R/folders" --train "$R/other-run.log" --json --out "$TMP/rep2"
+expect_eq "$(py "'trainer_mismatch' in [f['id'] for f in d['findings']]" "$TMP/out")" "True" "report with another run's log"
+
+# a log whose counts cannot match: said, folder numbers kept, nothing guessed
+expect_exit 0 "$BUILD/rt-cdf" "$R/folders" --train "$R/base.log" --json "${O[@]}"
+expect_grep "cannot be matched one for one" "$TMP/err" "a log of another layout"
+expect_eq "$(py "[s['step'] for s in d['steps']]" "$TMP/out")" "[1, 2, 3, 4, 5, 6, 7, 8, 9]" "folder numbers kept"
+expect_eq "$(grep -c train_step "$TMP/out")" "0" "no train_step from a log that disagrees"
+
+# ---- without a log: --validation-steps names the folders; the rule flags, never excludes
+expect_exit 0 "$BUILD/rt-cdf" "$R/folders" --validation-steps 1,4,7,9 --json "${O[@]}"
+cp "$TMP/out" "$TMP/named.json"
+expect_exit 0 "$BUILD/rt-cdf" "$R/base" --json "${O[@]}"
+expect_eq "$(py "d['all']" "$TMP/named.json")" "$(py "d['all']" "$TMP/out")" "--validation-steps"
+expect_exit 0 "$BUILD/rt-check" "$R/folders" --json
+expect_eq "$(py "(d['rollouts']['likely_validation'], [r['step'] for r in d['rollouts']['rows'] if r['likely_validation']])" "$TMP/out")" \
+  "(4, [1, 4, 7, 9])" "the automatic rule"
+expect_exit 0 "$BUILD/rt-cdf" "$R/folders" --json "${O[@]}"
+expect_eq "$(py "len(d['steps'])" "$TMP/out")" "9" "flagged, not excluded"
+
+# ---- appended to the step (the 2026 logger): the second rollout of a step is its validation
+expect_exit 0 "$BUILD/rt-check" "$R/append" --train "$R/append.log" --json
+expect_eq "$(py "[(r['step'], r['rollout'], r['kind'], r['train_step']) for r in d['rollouts']['rows'] if r['step'] in (0, 2, 3)]" "$TMP/out")" \
+  "[(0, 1, 'validation', 0), (2, 1, 'training', 2), (2, 2, 'validation', 2), (3, 1, 'training', 3)]" "append: kinds from the log"
+expect_eq "$(py "(d['trainer_files'], d['strays'])" "$TMP/out")" "(5, [])" "append: the trainer's files"
+finish

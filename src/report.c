@@ -349,7 +349,7 @@ request_view (RtReport *r, Section *sec, const RtSlowRequest *slow, guint rank, 
   g_autoptr (RtRequestView) v = rt_request_view (t, slow->request);
   const RtRequest *q = rt_trace_request (t, slow->request);
   g_autofree char *caption = rt_request_title (t, q, r->s->full_ids);
-  html (sec, "<section class=\"request\" id=\"request-%u\">\n<h3>", rank);
+  html (sec, "<h3 class=\"request\" id=\"request-%u\">", rank);
   text (sec, caption);
   html (sec, "</h3>\n<p>");
   text (sec, "Request ");
@@ -363,7 +363,6 @@ request_view (RtReport *r, Section *sec, const RtSlowRequest *slow, guint rank, 
   html (sec, "</p>\n");
   if (v->lines == 0)
     {
-      html (sec, "</section>\n");
       return TRUE;
     }
   g_autofree char *base = rt_request_plot_name (rt_request_id (t, q));
@@ -398,7 +397,6 @@ request_view (RtReport *r, Section *sec, const RtSlowRequest *slow, guint rank, 
   if (!rt_plot_request_view (r->s, v, name, error))
     return FALSE;
   plot (sec, name, name);
-  html (sec, "</section>\n");
   return TRUE;
 }
 

@@ -137,7 +137,7 @@ expect_exit 0 "$BUILD/rt-report" "$EXP" --out "$TMP/report" --no-render
 page="$TMP/report/index.html"
 for k in 1 2 3; do
   expect_grep "<li><a href=\"#request-$k\">#$k " "$page" "report links request $k"
-  expect_grep "<section class=\"request\" id=\"request-$k\">" "$page" "report section of request $k"
+  expect_grep "<h3 class=\"request\" id=\"request-$k\">" "$page" "report section of request $k"
 done
 expect_grep "<figure id=\"plot-request_$A\">" "$page" "report draws request a's lines"
 expect_grep "<a href=\"request_$A.tsv\">" "$page" "report links request a's data"

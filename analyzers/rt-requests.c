@@ -228,7 +228,7 @@ main (int argc, char **argv)
     { "top", 'k', 0, G_OPTION_ARG_STRING, &opt_top, "How many of the slowest to break down (default 10)", "K" },
     { "id", 0, 0, G_OPTION_ARG_STRING, &opt_id,
       "Follow one request: every line of it in time, nested, and the gaps between them (ID: its id "
-      "or a unique beginning of it, looked for in the steps --steps selects)", "ID" },
+      "or a unique beginning of it, looked for in the rollouts --steps and --rollouts select)", "ID" },
     G_OPTION_ENTRY_NULL
   };
   static const RtTableSpec *const tables[] = {

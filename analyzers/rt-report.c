@@ -185,8 +185,10 @@ main (int argc, char **argv)
     "Writes DIR/index.html (default rt-out/EXPNAME/report/): one page that works offline and as a\n"
     "single file: plots inline as SVG, no script, font or style fetched from anywhere, a few lines\n"
     "of JavaScript only to sort tables. The data (TSV) and gnuplot scripts sit beside it.\n"
-    "Sections: overview (and the trainer with --train), the tail, workers, slowest requests,\n"
-    "turns, timeline of the slowest step, step sections, trainer metrics, data quality, and\n"
+    "Sections: overview (and the trainer with --train), the tail, workers, slowest requests\n"
+    "(with a truncation line, and the first five followed line by line as rt-requests --id\n"
+    "does, each in a section #request-K the list links to, its Gantt request_ID), turns,\n"
+    "timeline of the slowest step, step sections, trainer metrics, data quality, and\n"
     "with --compare a comparison: rt-compare's tables and plots, EXP the reference, steps paired\n"
     "by number.\n\n"
     "Findings, ranked high, medium, info (docs/findings.md has the arithmetic), fire when:\n");
@@ -224,7 +226,7 @@ main (int argc, char **argv)
     .run = run,
     .turns_summed = TRUE,
     .request_ids_when_read = TRUE,
-    .flags = RT_COMMAND_ANALYZER,
+    .flags = RT_COMMAND_ANALYZER | RT_COMMAND_SHOWS_IDS,
     .experiment_option = &opt_compare,
     .out_subdir = "report",
     .before_load = wait_for_experiment,

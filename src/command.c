@@ -86,7 +86,13 @@ build_entries (RtSession *s, const RtCommand *cmd)
     { "no-render", 0, 0, G_OPTION_ARG_NONE, &s->no_render,
       "Write data and gnuplot scripts but do not run gnuplot", NULL },
   };
+  const GOptionEntry id_entries[] = {
+    { "full-ids", 0, 0, G_OPTION_ARG_NONE, &s->full_ids,
+      "Show request ids whole (text shows their first 8 characters; --json always whole)", NULL },
+  };
   g_array_append_vals (entries, common, G_N_ELEMENTS (common));
+  if (cmd->flags & RT_COMMAND_SHOWS_IDS)
+    g_array_append_vals (entries, id_entries, G_N_ELEMENTS (id_entries));
   if (cmd->flags & (RT_COMMAND_LOADS_TRACE | RT_COMMAND_LOADS_TRACES))
     g_array_append_vals (entries, trace_entries, G_N_ELEMENTS (trace_entries));
   if (cmd->flags & RT_COMMAND_WRITES_PLOTS)

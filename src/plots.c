@@ -247,15 +247,76 @@ rt_plot_workers_steps (RtSession *s, const RtWorkers *workers, GError **error)
 
 /* ---- requests ---- */
 
-char *
-rt_request_caption (const RtTrace *t, const RtRequest *q, guint rank)
+/* "41.20 s, 4 turns, 812 tokens, LENGTH" */
+static char *
+request_figures (const RtTrace *t, const RtRequest *q)
 {
   g_autofree char *tokens = q->response_length >= 0 ? g_strdup_printf ("%d tokens", q->response_length)
                                                      : g_strdup ("tokens unknown");
   g_autofree char *turns = q->turns >= 0 ? g_strdup_printf ("%d turns", q->turns) : g_strdup ("turns unknown");
-  return g_strdup_printf ("#%u %.8s, worker %d: %.2f s, %s, %s, %s", rank, rt_request_id (t, q), q->worker,
-                          q->total_s, turns, tokens,
+  g_autofree char *duration = isnan (q->total_s) ? g_strdup ("no complete line") : g_strdup_printf ("%.2f s", q->total_s);
+  return g_strdup_printf ("%s, %s, %s, %s", duration, turns, tokens,
                           q->finish_reason ? rt_finish_reason_short (rt_request_finish_reason (t, q)) : "finish unknown");
+}
+
+char *
+rt_request_caption (const RtTrace *t, const RtRequest *q, guint rank, gboolean full_id)
+{
+  g_autofree char *figures = request_figures (t, q);
+  return g_strdup_printf ("#%u %.*s, worker %d: %s", rank, full_id ? G_MAXINT : 8, rt_request_id (t, q), q->worker,
+                          figures);
+}
+
+char *
+rt_request_title (const RtTrace *t, const RtRequest *q, gboolean full_id)
+{
+  g_autofree char *figures = request_figures (t, q);
+  return g_strdup_printf ("request %.*s, step %d, worker %d: %s", full_id ? G_MAXINT : 8, rt_request_id (t, q),
+                          q->step, q->worker, figures);
+}
+
+char *
+rt_requests_truncation_line (const RtRequests *r)
+{
+  if (r->at_length == 0)
+    return NULL;
+  g_autofree char *tokens = r->at_length_tokens >= 0 ? g_strdup_printf (", up to %d tokens", r->at_length_tokens)
+                                                     : g_strdup ("");
+  return g_strdup_printf ("truncation: %u of the %u slowest ended on the length limit (LENGTH%s)", r->at_length,
+                          r->slowest->len, tokens);
+}
+
+char *
+rt_request_plot_name (const char *id)
+{
+  gsize len = MIN (strlen (id), 100);
+  char *name = g_strdup_printf ("request_%.*s", (int) len, id);
+  g_strcanon (name + strlen ("request_"), "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_", '_');
+  return name;
+}
+
+/* One request's phases as horizontal bars, a phase under the one that holds it, indented. */
+static gboolean
+plot_request_phases (RtSession *s, const RtRequests *r, guint i, GError **error)
+{
+  const RtTrace *t = s->trace;
+  const RtSlowRequest *slow = &g_array_index (r->slowest, RtSlowRequest, i);
+  g_autoptr (RtTable) phases = rt_request_phases_table (t, slow);
+  guint rows = rt_table_n_rows (phases);
+  double least = INFINITY;
+  for (guint k = 0; k < rows; k++)
+    least = MIN (least, rt_table_get_number (phases, k, 1));
+  /* the bars start a power of ten below the shortest phase (log scale: there is no 0) */
+  double from = rows > 0 ? pow (10, floor (log10 (least)) - 1) : 1e-6;
+  g_autofree char *name = g_strdup_printf ("request_%u_step_%d", i + 1, r->step);
+  g_autofree char *caption = rt_request_caption (t, rt_trace_request (t, slow->request), i + 1, s->full_ids);
+  g_autofree char *what = g_strdup_printf ("step %d, %s", r->step, caption);
+  char buf[G_ASCII_DTOSTR_BUF_SIZE];
+  g_autofree char *xmin = g_strdup (g_ascii_dtostr (buf, sizeof buf, from));
+  g_autofree char *ymax = g_strdup_printf ("%u", rows);   /* a row at the range's edge loses its label */
+  g_autofree char *size = g_strdup_printf ("1280,%u", CLAMP (160 + rows * 26, 400u, 8000u));
+  const char *vars[] = { "XMIN", xmin, "YMAX", ymax, "SIZE", size, NULL };
+  return rt_session_write_table (s, phases, name, error) && rt_session_plot (s, "request", name, what, vars, error);
 }
 
 gboolean
@@ -264,15 +325,8 @@ rt_plot_requests_top (RtSession *s, const RtRequests *r, gboolean each_request, 
   const RtTrace *t = s->trace;
   /* one chart per request */
   for (guint i = 0; each_request && i < r->slowest->len; i++)
-    {
-      const RtSlowRequest *slow = &g_array_index (r->slowest, RtSlowRequest, i);
-      g_autoptr (RtTable) phases = rt_request_phases_table (t, slow);
-      g_autofree char *name = g_strdup_printf ("request_%u_step_%d", i + 1, r->step);
-      g_autofree char *what = rt_request_caption (t, rt_trace_request (t, slow->request), i + 1);
-      if (!rt_session_write_table (s, phases, name, error)
-          || !rt_session_plot (s, "request", name, what, NULL, error))
-        return FALSE;
-    }
+    if (!plot_request_phases (s, r, i, error))
+      return FALSE;
 
   /* all of them stacked, by the phases that do not overlap and that occur */
   g_autoptr (RtTable) top = rt_requests_top_table (t, r);
@@ -282,6 +336,41 @@ rt_plot_requests_top (RtSession *s, const RtRequests *r, gboolean each_request, 
   const char *vars[] = { "LASTCOL", lastcol, NULL };
   return rt_session_write_table (s, top, name, error)
          && rt_session_plot (s, "requests-top", name, what, vars, error);
+}
+
+/* The colours of a request's lines by phase kind, as rt-timeline draws its phases. */
+static const struct { const char *phase, *colour; } line_colours[] = {
+  { "enclosing", "#b0b0b0" }, { "pre-process", "#ff7f0e" }, { "engine", "#1f77b4" },
+  { "tool", "#2ca02c" }, { "post-process", "#d62728" }, { "other", "#9467bd" }, { "gap", "#e4e4e4" },
+};
+
+gboolean
+rt_plot_request_view (RtSession *s, const RtRequestView *v, const char *plot_name, GError **error)
+{
+  const RtTrace *t = s->trace;
+  const RtRequest *q = rt_trace_request (t, v->request);
+  g_autoptr (RtTable) lines = rt_request_lines_table (t, v);
+  g_autofree char *name = plot_name ? g_strdup (plot_name) : rt_request_plot_name (rt_request_id (t, q));
+  g_autofree char *what = rt_request_title (t, q, s->full_ids);
+  g_autoptr (GString) plots = g_string_new (NULL);
+  for (guint c = 0; c < G_N_ELEMENTS (line_colours); c++)
+    {
+      gboolean occurs = FALSE;
+      for (guint k = 0; k < rt_table_n_rows (lines) && !occurs; k++)
+        occurs = strcmp (rt_table_get_text (lines, k, 0), line_colours[c].phase) == 0;
+      if (!occurs)
+        continue;
+      g_string_append_printf (plots, "data using (($5+$6)/2):(strcol(1) eq '%s' ? $0 : NaN):(($6-$5)/2):(0.4) "
+                              "with boxxyerror fc rgb '%s' title '%s', \\\n     ", line_colours[c].phase,
+                              line_colours[c].colour,
+                              strcmp (line_colours[c].phase, "gap") == 0 ? "gap: nothing logged" : line_colours[c].phase);
+    }
+  guint rows = rt_table_n_rows (lines);
+  g_autofree char *ymax = g_strdup_printf ("%u", rows);   /* a row at the range's edge loses its label */
+  g_autofree char *size = g_strdup_printf ("1400,%u", CLAMP (170 + rows * 17, 500u, 8000u));
+  const char *vars[] = { "PLOTS", plots->str, "YMAX", ymax, "SIZE", size, NULL };
+  return rt_session_write_table (s, lines, name, error)
+         && rt_session_plot (s, "request-lines", name, what, vars, error);
 }
 
 /* ---- events ---- */

@@ -12,6 +12,7 @@
 
 #define TABLE_ROWS_MAX 40     /* rows of a table shown in the page; the TSV beside has them all */
 #define TOP_REQUESTS 10       /* slowest requests shown */
+#define FOLLOWED_REQUESTS 5   /* of them, those followed line by line in a section of their own */
 #define GANTT_REQUESTS_MAX 400  /* above this many requests in the slowest step, its Gantt shows the tail */
 #define INFLIGHT_WORKERS_MAX 8  /* above this many workers, requests in flight are drawn in total only */
 
@@ -338,6 +339,67 @@ section_workers (RtReport *r, Section *sec, gboolean *shown, GError **error)
   return TRUE;
 }
 
+/* One of the slowest requests followed (rt-requests --id): its lines and gaps in a table, and
+ * their Gantt. `names` holds the plots' names so far: two ids made the same file name (their
+ * other bytes become '_') get "_2", "_3"... */
+static gboolean
+request_view (RtReport *r, Section *sec, const RtSlowRequest *slow, guint rank, GHashTable *names, GError **error)
+{
+  const RtTrace *t = r->t;
+  g_autoptr (RtRequestView) v = rt_request_view (t, slow->request);
+  const RtRequest *q = rt_trace_request (t, slow->request);
+  g_autofree char *caption = rt_request_title (t, q, r->s->full_ids);
+  html (sec, "<h3 class=\"request\" id=\"request-%u\">", rank);
+  text (sec, caption);
+  html (sec, "</h3>\n<p>");
+  text (sec, "Request ");
+  html (sec, "<code>");
+  text (sec, rt_request_id (t, q));
+  html (sec, "</code>");
+  text_printf (sec, ", step %d: %u lines, %u gaps of %g ms or more (%.3f s in all) where nothing was logged. "
+               "A line is indented under the line that holds it; times in seconds from the request's start "
+               "(rt-requests EXP --id ID shows the same).", q->step, v->lines, v->gaps,
+               RT_REQUEST_GAP_MIN_S * 1000, v->gap_s);
+  html (sec, "</p>\n");
+  if (v->lines == 0)
+    {
+      return TRUE;
+    }
+  g_autofree char *base = rt_request_plot_name (rt_request_id (t, q));
+  char *name = g_strdup (base);
+  for (guint k = 2; g_hash_table_contains (names, name); k++)
+    {
+      g_free (name);
+      name = g_strdup_printf ("%s_%u", base, k);
+    }
+  g_hash_table_add (names, name);
+  g_autoptr (RtTable) lines = rt_request_lines_table (t, v);
+  html (sec, "<details><summary>");
+  guint n_rows = rt_table_n_rows (lines);
+  text_printf (sec, "the %u row%s, lines and gaps", n_rows, n_rows == 1 ? "" : "s");
+  html (sec, "</summary><table><thead><tr><th>start (s)</th><th>end (s)</th><th>duration (s)</th><th>turn</th>"
+             "<th>event</th></tr></thead><tbody>\n");
+  for (guint i = 0; i < v->items->len; i++)
+    {
+      const RtRequestItem *it = rt_request_item (v, i);
+      html (sec, "<tr>");
+      html (sec, "<td class=\"num\">%.6f</td><td class=\"num\">%.6f</td>", it->start_s, it->end_s);
+      if (isnan (it->duration_s))
+        html (sec, "<td class=\"num\">-</td>");
+      else
+        html (sec, "<td class=\"num\">%.6f</td>", it->duration_s);
+      cell_number (sec, it->turn >= 0 ? it->turn : NAN, RT_COLUMN_INT);
+      html (sec, "<td style=\"padding-left:%.1fem\">", 0.5 + 1.2 * it->depth);
+      text (sec, it->row == RT_NONE ? "(gap: nothing logged)" : rt_event_registry_name (t->registry, it->event));
+      html (sec, "</td></tr>\n");
+    }
+  html (sec, "</tbody></table></details>\n");
+  if (!rt_plot_request_view (r->s, v, name, error))
+    return FALSE;
+  plot (sec, name, name);
+  return TRUE;
+}
+
 static gboolean
 section_requests (RtReport *r, Section *sec, gboolean *shown, GError **error)
 {
@@ -364,12 +426,28 @@ section_requests (RtReport *r, Section *sec, gboolean *shown, GError **error)
   for (guint i = 0; i < req->slowest->len; i++)
     {
       const RtSlowRequest *slow = &g_array_index (req->slowest, RtSlowRequest, i);
-      g_autofree char *line = rt_request_caption (r->t, rt_trace_request (r->t, slow->request), i + 1);
+      g_autofree char *line = rt_request_caption (r->t, rt_trace_request (r->t, slow->request), i + 1,
+                                                  r->s->full_ids);
       html (sec, "<li>");
+      if (i < FOLLOWED_REQUESTS)
+        html (sec, "<a href=\"#request-%u\">", i + 1);
       text (sec, line);
+      if (i < FOLLOWED_REQUESTS)
+        html (sec, "</a>");
       html (sec, "</li>\n");
     }
   html (sec, "</ol>\n");
+  g_autofree char *truncation = rt_requests_truncation_line (req);
+  if (truncation != NULL)
+    {
+      html (sec, "<p class=\"truncation\">");
+      text (sec, truncation);
+      html (sec, "</p>\n");
+    }
+  g_autoptr (GHashTable) names = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  for (guint i = 0; i < MIN (req->slowest->len, (guint) FOLLOWED_REQUESTS); i++)
+    if (!request_view (r, sec, &g_array_index (req->slowest, RtSlowRequest, i), i + 1, names, error))
+      return FALSE;
   return TRUE;
 }
 

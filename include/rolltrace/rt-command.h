@@ -29,6 +29,7 @@ typedef enum {
   RT_COMMAND_NO_ARGUMENTS = 1 << 4, /* takes options only (rt-cache) */
   RT_COMMAND_ALL_ROLLOUTS = 1 << 5, /* an inventory: reads every rollout unless --rollouts
                                       * says otherwise (analyses read training ones) */
+  RT_COMMAND_SHOWS_IDS = 1 << 6,     /* shows request ids, shortened: takes --full-ids */
   RT_COMMAND_ANALYZER = RT_COMMAND_LOADS_TRACE | RT_COMMAND_WRITES_PLOTS,
 } RtCommandFlags;
 
@@ -97,6 +98,7 @@ struct _RtSession {
   char *format;              /* png, svg or pdf */
   char *cache_dir;
   gboolean json, quiet, verbose, no_render, no_cache;
+  gboolean full_ids;         /* --full-ids: request ids whole in text, not their first 8 characters */
   RtStepSet *steps;          /* what the analyses read: once loaded, the first experiment's
                               * step_set (--steps and --rollouts); before, --steps */
   RtStepSet *user_steps;     /* --steps alone */

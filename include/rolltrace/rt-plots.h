@@ -29,8 +29,21 @@ gboolean rt_plot_workers_steps (RtSession *s, const RtWorkers *w, GError **error
  * `each_worker` also worker_M_step_N, one chart per worker. */
 gboolean rt_plot_workers_step (RtSession *s, const RtWorkersStep *ws, gboolean each_worker, GError **error);
 
-/* "#1 5c1f0a2b, worker 3: 41.20 s, 4 turns, 812 tokens, LENGTH": a slow request in a caption. */
-char *rt_request_caption (const RtTrace *t, const RtRequest *q, guint rank);
+/* "#1 5c1f0a2b, worker 3: 41.20 s, 4 turns, 812 tokens, LENGTH": a slow request in a caption,
+ * its id whole when `full_id` (--full-ids), else its first 8 characters. */
+char *rt_request_caption (const RtTrace *t, const RtRequest *q, guint rank, gboolean full_id);
+/* "request 5c1f0a2b, step 4, worker 3: 41.20 s, 4 turns, 812 tokens, LENGTH": one request
+ * followed (rt-requests --id), its id as in rt_request_caption. */
+char *rt_request_title (const RtTrace *t, const RtRequest *q, gboolean full_id);
+/* "truncation: 6 of the 10 slowest ended on the length limit (LENGTH, up to 4096 tokens)", or
+ * NULL when none of them did. */
+char *rt_requests_truncation_line (const RtRequests *r);
+/* A file name for request id `id`: request_ID, the bytes of ID other than letters, digits,
+ * '-' and '_' made '_', cut at 100. */
+char *rt_request_plot_name (const char *id);
+/* NAME.tsv and NAME (NULL: request_ID, rt_request_plot_name): a Gantt of the view's lines and
+ * gaps, those inside another indented under it; the title names the request, its step and worker. */
+gboolean rt_plot_request_view (RtSession *s, const RtRequestView *v, const char *name, GError **error);
 /* requests_top_step_N.tsv, requests_top_step_N: the slowest requests by phase; with
  * `each_request` also request_K_step_N, one chart per request. */
 gboolean rt_plot_requests_top (RtSession *s, const RtRequests *r, gboolean each_request, GError **error);

@@ -345,8 +345,7 @@ static gboolean
 length_verdict (const RtTrace *t, const RtRequest *q, LengthMemo *memo, guint slot)
 {
   memo->reason[slot] = q->finish_reason;
-  memo->is_length[slot] = q->finish_reason != 0
-                          && strcmp (rt_finish_reason_short (rt_request_finish_reason (t, q)), "LENGTH") == 0;
+  memo->is_length[slot] = rt_request_at_length (t, q);
   return memo->is_length[slot];
 }
 

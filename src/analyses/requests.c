@@ -103,6 +103,12 @@ collect_phases (const RtTrace *t, RtSlowRequest *slow)
     }
 }
 
+gboolean
+rt_request_at_length (const RtTrace *t, const RtRequest *q)
+{
+  return q->finish_reason != 0 && strcmp (rt_finish_reason_short (rt_request_finish_reason (t, q)), "LENGTH") == 0;
+}
+
 double
 rt_request_event_sum (const RtTrace *t, guint request, guint16 event)
 {
@@ -171,6 +177,15 @@ rt_requests_analyse (const RtTrace *t, guint step_index, gint32 worker, guint to
       g_array_append_val (r->slowest, slow);
     }
   r->leaves = occurring_leaves (t, r->slowest);
+  r->at_length_tokens = -1;
+  for (guint i = 0; i < r->slowest->len; i++)
+    {
+      const RtRequest *q = rt_trace_request (t, g_array_index (r->slowest, RtSlowRequest, i).request);
+      if (!rt_request_at_length (t, q))
+        continue;
+      r->at_length++;
+      r->at_length_tokens = MAX (r->at_length_tokens, q->response_length);
+    }
   return r;
 }
 
@@ -239,26 +254,64 @@ rt_requests_slow_table (const RtTrace *t, const RtSlowRequest *slow)
 }
 
 const RtTableSpec rt_request_phases_spec = {
-  "request_phases", "one per phase of the request with a positive time, in order of first appearance",
+  "request_phases", "one per phase of the request with a positive time, depth first: each phase, then "
+  "those inside it, in order of first appearance",
   (const RtColumn[]) {
     { RT_COL ("phase", RT_COLUMN_TEXT, NULL, "the event") },
     { RT_COL ("seconds", RT_COLUMN_NUMBER, "s", "the sum of its durations on the request's lines") },
+    { RT_COL ("depth", RT_COLUMN_INT, NULL, "how many phases it is inside (0: none)") },
+    { RT_COL ("inside", RT_COLUMN_TEXT, NULL,
+              "the phase whose line holds its first line (rt-requests --id shows the lines); null: none") },
     RT_COLUMNS_END,
   },
 };
 
+/* The phases under `parent` (RT_EVENT_NONE: the outermost), depth first, as rows. */
+static void
+phase_rows (RtTable *table, const RtTrace *t, const RtSlowRequest *slow, const guint16 *order, guint n,
+            const guint16 *parent_of, guint16 parent, gint depth)
+{
+  for (guint k = 0; k < n; k++)
+    {
+      guint16 id = order[k];
+      if (parent_of[id] != parent)
+        continue;
+      gint below = depth;
+      if (slow->phase_s[id] > 0)
+        {
+          rt_table_text (table, rt_event_registry_name (t->registry, id));
+          rt_table_number (table, slow->phase_s[id]);
+          rt_table_int (table, depth);
+          rt_table_text (table, parent == RT_EVENT_NONE ? NULL : rt_event_registry_name (t->registry, parent));
+          below = depth + 1;
+        }
+      phase_rows (table, t, slow, order, n, parent_of, id, below);
+    }
+}
+
 RtTable *
 rt_request_phases_table (const RtTrace *t, const RtSlowRequest *slow)
 {
-  RtTable *table = rt_table_new (&rt_request_phases_spec);
-  for (guint k = 0; k < slow->phase_ids->len; k++)
+  /* a phase is inside the phase of the line that holds its first line: turn_engine_call
+   * inside turn_end, engine_async_generate_actual inside turn_engine_call */
+  g_autoptr (RtRequestView) v = rt_request_view (t, slow->request);
+  guint n_ids = rt_event_registry_size (t->registry);
+  g_autofree guint16 *parent_of = g_new (guint16, n_ids);
+  g_autofree gboolean *seen = g_new0 (gboolean, n_ids);
+  g_autofree guint16 *order = g_new (guint16, MAX (n_ids, 1u));
+  guint n = 0;
+  for (guint i = 0; i < v->items->len; i++)
     {
-      guint16 id = g_array_index (slow->phase_ids, guint16, k);
-      if (slow->phase_s[id] <= 0)
+      const RtRequestItem *it = rt_request_item (v, i);
+      if (it->row == RT_NONE || seen[it->event])
         continue;
-      rt_table_text (table, rt_event_registry_name (t->registry, id));
-      rt_table_number (table, slow->phase_s[id]);
+      seen[it->event] = TRUE;
+      order[n++] = it->event;
+      /* the parent's event came first in this order: no phase is inside itself, nor in a loop */
+      parent_of[it->event] = it->parent == RT_NONE ? RT_EVENT_NONE : rt_request_item (v, it->parent)->event;
     }
+  RtTable *table = rt_table_new (&rt_request_phases_spec);
+  phase_rows (table, t, slow, order, n, parent_of, RT_EVENT_NONE, 0);
   return table;
 }
 

@@ -85,8 +85,12 @@ test_phases_of_a_request (void)
                              "{\"turn_engine_call\": 3.0, \"turn_end\": 7.5, \"async_rollout_request_complete\": 8.0}}");
   g_autoptr (RtTable) phases = rt_request_phases_table (t, a);
   g_autoptr (GString) tsv = rt_table_tsv (phases);
-  g_assert_cmpstr (tsv->str, ==, "phase\tseconds\nturn_engine_call\t3.0\nturn_end\t7.5\n"
-                                 "async_rollout_request_complete\t8.0\n");
+  /* each phase under the one that holds its first line: the request (00:02-00:10) holds turn
+   * 0's turn_end (00:02.5-00:06), which holds the engine call (00:03-00:06) */
+  g_assert_cmpstr (tsv->str, ==, "phase\tseconds\tdepth\tinside\n"
+                                 "async_rollout_request_complete\t8.0\t0\tNaN\n"
+                                 "turn_end\t7.5\t1\tasync_rollout_request_complete\n"
+                                 "turn_engine_call\t3.0\t2\tturn_end\n");
   /* no leaf phase in this fixture: the whole duration is "other" */
   g_assert_cmpuint (r->leaves->len, ==, 0);
   g_autoptr (RtTable) top = rt_requests_top_table (t, r);

@@ -166,8 +166,8 @@ fold (guint64 a, guint64 b)
 {
 #if defined (__x86_64__) && defined (__GNUC__)
   /* GCC 12 takes the low half of the 128-bit product below through the stack, a store and a
-   * load on each lane's chain (2 of the 9 instructions of a lane's step, the hash 10 % slower
-   * from memory, 13 % from the cache): one mulq leaves both halves in registers */
+   * load on each lane's chain (a slower hash: bench/RESULTS.md, "Behind the code"): one mulq leaves
+   * both halves in registers */
   guint64 lo, hi;
   __asm__ ("mulq %3" : "=a" (lo), "=d" (hi) : "%0" (a), "rm" (b) : "cc");
   return lo ^ hi;
@@ -536,8 +536,8 @@ rt_cache_open (const char *path, const char *exp_canonical, RtEventRegistry *reg
 #ifdef MADV_HUGEPAGE
   /* Where the cache's pages have to be read again (after a reboot, or once the page cache
    * let them go), in folios of 2 MiB rather than 4 KiB: every later run maps and unmaps
-   * them for a fraction of the work (a cached rt-report of the 10M tree: 23.6 ms of CPU
-   * against 29.7 read back without it). A hint: nothing changes where it is refused. */
+   * them for a fraction of the work (bench/RESULTS.md, "Behind the code"). A hint: nothing changes
+   * where it is refused. */
   madvise (data, m->size, MADV_HUGEPAGE);
 #endif
   m->data = data;

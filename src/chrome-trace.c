@@ -399,8 +399,8 @@ span_compare (const RtSpan *a, const RtSpan *b)
 }
 
 /* A total order (`order` is unique), so that any sort gives the same: the merge sort with
- * the comparison inlined, not qsort's call per comparison (53M of a cached rt-trace's 409M
- * instructions on two steps of the 10M tree; 29M so). */
+ * the comparison inlined, not qsort's call per comparison (about half the instructions of
+ * the sort: bench/RESULTS.md, "Behind the code"). */
 RT_DEFINE_MERGE_SORT (merge_sort_spans, RtSpan, span_compare)
 
 static void

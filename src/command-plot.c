@@ -50,8 +50,8 @@ typedef struct {
 
 /* Starts `gnuplot -e DEFINE SCRIPT` in `dir`, its output thrown away, its input empty.
  * (g_spawn rather than GSubprocess: with GIO, which nothing else of a plain analyzer uses,
- * the dynamic linker of every run mapped and relocated eight more libraries: about 1 ms
- * of each run, even of those that draw nothing.) */
+ * the dynamic linker of every run mapped and relocated eight more libraries, a cost to
+ * each run, even of those that draw nothing: bench/RESULTS.md, "Behind the code".) */
 static gboolean
 start_gnuplot (const char *gnuplot, const char *dir, const char *define, const char *script,
                Child *c, GError **error)

@@ -167,8 +167,8 @@ eight_digits (guint32 v)
 
 /* Appends the text %.<precision>g makes of v's digits d < 10^17 and exponent e10: the digits
  * made eight at a time, their trailing zeros counted from the top zero bytes of each eight,
- * and every copy of a fixed size. Inlined in rt_format_double's fast path (a tenth of its
- * instructions were the call's), put_g elsewhere. */
+ * and every copy of a fixed size. Inlined in rt_format_double's fast path (the call was a
+ * fair share of its instructions: bench/RESULTS.md, "Behind the code"), put_g elsewhere. */
 static G_ALWAYS_INLINE inline void
 put_g_inline (GString *out, gboolean negative, guint64 d, int e10, int precision)
 {

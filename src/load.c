@@ -454,9 +454,9 @@ typedef struct {
 /* Appends a finished file's rows to the trace; local indices stay local to the file.
  * The first append into each huge page of a table zeroes it under the lock. Bringing the
  * next page in ahead, outside the lock (MADV_POPULATE_WRITE), cut the time spent under the
- * lock in a first load of the 10M tree from 0.2-0.5 s to under 0.06 s, yet neither CPU nor
- * wall time moved (medians of 16 runs each, within 0.5%): the zeroing then competes with
- * the other thread's reads instead of filling time it waits anyway. Not done, then. */
+ * lock, yet neither CPU nor wall time moved (bench/RESULTS.md, "Behind the code"): the zeroing then
+ * competes with the other thread's reads instead of filling time it waits anyway. Not done,
+ * then. */
 static void
 merge_file (LoadJob *job, RtFileParse *p)
 {
@@ -479,8 +479,8 @@ merge_file (LoadJob *job, RtFileParse *p)
     g_array_index (p->requests, RtRequest, i).first_turn += turn_base;
   g_array_append_vals (t->priv->requests, p->requests->data, p->requests->len);
   /* a caller that reads no turn figures, with no cache to write them into, keeps none: on the
-   * 10M tree, 38 MB less to copy and to fault in (its zeroed pages are dear on a virtual
-   * machine), 3% of a first load's CPU */
+   * 10M tree, tens of MB less to copy and to fault in (its zeroed pages are dear on a
+   * virtual machine; bench/RESULTS.md, "Behind the code") */
   if (!(t->priv->opts.turns_unread && t->priv->cache_path == NULL))
     g_array_append_vals (t->turns, turns->data, turns->len);
   t->problems_total += p->file->problems_total;
@@ -978,8 +978,8 @@ check_tables_slice (gpointer data, guint task)
       if (!ok)
         g_atomic_int_set (&tc->failed, TRUE);
     }
-  /* taken here rather than one after another once all are checked (1,600 files of the 10M
-   * tree, their states' pages touched for the first time: 0.6 ms on the calling thread);
+  /* taken here rather than one after another once all are checked (thousands of files,
+   * their states' pages touched for the first time on the calling thread);
    * undone should another slice fail its checks */
   if (!tc->adopt || g_atomic_int_get (&tc->failed))
     return;
@@ -1221,8 +1221,8 @@ load_files (RtTrace *trace, RtCacheMap *cache, GError **error)
 
   /* With a cache, what is left to read is often only the newest lines of a
    * running job: read here, as starting a pool would cost more. Each such file is
-   * restored whole from the cache before its last lines are read (about 0.5 ms of a
-   * file of the 10M tree, however few the bytes): with several, a helper takes some. */
+   * restored whole from the cache before its last lines are read (a cost per file, however
+   * few the bytes: bench/RESULTS.md, "Behind the code"): with several, a helper takes some. */
   gboolean inline_read = cache != NULL && to_read < INLINE_READ_BYTES;
   if (inline_read)
     {

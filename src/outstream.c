@@ -11,8 +11,8 @@
 /* The writer thread's blocks: what is written is copied into one, and a full block goes to
  * the thread; with BLOCKS of them in turn, memory holds 2 MB whatever the output. A block is
  * NOT a multiple of the page size, on purpose: writes of whole aligned 256 KB let the kernel
- * take large folios for the page cache, and copying into those cost three to four times as
- * much system time (rt-trace on the 10M tree, 1 GB: 1.8-2.5 s against 0.6 s, on this VM),
+ * take large folios for the page cache, and copying into those cost several times as much
+ * system time (bench/RESULTS.md, "Behind the code"),
  * while writes that start anywhere in a page get the small ones that rt-trace's own
  * unaligned 256 KB writes always got. */
 #define BLOCK_BYTES (((gsize) 256 << 10) - 17)

@@ -13,7 +13,7 @@
 #include "timestamp-private.h"
 
 /* A quarter of a core's 1 MiB L2 cache: the bytes read are still there when the parser
- * takes them, beside its own tables (about 3% less CPU than reads of 1 MiB). */
+ * takes them, beside its own tables (less CPU than reads of 1 MiB: bench/RESULTS.md, "Behind the code"). */
 #define READ_CHUNK (256u << 10)
 
 /* What a loading thread keeps from one file to the next. Page faults are costly
@@ -605,9 +605,9 @@ take_resume_point (RtFileParse *r, guint64 offset, guint64 line)
 /* Reads [offset, end of file) in chunks and parses every line in place in the read
  * buffer: memory grows with the longest line, never with the file, and never past
  * RT_LINE_MAX: a longer line is skipped to its newline, counted as one bad line.
- * Not a read-only mapping of the file, for two reasons. It is no faster: on the 10M tree
- * (two cores of an AMD EPYC virtual machine) a first load took 3-6% more CPU mapped, with
- * or without MAP_POPULATE, MADV_SEQUENTIAL or MADV_WILLNEED (the parser then takes every
+ * Not a read-only mapping of the file, for two reasons. It is no faster: a first load took
+ * more CPU mapped (bench/RESULTS.md, "Behind the code"), with or without MAP_POPULATE,
+ * MADV_SEQUENTIAL or MADV_WILLNEED (the parser then takes every
  * byte from memory rather than from the cache the read left it in, and faulting the pages
  * in and unmapping them costs about what the copy does). And no SIGBUS handler makes it
  * safe: a file cut while mapped raises SIGBUS only past the page of the cut, whose tail

@@ -699,8 +699,8 @@ static const struct {
 
 /* The analyses, each a task that rt_run_shared shares out, the longest first (on the 10M tree:
  * the timeline's spans of the slowest step, the CDF's durations, the turn counts' walk over
- * every request, 1-4 ms each, then the small ones): the two threads then end about together,
- * which two fixed groups did not (1-2 ms apart). Event rows, read by some of them, are checked
+ * every request, then the small ones): the two threads then end about together, which two
+ * fixed groups did not (figures: bench/RESULTS.md, "Behind the code"). Event rows, read by some of them, are checked
  * once, by whichever thread asks first (rt_trace_file_events). Without a second core the
  * calling thread runs them all. */
 static void

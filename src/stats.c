@@ -129,8 +129,8 @@ rt_sort_doubles (double *values, guint n)
   for (guint i = 0; i < n; i++)
     a[i] = key_of (values[i]);
   /* Digits of 16 bits cost four passes over 65536 counts, which a few hundred values (one
-   * worker's durations: rt-report sorted sixteen such arrays in 38M instructions) do not pay
-   * back: below RADIX_16_MIN, eight passes of 8 bits, their counts on the stack. */
+   * worker's durations; bench/RESULTS.md, "Behind the code") do not pay back: below RADIX_16_MIN,
+   * eight passes of 8 bits, their counts on the stack. */
   if (n < RADIX_16_MIN)
     for (int shift = 0; shift < 64; shift += 8)
       {

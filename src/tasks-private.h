@@ -18,7 +18,8 @@ void rt_run_shared (guint n_tasks, guint n_threads, RtTaskFunc run, gpointer dat
 /* A thread that runs func (data) beside the caller: started on any core but the caller's
  * (then free to move like any other), as a helper that starts where the caller already
  * runs waits for the scheduler to move one of the two, which on some machines (virtual ones
- * that keep a process's threads together) took 1-3 ms of a 20 ms run. NULL when no thread
+ * that keep a process's threads together) took a noticeable part of a short run
+ * (bench/RESULTS.md, "Behind the code"). NULL when no thread
  * could be started; rt_thread_join waits for it and frees it. (A thread joined is waited
  * for even when it has not started: where the caller could do its work instead, rt_run_shared
  * is the better way.) */

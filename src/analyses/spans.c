@@ -449,8 +449,8 @@ spans_analyse (const RtTrace *t, guint step_index, gboolean with_lines)
    * file are fetched before it is laid out (where a damaged cache is noticed and its file
    * read again, which leaves the other files as they are and never adds rows): the later
    * files' first, so that the second thread can start, then the earlier ones'; the thread
-   * that also checks the earlier files' rows lays out some 40 % of them (a row takes about a
-   * fifth as long to check as to lay out). */
+   * that also checks the earlier files' rows lays out fewer of them (a row is much quicker to
+   * check than to lay out; bench/RESULTS.md, "Behind the code"). */
   g_autofree const RtEvent **rows = g_new (const RtEvent *, MAX (st->n_files, 1u));
   guint64 all_rows = 0, rows_before = 0;
   for (guint k = 0; k < st->n_files; k++)

@@ -121,8 +121,8 @@ rt_turn_dist_analyse (const RtTrace *t, const RtStepSet *steps)
            * the bins (which the compiler cannot tell from it). The usual bins are filled in
            * the step's only, but for the durations' sum, which is added request by request
            * in the same order as ever (a step's sum added once would round otherwise): their
-           * counts go into `all` once the step is walked (one walk of the 10M tree's 23.5 MB
-           * table per cached rt-report: 33 instructions a request, then 20) */
+           * counts go into `all` once the step is walked (one walk of the whole request
+           * table per cached rt-report; its cost: bench/RESULTS.md, "Behind the code") */
           guint requests = 0;
           const RtRequest *q = rt_trace_request (t, f->first_request), *end = q + f->n_requests;
           for (; q < end; q++)

@@ -267,6 +267,13 @@ rt_session_load_experiments (RtSession *s, GError **error)
     return FALSE;
   if (s->train != NULL && s->train->steps->len == 0 && !s->quiet)
     g_printerr ("%s: note: %s has no 'step:N - name:value' line\n", s->command->name, s->train_path);
+  if (s->train != NULL && !s->quiet)
+    {
+      /* a log copied from a terminal: what was joined, and where a break cut a metric */
+      g_autofree char *joins = rt_train_log_describe_joins (s->train);
+      if (joins != NULL)
+        g_printerr ("%s: note: %s: %s\n", s->command->name, s->train_path, joins);
+    }
 
   g_autofree LoadTask *tasks = g_new0 (LoadTask, n);
   for (guint i = 0; i < n; i++)

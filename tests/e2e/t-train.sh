@@ -195,4 +195,11 @@ PY
 expect_exit 0 make -s -C "$SRC" plots BUILD="$BUILD" EXP="$SRC/fixtures/hand-v2" TRAIN="$fx/console.log" OUT="$TMP/plots"
 [ -s "$TMP/plots/step_timing_breakdown.png" ] && ok || fail "make plots TRAIN=... drew no trainer plot"
 grep -q "trainer: timing_s/step" "$TMP/plots/overview.gp" && ok || fail "make plots TRAIN=... left the trainer out of the overview"
+
+# --train on a command of the trace says too what it joined in a wrapped log, and where a break cut
+expect_exit 0 "$BUILD/rt-overview" "$SRC/fixtures/hand-v2" --train "$fx/wrapped.log" --no-render --out "$TMP/o-wrapped"
+expect_grep "note: .*wrapped.log: 7 lines only continued the step line above" "$TMP/err" "rt-overview --train on a wrapped log"
+expect_grep "4 of the breaks cut" "$TMP/err" "rt-overview --train names the cuts"
+expect_exit 0 "$BUILD/rt-overview" "$SRC/fixtures/hand-v2" --train "$fx/wrapped.log" --no-render --quiet --out "$TMP/o-wrapped"
+[ ! -s "$TMP/err" ] && ok || fail "rt-overview --quiet --train printed: $(cat "$TMP/err")"
 finish

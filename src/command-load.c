@@ -1,6 +1,7 @@
 /* command-load.c: the experiments a command reads, loaded before it runs: each named after its
  * folder, checked against the folders the command writes, loaded through the cache, given its steps. */
 #include "command-private.h"
+#include "rolltrace/rt-analyses.h"
 #include "rolltrace/rt-error.h"
 #include "rolltrace/rt-views.h"
 
@@ -131,17 +132,6 @@ report_problems (RtSession *s, const RtTrace *t, GArray *selected)
     }
 }
 
-/* Indices into t->steps of the steps `steps` selects, ascending. */
-static GArray *
-steps_selected (const RtTrace *t, const RtStepSet *steps)
-{
-  GArray *idx = g_array_new (FALSE, FALSE, sizeof (guint));
-  for (guint i = 0; i < t->steps->len; i++)
-    if (rt_step_set_contains (steps, rt_trace_step (t, i)->step))
-      g_array_append_val (idx, i);
-  return idx;
-}
-
 /* RtTableStepMap of the first experiment's rollouts. */
 static gint32
 session_train_step (gconstpointer data, gint32 step)
@@ -163,11 +153,11 @@ select_rollouts (RtSession *s, RtExperiment *e, guint i, GError **error)
   if (e->rollouts->disagreement != NULL && !s->quiet && !(s->command->flags & RT_COMMAND_ALL_ROLLOUTS))
     g_printerr ("%s: note: %s\n", s->command->name, e->rollouts->disagreement);
   e->step_set = rt_rollout_map_step_set (e->rollouts, s->user_steps, s->rollouts);
-  e->steps = steps_selected (t, e->step_set);
+  e->steps = rt_trace_select_steps (t, e->step_set);
   report_problems (s, t, e->steps);
   if (e->steps->len > 0)
     return TRUE;
-  g_autoptr (GArray) any = steps_selected (t, s->user_steps);
+  g_autoptr (GArray) any = rt_trace_select_steps (t, s->user_steps);
   if (any->len == 0)
     g_set_error (error, RT_ERROR, RT_ERROR_NO_DATA, "--steps %s selects none of the steps of %s (%d to %d)",
                  s->steps_spec, t->path, rt_trace_step (t, 0)->step, rt_trace_step (t, t->steps->len - 1)->step);
@@ -347,7 +337,7 @@ rt_session_step_selected (RtSession *s, gint32 step)
 GArray *
 rt_session_selected_steps (RtSession *s)
 {
-  return steps_selected (s->trace, s->steps);
+  return rt_trace_select_steps (s->trace, s->steps);
 }
 
 gboolean

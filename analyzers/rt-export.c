@@ -185,8 +185,9 @@ main (int argc, char **argv)
                "the files together (docs/export.md).\n\n"
                "Times are RELATIVE, in seconds to the microsecond, never wall-clock dates: of a request,\n"
                "turn, event or worker file from its step's start (the earliest timestamp - duration_sec\n"
-               "of the step's lines); of a step from the first start of any step of the trace. The\n"
-               "loggers' clocks are per host and without a zone.",
+               "of the step's lines); of a step from the first start of any step of the trace that\n"
+               "holds a rollout of the kind read (--rollouts). The loggers' clocks are per host and\n"
+               "without a zone.",
     .description = "-o/--out FILE.csv, or FILE.csv.gz (any name ending in .gz: compressed), names the CSV\n"
                    "file; - writes it on stdout; any other name is a folder, which gets TABLE.csv (default\n"
                    "rt-out/EXPNAME/TABLE.csv). --format and --no-render, shared with the analyzers that\n"

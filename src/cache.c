@@ -21,7 +21,8 @@
 #endif
 
 /* Bump on any change of the layout below. */
-#define CACHE_FORMAT 11   /* 11: RtFile counts its rollouts (n_rollout_ends, first_rollout) */
+#define CACHE_FORMAT 12   /* 11: RtFile counts its rollouts (n_rollout_ends, first_rollout);
+                           * 12: only a total_step_duration with a duration ends one */
 #define BYTE_ORDER_MARK 0x01020304u
 
 /* The parts of the tables section, in this order. */

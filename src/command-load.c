@@ -141,13 +141,36 @@ session_train_step (gconstpointer data, gint32 step)
 }
 
 /* The rollouts of experiment `e` (the i-th), which of them --rollouts reads, and so its steps:
- * the folders --steps selects that hold one. */
+ * the folders --steps selects that hold one; its files cut to those rollouts. */
 static gboolean
 select_rollouts (RtSession *s, RtExperiment *e, guint i, GError **error)
 {
   RtTrace *t = e->trace;
   e->rollouts = rt_rollout_map_build (t, i == 0 ? s->train : NULL, s->train_path, s->validation_steps,
                                       s->validation_steps_spec);
+  g_autofree RtFilePart *parts = rt_rollout_map_file_parts (e->rollouts, t, s->rollouts);
+  if (!rt_trace_keep_file_parts (t, parts))
+    {
+      /* a load that left out what the cut needs: again with every table (from the cache the
+       * first load wrote, if any) */
+      RtLoadOptions opts = *rt_trace_load_options (t);
+      opts.rows_unread = opts.requests_unread = opts.turns_summed = FALSE;
+      opts.requests_of_one_step = NULL;
+      g_autoptr (RtTrace) again = rt_trace_load (t->path, &opts, error);
+      if (again == NULL)
+        return FALSE;
+      rt_rollout_map_free (e->rollouts);
+      rt_trace_free (e->trace);
+      t = e->trace = g_steal_pointer (&again);
+      if (i == 0)
+        s->trace = t;
+      e->rollouts = rt_rollout_map_build (t, i == 0 ? s->train : NULL, s->train_path, s->validation_steps,
+                                          s->validation_steps_spec);
+      g_free (parts);
+      parts = rt_rollout_map_file_parts (e->rollouts, t, s->rollouts);
+      if (!rt_trace_keep_file_parts (t, parts))
+        g_error ("rolltrace: a trace loaded with every table cannot be cut to its rollouts");
+    }
   t->rollouts = e->rollouts;
   t->rollouts_read = s->rollouts;
   if (e->rollouts->disagreement != NULL && !s->quiet && !(s->command->flags & RT_COMMAND_ALL_ROLLOUTS))
@@ -176,6 +199,10 @@ requests_of_one_step (const RtTrace *t, gpointer data, guint *step_index)
   /* the command chooses among the steps it will read: those of the rollouts read */
   g_autoptr (RtRolloutMap) map = rt_rollout_map_build (t, s->train, s->train_path, s->validation_steps,
                                                        s->validation_steps_spec);
+  /* the files of the appended layout are cut to the rollouts read once loaded, and the step
+   * the command would choose now (the slowest...) is one of whole files: every step's then */
+  if (map->layout == RT_LAYOUT_APPENDED && s->rollouts != RT_ROLLOUTS_ALL)
+    return FALSE;
   RtStepSet *steps = s->steps;
   s->steps = rt_rollout_map_step_set (map, s->user_steps, s->rollouts);
   gboolean one = s->command->requests_of_one_step (s, t, step_index);
@@ -273,7 +300,9 @@ rt_session_load_experiments (RtSession *s, GError **error)
         .max_problems_per_file = 1000,
         .progress = !s->quiet && isatty (STDERR_FILENO),
         .cache_dir = cache_dir,
-        .rows_unread = s->command->rows_unread != NULL && s->command->rows_unread (),
+        /* validation rollouts appended to a step are cut out of its files' rows */
+        .rows_unread = s->command->rows_unread != NULL && s->command->rows_unread ()
+                       && s->rollouts != RT_ROLLOUTS_VALIDATION,
         .requests_unread = s->command->requests_unread != NULL && s->command->requests_unread (),
         .turns_unread = s->command->turns_unread != NULL && s->command->turns_unread (),
         .request_ids_unread = s->command->request_ids_unread != NULL && s->command->request_ids_unread (),

@@ -62,6 +62,14 @@ typedef struct {
   gboolean as_cached;            /* the cache's `record` holds it as it is (RT_CACHE_SAME):
                                   * taken whole, or with its unterminated last piece read */
   guint record;
+  /* A file cut to the rollouts read (rt_trace_keep_file_parts): its RtFile then counts them
+   * only; what the whole file held is kept here, for the checks of its cached tables. */
+  gboolean cut;
+  guint32 whole_events, whole_requests;
+  guint32 cut_requests_at;       /* its first request read, among the whole file's */
+  GArray *cut_events;            /* RtEvent: the rows of a file cut to its later rollouts,
+                                  * their requests numbered from its first read; NULL for a
+                                  * file cut to its first rollout (the first rows of its own) */
 } RtFileState;
 
 /* The sorted request durations of a step, as the cache holds them. */
@@ -115,6 +123,9 @@ rt_text_at (guint64 ref)
 {
   return (const char *) (guintptr) ref;
 }
+
+/* Each step's start_s, from its files' start_min_s (again, once they changed). */
+void rt_trace_finish_steps (RtTrace *trace);
 
 /* Frees what an RtProblem owns (its where), as a GArray clear function. */
 void rt_problem_clear (gpointer problem);

@@ -752,7 +752,7 @@ durations_from_cache (const RtTrace *t, RtStepDurations *sd, gint32 step, guint 
           for (guint k = 0; k < n_files && consecutive; k++)
             {
               const RtFileState *fs = &t->priv->files[first_file + k];
-              consecutive = fs->as_cached && fs->record == first->record + k;
+              consecutive = fs->as_cached && !fs->cut && fs->record == first->record + k;
             }
           if (consecutive)
             sd->sorted = rt_cache_step_durations (t->priv->cache, step, first->record, n_files, &sd->n);
@@ -1332,12 +1332,13 @@ gather_problems (RtTrace *trace)
   g_array_sort (trace->problems, compare_problems);
 }
 
-static void
-finish_steps (RtTrace *trace)
+void
+rt_trace_finish_steps (RtTrace *trace)
 {
   for (guint i = 0; i < trace->steps->len; i++)
     {
       RtStep *st = &g_array_index (trace->steps, RtStep, i);
+      st->start_s = NAN;
       for (guint k = 0; k < st->n_files; k++)
         {
           double s = rt_trace_file (trace, st->first_file + k)->start_min_s;
@@ -1640,7 +1641,7 @@ rt_trace_load (const char *exp_path, const RtLoadOptions *opts, GError **error)
     return NULL;
   publish_requests (trace);
   gather_problems (trace);
-  finish_steps (trace);
+  rt_trace_finish_steps (trace);
   update_cache (trace, trace->priv->cache);
   if (trace->priv->requests_deferred && !take_deferred_requests (trace))
     {
@@ -1668,6 +1669,7 @@ file_state_clear (RtFileState *fs)
   g_clear_pointer (&fs->own_events, g_array_unref);
   g_clear_pointer (&fs->own_ids, g_ptr_array_unref);
   g_clear_pointer (&fs->own_ids_text, g_string_chunk_free);
+  g_clear_pointer (&fs->cut_events, g_array_unref);
 }
 
 void
@@ -1757,11 +1759,13 @@ reread_rows (RtTrace *t, guint file)
   const RtFileParse *p = again.parse;
   gboolean read = again.read;
   const RtEvent *rows = (const RtEvent *) p->events->data;
-  fs->own_events = g_array_sized_new (FALSE, FALSE, sizeof (RtEvent), f->n_events);
-  if (read && p->events->len >= f->n_events
-      && rt_cache_rows_ok (rows, f->n_events, fs->mapped_checksum, n_names, f->n_requests))
+  guint32 n_events = fs->cut ? fs->whole_events : f->n_events;
+  guint32 n_requests = fs->cut ? fs->whole_requests : f->n_requests;
+  fs->own_events = g_array_sized_new (FALSE, FALSE, sizeof (RtEvent), n_events);
+  if (read && p->events->len >= n_events
+      && rt_cache_rows_ok (rows, n_events, fs->mapped_checksum, n_names, n_requests))
     {
-      g_array_append_vals (fs->own_events, rows, f->n_events);
+      g_array_append_vals (fs->own_events, rows, n_events);
       return;
     }
 
@@ -1773,16 +1777,22 @@ reread_rows (RtTrace *t, guint file)
               "taken as they are now, its requests and counters as they were\n",
               f->path, read ? "" : ": ", read ? "" : again.error->message);
   fs->uncacheable = TRUE;
-  for (guint i = 0; read && i < p->events->len && fs->own_events->len < f->n_events; i++)
+  for (guint i = 0; read && i < p->events->len && fs->own_events->len < n_events; i++)
     {
       RtEvent ev = rows[i];
       if (ev.event >= n_names)
         continue;   /* a name none of the tables knows */
-      if (ev.request != RT_NONE && ev.request >= f->n_requests)
+      if (ev.request != RT_NONE && ev.request >= n_requests)
         ev.request = RT_NONE;
       g_array_append_val (fs->own_events, ev);
     }
-  f->n_events = fs->own_events->len;
+  if (fs->cut)
+    {
+      fs->whole_events = fs->own_events->len;
+      f->n_events = MIN (f->n_events, fs->own_events->len);
+    }
+  else
+    f->n_events = fs->own_events->len;
 }
 
 /* The ids of a file taken whole from the cache failed their check, when one was first read
@@ -1800,9 +1810,10 @@ reread_ids (RtTrace *t, guint file)
   gboolean read = again.read;
   fs->own_ids = g_ptr_array_new ();
   fs->own_ids_text = g_steal_pointer (&p->strings);
-  for (guint k = 0; read && k < p->requests->len && k < f->n_requests; k++)
+  guint32 n_requests = fs->cut ? fs->whole_requests : f->n_requests;
+  for (guint k = 0; read && k < p->requests->len && k < n_requests; k++)
     g_ptr_array_add (fs->own_ids, (gpointer) rt_text_at (g_array_index (p->requests, RtRequest, k).id));
-  if (!read || p->requests->len != f->n_requests)
+  if (!read || p->requests->len != n_requests)
     {
       /* no answer about it can be that of one fresh load: say so, and keep it out of any
        * new cache; the requests it no longer has are named by an empty id */
@@ -1830,7 +1841,7 @@ rt_trace_request_id_checked (const RtTrace *t, const RtRequest *q)
   if (fs->own_ids != NULL)
     {
       const RtFile *f = rt_trace_file (t, q->file);
-      guint k = (guint) (q - rt_trace_request (t, f->first_request));
+      guint k = (guint) (q - rt_trace_request (t, f->first_request)) + fs->cut_requests_at;
       return k < fs->own_ids->len ? g_ptr_array_index (fs->own_ids, k) : "";
     }
   return (const char *) (t->request_ids_at + (guintptr) q->id);
@@ -1841,9 +1852,14 @@ rt_trace_file_events (const RtTrace *t, guint file)
 {
   RtFileState *fs = &t->priv->files[file];
   const RtFile *f = rt_trace_file (t, file);
+  if (fs->cut_events != NULL)
+    return (const RtEvent *) fs->cut_events->data;
   if (fs->rows_dropped)
     g_error ("rolltrace: the rows of %s were not kept (RtLoadOptions.rows_unread), yet are read",
              f->path);
+  /* a file cut to its first rollout: its first rows, checked with the whole file's */
+  guint32 n_events = fs->cut ? fs->whole_events : f->n_events;
+  guint32 n_requests = fs->cut ? fs->whole_requests : f->n_requests;
   if (fs->mapped == NULL)   /* no row at all: the table has no storage to point into */
     return t->events->len > 0 ? &g_array_index (t->events, RtEvent, fs->first_event) : NULL;
   /* checked when first used, not when loaded: a command that never reads rows (rt-check,
@@ -1853,8 +1869,8 @@ rt_trace_file_events (const RtTrace *t, guint file)
    * is read under the trace's lock, as the parse may add names to the registry. */
   if (g_once_init_enter (&fs->rows_ready))
     {
-      if (!rt_cache_rows_ok (fs->mapped, f->n_events, fs->mapped_checksum,
-                             rt_event_registry_size (t->registry), f->n_requests))
+      if (!rt_cache_rows_ok (fs->mapped, n_events, fs->mapped_checksum,
+                             rt_event_registry_size (t->registry), n_requests))
         {
           g_mutex_lock (&t->priv->lazy_lock);
           reread_rows ((RtTrace *) t, file);

@@ -361,7 +361,7 @@ append_event (RtFileParse *r, const RtEvent *ev)
     g_array_append_vals (a, ev, 1);
 }
 
-/* A total_step_duration line ends a rollout: the first one's part of the tables is noted
+/* A total_step_duration line (with a duration) ends a rollout: the first one's part of the tables is noted
  * (RtFile.first_rollout), and where the last one ended. */
 static void
 rollout_ended (RtFileParse *r)
@@ -447,7 +447,9 @@ process_line (RtFileParse *r, const RtLineFields *f, guint64 line_no)
       g_array_append_val (r->end_turns, t);
     }
   append_event (r, &ev);
-  if (ev.event == RT_EV_TOTAL_STEP)
+  /* a total_step_duration whose duration cannot be read (a damaged copy of the line) ends
+   * nothing that can be measured: the rollout runs on to the next readable one */
+  if (ev.event == RT_EV_TOTAL_STEP && !isnan (ev.duration_s))
     rollout_ended (r);
 }
 

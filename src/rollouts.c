@@ -390,10 +390,25 @@ rt_rollout_map_train_step (const RtRolloutMap *map, gint32 step, RtRolloutSelect
   return r != NULL ? r->train_step : -1;
 }
 
-gboolean
-rt_rollout_map_first_only (const RtRolloutMap *map, RtRolloutSelect which)
+RtFilePart *
+rt_rollout_map_file_parts (const RtRolloutMap *map, const RtTrace *t, RtRolloutSelect which)
 {
-  return map->layout == RT_LAYOUT_APPENDED && which == RT_ROLLOUTS_TRAINING;
+  RtFilePart *parts = g_new0 (RtFilePart, t->files->len + 1);   /* RT_FILE_WHOLE */
+  for (guint i = 0; i < map->rollouts->len;)
+    {
+      /* a folder's rollouts, one after another: which of them are read */
+      const RtRollout *r = rollout (map, i);
+      gboolean first = FALSE, later = FALSE;
+      for (; i < map->rollouts->len && rollout (map, i)->step_index == r->step_index; i++)
+        if (selects (which, rollout (map, i)->kind))
+          *(rollout (map, i)->index == 0 ? &first : &later) = TRUE;
+      RtFilePart part = first && !later ? RT_FILE_FIRST_ROLLOUT : later && !first ? RT_FILE_LATER_ROLLOUTS
+                                                                                  : RT_FILE_WHOLE;
+      const RtStep *st = rt_trace_step (t, r->step_index);
+      for (guint k = 0; k < st->n_files; k++)
+        parts[st->first_file + k] = part;
+    }
+  return parts;
 }
 
 gint32

@@ -83,8 +83,10 @@ gint32 rt_rollout_map_train_step (const RtRolloutMap *map, gint32 step, RtRollou
  * (RtTrace.rollouts); -1 without one, or when the map does not know it. */
 gint32 rt_trace_train_step (const RtTrace *t, gint32 step);
 
-/* In the appended layout, `which` reads only the first rollout of each file (training): TRUE
- * then, and the loaded tables are cut to it (rt_trace_keep_first_rollouts). */
-gboolean rt_rollout_map_first_only (const RtRolloutMap *map, RtRolloutSelect which);
+/* The part of each file of `t` (one per t->files) that `which` reads, for
+ * rt_trace_keep_file_parts: in a folder of several rollouts (the appended layout), the first
+ * rollout of each file or the later ones when `which` reads only those; the whole file
+ * otherwise. Freed with g_free. */
+RtFilePart *rt_rollout_map_file_parts (const RtRolloutMap *map, const RtTrace *t, RtRolloutSelect which);
 
 G_END_DECLS

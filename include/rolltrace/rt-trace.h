@@ -216,10 +216,35 @@ typedef struct {
   gpointer requests_of_one_step_data;
 } RtLoadOptions;
 
+/* The part of a worker file the analyses read: a file holds one rollout per
+ * total_step_duration line (RtFile.first_rollout), and the 2026 logger appends a step's
+ * validation to the files of its training rollout. */
+typedef enum {
+  RT_FILE_WHOLE,
+  RT_FILE_FIRST_ROLLOUT,      /* its lines up to and including the first such line (all of
+                               * them while it has none) */
+  RT_FILE_LATER_ROLLOUTS,     /* the lines after it (none while it has none) */
+} RtFilePart;
+
+/* Cuts each file i of a loaded trace to parts[i]: its RtFile (rows, requests, turns, counts,
+ * start and step-level sums) then describes that part alone, its rows are only that part's
+ * (requests numbered from its first), each step's start is its files', and the cache's
+ * sorted durations and turn sums, made of whole files, are no longer used for a step with a
+ * cut file. Its damage (bad lines, field problems, problems) stays the whole
+ * file's: its lines and events count its part's rows and that damage. Once per load, after the
+ * rollouts are known (rt-rollouts.h). FALSE, with nothing cut, when the load left out a table
+ * the cut needs (the rows of a file cut to its later rollouts under
+ * RtLoadOptions.rows_unread; requests dropped under requests_unread; the turns the turn sums
+ * of turns_summed stand in for): load it again without those options. */
+gboolean rt_trace_keep_file_parts (RtTrace *t, const RtFilePart *parts);
+
 /* Where the cache of an experiment is kept: $XDG_CACHE_HOME/rolltrace by default. */
 char *rt_cache_default_dir (void);
 
 RtTrace *rt_trace_load (const char *exp_path, const RtLoadOptions *opts, GError **error);
+
+/* The options `t` was loaded with. */
+const RtLoadOptions *rt_trace_load_options (const RtTrace *t);
 void rt_trace_free (RtTrace *trace);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (RtTrace, rt_trace_free)
 

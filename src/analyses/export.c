@@ -99,7 +99,7 @@ const RtTableSpec rt_export_steps_spec = {
     { RT_COL ("workers", RT_COLUMN_INT, NULL, "its worker files") },
     COUNT_COLUMNS ("its files"),
     { RT_COL ("start_s", RT_COLUMN_NUMBER, "s",
-              "its start (earliest timestamp - duration_sec) from the first start of any step of the trace") },
+              "its start (earliest timestamp - duration_sec) from the first start of any step of the trace with a rollout of the kind read") },
     { RT_COL ("end_s", RT_COLUMN_NUMBER, "s", "its last timestamp, from the same origin") },
     { RT_COL ("rollout_s", RT_COLUMN_NUMBER, "s", "max over workers of total_step_duration (rt-overview)") },
     { RT_COL ("interval_s", RT_COLUMN_NUMBER, "s", "to the next step's start (rt-overview; empty for the last)") },
@@ -398,14 +398,19 @@ file_worker (Emitter *e, const RtTrace *t, const RtStep *st, guint file)
   row_done (e);
 }
 
-/* The earliest start of any step of the trace: the origin of the steps table. */
+/* The earliest start of any step of the trace that holds a rollout of the kind read (all of
+ * them, whatever --steps selects): the origin of the steps table. */
 static double
 trace_origin (const RtTrace *t)
 {
   double origin = NAN;
   for (guint i = 0; i < t->steps->len; i++)
     {
-      double start = rt_trace_step (t, i)->start_s;   /* NAN for a step without a time */
+      const RtStep *st = rt_trace_step (t, i);
+      if (t->rollouts != NULL
+          && rt_rollout_map_find (t->rollouts, st->step, (RtRolloutSelect) t->rollouts_read) == NULL)
+        continue;   /* a validation folder, when training is read (and the other way round) */
+      double start = st->start_s;   /* NAN for a step without a time */
       if (!isnan (start) && !(start >= origin))
         origin = start;
     }

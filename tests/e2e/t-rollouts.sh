@@ -105,4 +105,68 @@ expect_exit 0 "$BUILD/rt-check" "$R/append" --train "$R/append.log" --json
 expect_eq "$(py "[(r['step'], r['rollout'], r['kind'], r['train_step']) for r in d['rollouts']['rows'] if r['step'] in (0, 2, 3)]" "$TMP/out")" \
   "[(0, 1, 'validation', 0), (2, 1, 'training', 2), (2, 2, 'validation', 2), (3, 1, 'training', 3)]" "append: kinds from the log"
 expect_eq "$(py "(d['trainer_files'], d['strays'])" "$TMP/out")" "(5, [])" "append: the trainer's files"
+
+# Each worker file is cut to the rollouts read: the training rollouts answer as the same run
+# written without validation (base: rt-synth's training lines are the same), on a fresh parse
+# and from the cache, every analysis; the validations as the same run's validations written in
+# folders of their own. (The trainer's sections of worker_-1.jsonl are the append run's alone.)
+cat >"$TMP/same.py" <<'EOF2'
+import json, sys
+def trainer_steps(x):
+    """step becomes the trainer's step, and train_step goes; the trainer's sections go"""
+    if isinstance(x, dict):
+        if "train_step" in x:
+            x["step"] = x.pop("train_step")
+        x.pop("trainer_sections", None)
+        return {k: trainer_steps(v) for k, v in x.items()}
+    if isinstance(x, list):
+        return [trainer_steps(v) for v in x]
+    return x
+want = trainer_steps(json.load(open(sys.argv[1])))
+got = trainer_steps(json.load(open(sys.argv[2])))
+if want != got:
+    print(json.dumps(want)[:300]); print(json.dumps(got)[:300]); sys.exit(1)
+EOF2
+# same_answer LABEL WANT.json GOT.json
+same_answer () {
+  if "$PYTHON" "$TMP/same.py" "$2" "$3" >"$TMP/diff" 2>&1; then ok; else
+    fail "$1:"; sed 's/^/    /' "$TMP/diff" >&2; fi
+}
+# same_file LABEL WANT GOT
+same_file () { if cmp -s "$2" "$3"; then ok; else fail "$1: $3 differs from $2"; diff "$2" "$3" | head -6 >&2; fi; }
+rm -rf "$XDG_CACHE_HOME"
+for round in fresh cached; do
+  for a in overview cdf workers requests events turns turn-dist timeline; do
+    expect_exit 0 "$BUILD/rt-$a" "$R/base" --train "$R/base.log" --json "${O[@]}"
+    cp "$TMP/out" "$TMP/base.json"
+    expect_exit 0 "$BUILD/rt-$a" "$R/append" --train "$R/append.log" --json "${O[@]}"
+    same_answer "append ($round): rt-$a on the training rollouts differs from the run without validation" \
+      "$TMP/base.json" "$TMP/out"
+    expect_exit 0 "$BUILD/rt-$a" "$R/folders" --train "$R/folders.log" --rollouts validation --json "${O[@]}"
+    cp "$TMP/out" "$TMP/folders.json"
+    expect_exit 0 "$BUILD/rt-$a" "$R/append" --train "$R/append.log" --rollouts validation --json "${O[@]}"
+    same_answer "append ($round): rt-$a --rollouts validation differs from the validations in folders" \
+      "$TMP/folders.json" "$TMP/out"
+  done
+  for table in requests turns events steps workers; do
+    expect_exit 0 "$BUILD/rt-export" "$R/base" --train "$R/base.log" --table "$table" -o "$TMP/base.csv"
+    expect_exit 0 "$BUILD/rt-export" "$R/append" --train "$R/append.log" --table "$table" -o "$TMP/append.csv"
+    same_file "append ($round): rt-export --table $table" "$TMP/base.csv" "$TMP/append.csv"
+    # without a log: the folder of the validation before training named, the rest by layout
+    expect_exit 0 "$BUILD/rt-export" "$R/base" --table "$table" -o "$TMP/base.csv"
+    expect_exit 0 "$BUILD/rt-export" "$R/append" --validation-steps 0 --table "$table" -o "$TMP/append.csv"
+    same_file "append ($round), no log: rt-export --table $table" "$TMP/base.csv" "$TMP/append.csv"
+  done
+  expect_exit 0 "$BUILD/rt-trace" "$R/base" --train "$R/base.log" -o "$TMP/base.trace.json"
+  expect_exit 0 "$BUILD/rt-trace" "$R/append" --train "$R/append.log" -o "$TMP/append.trace.json"
+  same_file "append ($round): rt-trace" "$TMP/base.trace.json" "$TMP/append.trace.json"
+  # step 2's rollout is its training rollout's (33.62 s), not the sum of both total_step_duration lines
+  expect_exit 0 "$BUILD/rt-overview" "$R/append" --train "$R/append.log" --steps 2 --json "${O[@]}"
+  expect_eq "$(py "[(s['step'], round(s['rollout_s'], 6)) for s in d['steps']]" "$TMP/out")" "[(2, 33.622796)]" \
+    "append ($round): step 2's rollout"
+  # --rollouts all reads the whole files: every line of every rank
+  expect_exit 0 "$BUILD/rt-export" "$R/append" --train "$R/append.log" --rollouts all --table events -o "$TMP/all.csv"
+  expect_eq "$(($(wc -l <"$TMP/all.csv") - 1))" "$(cat "$R"/append/step_*/worker_[0-9]*.jsonl | wc -l)" \
+    "append ($round): --rollouts all reads every line"
+done
 finish

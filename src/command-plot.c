@@ -3,6 +3,7 @@
 #include "command-private.h"
 #include "rolltrace/rt-error.h"
 #include "rolltrace/rt-outfile.h"
+#include "rolltrace/rt-rollouts.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -235,22 +236,71 @@ rt_describe_steps (const gint32 *steps, guint n)
   return g_strdup_printf ("%u steps in %d-%d", n, steps[0], steps[n - 1]);
 }
 
+/* TRUE when the trainer's steps are known (--train) for every one of these steps and some
+ * differ from the folders' numbers: the plots then name the trainer's. */
+gboolean
+rt_session_train_steps_differ (RtSession *s, GArray *step_indices)
+{
+  const RtTrace *t = s->trace;
+  if (t->rollouts == NULL || !t->rollouts->train_steps_known)
+    return FALSE;
+  gboolean differ = FALSE;
+  for (guint i = 0; i < step_indices->len; i++)
+    {
+      gint32 step = rt_trace_step (t, g_array_index (step_indices, guint, i))->step;
+      gint32 train = rt_trace_train_step (t, step);
+      if (train < 0)
+        return FALSE;
+      differ = differ || train != step;
+    }
+  return differ;
+}
+
 char *
 rt_session_describe_step_indices (RtSession *s, GArray *step_indices)
 {
   g_autoptr (GArray) steps = g_array_new (FALSE, FALSE, sizeof (gint32));
   for (guint i = 0; i < step_indices->len; i++)
     g_array_append_val (steps, rt_trace_step (s->trace, g_array_index (step_indices, guint, i))->step);
-  return rt_describe_steps ((const gint32 *) steps->data, steps->len);
+  g_autofree char *folders = rt_describe_steps ((const gint32 *) steps->data, steps->len);
+  const RtTrace *t = s->trace;
+  if (!rt_session_train_steps_differ (s, step_indices))
+    return g_steal_pointer (&folders);
+  /* the trainer's steps first, as the x axis shows them; the folders after */
+  g_autoptr (GArray) train = g_array_new (FALSE, FALSE, sizeof (gint32));
+  for (guint i = 0; i < steps->len; i++)
+    {
+      gint32 ts = rt_trace_train_step (t, g_array_index (steps, gint32, i));
+      g_array_append_val (train, ts);
+    }
+  g_autofree char *trainer = rt_describe_steps ((const gint32 *) train->data, train->len);
+  return g_strdup_printf ("trainer's %s (folder %s)", trainer, folders);
 }
 
 char *
 rt_session_step_xtics (RtSession *s, GArray *step_indices)
 {
   g_return_val_if_fail (step_indices->len > 0, NULL);
-  gint32 first = rt_trace_step (s->trace, g_array_index (step_indices, guint, 0))->step;
-  gint32 last = rt_trace_step (s->trace, g_array_index (step_indices, guint, step_indices->len - 1))->step;
-  return rt_gnuplot_int_tics ("xtics", first, last, 20);
+  const RtTrace *t = s->trace;
+  gint32 first = rt_trace_step (t, g_array_index (step_indices, guint, 0))->step;
+  gint32 last = rt_trace_step (t, g_array_index (step_indices, guint, step_indices->len - 1))->step;
+  if (!rt_session_train_steps_differ (s, step_indices))
+    return rt_gnuplot_int_tics ("xtics", first, last, 20);
+
+  /* the trainer's steps known (--train): the points stay at their folders, the tics name
+   * the trainer's step of each (at most about 20 of them), and the label says so */
+  guint every = (step_indices->len + 19) / 20;
+  GString *tics = g_string_new ("set xtics (");
+  gboolean any = FALSE;
+  for (guint i = 0; i < step_indices->len; i += every)
+    {
+      gint32 step = rt_trace_step (t, g_array_index (step_indices, guint, i))->step;
+      gint32 train = rt_trace_train_step (t, step);
+      g_string_append_printf (tics, "%s\"%d\" %d", any ? ", " : "", train, step);
+      any = TRUE;
+    }
+  g_string_append (tics, ")\nunset mxtics\nset xlabel \"trainer's step (from --train; folders step_N differ)\"");
+  return g_string_free (tics, FALSE);
 }
 
 /* Written by tools/embed-templates.cmake from gnuplot/: the plot templates. */

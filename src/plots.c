@@ -1,6 +1,7 @@
 /* plots.c: the plots of the analyses, each written once (its TSV and its gnuplot script from a
  * template), for the analyzer that draws it alone and for rt-report, which draws them together. */
 #include "rolltrace/rt-plots.h"
+#include "rolltrace/rt-rollouts.h"
 #include "rolltrace/rt-views.h"
 #include "tasks-private.h"
 
@@ -23,9 +24,10 @@ rt_plot_overview (RtSession *s, const RtOverview *o, GError **error)
   g_autoptr (GArray) selected = rt_session_selected_steps (s);
   g_autofree char *steps = rt_session_describe_step_indices (s, selected);
   g_autofree char *what = g_strdup_printf ("rollout and step interval, %s", steps);
-  const RtOverviewStep *first = &g_array_index (rows, RtOverviewStep, 0);
-  const RtOverviewStep *last = &g_array_index (rows, RtOverviewStep, rows->len - 1);
-  g_autofree char *xtics = rt_gnuplot_int_tics ("xtics", first->step, last->step, 20);
+  g_autoptr (GArray) shown = g_array_new (FALSE, FALSE, sizeof (guint));
+  for (guint i = 0; i < rows->len; i++)
+    g_array_append_val (shown, g_array_index (rows, RtOverviewStep, i).step_index);
+  g_autofree char *xtics = rt_session_step_xtics (s, shown);
   /* drawn only when there are some: gnuplot warns about a series with no point */
   const char *outliers = o->any_outlier
     ? ", \\\n     data using 1:($5 > 0 ? $2 : NaN) with points pt 9 ps 1.6 lc rgb '#d62728' title 'outlier (beyond 2 std)'"
@@ -114,6 +116,8 @@ rt_plot_cdf (RtSession *s, const RtCdf *cdf, const GPtrArray *fits, guint step_p
   g_autoptr (GString) markers = g_string_new (NULL);
   guint block = 0;
   gboolean overlay = cdfs->len > 1;
+  g_autoptr (GArray) selected = rt_session_selected_steps (s);
+  gboolean train_named = selected->len > 0 && rt_session_train_steps_differ (s, selected);
 
   for (guint e = 0; e < cdfs->len; e++)
     {
@@ -124,13 +128,19 @@ rt_plot_cdf (RtSession *s, const RtCdf *cdf, const GPtrArray *fits, guint step_p
         {
           const RtCdfStep *st = &g_array_index (c->steps, RtCdfStep, i);
           gint32 step = st->step;
-          char *label = g_strdup_printf ("step %d", step);
+          /* with the trainer's steps known (--train), the trainer's step names the curve */
+          gint32 train = train_named ? rt_trace_train_step (s->trace, step) : -1;
+          char *label = train >= 0 ? g_strdup_printf ("trainer's step %d (step_%d)", train, step)
+                                   : g_strdup_printf ("step %d", step);
           g_ptr_array_add (labels, label);
           RtCdfBlock b = { label, st->sorted.v, st->sorted.n, step_points };
           g_array_append_val (blocks, b);
           if (n_steps <= MAX_STEP_SERIES)
-            g_string_append_printf (plot, "%sdata index %u using 1:2 with steps lw 1.5 title 'step %d'",
-                                    block ? ", \\\n     " : "", block, step);
+            {
+              g_autofree char *quoted = rt_gnuplot_quote (label);
+              g_string_append_printf (plot, "%sdata index %u using 1:2 with steps lw 1.5 title %s",
+                                      block ? ", \\\n     " : "", block, quoted);
+            }
           else
             g_string_append_printf (plot, "%sdata index %u using 1:2 with steps lw 1 lc rgb '#c8c8c8' %s",
                                     block ? ", \\\n     " : "", block,
@@ -156,7 +166,6 @@ rt_plot_cdf (RtSession *s, const RtCdf *cdf, const GPtrArray *fits, guint step_p
   g_autoptr (GString) tail = g_string_new (NULL);
   rt_view_tsv_cdf_blocks (tsv, tail, (const RtCdfBlock *) blocks->data, blocks->len);
 
-  g_autoptr (GArray) selected = rt_session_selected_steps (s);
   g_autofree char *steps_text = rt_session_describe_step_indices (s, selected);
   if (fits != NULL && !write_fit_plots (s, cdfs, fits, tail, plot, block, steps_text, error))
     return FALSE;
@@ -439,7 +448,12 @@ rt_plot_turn_dist (RtSession *s, const RtTurnDist *d, GError **error)
   g_autofree char *lastcol = g_strdup_printf ("%u", d->all->len + 1);
   g_autofree char *every = g_strdup_printf ("%u", MAX (1u, d->steps->len / 20));
   g_autofree char *xtics = rt_session_step_xtics (s, shown);
-  const char *vars[] = { "LASTCOL", lastcol, "EVERY", every, "XTICS", xtics, NULL };
+  /* the bars are labelled from a column: the trainer's step (the TSV's last) when known */
+  gboolean train = rt_session_train_steps_differ (s, shown);
+  g_autofree char *ticcol = g_strdup_printf ("%u", train ? d->all->len + 2 : 1u);
+  const char *ticlabel = train ? "set xlabel \"trainer's step (from --train; folders step_N differ)\"" : "";
+  const char *vars[] = { "LASTCOL", lastcol, "EVERY", every, "XTICS", xtics, "TICCOL", ticcol,
+                         "TICLABEL", ticlabel, NULL };
   return rt_session_write_table (s, counts, "turn_dist_counts", error)
          && rt_session_write_table (s, means, "turn_dist_mean", error)
          && rt_session_plot (s, "turn-dist-counts", "turn_dist_counts", what_counts, vars, error)

@@ -252,7 +252,12 @@ char *rt_session_out_path (RtSession *s, const char *name);
 /* "steps 1-40" for the given indices into trace->steps, for plot titles. */
 char *rt_session_describe_step_indices (RtSession *s, GArray *step_indices);
 
-/* x tics (see rt_gnuplot_int_tics) for a plot over these step indices (not empty). */
+/* TRUE when --train gave the trainer's step of every one of these steps and some differ
+ * from the folders' numbers: plots then name the trainer's steps. */
+gboolean rt_session_train_steps_differ (RtSession *s, GArray *step_indices);
+
+/* x tics (see rt_gnuplot_int_tics) for a plot over these step indices (not empty);
+ * with rt_session_train_steps_differ: the trainer's steps as labels, and the x label. */
 char *rt_session_step_xtics (RtSession *s, GArray *step_indices);
 
 /* ---- plots ---- */

@@ -169,4 +169,23 @@ for round in fresh cached; do
   expect_eq "$(($(wc -l <"$TMP/all.csv") - 1))" "$(cat "$R"/append/step_*/worker_[0-9]*.jsonl | wc -l)" \
     "append ($round): --rollouts all reads every line"
 done
+
+# ---- plots name the trainer's steps when --train gives them ----
+for c in overview workers events turn-dist cdf; do
+  expect_exit 0 "$BUILD/rt-$c" "$R/folders" --train "$R/folders.log" --no-render --out "$TMP/p-train"
+  expect_exit 0 "$BUILD/rt-$c" "$R/folders" --no-render --out "$TMP/p-plain"
+done
+# folders 2, 3, 5, 6, 8 are training steps 1-5 (1, 4 and 7 validation)
+for gp in overview workers_steps events_pct events_stacked turn_dist_mean; do
+  grep -qF 'set xtics ("1" 2, "2" 3, "3" 5, "4" 6, "5" 8)' "$TMP/p-train/$gp.gp" && ok \
+    || fail "$gp.gp with --train: x tics not the trainer's steps: $(grep xtics "$TMP/p-train/$gp.gp")"
+  grep -q "trainer's step" "$TMP/p-train/$gp.gp" && ok || fail "$gp.gp with --train: no trainer's step label"
+  grep -q "trainer's step" "$TMP/p-plain/$gp.gp" && fail "$gp.gp without a log names trainer's steps" || ok
+  grep -q "trainer''s steps 1-5 (folder steps 2, 3, 5, 6, 8)" "$TMP/p-train/$gp.gp" && ok \
+    || fail "$gp.gp with --train: the title does not name the trainer's steps"
+done
+grep -q "stringcolumn(8)" "$TMP/p-train/turn_dist_counts.gp" && ok || fail "turn_dist_counts with --train: bars not labelled by train_step"
+grep -q "stringcolumn(1)" "$TMP/p-plain/turn_dist_counts.gp" && ok || fail "turn_dist_counts without a log: bars not labelled by step"
+grep -q "title 'trainer''s step 3 (step_5)'" "$TMP/p-train/cdf.gp" && ok || fail "cdf with --train: curves not named by the trainer's step"
+grep -q "title 'step 5'" "$TMP/p-plain/cdf.gp" && ok || fail "cdf without a log: curves not named by folder"
 finish

@@ -210,4 +210,10 @@ GArray *rt_file_parse_collect_turns (RtFileParse *p);
 void rt_derive_turns (RtRequest *reqs, guint n_req, const RtTurnRecord *timing, guint n_timing,
                       const RtTurnRecord *end, guint n_end, GArray *out);
 
+/* Lists step_N/worker_M.jsonl of trace->path into trace->files and trace->steps, the trainer's
+ * files and everything else into trace->strays; with a cache path, opens the cache too
+ * (*cache: NULL when there is none or it cannot be trusted). load-discover.c. */
+gboolean rt_load_discover (RtTrace *trace, const char *canonical, guint n_threads, RtCacheMap **cache,
+                           GError **error);
+
 G_END_DECLS

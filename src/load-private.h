@@ -216,4 +216,15 @@ void rt_derive_turns (RtRequest *reqs, guint n_req, const RtTurnRecord *timing, 
 gboolean rt_load_discover (RtTrace *trace, const char *canonical, guint n_threads, RtCacheMap **cache,
                            GError **error);
 
+/* A snapshot with arrays of its own (see RtCacheSnapshot), and its clearing. load-cache.c. */
+RtCacheSnapshot rt_load_snapshot_init (void);
+void rt_load_snapshot_clear (RtCacheSnapshot *snap);
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (RtCacheSnapshot, rt_load_snapshot_clear)
+
+/* The cache file of an experiment in `dir`: one per canonical path. load-cache.c. */
+char *rt_load_cache_path (const char *dir, const char *exp_canonical);
+/* Counts how each file was loaded and, when what was read made the cache stale, writes a new
+ * one (a failure is a note, not an error) and keeps the folder within its limit. */
+void rt_load_update_cache (RtTrace *trace, RtCacheMap *cache);
+
 G_END_DECLS

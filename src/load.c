@@ -2,18 +2,14 @@
  * Each file comes from the cache, from the cache and its new lines, or is read whole (parse.c). */
 #include "load-private.h"
 #include "tasks-private.h"
-#include "rolltrace/rt-cache-dir.h"
 #include "rolltrace/rt-error.h"
 #include "rolltrace/rt-outfile.h"
 #include "rolltrace/rt-stats.h"
-#include "rolltrace/rt-text.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
 #include <string.h>
-#include <glib/gstdio.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -111,26 +107,6 @@ merge_file (LoadJob *job, RtFileParse *p)
   p->resume.requests = NULL;
 }
 
-/* A snapshot with arrays of its own (see RtCacheSnapshot). */
-static RtCacheSnapshot
-snapshot_init (void)
-{
-  RtCacheSnapshot snap = { 0 };
-  snap.requests = g_array_new (FALSE, FALSE, sizeof (RtRequest));
-  snap.turns = g_array_new (FALSE, FALSE, sizeof (RtTurnFigures));
-  snap.problems = g_array_new (FALSE, FALSE, sizeof (RtCacheProblem));
-  return snap;
-}
-
-static void
-snapshot_clear (RtCacheSnapshot *snap)
-{
-  g_clear_pointer (&snap->requests, g_array_unref);
-  g_clear_pointer (&snap->turns, g_array_unref);
-  g_clear_pointer (&snap->problems, g_array_unref);
-}
-G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (RtCacheSnapshot, snapshot_clear)
-
 /* Reads one file's tables: from the cache where it still describes the file
  * (RT_CACHE_SAME: as it was, but for an unterminated last piece, which the cache
  * never holds; RT_CACHE_GROWN: appended to since), reading on from where the cache
@@ -144,7 +120,7 @@ read_file (LoadJob *job, guint index, RtCacheMatch match, guint record, GError *
                                                   &job->kib_done);
   if (match != RT_CACHE_MISS)
     {
-      g_auto (RtCacheSnapshot) snap = snapshot_init ();
+      g_auto (RtCacheSnapshot) snap = rt_load_snapshot_init ();
       rt_cache_file_snapshot (job->cache, record, &snap);
       rt_file_parse_restore (p, &snap);
       if (rt_cache_rows_ok (snap.rows, p->resume.n_events, snap.rows_checksum,
@@ -321,74 +297,6 @@ unadopt_file (RtTrace *t, guint file_index)
 
 /* What the cache keeps the durations of all the steps together as (step numbers are
  * never negative). */
-#define ALL_STEPS (-1)
-
-/* The cache's sorted durations of the files first_file ... first_file + n_files - 1,
- * kept as `step` (ALL_STEPS: those of every file), when every one of those files is as
- * the cache holds it, as records one after another. Asked once, remembered in `sd`. */
-static const double *
-durations_from_cache (const RtTrace *t, RtStepDurations *sd, gint32 step, guint first_file,
-                      guint n_files, guint *n)
-{
-  if (!g_atomic_int_get (&sd->looked))
-    {
-      g_mutex_lock (&t->priv->lazy_lock);
-      if (!sd->looked && t->priv->cache != NULL && n_files > 0)
-        {
-          const RtFileState *first = &t->priv->files[first_file];
-          gboolean consecutive = TRUE;
-          for (guint k = 0; k < n_files && consecutive; k++)
-            {
-              const RtFileState *fs = &t->priv->files[first_file + k];
-              consecutive = fs->as_cached && !fs->cut && fs->record == first->record + k;
-            }
-          if (consecutive)
-            sd->sorted = rt_cache_step_durations (t->priv->cache, step, first->record, n_files, &sd->n);
-        }
-      g_atomic_int_set (&sd->looked, TRUE);
-      g_mutex_unlock (&t->priv->lazy_lock);
-    }
-  *n = sd->n;
-  return sd->sorted;
-}
-
-const RtTurnSums *
-rt_trace_turn_sums_ready (const RtTrace *t, guint *n, guint *n_files)
-{
-  *n = t->priv->n_turn_sums;
-  *n_files = t->priv->turn_sums_files;
-  return t->priv->turn_sums;
-}
-
-double
-rt_trace_request_engine_s (const RtTrace *t, const RtRequest *q)
-{
-  const double *cached = t->priv->cached_engine;
-  if (cached != NULL && q >= t->cached_requests && q < t->cached_requests + t->n_cached_requests)
-    return cached[q - t->cached_requests];
-  return rt_turns_engine_s (q->n_turns > 0 ? rt_trace_turn (t, q->first_turn) : NULL, q->n_turns);
-}
-
-const double *
-rt_trace_all_sorted_durations (const RtTrace *t, guint *n)
-{
-  return durations_from_cache (t, &t->priv->all_durations, ALL_STEPS, 0, t->files->len, n);
-}
-
-const double *
-rt_trace_step_sorted_durations (const RtTrace *t, guint step_index, guint *n)
-{
-  const RtStep *st = rt_trace_step (t, step_index);
-  static const double no_values[1];
-  if (st->n_files == 0)
-    {
-      *n = 0;
-      return no_values;   /* no file, no value: nothing to compute either */
-    }
-  return durations_from_cache (t, &t->priv->step_durations[step_index], st->step, st->first_file,
-                               st->n_files, n);
-}
-
 /* The parts of the cached tables of file `file` the caller reads (RtLoadOptions; the turns
  * the cache's turn sums stand in for are not read). */
 static RtCacheTables
@@ -936,234 +844,6 @@ rt_trace_finish_steps (RtTrace *trace)
     }
 }
 
-char *
-rt_cache_default_dir (void)
-{
-  return g_build_filename (g_get_user_cache_dir (), "rolltrace", NULL);
-}
-
-/* The cache file of an experiment: one per canonical path. */
-static char *
-cache_path_for (const char *dir, const char *exp_canonical)
-{
-  g_autofree char *digest = g_compute_checksum_for_string (G_CHECKSUM_SHA256, exp_canonical, -1);
-  g_autofree char *name = g_strdup_printf ("%.32s.rtc", digest);
-  return g_build_filename (dir, name, NULL);
-}
-
-/* What the cache keeps of file i: its tables as of its last newline, from its turn
- * records when it was read in this run, else (taken from the cache) as the trace
- * holds them. `snap`'s arrays are filled (the caller's, emptied first). */
-static void
-file_snapshot (const RtTrace *t, guint i, RtCacheSnapshot *snap)
-{
-  const RtFile *f = rt_trace_file (t, i);
-  const RtFileState *fs = &t->priv->files[i];
-  const RtResume *rp = &fs->resume;
-  snap->counters = rp->counters;
-  snap->counters.n_events = rp->n_events;
-  snap->offset = rp->offset;
-  snap->line = rp->line;
-  snap->prefix_checksum = fs->prefix_checksum;
-  snap->prefix_known = fs->prefix_known;
-  snap->rows = NULL;
-  g_array_set_size (snap->requests, 0);
-  g_array_set_size (snap->turns, 0);
-  g_array_set_size (snap->problems, 0);
-  if (f->first_request == RT_NONE)
-    {
-      /* taken whole from the cache without its requests (RtLoadOptions.requests_unread):
-       * they, its turns and problems are still there (the caller checked them) */
-      RtCacheSnapshot cached = *snap;
-      rt_cache_file_snapshot (t->priv->cache, fs->record, &cached);
-      return;
-    }
-
-  const RtRequest *src = rp->requests ? (const RtRequest *) rp->requests->data
-                                      : rt_trace_request (t, f->first_request);
-  g_array_append_vals (snap->requests, src, rp->n_requests);
-  if (t->request_ids_at != 0 || t->request_texts_at != 0)
-    for (guint k = 0; k < snap->requests->len; k++)
-      {
-        /* the cache's, used in place: texts as their addresses, as the draft takes them */
-        RtRequest *q = &g_array_index (snap->requests, RtRequest, k);
-        q->id = rt_text_ref (rt_request_id (t, q));
-        q->finish_reason = rt_text_ref (rt_request_finish_reason (t, q));
-      }
-  if (fs->timing_turns != NULL)
-    rt_derive_turns ((RtRequest *) snap->requests->data, snap->requests->len,
-                     (const RtTurnRecord *) fs->timing_turns->data, rp->n_timing,
-                     (const RtTurnRecord *) fs->end_turns->data, rp->n_end, snap->turns);
-  else
-    for (guint k = 0; k < snap->requests->len; k++)
-      {
-        RtRequest *q = &g_array_index (snap->requests, RtRequest, k);
-        if (q->n_turns > 0)   /* a range is in one table, the cache's or the load's */
-          g_array_append_vals (snap->turns, rt_trace_turn (t, q->first_turn), q->n_turns);
-        q->first_turn = snap->turns->len - q->n_turns;
-      }
-  for (guint32 k = 0; k < rp->n_problems; k++)
-    {
-      const RtProblem *pr = &g_array_index (fs->problems, RtProblem, k);
-      RtCacheProblem cp = { pr->line, pr->reason };
-      g_array_append_val (snap->problems, cp);
-    }
-}
-
-/* Puts file i (its rows, unless written while loading, and its tables as of its last
- * newline) into the draft; a file that changed while analysed is left out. */
-static gboolean
-add_file_to_draft (RtTrace *t, RtCacheDraft *d, guint i, RtCacheSnapshot *snap, GError **error)
-{
-  const RtFileState *fs = &t->priv->files[i];
-  guint64 rows_at = fs->rows_at, rows_checksum = fs->rows_checksum;
-  if (!fs->rows_written)
-    {
-      if (fs->rows_dropped)
-        {
-          g_set_error (error, RT_ERROR, RT_ERROR_IO, "the rows of %s were not kept",
-                       rt_trace_file (t, i)->path);
-          return FALSE;
-        }
-      /* rows taken from the old cache are checked here: their file is read again
-       * when they fail, and left out when it no longer holds what was cached */
-      const RtEvent *rows = rt_trace_file_events (t, i);
-      if (fs->uncacheable)
-        return TRUE;
-      rows_at = rt_cache_draft_reserve (d, fs->resume.n_events);
-      rows_checksum = rt_cache_draft_put_rows (d, rows_at, rows, fs->resume.n_events);
-    }
-  /* tables taken from the old cache (or left there) go into the new one: all checked now
-   * (the caller may have read fewer) */
-  if (fs->origin == RT_FILE_CACHED
-      && !rt_cache_file_tables_ok (t->priv->cache, fs->record, RT_CACHE_ALL_TABLES))
-    {
-      g_set_error (error, RT_ERROR, RT_ERROR_IO, "the old cache's tables of %s are damaged",
-                   rt_trace_file (t, i)->path);
-      return FALSE;
-    }
-  file_snapshot (t, i, snap);
-  snap->rows_checksum = rows_checksum;
-  rt_cache_draft_add_file (d, rt_trace_file (t, i), snap, rows_at);
-  return TRUE;
-}
-
-/* The sorted durations of step si the cache is to keep: those the next load will find
- * when it finds the step's files as they are, which is what the trace holds of them
- * now (a file with an unterminated last piece is read on as it was this time). NULL
- * when the trace holds no requests of a file of it and the old cache did not know. */
-static GArray *
-step_durations_to_cache (const RtTrace *t, guint si)
-{
-  const RtStep *st = rt_trace_step (t, si);
-  for (guint i = st->first_file; i < st->first_file + st->n_files; i++)
-    if (rt_trace_file (t, i)->first_request == RT_NONE)
-      {
-        guint n;
-        const double *cached = rt_trace_step_sorted_durations (t, si, &n);
-        if (cached == NULL)
-          return NULL;
-        GArray *copy = rt_samples_new ();
-        g_array_append_vals (copy, cached, n);
-        return copy;
-      }
-  /* what rt_view_request_durations (t, si, -1) gives, sorted (a unit test holds them equal) */
-  GArray *v = rt_samples_new ();
-  for (guint i = st->first_file; i < st->first_file + st->n_files; i++)
-    {
-      const RtFile *f = rt_trace_file (t, i);
-      for (guint r = 0; r < f->n_requests; r++)
-        if (rt_trace_request (t, f->first_request + r)->complete)
-          rt_samples_add (v, rt_trace_request (t, f->first_request + r)->total_s);
-    }
-  rt_sort_doubles ((double *) v->data, v->len);
-  return v;
-}
-
-/* Writes the whole trace as a new cache, completing the draft begun while loading
- * (or a new one), and renames it into place. */
-static gboolean
-write_cache (RtTrace *t, GError **error)
-{
-  RtTracePrivate *priv = t->priv;
-  g_autoptr (RtCacheDraft) d = priv->draft ? g_steal_pointer (&priv->draft)
-                                           : rt_cache_draft_new (priv->cache_path, error);
-  if (d == NULL)
-    return FALSE;
-  g_autofree char *exp = g_canonicalize_filename (t->path, NULL);
-  rt_cache_draft_begin_tables (d, exp, t->registry, t->files->len, t->priv->requests->len,
-                               (guint) rt_trace_n_turns (t));
-
-  /* the rows of every file, as of its last newline, after the header: those not
-   * written while loading now; and each step's durations */
-  g_auto (RtCacheSnapshot) snap = snapshot_init ();
-  g_autoptr (GArray) all = rt_samples_new ();   /* every step's, while all are kept */
-  gboolean all_steps = TRUE;
-  for (guint si = 0; si < t->steps->len; si++)
-    {
-      const RtStep *st = rt_trace_step (t, si);
-      guint first_record = rt_cache_draft_n_files (d);
-      gboolean all_kept = TRUE;
-      for (guint i = st->first_file; i < st->first_file + st->n_files; i++)
-        if (!add_file_to_draft (t, d, i, &snap, error))
-          return FALSE;
-        else
-          all_kept = all_kept && !priv->files[i].uncacheable;
-      rt_cache_draft_mark_turn_sums (d);
-      g_autoptr (GArray) durations = all_kept && st->n_files > 0 ? step_durations_to_cache (t, si) : NULL;
-      if (durations != NULL)
-        {
-          rt_cache_draft_add_step (d, st->step, first_record, (const double *) durations->data,
-                                   durations->len);
-          g_array_append_vals (all, durations->data, durations->len);
-        }
-      all_steps = all_steps && (durations != NULL || (all_kept && st->n_files == 0));
-    }
-  if (all_steps && t->files->len > 0)
-    {
-      /* the records of every file, from the first: what rt_trace_all_sorted_durations finds */
-      rt_sort_doubles ((double *) all->data, all->len);
-      g_assert (rt_cache_draft_n_files (d) == t->files->len);
-      rt_cache_draft_add_step (d, ALL_STEPS, 0, (const double *) all->data, all->len);
-    }
-  return rt_cache_write (g_steal_pointer (&d), priv->cache_path, error);
-}
-
-/* Tallies where the files came from, and writes a new cache when anything was read. */
-static void
-update_cache (RtTrace *trace, RtCacheMap *cache)
-{
-  RtLoadStats *st = &trace->stats;
-  st->files_cached = 0;   /* counted again, with those restored and read on */
-  for (guint i = 0; i < trace->files->len; i++)
-    switch (trace->priv->files[i].origin)
-      {
-      case RT_FILE_PARSED: st->files_parsed++; break;
-      case RT_FILE_RESUMED: st->files_resumed++; break;
-      case RT_FILE_CACHED: st->files_cached++; break;
-      case RT_FILE_UNREAD: g_assert_not_reached ();
-      }
-  if (trace->priv->cache_path == NULL)
-    return;
-  /* stale: something was read, or the cache knew files that are gone */
-  gboolean stale = cache == NULL || st->files_parsed > 0 || st->files_resumed > 0
-                   || rt_cache_n_files (cache) != st->files_cached;
-  if (!stale)
-    return;
-  g_autoptr (GError) error = NULL;
-  if (!write_cache (trace, &error))
-    {
-      /* a cache is a convenience: failing to write one is worth a note, not an error */
-      g_printerr ("rolltrace: note: no cache written: %s\n", error->message);
-      return;
-    }
-  st->cache_written = TRUE;
-  /* one cache per experiment, never removed by its own loads: the folder is kept within its
-   * limit here, the caches used longest ago going first */
-  g_autofree char *dir = g_path_get_dirname (trace->priv->cache_path);
-  rt_cache_dir_enforce_limit (dir, trace->priv->cache_path);
-}
-
 static void
 duplicate_clear (gpointer data)
 {
@@ -1217,7 +897,7 @@ rt_trace_load (const char *exp_path, const RtLoadOptions *opts, GError **error)
     trace->priv->opts.line_by_line = TRUE;
 
   if (opts->cache_dir != NULL)
-    trace->priv->cache_path = cache_path_for (opts->cache_dir, canonical);
+    trace->priv->cache_path = rt_load_cache_path (opts->cache_dir, canonical);
   RtCacheMap *cache = NULL;
   if (!rt_load_discover (trace, canonical, n_threads_of (opts), &cache, error))
     return NULL;
@@ -1230,7 +910,7 @@ rt_trace_load (const char *exp_path, const RtLoadOptions *opts, GError **error)
   publish_requests (trace);
   gather_problems (trace);
   rt_trace_finish_steps (trace);
-  update_cache (trace, trace->priv->cache);
+  rt_load_update_cache (trace, trace->priv->cache);
   if (trace->priv->requests_deferred && !take_deferred_requests (trace))
     {
       /* Damaged requests, found after the rest was taken from the same cache: this cache
@@ -1293,201 +973,6 @@ rt_trace_free (RtTrace *trace)
   g_free (trace->path);
   g_free (trace->name);
   g_free (trace);
-}
-
-/* A file of the trace read again on its own, from its first byte, because the cache was
- * found damaged where it holds the file: `trace` is the trace as it is but for its files
- * (only this one), which the parse points to (cleared after it). */
-typedef struct {
-  RtTrace trace;
-  GArray *files;
-  RtFileParse *parse;
-  gboolean read;                 /* the file was read to its end */
-  GError *error;                 /* or why not */
-} Rereading;
-
-static void
-rereading_clear (Rereading *r)
-{
-  g_clear_pointer (&r->parse, rt_file_parse_free);
-  g_clear_pointer (&r->files, g_array_unref);
-  g_clear_error (&r->error);
-}
-G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Rereading, rereading_clear)
-
-static void
-read_again (RtTrace *t, guint file, Rereading *r)
-{
-  const RtFile *f = rt_trace_file (t, file);
-  g_printerr ("rolltrace: note: the cache of %s is damaged; reading %s again\n", t->path, f->path);
-  /* the next run must not meet it again (unless another run has replaced it) */
-  rt_cache_discard (t->priv->cache, t->priv->cache_path);
-  RtFile scratch = *f;   /* a parse resets the counters of its file */
-  r->files = g_array_new (FALSE, FALSE, sizeof (RtFile));
-  g_array_append_val (r->files, scratch);
-  r->trace = *t;
-  r->trace.files = r->files;
-  r->parse = rt_file_parse_new (&r->trace, 0, 0, NULL);
-  r->read = rt_file_parse_read (r->parse, 0, 0, &r->error);
-}
-
-/* The rows of a file taken whole from the cache failed their check, after its other
- * tables (requests, turns, counters) were taken from the same cache: read the file
- * again. Its rows are then the very ones those tables were made with when they give
- * the checksum the cache kept for them, which they do unless the file has changed
- * since it was found (its identity, inode, size, times, said it had not). */
-static void
-reread_rows (RtTrace *t, guint file)
-{
-  RtFileState *fs = &t->priv->files[file];
-  RtFile *f = &g_array_index (t->files, RtFile, file);
-  guint n_names = rt_event_registry_size (t->registry);   /* before the parse adds any */
-  g_auto (Rereading) again = { 0 };
-  read_again (t, file, &again);
-  const RtFileParse *p = again.parse;
-  gboolean read = again.read;
-  const RtEvent *rows = (const RtEvent *) p->events->data;
-  guint32 n_events = fs->cut ? fs->whole_events : f->n_events;
-  guint32 n_requests = fs->cut ? fs->whole_requests : f->n_requests;
-  fs->own_events = g_array_sized_new (FALSE, FALSE, sizeof (RtEvent), n_events);
-  if (read && p->events->len >= n_events
-      && rt_cache_rows_ok (rows, n_events, fs->mapped_checksum, n_names, n_requests))
-    {
-      g_array_append_vals (fs->own_events, rows, n_events);
-      return;
-    }
-
-  /* The file no longer holds what was cached, and the answers may already have used
-   * its other tables. No answer about it can then be that of one fresh load: say so,
-   * take its rows as they are now, kept to what those tables can name, and keep the
-   * file out of any new cache. */
-  g_printerr ("rolltrace: note: %s changed while it was being analysed%s%s: its events are "
-              "taken as they are now, its requests and counters as they were\n",
-              f->path, read ? "" : ": ", read ? "" : again.error->message);
-  fs->uncacheable = TRUE;
-  for (guint i = 0; read && i < p->events->len && fs->own_events->len < n_events; i++)
-    {
-      RtEvent ev = rows[i];
-      if (ev.event >= n_names)
-        continue;   /* a name none of the tables knows */
-      if (ev.request != RT_NONE && ev.request >= n_requests)
-        ev.request = RT_NONE;
-      g_array_append_val (fs->own_events, ev);
-    }
-  if (fs->cut)
-    {
-      fs->whole_events = fs->own_events->len;
-      f->n_events = MIN (f->n_events, fs->own_events->len);
-    }
-  else
-    f->n_events = fs->own_events->len;
-}
-
-/* The ids of a file taken whole from the cache failed their check, when one was first read
- * (RtLoadOptions.request_ids_when_read), after its requests were taken from the same cache:
- * read the file again for its requests' ids, which come in the same order unless the file
- * has changed since it was found. */
-static void
-reread_ids (RtTrace *t, guint file)
-{
-  RtFileState *fs = &t->priv->files[file];
-  const RtFile *f = rt_trace_file (t, file);
-  g_auto (Rereading) again = { 0 };
-  read_again (t, file, &again);
-  RtFileParse *p = again.parse;
-  gboolean read = again.read;
-  fs->own_ids = g_ptr_array_new ();
-  fs->own_ids_text = g_steal_pointer (&p->strings);
-  guint32 n_requests = fs->cut ? fs->whole_requests : f->n_requests;
-  for (guint k = 0; read && k < p->requests->len && k < n_requests; k++)
-    g_ptr_array_add (fs->own_ids, (gpointer) rt_text_at (g_array_index (p->requests, RtRequest, k).id));
-  if (!read || p->requests->len != n_requests)
-    {
-      /* no answer about it can be that of one fresh load: say so, and keep it out of any
-       * new cache; the requests it no longer has are named by an empty id */
-      g_printerr ("rolltrace: note: %s changed while it was being analysed%s%s: the ids of its "
-                  "requests are taken as they are now\n", f->path, read ? "" : ": ", read ? "" : again.error->message);
-      fs->uncacheable = TRUE;
-    }
-}
-
-const char *
-rt_trace_request_id_checked (const RtTrace *t, const RtRequest *q)
-{
-  RtFileState *fs = &t->priv->files[q->file];
-  if (!g_atomic_int_get (&fs->ids_ready))
-    {
-      /* by one thread, any other that asks meanwhile waiting for the verdict; a file's whose
-       * requests were read (not taken whole from the cache) are checked already */
-      g_mutex_lock (&t->priv->lazy_lock);
-      if (!fs->ids_ready && fs->origin == RT_FILE_CACHED
-          && !rt_cache_file_tables_ok (t->priv->cache, fs->record, RT_CACHE_IDS))
-        reread_ids ((RtTrace *) t, q->file);
-      g_atomic_int_set (&fs->ids_ready, TRUE);
-      g_mutex_unlock (&t->priv->lazy_lock);
-    }
-  if (fs->own_ids != NULL)
-    {
-      const RtFile *f = rt_trace_file (t, q->file);
-      guint k = (guint) (q - rt_trace_request (t, f->first_request)) + fs->cut_requests_at;
-      return k < fs->own_ids->len ? g_ptr_array_index (fs->own_ids, k) : "";
-    }
-  return (const char *) (t->request_ids_at + (guintptr) q->id);
-}
-
-const RtEvent *
-rt_trace_file_events (const RtTrace *t, guint file)
-{
-  RtFileState *fs = &t->priv->files[file];
-  const RtFile *f = rt_trace_file (t, file);
-  if (fs->cut_events != NULL)
-    return (const RtEvent *) fs->cut_events->data;
-  if (fs->rows_dropped)
-    g_error ("rolltrace: the rows of %s were not kept (RtLoadOptions.rows_unread), yet are read",
-             f->path);
-  /* a file cut to its first rollout: its first rows, checked with the whole file's */
-  guint32 n_events = fs->cut ? fs->whole_events : f->n_events;
-  guint32 n_requests = fs->cut ? fs->whole_requests : f->n_requests;
-  if (fs->mapped == NULL)   /* no row at all: the table has no storage to point into */
-    return t->events->len > 0 ? &g_array_index (t->events, RtEvent, fs->first_event) : NULL;
-  /* checked when first used, not when loaded: a command that never reads rows (rt-check,
-   * rt-workers...) then never pays for reading them. By one thread, any other that asks for
-   * this file meanwhile waiting for the verdict, while other threads check other files: under
-   * one lock for all, rt-export's two threads and rt-report's took turns. A file read again
-   * is read under the trace's lock, as the parse may add names to the registry. */
-  if (g_once_init_enter (&fs->rows_ready))
-    {
-      if (!rt_cache_rows_ok (fs->mapped, n_events, fs->mapped_checksum,
-                             rt_event_registry_size (t->registry), n_requests))
-        {
-          g_mutex_lock (&t->priv->lazy_lock);
-          reread_rows ((RtTrace *) t, file);
-          g_mutex_unlock (&t->priv->lazy_lock);
-        }
-      g_once_init_leave (&fs->rows_ready, 1);
-    }
-  return fs->own_events != NULL ? (const RtEvent *) fs->own_events->data : fs->mapped;
-}
-
-void
-rt_trace_turn_missing (const RtTrace *t, guint32 i)
-{
-  g_error ("rolltrace: turn %" G_GUINT32_FORMAT " is not in the trace (%" G_GUINT64_FORMAT " turns%s), yet is read",
-           i, rt_trace_n_turns (t), t->priv->opts.turns_unread ? ": RtLoadOptions.turns_unread" : "");
-}
-
-void
-rt_trace_file_events_done (const RtTrace *t, guint file)
-{
-  RtFileState *fs = &t->priv->files[file];
-  if (fs->mapped == NULL || fs->own_events != NULL)
-    return;                   /* rows in our own memory: the table still owns them */
-  /* only the pages wholly inside this file's rows: the ones at its edges hold a neighbour's */
-  gsize page = (gsize) sysconf (_SC_PAGESIZE);
-  guintptr start = ((guintptr) fs->mapped + page - 1) / page * page;
-  guintptr end = ((guintptr) (fs->mapped + rt_trace_file (t, file)->n_events)) / page * page;
-  if (end > start)
-    madvise ((void *) start, end - start, MADV_DONTNEED);
 }
 
 int

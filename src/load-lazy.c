@@ -1,0 +1,204 @@
+/* load-lazy.c: what a load leaves to the first use: the rows and request ids of a file taken
+ * from the cache are checked against their checksums when first read, and the file is read
+ * again, on its own, when they fail (a damaged cache costs time, never a wrong answer). */
+#include "load-private.h"
+#include "rolltrace/rt-text.h"
+
+#include <sys/mman.h>
+#include <unistd.h>
+
+/* A file of the trace read again on its own, from its first byte, because the cache was
+ * found damaged where it holds the file: `trace` is the trace as it is but for its files
+ * (only this one), which the parse points to (cleared after it). */
+typedef struct {
+  RtTrace trace;
+  GArray *files;
+  RtFileParse *parse;
+  gboolean read;                 /* the file was read to its end */
+  GError *error;                 /* or why not */
+} Rereading;
+
+static void
+rereading_clear (Rereading *r)
+{
+  g_clear_pointer (&r->parse, rt_file_parse_free);
+  g_clear_pointer (&r->files, g_array_unref);
+  g_clear_error (&r->error);
+}
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Rereading, rereading_clear)
+
+static void
+read_again (RtTrace *t, guint file, Rereading *r)
+{
+  const RtFile *f = rt_trace_file (t, file);
+  g_printerr ("rolltrace: note: the cache of %s is damaged; reading %s again\n", t->path, f->path);
+  /* the next run must not meet it again (unless another run has replaced it) */
+  rt_cache_discard (t->priv->cache, t->priv->cache_path);
+  RtFile scratch = *f;   /* a parse resets the counters of its file */
+  r->files = g_array_new (FALSE, FALSE, sizeof (RtFile));
+  g_array_append_val (r->files, scratch);
+  r->trace = *t;
+  r->trace.files = r->files;
+  r->parse = rt_file_parse_new (&r->trace, 0, 0, NULL);
+  r->read = rt_file_parse_read (r->parse, 0, 0, &r->error);
+}
+
+/* The rows of a file taken whole from the cache failed their check, after its other
+ * tables (requests, turns, counters) were taken from the same cache: read the file
+ * again. Its rows are then the very ones those tables were made with when they give
+ * the checksum the cache kept for them, which they do unless the file has changed
+ * since it was found (its identity, inode, size, times, said it had not). */
+static void
+reread_rows (RtTrace *t, guint file)
+{
+  RtFileState *fs = &t->priv->files[file];
+  RtFile *f = &g_array_index (t->files, RtFile, file);
+  guint n_names = rt_event_registry_size (t->registry);   /* before the parse adds any */
+  g_auto (Rereading) again = { 0 };
+  read_again (t, file, &again);
+  const RtFileParse *p = again.parse;
+  gboolean read = again.read;
+  const RtEvent *rows = (const RtEvent *) p->events->data;
+  guint32 n_events = fs->cut ? fs->whole_events : f->n_events;
+  guint32 n_requests = fs->cut ? fs->whole_requests : f->n_requests;
+  fs->own_events = g_array_sized_new (FALSE, FALSE, sizeof (RtEvent), n_events);
+  if (read && p->events->len >= n_events
+      && rt_cache_rows_ok (rows, n_events, fs->mapped_checksum, n_names, n_requests))
+    {
+      g_array_append_vals (fs->own_events, rows, n_events);
+      return;
+    }
+
+  /* The file no longer holds what was cached, and the answers may already have used
+   * its other tables. No answer about it can then be that of one fresh load: say so,
+   * take its rows as they are now, kept to what those tables can name, and keep the
+   * file out of any new cache. */
+  g_printerr ("rolltrace: note: %s changed while it was being analysed%s%s: its events are "
+              "taken as they are now, its requests and counters as they were\n",
+              f->path, read ? "" : ": ", read ? "" : again.error->message);
+  fs->uncacheable = TRUE;
+  for (guint i = 0; read && i < p->events->len && fs->own_events->len < n_events; i++)
+    {
+      RtEvent ev = rows[i];
+      if (ev.event >= n_names)
+        continue;   /* a name none of the tables knows */
+      if (ev.request != RT_NONE && ev.request >= n_requests)
+        ev.request = RT_NONE;
+      g_array_append_val (fs->own_events, ev);
+    }
+  if (fs->cut)
+    {
+      fs->whole_events = fs->own_events->len;
+      f->n_events = MIN (f->n_events, fs->own_events->len);
+    }
+  else
+    f->n_events = fs->own_events->len;
+}
+
+/* The ids of a file taken whole from the cache failed their check, when one was first read
+ * (RtLoadOptions.request_ids_when_read), after its requests were taken from the same cache:
+ * read the file again for its requests' ids, which come in the same order unless the file
+ * has changed since it was found. */
+static void
+reread_ids (RtTrace *t, guint file)
+{
+  RtFileState *fs = &t->priv->files[file];
+  const RtFile *f = rt_trace_file (t, file);
+  g_auto (Rereading) again = { 0 };
+  read_again (t, file, &again);
+  RtFileParse *p = again.parse;
+  gboolean read = again.read;
+  fs->own_ids = g_ptr_array_new ();
+  fs->own_ids_text = g_steal_pointer (&p->strings);
+  guint32 n_requests = fs->cut ? fs->whole_requests : f->n_requests;
+  for (guint k = 0; read && k < p->requests->len && k < n_requests; k++)
+    g_ptr_array_add (fs->own_ids, (gpointer) rt_text_at (g_array_index (p->requests, RtRequest, k).id));
+  if (!read || p->requests->len != n_requests)
+    {
+      /* no answer about it can be that of one fresh load: say so, and keep it out of any
+       * new cache; the requests it no longer has are named by an empty id */
+      g_printerr ("rolltrace: note: %s changed while it was being analysed%s%s: the ids of its "
+                  "requests are taken as they are now\n", f->path, read ? "" : ": ", read ? "" : again.error->message);
+      fs->uncacheable = TRUE;
+    }
+}
+
+const char *
+rt_trace_request_id_checked (const RtTrace *t, const RtRequest *q)
+{
+  RtFileState *fs = &t->priv->files[q->file];
+  if (!g_atomic_int_get (&fs->ids_ready))
+    {
+      /* by one thread, any other that asks meanwhile waiting for the verdict; a file's whose
+       * requests were read (not taken whole from the cache) are checked already */
+      g_mutex_lock (&t->priv->lazy_lock);
+      if (!fs->ids_ready && fs->origin == RT_FILE_CACHED
+          && !rt_cache_file_tables_ok (t->priv->cache, fs->record, RT_CACHE_IDS))
+        reread_ids ((RtTrace *) t, q->file);
+      g_atomic_int_set (&fs->ids_ready, TRUE);
+      g_mutex_unlock (&t->priv->lazy_lock);
+    }
+  if (fs->own_ids != NULL)
+    {
+      const RtFile *f = rt_trace_file (t, q->file);
+      guint k = (guint) (q - rt_trace_request (t, f->first_request)) + fs->cut_requests_at;
+      return k < fs->own_ids->len ? g_ptr_array_index (fs->own_ids, k) : "";
+    }
+  return (const char *) (t->request_ids_at + (guintptr) q->id);
+}
+
+const RtEvent *
+rt_trace_file_events (const RtTrace *t, guint file)
+{
+  RtFileState *fs = &t->priv->files[file];
+  const RtFile *f = rt_trace_file (t, file);
+  if (fs->cut_events != NULL)
+    return (const RtEvent *) fs->cut_events->data;
+  if (fs->rows_dropped)
+    g_error ("rolltrace: the rows of %s were not kept (RtLoadOptions.rows_unread), yet are read",
+             f->path);
+  /* a file cut to its first rollout: its first rows, checked with the whole file's */
+  guint32 n_events = fs->cut ? fs->whole_events : f->n_events;
+  guint32 n_requests = fs->cut ? fs->whole_requests : f->n_requests;
+  if (fs->mapped == NULL)   /* no row at all: the table has no storage to point into */
+    return t->events->len > 0 ? &g_array_index (t->events, RtEvent, fs->first_event) : NULL;
+  /* checked when first used, not when loaded: a command that never reads rows (rt-check,
+   * rt-workers...) then never pays for reading them. By one thread, any other that asks for
+   * this file meanwhile waiting for the verdict, while other threads check other files: under
+   * one lock for all, rt-export's two threads and rt-report's took turns. A file read again
+   * is read under the trace's lock, as the parse may add names to the registry. */
+  if (g_once_init_enter (&fs->rows_ready))
+    {
+      if (!rt_cache_rows_ok (fs->mapped, n_events, fs->mapped_checksum,
+                             rt_event_registry_size (t->registry), n_requests))
+        {
+          g_mutex_lock (&t->priv->lazy_lock);
+          reread_rows ((RtTrace *) t, file);
+          g_mutex_unlock (&t->priv->lazy_lock);
+        }
+      g_once_init_leave (&fs->rows_ready, 1);
+    }
+  return fs->own_events != NULL ? (const RtEvent *) fs->own_events->data : fs->mapped;
+}
+
+void
+rt_trace_turn_missing (const RtTrace *t, guint32 i)
+{
+  g_error ("rolltrace: turn %" G_GUINT32_FORMAT " is not in the trace (%" G_GUINT64_FORMAT " turns%s), yet is read",
+           i, rt_trace_n_turns (t), t->priv->opts.turns_unread ? ": RtLoadOptions.turns_unread" : "");
+}
+
+void
+rt_trace_file_events_done (const RtTrace *t, guint file)
+{
+  RtFileState *fs = &t->priv->files[file];
+  if (fs->mapped == NULL || fs->own_events != NULL)
+    return;                   /* rows in our own memory: the table still owns them */
+  /* only the pages wholly inside this file's rows: the ones at its edges hold a neighbour's */
+  gsize page = (gsize) sysconf (_SC_PAGESIZE);
+  guintptr start = ((guintptr) fs->mapped + page - 1) / page * page;
+  guintptr end = ((guintptr) (fs->mapped + rt_trace_file (t, file)->n_events)) / page * page;
+  if (end > start)
+    madvise ((void *) start, end - start, MADV_DONTNEED);
+}
+

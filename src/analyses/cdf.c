@@ -1,6 +1,6 @@
 /* cdf.c: the distribution of request durations (or of any event's durations) per step and over all.
  * The tail is the question, so every summary carries P50 to P99.9. */
-#include "rolltrace/rt-analyses.h"
+#include "rolltrace/analyses/cdf.h"
 #include "rolltrace/rt-views.h"
 #include "../tasks-private.h"
 

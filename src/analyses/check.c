@@ -1,6 +1,6 @@
 /* check.c: the inventory of an experiment (steps, files, lines, bad lines, requests, logger
  * generation) and what is wrong with it: worker files missing from a step, bad lines. */
-#include "rolltrace/rt-analyses.h"
+#include "rolltrace/analyses/check.h"
 
 #include <math.h>
 

@@ -1,6 +1,6 @@
 /* events.c: what share of each step every step-level section takes, barrier wait included.
  * The share lost at the barrier is the price of the slowest rank, paid by all the others. */
-#include "rolltrace/rt-analyses.h"
+#include "rolltrace/analyses/events.h"
 #include "rolltrace/rt-views.h"
 
 #include <math.h>

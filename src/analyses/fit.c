@@ -1,6 +1,6 @@
 /* fit.c: four distributions fitted by maximum likelihood (location 0) to a sorted sample of
  * durations, with each fit's Kolmogorov-Smirnov distance, log-likelihood and AIC (issue 13). */
-#include "rolltrace/rt-analyses.h"
+#include "rolltrace/analyses/fit.h"
 #include "rolltrace/rt-jsonw.h"
 #include "rolltrace/rt-text.h"
 

@@ -1,6 +1,6 @@
 /* overview.c: how long each step's rollout took, and how long until the next step began.
  * The difference is the time spent outside rollout (training, weight sync); outliers are marked. */
-#include "rolltrace/rt-analyses.h"
+#include "rolltrace/analyses/overview.h"
 #include "rolltrace/rt-rollouts.h"
 #include "rolltrace/rt-views.h"
 

@@ -1,6 +1,6 @@
 /* spans.c: one step laid out in time: each worker file's span and step-level sections, each request's
  * life, turns and timed lines, in seconds from the step's start. rt-timeline and rt-trace draw from it. */
-#include "rolltrace/rt-analyses.h"
+#include "rolltrace/analyses/spans.h"
 #include "../sort-private.h"
 #include "../tasks-private.h"
 

@@ -1,6 +1,6 @@
 /* timeline.c: when one step's requests ran: the moments 50/90/99/100 % of them had finished, how
  * many ran at once, how busy each worker was, and the Gantt's bars (phases and waiting) by lane. */
-#include "rolltrace/rt-analyses.h"
+#include "rolltrace/analyses/timeline.h"
 #include "../sort-private.h"
 
 #include <math.h>

@@ -1,6 +1,6 @@
 /* train.c: the trainer's console log as statistics per metric, the names each metric takes in
  * files and JSON, and the series behind rt-train's plots (which ones have anything to draw). */
-#include "rolltrace/rt-analyses.h"
+#include "rolltrace/analyses/train.h"
 #include "rolltrace/rt-text.h"
 
 #include <math.h>

@@ -1,6 +1,6 @@
 /* turn-dist.c: how many turns requests take, step by step, and what each extra turn costs.
  * A shift towards longer conversations explains a slower rollout before any profiler does. */
-#include "rolltrace/rt-analyses.h"
+#include "rolltrace/analyses/turn-dist.h"
 
 #include <math.h>
 #include <string.h>

@@ -1,6 +1,6 @@
 /* turns.c: how long each turn of a conversation takes, by turn index.
  * The turn that explodes (usually a late engine call on a long context) shows up here. */
-#include "rolltrace/rt-analyses.h"
+#include "rolltrace/analyses/turns.h"
 
 #include <math.h>
 

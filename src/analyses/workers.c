@@ -1,6 +1,6 @@
 /* workers.c: where each rank spends a step, and which rank everyone waits for.
  * Per step, the straggler and the imbalance; for one step, every worker's sections. */
-#include "rolltrace/rt-analyses.h"
+#include "rolltrace/analyses/workers.h"
 #include "rolltrace/rt-views.h"
 
 #include <math.h>

@@ -1,0 +1,93 @@
+/* analyses/findings.h: findings: what is wrong with a rollout, ranked, each with its numbers. */
+#pragma once
+
+#include "rolltrace/analyses/common.h"
+#include "rolltrace/analyses/cdf.h"
+#include "rolltrace/analyses/overview.h"
+#include "rolltrace/analyses/turns.h"
+#include "rolltrace/analyses/events.h"
+#include "rolltrace/analyses/check.h"
+#include "rolltrace/analyses/timeline.h"
+
+G_BEGIN_DECLS
+
+/* The thresholds of the rules (docs/findings.md explains each; rt-report --help lists them). */
+#define RT_FINDING_STRAGGLER_MIN_STEPS 4      /* straggler: at least this many steps... */
+#define RT_FINDING_STRAGGLER_SHARE 0.5        /* ...and the same worker slowest in this share of them */
+#define RT_FINDING_BARRIER_PCT 20.0           /* barrier_share: mean barrier wait, % of a step */
+#define RT_FINDING_TAIL_RATIO 5.0             /* long_tail: P99 / P50 of request durations */
+#define RT_FINDING_TAIL_SHARE 0.3             /* long_tail: or the slowest step's tail_share */
+#define RT_FINDING_LENGTH_SHARE 0.10          /* truncation: share of complete requests ending LENGTH */
+#define RT_FINDING_TURN_RECORDS_SHARE 0.05    /* context_growth: a turn index holding this share... */
+#define RT_FINDING_CONTEXT_GROWTH 2.0         /* ...with this many times turn 0's engine time */
+#define RT_FINDING_ROLLOUT_SHARE_LOW 0.5      /* rollout_share: rollout / interval below this... */
+#define RT_FINDING_ROLLOUT_SHARE_HIGH 0.8     /* ...or above this */
+#define RT_FINDING_OUTLIER_STD 2.0            /* outlier_steps: rollout beyond mean + this many std */
+#define RT_FINDING_TOOL_TOP 10                /* tool_time: the slowest this many requests... */
+#define RT_FINDING_TOOL_SHARE 0.30            /* ...spend more than this share in tool_execution */
+#define RT_FINDING_TRAINER_MISMATCH 0.10      /* trainer_mismatch: |gen - rollout| / rollout, median step */
+
+typedef enum {
+  RT_SEVERITY_HIGH,           /* costs every step a large share of its time, or the data lie */
+  RT_SEVERITY_MEDIUM,         /* worth a look: a tail, a turn, a tool, damaged input */
+  RT_SEVERITY_INFO,           /* how the run is shaped, not necessarily wrong */
+} RtSeverity;
+
+/* "high", "medium", "info" */
+const char *rt_severity_name (RtSeverity severity);
+
+typedef struct {
+  const char *name;           /* static */
+  double value;
+} RtEvidence;
+
+typedef struct {
+  const char *id;             /* the rule's fixed id: "straggler", "barrier_share"... */
+  RtSeverity severity;
+  char *title;                /* one line */
+  char *detail;               /* one or two sentences with the numbers */
+  const char *section;        /* the rt-report section that shows it ("workers") */
+  char *plot;                 /* the plot that shows it ("workers_steps"), or NULL */
+  GArray *evidence;           /* RtEvidence, the numbers of `detail` by name */
+} RtFinding;
+
+/* One rule: its id, severity and what fires it, for --help and the documentation. */
+typedef struct {
+  const char *id;
+  RtSeverity severity;
+  const char *rule;           /* one sentence, with the thresholds above */
+} RtFindingRule;
+extern const RtFindingRule rt_finding_rules[];   /* ends with { NULL } */
+
+/* The analyses the rules read; rt-report computes them once for its sections too. Any may be
+ * NULL: the rules that need it are not tried. */
+typedef struct {
+  const RtOverview *overview; /* with the trainer's log when there is one */
+  const RtCdf *cdf;           /* of request durations */
+  const RtEvents *events;
+  const RtTurns *turns;
+  const RtTimeline *timeline; /* of the slowest selected step */
+  const RtCheck *check;
+} RtFindingsInput;
+
+typedef struct {
+  GPtrArray *findings;        /* RtFinding*, ranked: severity, then the order of rt_finding_rules */
+  RtLastStep last_step;       /* how the last step of the trace stands (rt_view_last_step) */
+  gint32 running_step;        /* that step when it is still being written; -1 otherwise */
+} RtFindings;
+
+/* Every rule over the selected steps; the analyses of `in` must be of the same steps. */
+RtFindings *rt_findings_from (const RtTrace *t, const RtStepSet *steps, const RtFindingsInput *in);
+/* The same, computing the analyses (the trainer's log may be NULL). */
+RtFindings *rt_findings_analyse (const RtTrace *t, const RtStepSet *steps, const RtTrainLog *train);
+void rt_findings_free (RtFindings *f);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (RtFindings, rt_findings_free)
+
+/* The finding of rule `id`, or NULL when it did not fire. */
+const RtFinding *rt_findings_find (const RtFindings *f, const char *id);
+/* The evidence `name` of a finding; NAN when it has none of that name. */
+double rt_finding_evidence (const RtFinding *finding, const char *name);
+/* The findings as the JSON array of rt-report --json. */
+void rt_findings_write_json (const RtFindings *f, RtJsonWriter *w);
+
+G_END_DECLS

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Makefile: the front door. Installs what is missing, builds with CMake, runs the demo,
 # the tests, the plots of an experiment and the benchmark. `make help` lists the targets.
 

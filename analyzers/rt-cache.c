@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* rt-cache: what the cache folder holds (experiment, size, age, last use), and pruning it.
  * Every load keeps a cache per experiment; the loader keeps the folder within a limit, this
  * command shows it and removes by age or down to a size. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* rt-cdf: the distribution of request durations (or of any event) per step and over all steps.
  * The tail is the question: P50 to P99.9 are marked on the plot and printed. */
 #include "rolltrace/rt-analyses.h"

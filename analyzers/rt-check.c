@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* rt-check: the inventory of an experiment folder, and what is wrong with it.
  * Run it first on a new trace: steps, workers, lines, bad lines and missing files at a glance. */
 #include "rolltrace/rt-analyses.h"

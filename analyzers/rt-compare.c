@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* rt-compare: several experiments side by side, the first the reference: request durations,
  * rollout and throughput per step, sections, turns, with ratios and a KS test against the first. */
 #include "rolltrace/rt-analyses.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* rt-events: what share of each step every step-level section takes, barrier wait included.
  * The share lost at the barrier is the price of the slowest rank, paid by all the others. */
 #include "rolltrace/rt-analyses.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* rt-export: the loaded tables (requests, turns, events, steps, workers) as CSV, for DuckDB, Spark,
  * pandas or a spreadsheet to take over where rolltrace stops. Written as a stream, gzip when asked. */
 #include "rolltrace/rt-analyses.h"

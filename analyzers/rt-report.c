@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* rt-report: one HTML page that answers what is wrong with a rollout: findings ranked by severity,
  * each with its numbers and its plot, then the sections; with --watch, a live page of a running job. */
 #include "rolltrace/rt-command.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* rt-requests: the requests of one step, and where the slowest of them spent their time.
  * A CDF of the step's request durations, then the top K broken down by phase; or, with --id,
  * everything that happened to one request, line by line. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* rt-timeline: one step on a time line: a Gantt of every request split into its phases under each
  * worker's step-level sections, the requests in flight, and when the last 10 % of them finished. */
 #include "rolltrace/rt-analyses.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* rt-trace: every request of the chosen steps as a Chrome trace, for Perfetto, chrome://tracing,
  * speedscope or DevTools: when each ran, next to what, and its turns and phases inside it. */
 #include "rolltrace/rt-chrome-trace-export.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* rt-train: the trainer's own console log: where each training step's time goes, and any metric.
  * The rollout traces cover generation only; this is the rest of the step, from verl's log lines. */
 #include "rolltrace/rt-analyses.h"

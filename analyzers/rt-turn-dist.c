@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* rt-turn-dist: how many turns requests take, step by step, and what each extra turn costs.
  * A shift towards longer conversations explains a slower rollout before any profiler does. */
 #include "rolltrace/rt-analyses.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* rt-workers: where each rank spends a step, and which rank everyone waits for.
  * With --step, every worker's step-level sections; without, every step's straggler. */
 #include "rolltrace/rt-analyses.h"

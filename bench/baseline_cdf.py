@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """baseline_cdf.py: the request-duration CDF the way the original Python scripts compute it.
 
 Kept as the benchmark's point of comparison: os.walk over the experiment, json.loads on

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """compare-cdf.py: checks that two `rt-cdf --json` documents (or DuckDB's answer to the same
 query, bench/duckdb-quantiles.mjs) agree: the same steps, the same counts, and every figure
 within a relative tolerance (the two interpolate percentiles with formulas that differ in the

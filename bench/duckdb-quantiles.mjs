@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // duckdb-quantiles.mjs: the query a user would write in DuckDB instead of running rt-cdf, for the
 // benchmark's side-by-side rows. Per-step and overall request-duration statistics, printed as
 // rt-cdf --json prints them, so that bench/compare-cdf.py can check that the answers agree.

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """interleave.py: times several commands side by side, as whole processes, in rotating order,
 and prints "LABEL<TAB>median wall s<TAB>peak RSS MiB<TAB>median CPU s" for each (the first three
 as measure.py prints them for one; CPU is user + system time of the process and its children).

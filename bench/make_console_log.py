@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """make_console_log.py: writes a trainer console log of about SIZE_MB megabytes for the benchmark.
 
 Like a real verl run's: mostly noise (Ray-prefixed output, tqdm bars with carriage returns, ANSI

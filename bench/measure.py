@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """measure.py: times a command as a whole process and prints
 "LABEL<TAB>median wall s<TAB>peak RSS MiB".
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # run.sh: the speed and memory benchmark. Generates 1M- and 10M-line experiments with rt-synth,
 # then times reading them (first load, cached load, every analyzer, make plots) against a plain
 # `cat` of the tree and the Python baseline (bench/baseline_cdf.py), all in the same run.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* p99-straggler.c: the rolltrace library from a program of one's own: load an experiment (through
  * the cache), find its slowest step, and print that step's P99 request duration and its straggler. */
 #include <rolltrace/rt-analyses.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* event-names.c: prints the event names of both logger generations, one a line, from the core's
  * table; run at build time so that the bash completion offers them (not installed). */
 #include <rolltrace/rt-events.h>

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 # gen-docs.py: the man pages and the bash completion, made at build time from what the built
 # commands say about themselves (--help, --summary-line), so that a new command needs no edit here.
 #

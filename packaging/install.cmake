@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # packaging/install.cmake: what `cmake --install` puts where, and the .deb (CPack).
 # Everything per command comes from the one list of commands, rt-commands.tsv (written by the
 # rt_add_analyzer calls of CMakeLists.txt), and rt-synth: a command added there is installed,

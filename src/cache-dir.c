@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cache-dir.c: the cache folder as a whole: what it holds, and keeping it within a size.
  * One cache per experiment is written and never removed by its loader, so the folder grows. */
 #include "rolltrace/rt-cache-dir.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cache-private.h: the cache's narrow interface: it opens and checks a cache, tells what it
  * knows of a file, and stores and restores one file as a plain snapshot; the loader drives it. */
 #pragma once

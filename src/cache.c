@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cache.c: the binary cache of an experiment's tables, so that later analyzers skip the JSON.
  * Never trusted blindly: version, byte order, size, bounds and checksums are checked first. */
 #define _GNU_SOURCE   /* O_NOATIME */

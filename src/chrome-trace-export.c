@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* chrome-trace-export.c: an experiment as a Chrome trace: a process per worker, its step sections on
  * one thread, its requests packed onto few threads with their turns and phases nested inside. */
 #include "rolltrace/rt-chrome-trace-export.h"

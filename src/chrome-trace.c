@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* chrome-trace.c: the Chrome Trace Event Format writer, streamed through a fixed buffer, and the
  * packing and nesting rules that keep viewers from dropping events. */
 #include "rolltrace/rt-chrome-trace.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* command-json.c: the --json document of a command: written through one writer while it runs,
  * printed once it is done, whatever happened (an {"error": ...} document when it failed first). */
 #include "command-private.h"

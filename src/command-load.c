@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* command-load.c: the experiments a command reads, loaded before it runs: each named after its
  * folder, checked against the folders the command writes, loaded through the cache, given its steps. */
 #include "command-private.h"

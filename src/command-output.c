@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* command-output.c: the files a command writes into its output folder (--out), each written
  * whole under a temporary name: data, tables (TSV from an RtTable) and scripts. */
 #include "command-private.h"

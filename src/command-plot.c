@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* command-plot.c: gnuplot scripts filled from the templates of gnuplot/ (compiled in), written
  * into the output folder, then rendered a few at a time, each picture kept only when complete. */
 #include "command-private.h"

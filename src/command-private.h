@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* command-private.h: what the files of the command layer share and no command needs.
  * command.c drives a run; command-load.c, -output.c, -plot.c and -json.c each own one concern. */
 #pragma once

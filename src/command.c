@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* command.c: the run of every command: its options and --help, the order of the steps
  * (load, run, JSON, plots) and the exit status. Analyzers hand over a table (RtCommand). */
 #include "command-private.h"

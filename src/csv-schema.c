@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* csv-schema.c: the types of a table's CSV columns as DuckDB and pandas take them, from the
  * same declarations that write the CSV, so that no reader has to guess a type from the rows. */
 #include "rolltrace/rt-table.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* decimal-private.h: reads the numbers of a trace line (JSON numbers as Python's repr writes
  * them) faster than a general parser, correctly rounded; any other shape is left to the caller.
  * The reader is inline, so that each build of the line parser (json-line.cpp) has its own copy,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* decimal.c: the table of powers of five the number reader multiplies by, and the reader
  * (decimal-private.h) for C callers. */
 #include "decimal-private.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* error.c: the rolltrace GError domain and how its codes become exit statuses.
  * Kept apart so every command maps errors to exit codes the same way. */
 #include "rolltrace/rt-error.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* events.c: the canonical event vocabulary and its registry.
  * Older-logger names are mapped once, while loading, so every table speaks one language. */
 #include "rolltrace/rt-events.h"

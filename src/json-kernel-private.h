@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* json-kernel-private.h: one build of the line parser (json-line.cpp) for one instruction set,
  * as a table of functions; the plain build chooses among those the processor runs. */
 #pragma once

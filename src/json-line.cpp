@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // json-line.cpp: reads one trace line with simdjson's On-Demand API, behind a C interface.
 // The only C++ in the project; it touches only the fields the tables need and skips the rest.
 //

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* jsonw.c: writes JSON documents into a GString, commas and escapes handled in one place.
  * Numbers use the shortest round-trip form so that output is both exact and readable. */
 #include "rolltrace/rt-jsonw.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* load-cache.c: the loader's side of the cache: the answers it holds ready (each step's sorted
  * durations, the turn sums, the requests' engine times), where an experiment's cache lives,
  * and writing a new one from the tables just loaded when what was read made the old one

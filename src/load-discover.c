@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* load-discover.c: what an experiment folder holds: its step folders, their worker files
  * (step_N/worker_M.jsonl) and the trainer's, and every stray beside them; the cache opened
  * meanwhile. The rest of the loader (load.c) reads the files found. */

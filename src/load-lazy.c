@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* load-lazy.c: what a load leaves to the first use: the rows and request ids of a file taken
  * from the cache are checked against their checksums when first read, and the file is read
  * again, on its own, when they fail (a damaged cache costs time, never a wrong answer). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* load-private.h: what the loader (load.c) and the file parser (parse.c) share: one file's
  * parse state, and the state the trace keeps per file. The cache is below both (cache-private.h). */
 #pragma once

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* load-rollouts.c: a loaded trace cut to the rollouts read: a worker file of the appended layout
  * holds a step's training rollout and then its validation, and an analysis reads one of them. */
 #include "load-private.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* load.c: loads the worker files that load-discover.c found, in parallel, into tables.
  * Each file comes from the cache, from the cache and its new lines, or is read whole (parse.c). */
 #include "load-private.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* memory-private.h: the large buffers the loader, the file parser and the cache all ask for:
  * on transparent huge pages, grown once, brought in with one call rather than fault by fault. */
 #pragma once

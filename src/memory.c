@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* memory.c: large buffers on transparent huge pages, and arrays that grow once, for the
  * loader, the file parser and the cache alike (see memory-private.h). */
 #include "memory-private.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* order.c: the orders of strings and step numbers that the loader, the analyses and the report
  * share as g_array_sort / g_ptr_array_sort comparators (rt-trace.h). Apart, so that the files
  * that use them call nothing but this for them. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* outfile.c: output and cache files written under a temporary name, renamed only when complete.
  * A registry of those names (and of gnuplot children) lets a signal leave nothing half-written. */
 #include "rolltrace/rt-outfile.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* outstream.c: a streamed output file under a temporary name, renamed once complete, optionally
  * through GIO's zlib compressor, so that a large export never sits whole in memory. */
 #include "rolltrace/rt-outstream.h"

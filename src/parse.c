@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* parse.c: reads one worker file into its own rows: events, requests, turn records, problems.
  * The loader runs one per file on a thread pool, and can start it from a snapshot the cache kept. */
 #define _GNU_SOURCE   /* memrchr */

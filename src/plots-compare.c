@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* plots-compare.c: rt-compare's seven plots, written once for rt-compare and for rt-report's
  * comparison section: request-duration CDFs, steps, throughput, turns, sections, histograms. */
 #include "rolltrace/rt-plots.h"

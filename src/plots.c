@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* plots.c: the plots of the analyses, each written once (its TSV and its gnuplot script from a
  * template), for the analyzer that draws it alone and for rt-report, which draws them together. */
 #include "rolltrace/rt-plots.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* report-page.c: rt-report's page: one HTML file holding the header, the findings and the
  * sections report.c built, its plots inlined as SVG; markup of ours, text of the input escaped. */
 #include "report-private.h"

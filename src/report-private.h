@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* report-private.h: what rt-report's two halves share: the report as its sections left it
  * (report.c: the analyses and the sections) and the page written of it (report-page.c). */
 #pragma once

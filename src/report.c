@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* report.c: rt-report's content: the analyses run once, then one section per question, each a
  * function of the table `sections` below; report-page.c writes them as the page. */
 #include "report-private.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* rollouts.c: the rollout map: each step folder's rollouts, training or validation, and the
  * trainer's step of each, from the trainer's log, --validation-steps or the layout alone. */
 #include "rolltrace/rt-rollouts.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* sort-private.h: a stable merge sort of an array of one type, its comparison inlined.
  * Where an analysis sorts thousands of small runs (each request's lines, turns and cuts),
  * qsort's call through a pointer and byte-wise copies per element were a fifth of a cached

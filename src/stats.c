@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* stats.c: mean, population std, percentiles and the summary box of the analyzers.
  * Percentiles follow numpy's default ("linear") method, so answers match the usual scripts. */
 #include "rolltrace/rt-stats.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* steps.c: parses --steps SPEC into a list of inclusive ranges, and the other numeric option values.
  * Strict on purpose: a typo in a step list should be an error, not a silently empty plot. */
 #include "rolltrace/rt-steps.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* table.c: result tables, their columns declared once, written as TSV and as JSON from the same rows.
  * Each format owns its escaping (rt_tsv_append_text, the JSON writer), so no caller spells a row twice. */
 #include "rolltrace/rt-table.h"

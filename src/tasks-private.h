@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* tasks-private.h: work split into numbered tasks, run on the calling thread and on one helper
  * thread beside it. Used wherever a command does two independent things at once on the two
  * cores (the loader's listing and checks, the report's analyses, a step's spans, the CDF's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* tasks.c: numbered tasks shared by the calling thread and one helper, and helper threads
  * started beside the caller (tasks-private.h). */
 #define _GNU_SOURCE   /* the affinity of a thread: pthread_attr_setaffinity_np, sched_getcpu */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* text.c: text from the input crossing into gnuplot scripts, SQL, TSV tables and HTML, escaped in one place.
  * Whoever wrote the trace chose these strings; they are data wherever they go. */
 #include "rolltrace/rt-text.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* timestamp-private.h: the usual case of rt_parse_timestamp_memo, inline for the loader, which
  * reads a timestamp on every line: the second of the line before, then six digits. */
 #pragma once

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* timestamp.c: turns the logger's zone-less ISO-8601 times into seconds.
  * Hand-written because it runs once per line and must not depend on the locale or TZ. */
 #include "timestamp-private.h"

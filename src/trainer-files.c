@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* trainer-files.c: the trainer's own sections, from step_N/worker_-1.jsonl (rank -1): what each
  * section name took over the steps read. Small files, read whole, line by line. */
 #include "rolltrace/rt-trainer-files.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* trainlog.c: reads the trainer's console log, keeping only its `step:N - name:value` lines.
  * Everything else a real log holds (Ray prefixes, colours, progress bars, tracebacks) is skipped. */
 #define _GNU_SOURCE   /* memmem: glibc's is many times faster than a naive search */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* turn-sums.c: what the turns of a trace add up to, the same whether the loader adds them
  * while a cache is written or an analysis while it reads them (RtTurnSums, engine times). */
 #include "rolltrace/rt-trace.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* views.c: derived columns of the tables that more than one analyzer reads.
  * Kept here so that every analyzer agrees on what "a request's duration" or "a worker's value" is. */
 #include "rolltrace/rt-views.h"

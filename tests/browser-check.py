@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """browser-check.py PAGE OUT_PREFIX [--width W] [--shot ID]...: opens PAGE in headless Chromium through the DevTools
 protocol (over a pipe: no port, no package), and writes OUT_PREFIX.dom.html (the DOM once loaded),
 OUT_PREFIX.png (a screenshot of the whole page) and OUT_PREFIX.json: the sections, the findings,

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """call-graph.py: which source file calls (or refers to) functions defined in which other, read
 from the object files with `nm`; fails when files call each other in a loop, and names the calls.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // duckdb-query.mjs: runs SQL in DuckDB through the Node.js client that `make bench-deps` installs
 // into bench/node_modules, and prints each statement's result as one JSON line:
 // {"columns": [{"name", "type"}...], "rows": [[...]...]} (BIGINT and DECIMAL values as text).

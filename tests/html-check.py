@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """html-check.py PAGE [--text TEXT]...: checks that an rt-report page is inert and self-contained:
 one <script> (ours, the table sorter), no event-handler attribute, no link or source that leaves
 the page's folder, no element outside the HTML/SVG vocabulary gnuplot and rt-report write; every

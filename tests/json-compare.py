@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """json-compare.py: does ACTUAL hold every key and value of EXPECTED (numbers within 1e-6)?
 Extra keys in ACTUAL are allowed, as the issue's JSON contracts say; lists must match in length."""
 import json

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """oracle.py: a second, deliberately plain implementation of two definitions, for the tests.
 
 Reads an experiment the slow, obvious way (json.loads on every line) and prints what

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """synth-validation.py: rt-synth --validation adds validation rollouts and changes no training line.
 
 Compares an experiment written with --validation (folders or append) with the one the same

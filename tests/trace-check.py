@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 # trace-check.py: checks a Chrome Trace Event Format file (JSON object form, .gz too) the way the
 # viewers need it: what Perfetto, chrome://tracing, speedscope or DevTools would drop or misdraw.
 #

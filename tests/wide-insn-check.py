@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """wide-insn-check.py: fails when machine code that a plain x86-64 processor may run uses an
 instruction it may lack (AVX, AVX2, AVX-512, BMI, LZCNT, PCLMUL).
 

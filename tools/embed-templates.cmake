@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # embed-templates.cmake: writes OUT, a C file holding every file of FILES (paths) as a byte array
 # named by its base name, for the gnuplot templates to be compiled into the core without GIO's
 # resources (which cost every run of every analyzer the loading of GIO and seven more libraries).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* gen-pow5.c: writes, at build time, the table of 128-bit powers of five by which the number
  * reader (src/decimal.c) turns a decimal significand and exponent into a double.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* rt-analyses.h: every analysis of rolltrace as a function of a loaded trace, the steps chosen and
  * its options, returning plain results (freed with one call, no I/O), and the tables made of them.
  * Each analysis has a header of its own under analyses/; this one includes them all. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* rt-cache-dir.h: the cache folder as a whole: which experiments it holds, how large and how
  * recently used, and keeping it within a size (the loader after each write, `rolltrace cache`). */
 #pragma once

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* rt-chrome-trace-export.h: the selected steps and workers of an experiment written as a Chrome trace
  * (rt-chrome-trace.h), the layout rt-trace documents: a process per worker, requests packed on threads. */
 #pragma once

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* rt-chrome-trace.h: Chrome Trace Event Format files (the JSON object form Perfetto, chrome://tracing,
  * speedscope and DevTools open), written as a stream, and the two rules such viewers need kept. */
 #pragma once

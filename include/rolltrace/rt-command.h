@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* rt-command.h: the command-line layer every executable shares.
  * A command is a table (name, options, run function); rt_command_main does the rest once. */
 #pragma once

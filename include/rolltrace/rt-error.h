@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* rt-error.h: the project's GError domain.
  * Every failure a user can cause carries one of these codes up to the one place that prints it. */
 #pragma once

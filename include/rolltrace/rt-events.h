@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* rt-events.h: canonical event names and the registry that interns them.
  * Both logger generations map onto one set of names, so analyzers never see the older ones. */
 #pragma once

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* rt-json.h: the one door to the JSON parser (simdjson On-Demand, in json-line.cpp).
  * It reads one trace line and hands back only the fields the tables need, as plain C. */
 #pragma once

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* rt-jsonw.h: a small streaming JSON writer for the --json summaries.
  * Numbers are written in the shortest form that reads back to the same double; NAN is null. */
 #pragma once

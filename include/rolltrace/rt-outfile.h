@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* rt-outfile.h: files written whole or not at all, and nothing left behind when a command dies.
  * Every output and cache file is written under a temporary name that only a rename makes final. */
 #pragma once

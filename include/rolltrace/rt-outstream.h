@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* rt-outstream.h: an output file written as a stream (a trace, a CSV export), gzip-compressed when
  * asked, under a temporary name that only a complete write renames into place (rt-outfile.h). */
 #pragma once

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* rt-plots.h: the plots of the analyses, each written once (its TSV, its gnuplot script) for
  * whichever command draws it: the analyzer of its own, and rt-report, which draws several. */
 #pragma once

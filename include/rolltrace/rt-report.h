@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* rt-report.h: one self-contained HTML page of an experiment: its findings first, ranked, then a
  * section per question with its plots inline (SVG) and its data files beside the page. */
 #pragma once

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* rt-rollouts.h: which rollouts of an experiment are training and which validation, and the
  * trainer's step of each: the rollout map every command selects its steps by. */
 #pragma once

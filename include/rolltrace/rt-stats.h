@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* rt-stats.h: the statistics every analyzer shares, defined once.
  * Percentiles interpolate linearly between closest ranks (numpy's default); std is population. */
 #pragma once

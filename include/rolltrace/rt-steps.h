@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* rt-steps.h: the --steps SPEC of every command ("3", "1-10", "50-", "1,4,7-9"), and numeric option values.
  * Parsed once into ranges; analyzers ask whether a step is selected. */
 #pragma once

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* rt-table.h: a table of results, its columns declared once (name, type, unit, meaning).
  * From one table come its TSV file, its JSON array of objects and the --help list of its keys. */
 #pragma once

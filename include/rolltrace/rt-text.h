@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* rt-text.h: text read from a trace made safe for the formats it is written into.
  * Each output language has one escaping function (JSON in jsonw.c, gnuplot, SQL, TSV and HTML here). */
 #pragma once

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* rt-trace.h: an experiment loaded into tables: files, events, requests, turns, steps.
  * Analyzers only read these arrays; the loader (load.c) is the only writer. */
 #pragma once

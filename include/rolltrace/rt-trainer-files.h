@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* rt-trainer-files.h: step_N/worker_-1.jsonl, the trainer's own sections (rank -1 of the 2026
  * logger: reward_duration...), read beside the trace, never as a rollout rank. */
 #pragma once

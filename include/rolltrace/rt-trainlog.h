@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* rt-trainlog.h: the trainer's console log (verl's `step:N - name:value - ...` lines) as series.
  * Read by rt-train, and by rt-overview --train to put training beside the rollout. */
 #pragma once

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* rt-views.h: the questions analyzers ask of the tables, answered once.
  * Request durations of a step, a worker's step-level values, CDF data, summary JSON. */
 #pragma once

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cdf.c: the distribution of request durations (or of any event's durations) per step and over all.
  * The tail is the question, so every summary carries P50 to P99.9. */
 #include "rolltrace/analyses/cdf.h"

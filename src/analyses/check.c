@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* check.c: the inventory of an experiment (steps, files, lines, bad lines, requests, logger
  * generation) and what is wrong with it: worker files missing from a step, bad lines. */
 #include "rolltrace/analyses/check.h"

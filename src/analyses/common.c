@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* common.c: what every analysis shares: the steps a selection names, and summaries as table cells.
  * Kept apart so that each analysis file holds its own arithmetic only. */
 #include "rolltrace/rt-analyses.h"

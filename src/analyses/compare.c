@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* compare.c: several experiments reduced to the same views (durations, per-step rollout and
  * throughput, sections, turns) and each set against the first: ratios, a two-sample KS test. */
 #include "rolltrace/rt-analyses.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* export.c: the loaded tables as rows for other tools: every request, turn record, event line,
  * step and worker file of the selected steps, handed out in batches so that memory holds one. */
 #include "rolltrace/rt-analyses.h"

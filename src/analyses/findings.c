@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* findings.c: the rules that turn the analyses into findings: what is wrong with a rollout, how
  * badly, and the numbers that show it. Each rule has a fixed id and the thresholds of rt-analyses.h. */
 #include "rolltrace/rt-analyses.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fit.c: four distributions fitted by maximum likelihood (location 0) to a sorted sample of
  * durations, with each fit's Kolmogorov-Smirnov distance, log-likelihood and AIC (issue 13). */
 #include "rolltrace/analyses/fit.h"

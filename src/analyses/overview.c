@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* overview.c: how long each step's rollout took, and how long until the next step began.
  * The difference is the time spent outside rollout (training, weight sync); outliers are marked. */
 #include "rolltrace/analyses/overview.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* request-view.c: everything that happened to one request, in time: its lines, each inside the
  * shortest line that holds it, and the gaps where no innermost line was running. */
 #include "rolltrace/rt-analyses.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* requests.c: the requests of one step (and worker): their durations, and the K slowest broken
  * down by phase, the sum of durations per event of the lines that carry each one's id. */
 #include "rolltrace/rt-analyses.h"

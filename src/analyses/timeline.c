@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* timeline.c: when one step's requests ran: the moments 50/90/99/100 % of them had finished, how
  * many ran at once, how busy each worker was, and the Gantt's bars (phases and waiting) by lane. */
 #include "rolltrace/analyses/timeline.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* train.c: the trainer's console log as statistics per metric, the names each metric takes in
  * files and JSON, and the series behind rt-train's plots (which ones have anything to draw). */
 #include "rolltrace/analyses/train.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* turns.c: how long each turn of a conversation takes, by turn index.
  * The turn that explodes (usually a late engine call on a long context) shows up here. */
 #include "rolltrace/analyses/turns.h"

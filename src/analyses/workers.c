@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* workers.c: where each rank spends a step, and which rank everyone waits for.
  * Per step, the straggler and the imbalance; for one step, every worker's sections. */
 #include "rolltrace/analyses/workers.h"

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # lib.sh: shared helpers of the end-to-end scripts (sourced, not run).
 # Each script gets BUILD and SRC folders as arguments and fails on the first broken expectation.
 set -u

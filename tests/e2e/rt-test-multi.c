@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* rt-test-multi.c: a command built only for the tests (t-multi.sh), over EXP...: it prints what
  * the command layer hands a command of several experiments, one line per experiment. */
 #include "rolltrace/rt-command.h"

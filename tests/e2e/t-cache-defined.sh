@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # t-cache-defined.sh: a cache file holds no byte the program never set: the padding of a turn's
 # figures once went to the file as whatever memory held (another run's data, and cache files
 # that differed from run to run). valgrind's memcheck sees every byte written.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # t-cache-dir.sh: the cache folder does not grow without bound. `rolltrace cache` lists what it
 # holds (experiment, size, age, last use) and prunes it by age or size; the loader, after writing
 # a cache, keeps the folder within ROLLTRACE_CACHE_MAX_SIZE (4 GiB by default), the caches used

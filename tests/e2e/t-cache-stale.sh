@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # t-cache-stale.sh: a run from the cache answers as a fresh load does, whatever happened to the files
 # since (rewritten in place, times put back, regenerated), and a damaged cache is only a slower run.
 . "$(dirname "$0")/lib.sh"

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # t-cache.sh: the binary cache gives the same answers as reading the JSONL, reads only what
 # grew, and is never trusted when it is damaged, cut, from another version or byte order.
 . "$(dirname "$0")/lib.sh"

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # t-cdf-output-kept.sh: rt-cdf's cdf.tsv, made in two halves on two threads when it is large,
 # is the same file whichever way it is written: kept as it is (its inode and time stamp) when
 # it already holds those bytes, and written anew when any byte of either half, or its length,

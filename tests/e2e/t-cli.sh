@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # t-cli.sh: the command-line contract every executable shares: --help, --version, usage errors
 # exit 2, a bad experiment folder exits 1 with one clear message, nothing is written into EXP.
 . "$(dirname "$0")/lib.sh"

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # t-compare.sh: rt-compare on the hand-worked experiments of fixtures/compare (answers in
 # fixtures/README.md), its labels, alignments and exit codes, its seven plots, and its KS test
 # against an independent reading of the trace (scipy's D, the p-value's series written out here).

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # t-completion.sh: the bash completion, run by bash itself with bash-completion loaded: it is
 # registered for rolltrace and every command of the build's list, offers each command's options
 # as its --help lists them, the choices of --format, the event names of both logger generations,

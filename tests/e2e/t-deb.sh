@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # t-deb.sh: CPack makes rolltrace_VERSION_ARCH.deb from the build tree as it is (nothing is built
 # again): its control fields declare the runtime libraries, gnuplot as a recommendation, and its
 # files are the commands, pages, completion, library, headers, copyright and changelog under

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # t-examples.sh: the example program of examples/ builds against the library and agrees with the
 # commands: the slowest step, its P99 request duration and its straggler, as rt-workers and
 # rt-cdf give them.

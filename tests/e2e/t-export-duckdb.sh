@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # t-export-duckdb.sh: the README's DuckDB query, as written there, on an older-logger export in
 # two step ranges: it runs (its section sums, empty in every row, read as DOUBLE, not text), and
 # gives rt-cdf's P99 of the slowest steps. Every table read with `rt-export --schema duckdb` has

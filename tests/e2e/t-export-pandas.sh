@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # t-export-pandas.sh: every table of rt-export read by pandas with the dtype of `rt-export --schema
 # pandas`: each column has its declared type (whole numbers the nullable Int64, times float64, texts
 # string, `complete` boolean), a request that never completed keeps `turns` whole numbers, and an

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # t-export.sh: rt-export's CSV read back with python's csv module: its rows and sums are the other
 # analyzers' answers, hostile text stays in its field, .gz and stdout hold the same, step ranges add up.
 . "$(dirname "$0")/lib.sh"

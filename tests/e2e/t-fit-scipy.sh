@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # t-fit-scipy.sh: `rt-cdf --fit` against scipy.stats on the fixtures, both samples, a generated
 # experiment and two made here (zeros and negatives; one distinct value): for every event, n,
 # excluded, each distribution's parameters, KS distance, log-likelihood and AIC, and the best.

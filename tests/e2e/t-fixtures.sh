@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # t-fixtures.sh: the analyzers' --json on the hand-checked fixtures equals the answers worked out
 # on paper in fixtures/README.md, kept as fixtures/expected/FIXTURE/ANALYZER[.LABEL].json with
 # the command's extra arguments in a .args file and a non-zero exit status in a .exit file beside it.

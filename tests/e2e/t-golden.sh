@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # t-golden.sh: every analyzer, on every fixture and both shared samples, still gives the answer
 # it gave before the core was reshaped (issue 11): its --json document, its text summary, its
 # exit status, and every TSV file and gnuplot script it writes, byte for byte.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # t-headers-alone.sh: every public header compiles on its own (it includes what it uses), the
 # per-analysis headers of include/rolltrace/analyses/ among them, and each analysis in
 # src/analyses/ has a header there (or is common.c, which common.h declares).

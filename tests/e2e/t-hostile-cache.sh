@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # t-hostile-cache.sh: hostile input, classes 6 and 9 of issue 10: a damaged cache is only ever a
 # slower run, and the cache never answers for a file that changed, however it changed.
 . "$(dirname "$0")/lib.sh"

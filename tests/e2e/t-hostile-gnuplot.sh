@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # t-hostile-gnuplot.sh: hostile input, class 1 of issue 10: text from a trace, a folder name or a
 # trainer log never runs a command through a gnuplot script, and the plots still render.
 . "$(dirname "$0")/lib.sh"

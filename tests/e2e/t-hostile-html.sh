@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # t-hostile-html.sh: rt-report's page of an experiment whose folder name, request ids, finish
 # reasons and trainer metrics are HTML and script: every one of them is text on the page, the
 # page runs nothing but its own table sorter and links nowhere outside its folder.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # t-hostile-lines.sh: hostile input, classes 7 and 10 of issue 10: two JSON objects glued on one
 # line are both read (or the line is reported), and --json always prints one valid UTF-8 document.
 . "$(dirname "$0")/lib.sh"

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # t-hostile-names.sh: hostile input, class 3 of issue 10: 70,000 distinct event names never
 # overflow the event table; the names past the first 1024 share one, and rt-check says so.
 . "$(dirname "$0")/lib.sh"

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # t-hostile-output.sh: hostile input, class 11 (a, b) of issue 10: no half-written output. A plot
 # with nothing to draw is skipped; a failed write leaves every file whole or absent. ((c): t-hostile-signals.sh)
 . "$(dirname "$0")/lib.sh"

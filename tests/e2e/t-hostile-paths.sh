@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # t-hostile-paths.sh: hostile input, classes 2, 8 and 12 of issue 10: --out reaching into the
 # experiment through links, two spellings of one step or worker, hostile command lines.
 . "$(dirname "$0")/lib.sh"

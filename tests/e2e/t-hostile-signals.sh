@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # t-hostile-signals.sh: hostile input, class 11 (c) of issue 10: an analyzer interrupted by
 # SIGTERM or SIGINT, while loading, writing its cache or its tables, or rendering, exits by the
 # signal and leaves no temporary and no partial file in --out or in its cache folder.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # t-hostile-sizes.sh: hostile input, classes 4 and 5 of issue 10: values from a trace never size
 # an allocation: absurd turn counts, gigabytes without a newline. (Class 3: t-hostile-names.sh.)
 . "$(dirname "$0")/lib.sh"

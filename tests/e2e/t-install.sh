@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # t-install.sh: `cmake --install` into a temporary prefix gives working tools away from the
 # source tree: every command of the build's list with --help and --version, the rolltrace front,
 # an analysis run from another folder, man pages that man reads without a warning, and the

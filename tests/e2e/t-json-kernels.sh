@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # t-json-kernels.sh: the JSON parser's wide kernels (haswell: AVX2, icelake: AVX-512) give the
 # very tables the plain one gives, on every fixture, the samples and a damaged generated trace;
 # and no wide instruction leaks out of them into code a plain x86-64 would run.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # t-last-step.sh: damage is located and a stopped run is not called running. rt-check names every
 # missing and empty worker file; the last step, unfinished, is "still being written" only while the
 # experiment's files changed in the last 10 minutes, and "incomplete" (damage) once nothing has

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # t-make-deps.sh: `make demo` installs what the build and the plots need and no test-only
 # package (a browser, a debugger, a fuzzing compiler); `make test` installs everything. Read
 # from what make would run (make -n), so nothing is installed here.

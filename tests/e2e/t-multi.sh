@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # t-multi.sh: a command of several experiments (EXP...) gets each loaded (through the cache),
 # labelled by its folder (equal names: exp, exp#2, exp#3), with --steps applied to each, and
 # every error names the experiment it is about. rt-test-multi (built for the tests) lists them.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # t-no-call-loops.sh: no two files of the core library call each other, directly or around a
 # loop: a lower layer offers an interface, the upper one drives it (tests/call-graph.py, via nm).
 source "$(dirname "$0")/lib.sh" "$@"

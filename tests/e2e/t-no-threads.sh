@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # t-no-threads.sh: where no thread can be started (a limit on processes, or on memory for
 # their stacks), every command still answers, and the same: a load whose pool got no thread
 # once waited for ever, and a writer stream without its thread ended the process.

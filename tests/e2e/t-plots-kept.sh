@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # t-plots-kept.sh: `make plots` keeps what a user edited and counts what its run drew. A script
 # or the shared style ends with the SHA-256 of what rolltrace wrote: edited, it is kept (said
 # once per file), rendered as edited, and rolltrace's own returns once it is removed. The count

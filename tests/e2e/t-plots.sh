@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # t-plots.sh: `make plots` renders every analyzer's plots, and a second run redraws only what
 # changed. Also checks that each analyzer renders on its own when gnuplot is installed.
 . "$(dirname "$0")/lib.sh"

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # t-readme-commands.sh: the README's table of analyzers is the build's list (rt-commands.tsv,
 # written from CMakeLists.txt): the same commands in the same order, and every option a row
 # shows is one its command takes (its --help lists it).

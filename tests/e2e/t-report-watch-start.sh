@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # t-report-watch-start.sh: rt-report --watch started with the job, before its folder exists: it
 # says it waits, then writes pages once the trace appears. Started with & from a script, where
 # the shell makes it ignore SIGINT, SIGHUP (its terminal gone) and SIGTERM (kill PID) still end

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # t-report.sh: rt-report's page read by a real browser (headless Chromium, tests/browser-check.py):
 # every section and every finding of the fixture there, every inline SVG drawn with a size, nothing
 # fetched from outside the file, no console error; then --watch while a writer appends to a copy.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # t-request-view.sh: following one request (rt-requests --id) on fixtures/request-view, worked by
 # hand: its lines nested and in time, its gaps, in text and JSON; a prefix, an ambiguous and a
 # missing id; --full-ids; the truncation line; the nested phases of request_K_step_N; and

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # t-rollouts.sh: every command knows which rollouts are training and which validation, and how it
 # knows: a worker file holds one rollout per total_step_duration line; --train LOG maps the
 # rollouts to the trainer's steps (a folder per rollout call, or appended to the step); without a

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # t-samples.sh: every analyzer's --json on the samples of fixtures/samples (an independent generator's
 # experiments) matches the expected answers, with the expected exit status. Every analyzer of
 # experiments the build lists must have its expected answer there.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # t-start-libraries.sh: an analyzer loads only the shared libraries it uses. Every one the dynamic
 # linker maps is relocated in every run, even a run that answers from the cache in a few
 # milliseconds: GIO (and the seven libraries it brings) cost about 1 ms of each. Only rt-export

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # t-step-resolver.sh: rt-workers, rt-requests and rt-timeline resolve --step and --steps alike, in
 # one place: the same step, the same exit status, the same message, on every combination. On the
 # damaged sample (steps 1-4; step 1 has the longest rollout, step 3 the longest of 2-3):

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # t-synth-validation.sh: rt-synth --validation writes verl's validation rollouts in both layouts
 # (a folder per rollout call, or appended to the step's files by the 2026 logger) and leaves the
 # training rollouts as they are without it, line for line; the console logs agree on training.

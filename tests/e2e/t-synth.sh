@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # t-synth.sh: rt-synth is deterministic and writes what docs/input.md describes, damage included;
 # rt-check and rt-cdf agree with a plain Python reading of the definitions on what it writes.
 . "$(dirname "$0")/lib.sh"

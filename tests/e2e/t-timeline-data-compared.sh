@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # t-timeline-data-compared.sh: rt-timeline compares each plot's data with the file already in the
 # output folder while it makes it, a part of the Gantt on each thread: a file that is the same is
 # left as it is; one changed anywhere (at its start, in each part, across the parts' boundary, its

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # t-timeline-parts.sh: a Gantt large enough to be made in parts of its workers (on two threads)
 # is the Gantt of each worker alone, its lanes moved on; its script's lanes and worker tics are
 # those of its rows; an unchanged data file is left as it is, a changed one written whole again.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # t-trace.sh: rt-trace's Chrome traces open in the viewers: tests/trace-check.py (itself checked
 # here on small bad traces) passes on the trace of every fixture, sample and a generated
 # experiment; .gz holds the same bytes; --json counts what the file holds; --worker and -o.

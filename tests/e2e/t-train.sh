@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # t-train.sh: rt-train reads a noisy console log as fixtures/README.md works it out, joins the
 # lines a copy wrapped, skips plots whose metrics are absent, refuses a log without metric lines;
 # rt-overview --train joins it.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fuzz-cache.c: libFuzzer target for the cache reader: the input is the cache file of a small
  * fixed experiment (a copy of a fixture), which is then loaded and every table of it read. */
 #define _GNU_SOURCE   /* memmem */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fuzz-line.c: libFuzzer target for the trace line parser: the input is a worker file, read by
  * the real loader both a buffer at a time and line by line, which must agree, and each of its
  * lines also goes straight to the JSON and timestamp parsers, where every JSON kernel the

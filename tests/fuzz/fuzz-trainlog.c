@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fuzz-trainlog.c: libFuzzer target for the trainer-log reader: the input is a console log, read
  * by rt_train_log_read from a file, its lines also fed one by one, and every series read back. */
 #include <math.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fuzz-util.c: scratch folders and file helpers for the fuzz targets (see fuzz-util.h).
  * Kept apart from the targets so that each target reads as what it feeds and checks. */
 #include "fuzz-util.h"

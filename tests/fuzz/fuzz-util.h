@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fuzz-util.h: what the fuzz targets share: a scratch folder per process, writing and
  * removing files, and the entry points every target defines (for libFuzzer and replay.c). */
 #pragma once

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* replay.c: runs a fuzz target on saved inputs (files, or every file of folders), without libFuzzer,
  * so that the regression corpus is a plain test in every build, with any compiler. */
 #include <stdio.h>

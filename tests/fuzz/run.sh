@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # run.sh: runs the libFuzzer targets of a fuzz build for a while each (make fuzz, make test).
 # usage: tests/fuzz/run.sh FUZZ_BUILD SECONDS [TARGET...]   (targets: line cache trainlog)
 set -u

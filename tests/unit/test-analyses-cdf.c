@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test-analyses-cdf.c: rt_cdf_analyse gives the same values and summaries from the cache as
  * from the files, reading each step's sorted durations in place where the cache holds them. */
 #include <string.h>

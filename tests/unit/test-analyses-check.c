@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test-analyses-check.c: rt_check_analyse on the hand-checked fixtures: the inventory of the
  * steps chosen, the worker files missing from them, and which bad lines belong to them. */
 #include <string.h>

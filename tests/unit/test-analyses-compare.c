@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test-analyses-compare.c: rt-compare's arithmetic as library calls: the two-sample KS test on
  * samples worked by hand, and the fixtures of fixtures/compare (answers in fixtures/README.md). */
 #include <math.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test-analyses-fit.c: the four maximum-likelihood fits of rt_fit_analyse on samples small enough
  * to check: exponential and lognormal worked by hand, gamma and Weibull against constants of scipy. */
 #include <math.h>

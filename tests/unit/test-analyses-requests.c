@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test-analyses-requests.c: rt_requests_analyse on hand-checked traces: the step's durations,
  * the slowest in order with their phases, and the leaf-phase breakdown with what is left over. */
 #include <glib/gstdio.h>

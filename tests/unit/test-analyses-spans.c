@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test-analyses-spans.c: a step laid out in time (workers, sections, requests, turns, lines) on the
  * hand-checked fixture hand-v2, whose line times fixtures/README.md gives, and on small made-up files. */
 #include <math.h>

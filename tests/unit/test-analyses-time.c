@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test-analyses-time.c: where a step's time goes (overview, events, turns, turn-dist) as library
  * calls on the hand-checked fixtures, with the answers worked out in fixtures/README.md. */
 #include <glib/gstdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test-analyses-timeline.c: rt-timeline's answers as library calls: the finish times, tail share,
  * peak in flight and busy share of fixtures/timeline (worked in fixtures/README.md), and the Gantt's bars. */
 #include <math.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test-analyses-train.c: rt_train_analyse on the trainer-log fixtures: statistics per metric,
  * which plots have something to draw, the series behind them, and names that stay unique. */
 #include <math.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test-chrome-trace.c: the Chrome trace writer (its JSON, its streaming, its errors), the packing of
  * intervals onto the fewest lanes, and the nesting rule that leaves no partial overlap on a thread. */
 #include "rolltrace/rt-chrome-trace.h"

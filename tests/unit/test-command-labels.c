@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test-command-labels.c: the labels of a command's experiments, from their folders' names.
  * Equal names are told apart by "#2", "#3"..., never by a label another experiment already has. */
 #include "rolltrace/rt-command.h"

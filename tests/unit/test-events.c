@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test-events.c: the older logger's names map onto the canonical ones, and schemas are told apart.
  * the format's mapping of older names (docs/input.md), pinned down name by name. */
 #include "rolltrace/rt-events.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test-export.c: rt_export_csv, made on both cores, writes the same text as the rows of
  * rt_export_rows formatted one batch after the other, for every table; a failed write stops it. */
 #include "rolltrace/rt-analyses.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test-findings.c: every rule of rt-report's findings on the experiment built to fire them all
  * (fixtures/findings/yes) and on the one built to fire none (no); numbers from fixtures/README.md. */
 #include <glib/gstdio.h>

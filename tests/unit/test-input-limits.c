@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test-input-limits.c: what the loader does with input no logger should write but crashes and
  * people do: glued objects, over-long lines, two names for one file, endless event names. */
 #include <glib/gstdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test-json-line.c: every parsing quirk of a trace line, one test each.
  * NaN and friends, key order, wrong types, truncation and non-objects must never lose a good line. */
 #include <math.h>

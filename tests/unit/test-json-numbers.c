@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test-json-numbers.c: every number of a trace line is read as C's strtod reads it, bit for bit,
  * by every kernel and by the reader of Python's shapes (decimal.c) on its own; what is no finite
  * number (NaN, Infinity, a broken token) keeps its meaning. */

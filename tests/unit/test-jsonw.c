@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test-jsonw.c: the JSON writer behind every --json: commas, escapes, null for NaN,
  * and numbers that read back to the very same double. */
 #include <math.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test-load.c: the loader turns a folder into tables, on the hand-checked fixtures.
  * Also what only files can show: huge lines, unterminated lines, errors for a bad folder. */
 #include <fcntl.h>

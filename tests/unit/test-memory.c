@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test-memory.c: the large buffers of memory.c hold what they are given, whichever way they
  * are made (on huge pages or not), and GLib frees them as its own. */
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test-outstream.c: the writer thread's stream (every byte, in order, whatever the sizes of the
  * writes; its base's errors reported, never lost) and the output file renamed only when whole. */
 #include "rolltrace/rt-outstream.h"

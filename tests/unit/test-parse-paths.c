@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test-parse-paths.c: the loader reads whole buffers of lines at a time (rt_json_parse_lines)
  * and must give exactly the tables of reading every line on its own, damaged lines included.
  * Every fixture, the shared samples, generated experiments with faults and files of hostile

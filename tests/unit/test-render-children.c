@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test-render-children.c: rendering plots leaves no gnuplot child registered, so that a later
  * Ctrl-C (rt-report --watch runs for hours) kills no process that has since taken its pid. */
 #include <glib/gstdio.h>

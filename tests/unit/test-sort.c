@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test-sort.c: the merge sort the analyses use in place of qsort (sort-private.h) puts
  * elements in the same order as a stable sort, ties kept in their order, and where the
  * comparison is no strict order (NaN) in the same order as the C library's qsort, so that

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test-stats.c: percentiles as numpy's default computes them, and population statistics.
  * Expected values were computed by hand from numpy's definition (linear between closest ranks). */
 #include <math.h>

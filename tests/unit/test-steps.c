@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test-steps.c: the --steps SPEC grammar shared by every command.
  * Accepts N, A-B, A- and commas; anything else is a usage error naming the bad piece.
  * And the whole-number options (--step, --top...). */

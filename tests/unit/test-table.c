@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test-table.c: a table declared once gives its TSV and its JSON from the same rows:
  * headers and keys, JSON-only columns, groups, per-name patterns, nulls, text escaping. */
 #include <math.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test-tasks.c: numbered tasks run once each whoever takes them, and a thread started beside
  * the caller runs its function, begins on another core than the caller's and may then go
  * anywhere. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test-text-html.c: rt_html_append_text, the one door from the input into rt-report's HTML: markup
  * characters become entities, control characters spaces, invalid UTF-8 U+FFFD; rt_tsv_append_text
  * does the same but for the entities, plain printable ASCII taken as it is. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test-timestamp.c: the logger's zone-less ISO-8601 times, with and without a fraction.
  * Only differences matter, so the tests compare differences worked out by hand. */
 #include <math.h>

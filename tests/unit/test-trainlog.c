@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test-trainlog.c: reading verl's console log lines, one quirk per test.
  * Values as Python prints them, Ray prefixes, colours, progress bars, restarts. */
 #include <fcntl.h>

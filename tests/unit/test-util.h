@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test-util.h: what the unit tests of the analyses share: loading a fixture or a folder, a step
  * selection, and a one-file experiment written into a temporary folder and removed after. */
 #pragma once

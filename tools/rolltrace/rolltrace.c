@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* rolltrace.c: the one command to remember. `rolltrace COMMAND ARGS` runs rt-COMMAND ARGS,
  * as git runs its subcommands; `rolltrace help` lists the commands, each in its own words. */
 #include <glib.h>

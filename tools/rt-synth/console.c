@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* rt-synth --console-log: the console of the trainer that drove the generated rollout, as verl
  * prints it, validation included, for rt-train. */
 #include "synth.h"

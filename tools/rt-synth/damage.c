@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* rt-synth --faults: every kind of damage docs/input.md lists, each placed in one file chosen from
  * the seed, and the notes that say where it went. */
 #include "synth.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* rt-synth's worker files: a rank's step as text, its lines in time order with the damage that
  * falls into it, written under a temporary name and renamed when complete. */
 #define _POSIX_C_SOURCE 200809L /* fdopen */

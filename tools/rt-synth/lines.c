@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* rt-synth's lines: the frame every line of a worker file shares (timestamp, event, extra,
  * workid and step, or the 2026 logger's step and worker), and the one writer of a turn's lines
  * that both logger generations feed a table. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* rt-synth: writes a synthetic but realistic rollout-trace experiment (step_K/worker_M.jsonl) for
  * the suite's tests and benchmarks. This file is the command: options, threads, the summary. */
 #include "synth.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* rt-synth's experiment plan: every step, rank, request and turn with its times, drawn from the
  * seed before any line is written, so the writers only format what is decided here. */
 #include "synth.h"

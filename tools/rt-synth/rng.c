@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* rt-synth's random numbers: a generator of our own, seeded per (step, worker, request) stream,
  * so that the same seed gives the same bytes on every machine and with any number of threads. */
 #include "synth.h"

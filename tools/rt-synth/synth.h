@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* rt-synth's private header: the plan of an experiment (steps, ranks, requests, turns), the damage
  * to place in it, and the functions each file of tools/rt-synth/ offers the others. */
 #pragma once

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* rt-synth's text in the loggers' own forms: numbers as Python's json.dumps and repr() write them,
  * timestamps as datetime.isoformat(), request ids as uuid4. */
 #include "synth.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* rt-synth --validation: when verl validates the policy, and where its rollouts fall: each one
  * planned from streams of its own and placed in the gap the training left, so that the training
  * rollouts are the same, line for line, with validation or without. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* rt-synth's lines of the older logger: engine_call, tool_parsing and running_state per turn,
  * the tool calls between turns, no request ids on them, and a short request summary. */
 #include "synth.h"

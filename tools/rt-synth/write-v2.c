@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* rt-synth's lines of the newer logger: canonical event names, a request id on every request line,
  * per-turn detail, a request summary with its turn timings, and the step's length statistics. */
 #include "synth.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* analyses/cdf.h: cdf: the distribution of request durations, or of any event's. */
 #pragma once
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* analyses/check.h: check: the inventory of an experiment and what is wrong with it. */
 #pragma once
 

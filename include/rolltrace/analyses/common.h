@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* analyses/common.h: what every analysis header shares: the conventions of an analysis, the
  * steps a selection names, and summaries as table columns. */
 #pragma once

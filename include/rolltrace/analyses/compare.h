@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* analyses/compare.h: compare: several experiments side by side, the first the reference. */
 #pragma once
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* analyses/events.h: events: each step-level section's share of the step. */
 #pragma once
 

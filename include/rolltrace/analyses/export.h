@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* analyses/export.h: export: the loaded tables as rows (requests, turns, events, steps, workers). */
 #pragma once
 

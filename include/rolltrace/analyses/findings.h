@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* analyses/findings.h: findings: what is wrong with a rollout, ranked, each with its numbers. */
 #pragma once
 

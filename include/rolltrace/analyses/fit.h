@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* analyses/fit.h: fit: four distributions fitted to a sample of durations (issue 13). */
 #pragma once
 

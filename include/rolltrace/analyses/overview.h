@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* analyses/overview.h: overview: rollout and step interval per step. */
 #pragma once
 

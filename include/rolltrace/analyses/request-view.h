@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* analyses/request-view.h: request view: everything that happened to one request, in time. */
 #pragma once
 

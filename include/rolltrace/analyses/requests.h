@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* analyses/requests.h: requests: one step's requests, and the slowest broken down by phase. */
 #pragma once
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* analyses/spans.h: spans: a step's requests, their turns and phases, and the workers' sections in time. */
 #pragma once
 

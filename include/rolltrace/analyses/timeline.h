@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* analyses/timeline.h: timeline: when requests ran, how many at once, and the tail. */
 #pragma once
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* analyses/train.h: train: the trainer's console log. */
 #pragma once
 

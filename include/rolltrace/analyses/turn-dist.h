@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* analyses/turn-dist.h: turn-dist: requests by number of turns. */
 #pragma once
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* analyses/turns.h: turns: time per turn index. */
 #pragma once
 

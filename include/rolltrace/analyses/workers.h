@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* analyses/workers.h: workers: the ranks of a step, and the one everybody waits for. */
 #pragma once
 

@@ -22,8 +22,9 @@
 #endif
 
 /* Bump on any change of the layout below. */
-#define CACHE_FORMAT 12   /* 11: RtFile counts its rollouts (n_rollout_ends, first_rollout);
-                           * 12: only a total_step_duration with a duration ends one */
+#define CACHE_FORMAT 13   /* 11: RtFile counts its rollouts (n_rollout_ends, first_rollout);
+                           * 12: only a total_step_duration with a duration ends one;
+                           * 13: RtRequest keeps actual_response_tokens (72 bytes) */
 #define BYTE_ORDER_MARK 0x01020304u
 
 /* The parts of the tables section, in this order. */
@@ -93,7 +94,7 @@ typedef struct {
  * strings (0: none; the experiment's path is there, which no reason shares), `file` the
  * record, `step` and `worker` the record's, first_turn an index into the turns table. */
 typedef RtRequest CacheRequest;
-G_STATIC_ASSERT (sizeof (CacheRequest) == 64);
+G_STATIC_ASSERT (sizeof (CacheRequest) == 72);
 
 typedef struct {
   guint64 line, reason;               /* reason: string */
@@ -246,6 +247,28 @@ rt_hash64 (const void *data, gsize len, guint64 seed)
   for (; i + 64 <= len; i += 64)
     hash_block (&l, p + i);
   return hash_finish (l, p, i, len);
+}
+
+/* A request row into the lanes: its first 64 bytes as a block, its last 8 (the tokens and the
+ * zeros after them) folded into the first lane. */
+static inline void
+hash_request (HashLanes *l, const CacheRequest *q)
+{
+  G_STATIC_ASSERT (sizeof (CacheRequest) == 64 + 8);
+  const guint8 *p = (const guint8 *) q;
+  hash_block (l, p);
+  l->a ^= fold (l->a ^ word_at (p + 64), 0xD6E8FEB86659FD93ull);
+}
+
+/* The checksum of n request rows: what the check's walk computes as it goes. */
+static guint64
+hash_requests (const CacheRequest *q, gsize n)
+{
+  HashLanes l = hash_start (11);
+  for (gsize k = 0; k < n; k++)
+    hash_request (&l, &q[k]);
+  gsize bytes = n * sizeof (CacheRequest);
+  return hash_finish (l, (const guint8 *) q, bytes, bytes);
 }
 
 /* ---- opening ---------------------------------------------------------------------- */
@@ -429,10 +452,9 @@ rt_cache_file_tables_ok (RtCacheMap *m, guint record, RtCacheTables tables)
        * file's range, or a first turn before its turns, comes out beyond them (the files'
        * ranges were checked to end inside the tables); a finish reason of 0 (none) is inside
        * the strings, which are never empty. The largest of each is compared once, after the
-       * walk. A request is one 64-byte block of the checksum: hashed as it is checked, in one
+       * walk. A request is one 64-byte block of the checksum and 8 bytes more: hashed as it is checked, in one
        * walk over the table (two walks read it twice, the second from the cache, and the
        * checks' instructions did not hide under the first's waits for memory) */
-      G_STATIC_ASSERT (sizeof (CacheRequest) == 64);
       guint64 bad = 0, last_id = 0, last_reason = 0, turns_end = 0;
       const CacheRequest *first = &m->t.requests[cf->first_request], *q = first;
       /* file and step side by side, compared as one; complete and turns_from_timings too */
@@ -445,7 +467,7 @@ rt_cache_file_tables_ok (RtCacheMap *m, guint record, RtCacheTables tables)
       HashLanes lanes = hash_start (11);
       for (guint32 k = 0; k < cf->n_requests; k++, q++)
         {
-          hash_block (&lanes, (const guint8 *) q);
+          hash_request (&lanes, q);
           guint64 file_step_k;
           guint16 flags;
           memcpy (&file_step_k, &q->file, 8);
@@ -1147,7 +1169,7 @@ rt_cache_draft_add_file (RtCacheDraft *d, const RtFile *f, const RtCacheSnapshot
         .end_s = q->end_s, .total_s = q->total_s, .file = record, .step = f->step,
         .worker = f->worker, .turns = q->turns, .response_length = q->response_length,
         .first_turn = turn_base, .n_turns = q->n_turns, .complete = q->complete != 0,
-        .turns_from_timings = q->turns_from_timings != 0,
+        .turns_from_timings = q->turns_from_timings != 0, .response_tokens = q->response_tokens,
       };
       g_array_append_vals (requests, &cq, sizeof cq);
       double engine = rt_turns_engine_s (q->n_turns > 0 ? &g_array_index (snap->turns, RtTurnFigures, q->first_turn)
@@ -1174,7 +1196,7 @@ rt_cache_draft_add_file (RtCacheDraft *d, const RtFile *f, const RtCacheSnapshot
   const guint8 *its_turns = turns->data ? (const guint8 *) turns->data + turns->len
                                             - (gsize) cf.n_turns * sizeof (RtTurnFigures)
                                         : NULL;
-  cf.requests_checksum = rt_hash64 (its_requests, (gsize) cf.n_requests * sizeof (CacheRequest), 11);
+  cf.requests_checksum = hash_requests ((const CacheRequest *) (const void *) its_requests, cf.n_requests);
   cf.turns_checksum = rt_hash64 (its_turns, (gsize) cf.n_turns * sizeof (RtTurnFigures), 12);
   cf.ids_size = w->ids->len - cf.ids_at;
   cf.ids_checksum = rt_hash64 (w->ids->data ? w->ids->data + cf.ids_at : NULL, cf.ids_size, 4);

@@ -413,6 +413,28 @@ read_turn_timings (ondemand::value value, GArray *timings, LineState &st)
   return SUCCESS;
 }
 
+// A whole number written as digits alone, 0 to 2^31-1 (extra.actual_response_tokens): 3.0, -1
+// or 1e3 are no count of tokens and read as absent (-1), as is anything else (some loggers write
+// a list of the batch's counts there): silently, a value of its own kind.
+G_ALWAYS_INLINE inline gint64
+read_int32_count (ondemand::value value, LineState &st)
+{
+  std::string_view raw = value.raw_json_token ();
+  gsize n = 0;
+  while (n < raw.size () && n <= 10 && raw.data ()[n] >= '0' && raw.data ()[n] <= '9')
+    n++;
+  if (n > 0 && n <= 10 && number_may_end_at (raw.data ()[n]))
+    {
+      gint64 v = 0;
+      for (gsize i = 0; i < n; i++)
+        v = 10 * v + (raw.data ()[i] - '0');
+      ValueStep::over_scalar (value);
+      return v <= G_MAXINT32 ? v : -1;
+    }
+  skip_unread (value, st);
+  return -1;
+}
+
 error_code
 read_extra (ondemand::value value, GArray *timings, LineState &st)
 {
@@ -454,6 +476,12 @@ read_extra (ondemand::value value, GArray *timings, LineState &st)
               out->has_turn_timings = TRUE;
               SIMDJSON_TRY (read_turn_timings (v, timings, st));
             }
+          else
+            read_turn_figure (key, v, &out->turn_end, st);
+          break;
+        case 'a':
+          if (KEY_IS (key, "actual_response_tokens"))
+            out->response_tokens = read_int32_count (v, st);
           else
             read_turn_figure (key, v, &out->turn_end, st);
           break;
@@ -688,7 +716,7 @@ line_fields_absent (void)
 {
   RtLineFields f{};
   f.duration_s = NAN;
-  f.turn = f.turns = f.response_length = -1;
+  f.turn = f.turns = f.response_length = f.response_tokens = -1;
   turn_figures_init (&f.turn_end);
   return f;
 }

@@ -311,7 +311,7 @@ new_request (RtFileParse *r, RtStrView id)
   q.step = r->file->step;
   q.worker = r->file->worker;
   q.end_s = q.total_s = NAN;
-  q.turns = q.response_length = -1;
+  q.turns = q.response_length = q.response_tokens = -1;
   g_array_append_val (r->requests, q);
   return r->requests->len - 1;
 }
@@ -427,6 +427,7 @@ process_line (RtFileParse *r, const RtLineFields *f, guint64 line_no)
       q->total_s = ev.duration_s;
       q->turns = f->turns > G_MAXINT32 ? -1 : (gint32) f->turns;
       q->response_length = f->response_length > G_MAXINT32 ? -1 : (gint32) f->response_length;
+      q->response_tokens = (gint32) f->response_tokens;   /* -1, or 0..2^31-1 already */
       if (f->finish_reason.len > 0)
         {
           g_autofree char *reason = g_strndup (f->finish_reason.str, f->finish_reason.len);

@@ -418,6 +418,28 @@ rt_plot_events (RtSession *s, const RtEvents *ev, GError **error)
          && rt_session_plot_data (s, "events-stacked", "events_stacked", "events", what_stacked, vars, error);
 }
 
+/* ---- tail ---- */
+
+gboolean
+rt_plot_tail (RtSession *s, const RtTail *tail, GError **error)
+{
+  g_autoptr (RtTable) table = rt_tail_steps_table (tail);
+  if (!rt_session_write_table (s, table, "tail_steps", error))
+    return FALSE;
+  if (tail->steps->len == 0)
+    return TRUE;
+  g_autoptr (GArray) shown = g_array_new (FALSE, FALSE, sizeof (guint));
+  for (guint i = 0; i < tail->steps->len; i++)
+    g_array_append_val (shown, g_array_index (tail->steps, RtTailStep, i).step_index);
+  g_autofree char *steps = rt_session_describe_step_indices (s, shown);
+  g_autofree char *what = g_strdup_printf ("why the tail: its excess over the bulk by cause, and the bubble, %s", steps);
+  gint32 first = g_array_index (tail->steps, RtTailStep, 0).step;
+  gint32 last = g_array_index (tail->steps, RtTailStep, tail->steps->len - 1).step;
+  g_autofree char *xtics = rt_gnuplot_int_tics ("xtics", first, last, 20);
+  const char *vars[] = { "XTICS", xtics, "SIZE", "1280,900", NULL };
+  return rt_session_plot_data (s, "tail", "tail", "tail_steps", what, vars, error);
+}
+
 /* ---- turns ---- */
 
 gboolean

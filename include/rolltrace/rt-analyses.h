@@ -21,3 +21,4 @@
 #include "rolltrace/analyses/compare.h"
 #include "rolltrace/analyses/fit.h"
 #include "rolltrace/analyses/findings.h"
+#include "rolltrace/analyses/tail.h"

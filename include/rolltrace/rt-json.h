@@ -44,6 +44,8 @@ typedef struct {
   gint64 turn;              /* extra.turn, -1 when absent */
   gint64 turns;             /* extra.turns, -1 when absent */
   gint64 response_length;   /* extra.response_length, -1 when absent */
+  gint64 response_tokens;   /* extra.actual_response_tokens: a JSON integer 0..2^31-1 (digits
+                             * alone), else -1 */
   RtTurnFigures turn_end;   /* extra.*_duration of a turn_end line */
   gboolean has_turn_timings;
   GArray *turn_timings;     /* of RtTurnFigures; owned by the parser, reused */

@@ -7,6 +7,7 @@
 
 #include "rolltrace/rt-analyses.h"
 #include "rolltrace/rt-command.h"
+#include "rolltrace/analyses/tail.h"
 
 G_BEGIN_DECLS
 
@@ -16,6 +17,9 @@ G_BEGIN_DECLS
 
 /* overview.tsv, overview: rollout, interval and outside time per step (o->steps not empty). */
 gboolean rt_plot_overview (RtSession *s, const RtOverview *o, GError **error);
+
+/* tail_steps.tsv, tail: per step the tail's excess by cause, stacked, above the bubble. */
+gboolean rt_plot_tail (RtSession *s, const RtTail *tail, GError **error);
 
 /* cdf.tsv, cdf: the CDF of each event of `cdf` (the first that has values draws the markers), each
  * step's line thinned to about `step_points` points (the whole: 4000). With `fits` (RtFit* or

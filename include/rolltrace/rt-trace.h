@@ -96,7 +96,10 @@ typedef struct {
   guint8 complete;            /* TRUE or FALSE */
   guint8 turns_from_timings;  /* TRUE: turn_timings; FALSE: turn_end lines */
   guint8 unused[2];           /* 0 */
-} RtRequest;                  /* 64 bytes, the cache's own layout */
+  gint32 response_tokens;     /* extra.actual_response_tokens (generated tokens, unlike
+                               * response_length): a JSON integer 0..2^31-1, else -1 */
+  guint32 unused_tail;        /* 0 */
+} RtRequest;                  /* 72 bytes, the cache's own layout */
 
 /* One step_N folder and its worker files (a contiguous range of RtTrace.files). */
 typedef struct {

@@ -44,6 +44,8 @@ cases=(
   "timeline|rt-timeline EXP"
   "timeline-zooms|rt-timeline EXP --step 1 --worker 0 --all-zooms"
   "timeline-window|rt-timeline EXP --steps 2- --from 1 --to 5.5"
+  "tail|rt-tail EXP"
+  "tail-slowest|rt-tail EXP --step slowest"
   "export|rt-export EXP"
   "export-turns|rt-export EXP --table turns"
   "export-events|rt-export EXP --table events --steps 1"

@@ -150,6 +150,29 @@ test_whole_number_counts_may_be_written_as_floats (void)
   g_assert_cmpint (f.turn, ==, -1);
 }
 
+/* actual_response_tokens is a JSON integer 0..2^31-1 or unknown: no float, sign, exponent or
+ * list (a logger writes the batch's list there), and none of them a wrong type */
+static void
+test_response_tokens_are_whole_numbers_only (void)
+{
+  g_autoptr (RtJsonParser) p = rt_json_parser_new ();
+  RtLineFields f;
+  const char *reason;
+  static const struct { const char *value; gint64 want; } cases[] = {
+    { "0", 0 }, { "812", 812 }, { "2147483647", G_MAXINT32 }, { "2147483648", -1 }, { "99999999999", -1 },
+    { "812.0", -1 }, { "-3", -1 }, { "1e3", -1 }, { "[812, 3]", -1 }, { "\"812\"", -1 }, { "null", -1 },
+  };
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *line = g_strdup_printf ("{\"event\": \"async_rollout_request_complete\", \"extra\": "
+                                               "{\"actual_response_tokens\": %s, \"turns\": 2}}", cases[i].value);
+      g_assert_cmpint (parse (p, line, &f, &reason), ==, RT_LINE_OK);
+      g_assert_cmpint (f.response_tokens, ==, cases[i].want);
+      g_assert_cmpint (f.turns, ==, 2);
+      g_assert_null (f.type_problem);
+    }
+}
+
 static void
 test_turn_timings_and_turn_end_figures (void)
 {
@@ -448,6 +471,7 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/json-line/reads-the-fields-the-tables-need", test_reads_the_fields_the_tables_need);
   g_test_add_func ("/json-line/key-order-does-not-matter", test_key_order_does_not_matter);
+  g_test_add_func ("/json-line/response-tokens-are-whole-numbers-only", test_response_tokens_are_whole_numbers_only);
   g_test_add_func ("/json-line/keys-match-whole-names-only", test_keys_match_whole_names_only);
   g_test_add_func ("/json-line/python-nan-and-infinity-make-the-field-absent",
                    test_python_nan_and_infinity_make_the_field_absent);

@@ -79,7 +79,7 @@ demo: deps-demo build
 	@rm -rf $(DEMO_DIR)/rollout-demo
 	$(BUILD)/rt-synth $(DEMO_DIR)/rollout-demo --steps 12 --workers 8 --requests 64 --seed 7 --faults \
 	  --validation folders --test-freq 5 --console-log $(DEMO_DIR)/trainer.log
-	$(BUILD)/rt-check $(DEMO_DIR)/rollout-demo
+	$(BUILD)/rt-check $(DEMO_DIR)/rollout-demo --train $(DEMO_DIR)/trainer.log
 	@$(MAKE) --no-print-directory plots EXP=$(DEMO_DIR)/rollout-demo OUT=$(DEMO_DIR)/plots \
 	  TRAIN=$(DEMO_DIR)/trainer.log
 	@$(MAKE) --no-print-directory report EXP=$(DEMO_DIR)/rollout-demo OUT=$(DEMO_DIR) \

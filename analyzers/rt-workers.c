@@ -4,6 +4,7 @@
 #include "rolltrace/rt-analyses.h"
 #include "rolltrace/rt-command.h"
 #include "rolltrace/rt-plots.h"
+#include "rolltrace/rt-rollouts.h"
 #include "rolltrace/rt-views.h"
 
 #include <math.h>
@@ -69,16 +70,22 @@ run_all_steps (RtSession *s, GError **error)
   rt_session_json_rows (s, "steps", table);
   if (workers->steps->len == 0)
     return rt_session_no_data (s, "no step has a total_step_duration line");
-  rt_session_print (s, "step  straggler  generation_s  median_s  imbalance\n");
+  /* the trainer's step beside the folder's, when --train gave it */
+  gboolean train = FALSE;
+  for (guint i = 0; i < workers->steps->len; i++)
+    train = train || rt_trace_train_step (t, g_array_index (workers->steps, RtStepBalance, i).step) >= 0;
+  rt_session_print (s, "step%s  straggler  generation_s  median_s  imbalance\n", train ? "  train" : "");
   for (guint i = 0; i < workers->steps->len; i++)
     {
       const RtStepBalance *b = &g_array_index (workers->steps, RtStepBalance, i);
+      gint32 ts = rt_trace_train_step (t, b->step);
+      g_autofree char *train_cell = !train ? g_strdup ("") : ts >= 0 ? g_strdup_printf ("  %5d", ts) : g_strdup ("      -");
       if (b->by_generation)
-        rt_session_print (s, "%4d  %9d  %12.2f  %8.2f  %9.3f\n", b->step, b->slowest_worker, b->generation_max,
-                          b->generation_median, b->imbalance);
+        rt_session_print (s, "%4d%s  %9d  %12.2f  %8.2f  %9.3f\n", b->step, train_cell, b->slowest_worker,
+                          b->generation_max, b->generation_median, b->imbalance);
       else
-        rt_session_print (s, "%4d  %9d  %12s  %8s  %9.3f  (by total_step_duration: no generation logged)\n",
-                          b->step, b->slowest_worker, "-", "-", b->imbalance);
+        rt_session_print (s, "%4d%s  %9d  %12s  %8s  %9.3f  (by total_step_duration: no generation logged)\n",
+                          b->step, train_cell, b->slowest_worker, "-", "-", b->imbalance);
     }
   rt_session_print (s, "%u steps; the largest imbalance is %.3f at step %d (rt-workers %s --step %d)\n",
                     workers->steps->len, workers->worst_imbalance, workers->worst_step, t->path,

@@ -189,4 +189,8 @@ grep -q "stringcolumn(8)" "$TMP/p-train/turn_dist_counts.gp" && ok || fail "turn
 grep -q "stringcolumn(1)" "$TMP/p-plain/turn_dist_counts.gp" && ok || fail "turn_dist_counts without a log: bars not labelled by step"
 grep -q "title 'trainer''s step 3 (step_5)'" "$TMP/p-train/cdf.gp" && ok || fail "cdf with --train: curves not named by the trainer's step"
 grep -q "title 'step 5'" "$TMP/p-plain/cdf.gp" && ok || fail "cdf without a log: curves not named by folder"
+# rt-workers' list of steps names the trainer's step beside the folder's
+expect_exit 0 "$BUILD/rt-workers" "$R/folders" --train "$R/folders.log" --no-render --out "$TMP/p-train"
+expect_grep "^step  train  straggler" "$TMP/out" "rt-workers --train: no train column"
+expect_grep "^   5      3  " "$TMP/out" "rt-workers --train: folder 5 is not training step 3"
 finish

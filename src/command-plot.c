@@ -275,7 +275,7 @@ rt_session_describe_step_indices (RtSession *s, GArray *step_indices)
       g_array_append_val (train, ts);
     }
   g_autofree char *trainer = rt_describe_steps ((const gint32 *) train->data, train->len);
-  return g_strdup_printf ("trainer's %s (folder %s)", trainer, folders);
+  return g_strdup_printf ("trainer's %s (step folders: %s)", trainer, folders);
 }
 
 char *

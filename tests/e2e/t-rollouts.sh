@@ -182,7 +182,7 @@ for gp in overview workers_steps events_pct events_stacked turn_dist_mean; do
     || fail "$gp.gp with --train: x tics not the trainer's steps: $(grep xtics "$TMP/p-train/$gp.gp")"
   grep -q "trainer's step" "$TMP/p-train/$gp.gp" && ok || fail "$gp.gp with --train: no trainer's step label"
   grep -q "trainer's step" "$TMP/p-plain/$gp.gp" && fail "$gp.gp without a log names trainer's steps" || ok
-  grep -q "trainer''s steps 1-5 (folder steps 2, 3, 5, 6, 8)" "$TMP/p-train/$gp.gp" && ok \
+  grep -q "trainer''s steps 1-5 (step folders: steps 2, 3, 5, 6, 8)" "$TMP/p-train/$gp.gp" && ok \
     || fail "$gp.gp with --train: the title does not name the trainer's steps"
 done
 grep -q "stringcolumn(8)" "$TMP/p-train/turn_dist_counts.gp" && ok || fail "turn_dist_counts with --train: bars not labelled by train_step"

@@ -13,6 +13,8 @@
 static char *opt_labels;
 static gboolean opt_fit;
 static RtCompareAlign opt_align = RT_COMPARE_ALIGN_STEP;
+static char *opt_mix;
+static char *opt_bins;
 
 static gboolean
 parse_align (const char *option, const char *value, G_GNUC_UNUSED gpointer data, GError **error)
@@ -118,6 +120,26 @@ static int
 run (RtSession *s, GError **error)
 {
   guint n = s->experiments->len;
+  if (opt_mix != NULL && strcmp (opt_mix, "turns") != 0 && strcmp (opt_mix, "tokens") != 0)
+    {
+      g_set_error (error, RT_ERROR, RT_ERROR_USAGE, "--mix %s: give turns or tokens", opt_mix);
+      return 2;
+    }
+  if (opt_bins != NULL && opt_mix == NULL)
+    {
+      g_set_error (error, RT_ERROR, RT_ERROR_USAGE, "--bins sets the bins of --mix: give --mix turns|tokens too");
+      return 2;
+    }
+  if (opt_bins != NULL)
+    {
+      g_autoptr (GError) bad = NULL;
+      g_autoptr (GArray) edges = rt_mix_parse_edges (opt_bins, &bad);
+      if (edges == NULL)
+        {
+          g_set_error (error, RT_ERROR, RT_ERROR_USAGE, "%s", bad->message);
+          return 2;
+        }
+    }
   g_auto (GStrv) labels = experiment_labels (s, error);
   if (labels == NULL)
     return 2;
@@ -142,6 +164,19 @@ run (RtSession *s, GError **error)
         }
     }
 
+  /* --mix: each experiment after the first against the first, over length bins */
+  g_autoptr (GPtrArray) mixes = NULL;
+  if (opt_mix != NULL)
+    {
+      RtMixBy by = strcmp (opt_mix, "turns") == 0 ? RT_MIX_TURNS : RT_MIX_TOKENS;
+      g_autoptr (GArray) edges = opt_bins != NULL ? rt_mix_parse_edges (opt_bins, NULL) : NULL;
+      mixes = g_ptr_array_new_with_free_func ((GDestroyNotify) rt_mix_free);
+      for (guint e = 1; e < n; e++)
+        g_ptr_array_add (mixes, rt_mix_analyse (inputs[0].trace, inputs[0].steps != NULL ? inputs[0].steps : s->steps,
+                                                inputs[e].trace, inputs[e].steps != NULL ? inputs[e].steps : s->steps,
+                                                by, edges));
+    }
+
   g_autoptr (RtTable) experiments = rt_compare_experiments_table (c);
   g_autoptr (RtTable) versus = rt_compare_versus_table (c);
   g_autoptr (RtTable) steps = rt_compare_steps_table (c);
@@ -162,7 +197,21 @@ run (RtSession *s, GError **error)
     }
   rt_jw_end_array (w);
   rt_jw_key (w, "versus");
-  rt_table_write_json (versus, w);
+  rt_jw_begin_array (w);
+  for (guint e = 1; e < n; e++)
+    {
+      rt_jw_begin_object (w);
+      rt_table_write_json_members (versus, e - 1, w);
+      if (mixes != NULL)
+        {
+          const char *const label[2] = { labels[0], labels[e] };
+          const char *const path[2] = { s->args[0], s->args[e] };
+          rt_jw_key (w, "mix");
+          rt_mix_write_json (g_ptr_array_index (mixes, e - 1), label, path, w);
+        }
+      rt_jw_end_object (w);
+    }
+  rt_jw_end_array (w);
   rt_jw_key (w, "steps");
   rt_table_write_json (steps, w);
   rt_jw_end_object (w);
@@ -176,8 +225,32 @@ run (RtSession *s, GError **error)
         status = rt_session_no_data (s, "%s (%s): no finite request duration in the selected steps",
                                      label->str, s->args[e]);
       }
+  for (guint e = 1; mixes != NULL && e < n; e++)
+    {
+      const RtMix *m = g_ptr_array_index (mixes, e - 1);
+      for (int side = 0; side < 2; side++)
+        if (m->side[side].binned == 0)
+          {
+            guint x = side == 0 ? 0 : e;
+            g_autoptr (GString) label = g_string_new (NULL);
+            rt_tsv_append_text (label, c->experiments[x].in.label);
+            status = rt_session_no_data (s, "--mix %s: %s (%s) has no request in a bin (%s unknown or below "
+                                         "the first edge)", opt_mix, label->str, s->args[x], opt_mix);
+          }
+    }
   g_autofree char *steps_text = rt_compare_describe_steps (c);
   print_table (s, c, steps_text);
+  for (guint e = 1; mixes != NULL && e < n; e++)
+    {
+      const RtMix *m = g_ptr_array_index (mixes, e - 1);
+      g_autoptr (GString) label = g_string_new (NULL);
+      rt_tsv_append_text (label, c->experiments[e].in.label);
+      if (isnan (m->delta_s))
+        continue;
+      rt_session_print (s, "%s: mean %+.3f s against the first (by %s, %u and %u requests binned): mix %+.3f s, "
+                        "speed %+.3f s, unmatched %+.3f s\n", label->str, m->delta_s, opt_mix,
+                        m->side[0].binned, m->side[1].binned, m->mix_s, m->speed_s, m->unmatched_s);
+    }
   for (guint e = 0; fits != NULL && e < n; e++)
     if (g_ptr_array_index (fits, e) != NULL)
       {
@@ -188,6 +261,15 @@ run (RtSession *s, GError **error)
       }
   if (status != 0)
     return status;
+  for (guint e = 1; mixes != NULL && e < n; e++)
+    {
+      const RtMix *m = g_ptr_array_index (mixes, e - 1);
+      g_autoptr (RtTable) bins = rt_mix_bins_table (m);
+      g_autofree char *name = g_strdup_printf ("compare_mix_%u", e + 1);
+      if (!rt_session_write_table (s, bins, name, error) || !rt_plot_compare_mix (s, m, c->experiments[0].in.label,
+                                                                                 c->experiments[e].in.label, name, error))
+        return 1;
+    }
   return rt_session_write_table (s, experiments, "compare_experiments", error)
          && rt_session_write_table (s, versus, "compare_versus", error)
          && rt_session_write_table (s, steps, "compare_steps", error)
@@ -205,10 +287,16 @@ main (int argc, char **argv)
     { "fit", 0, 0, G_OPTION_ARG_NONE, &opt_fit,
       "Fit exponential, lognormal, gamma and Weibull distributions to each experiment's request "
       "durations, as rt-cdf --fit does (see its --help)", NULL },
+    { "mix", 0, 0, G_OPTION_ARG_STRING, &opt_mix,
+      "Split each experiment's mean request duration against the first's over length bins, by turns "
+      "or generated tokens (see below)", "turns|tokens" },
+    { "bins", 0, 0, G_OPTION_ARG_STRING, &opt_bins,
+      "With --mix: the bins' edges, ascending (default: a bin per number of turns; tokens "
+      "0,256,512,1024,2048,4096,8192)", "EDGES" },
     G_OPTION_ENTRY_NULL
   };
   static const RtTableSpec *const tables[] = {
-    &rt_compare_experiments_spec, &rt_compare_versus_spec, &rt_compare_steps_spec, &rt_compare_turns_spec,
+    &rt_compare_experiments_spec, &rt_mix_bins_spec, &rt_compare_versus_spec, &rt_compare_steps_spec, &rt_compare_turns_spec,
     &rt_compare_turn_dist_spec, &rt_compare_events_spec, &rt_compare_hist_spec, NULL,
   };
   static const RtCommand cmd = {
@@ -229,9 +317,23 @@ main (int argc, char **argv)
                    "--fit: each experiment object also has \"fit\", rt-cdf --fit's object for its request\n"
                    "durations (the sample of \"duration\"): {\"n\", \"excluded\", \"best\", \"dists\": [...]},\n"
                    "null when it has none; each best fit is drawn dashed on compare_cdf.\n\n"
+                   "--mix turns|tokens [--bins EDGES]: is an experiment slower because each request is\n"
+                   "slower, or because it ran a longer mix? Each versus entry gets \"mix\": {\"by\", \"edges\"\n"
+                   "(null: a bin per value), \"a\", \"b\" (each {\"label\", \"path\", \"requests\", \"binned\",\n"
+                   "\"mean_s\" of the binned, \"tokens\" (sum over the requests with\n"
+                   "actual_response_tokens, null if none), \"s_per_token\" (their durations over tokens)}),\n"
+                   "\"delta_s\" = b.mean_s - a.mean_s = \"mix_s\" + \"speed_s\" + \"unmatched_s\", \"bins\"}. A bin\n"
+                   "[lo, hi) (hi null: open; below the first edge or unknown: unbinned), held by a request of\n"
+                   "either side: {\"lo\", \"hi\", \"requests\" [na, nb], \"share\" [pa, pb] (of the binned),\n"
+                   "\"mean_s\" [da, db], \"s_per_token\" [a, b], \"mix_s\" = (pb - pa) da if na > 0,\n"
+                   "\"speed_s\" = pb (db - da) if na > 0 and nb > 0, \"unmatched_s\" = pb db if na = 0 (else 0),\n"
+                   "\"ks\": {\"statistic\", \"pvalue\"} of the bin's durations when both sides have 20 or\n"
+                   "more, else null}. Nothing binned on a side: totals null, exit 1. Writes compare_mix_K\n"
+                   "(.tsv and plot) for experiment K against the first.\n\n"
                    "Examples:\n  rt-compare logs/baseline logs/new-tool-server\n"
                    "  rt-compare logs/a logs/b logs/c --labels bs64,bs128,bs256 --steps 10-\n"
                    "  rt-compare logs/resumed logs/fresh --align index\n"
+                   "  rt-compare logs/a logs/b --mix tokens\n"
                    "  rt-compare logs/a logs/b --fit --json",
     .entries = entries,
     .tables = tables,

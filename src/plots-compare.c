@@ -277,3 +277,28 @@ rt_plot_compare (RtSession *s, const RtCompare *c, const GPtrArray *fits, const 
          && plot_hist (s, c, steps_text, error);
 }
 
+gboolean
+rt_plot_compare_mix (RtSession *s, const RtMix *m, const char *label_a, const char *label_b, const char *name,
+                     GError **error)
+{
+  /* the totals, a header line first as in every data file: x, value, colour (the sum first, then
+   * the three terms as in the bins) */
+  g_autofree char *totals = g_strdup_printf ("x\tseconds\tcolour\n0\t%.9g\t1\n1\t%.9g\t2\n2\t%.9g\t3\n3\t%.9g\t4",
+                                             isnan (m->delta_s) ? 0 : m->delta_s, isnan (m->mix_s) ? 0 : m->mix_s,
+                                             isnan (m->speed_s) ? 0 : m->speed_s,
+                                             isnan (m->unmatched_s) ? 0 : m->unmatched_s);
+  const char *by = m->by == RT_MIX_TURNS ? "turns" : "generated tokens";
+  g_autofree char *left = g_strdup_printf ("%s against %s: %+.3f s", label_b, label_a, m->delta_s);
+  g_autofree char *left_q = rt_gnuplot_quote (left);
+  g_autofree char *right = g_strdup_printf ("by %s bin", by);
+  g_autofree char *right_q = rt_gnuplot_quote (right);
+  g_autofree char *xlabel = g_strdup_printf ("%s (bin)", by);
+  g_autofree char *xlabel_q = rt_gnuplot_quote (xlabel);
+  g_autofree char *what = g_strdup_printf ("mean request duration split by %s: mix, speed, unmatched", by);
+  /* a bin per value: its value; else [lo, hi) as "lo-hi", the last open one "lo+" */
+  const char *ticlabel = m->edges == NULL ? "sprintf('%g', $1)"
+                                          : "stringcolumn(2) eq 'NaN' ? sprintf('%g+', $1) : sprintf('%g-%g', $1, $2)";
+  const char *vars[] = { "TOTALS", totals, "LEFT_TITLE", left_q, "RIGHT_TITLE", right_q, "XLABEL", xlabel_q,
+                         "TICLABEL", ticlabel, NULL };
+  return rt_session_plot (s, "compare-mix", name, what, vars, error);
+}

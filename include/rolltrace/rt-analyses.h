@@ -22,3 +22,4 @@
 #include "rolltrace/analyses/fit.h"
 #include "rolltrace/analyses/findings.h"
 #include "rolltrace/analyses/tail.h"
+#include "rolltrace/analyses/mix.h"

@@ -94,6 +94,10 @@ char *rt_compare_describe_steps (const RtCompare *c);
  * writes from rt_compare_steps_table), compare_turns, compare_turn_dist, compare_events and
  * compare_hist, with their TSV files; `steps_text` names the steps in the titles. `fits`
  * (RtFit* or NULL of each experiment; NULL: none) adds each best fit dashed on compare_cdf. */
+/* compare_mix_K: experiment K's mean request duration against the first's, split into mix, speed
+ * and unmatched, in all and per bin (rt-compare --mix); the table `name`.tsv is written already. */
+gboolean rt_plot_compare_mix (RtSession *s, const RtMix *m, const char *label_a, const char *label_b,
+                              const char *name, GError **error);
 gboolean rt_plot_compare (RtSession *s, const RtCompare *c, const GPtrArray *fits, const char *steps_text,
                           GError **error);
 

@@ -74,6 +74,8 @@ compare_cases=(
   "compare-hand|rt-compare fixtures/hand-v2 fixtures/hand-v1 fixtures/hand-v2 --steps 1-3"
   "compare-fit|rt-compare fixtures/compare/base fixtures/compare/fast fixtures/hand-v2 --fit"
   "compare-samples|rt-compare fixtures/samples/exp-v1 fixtures/samples/exp-v2-damaged"
+  "compare-mix|rt-compare fixtures/mix/a fixtures/mix/b --mix tokens"
+  "compare-mix-turns|rt-compare fixtures/samples/exp-v1 fixtures/samples/exp-v2-damaged --mix turns --bins 1,3"
 )
 
 # every analyzer the build lists has its cases here

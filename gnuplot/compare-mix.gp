@@ -30,7 +30,7 @@ set xlabel {{XLABEL}}
 set style data histograms
 set style histogram clustered gap 1
 set xtics rotate by -30
-set key below horizontal
+set key outside right top vertical
 plot data using 9:xtic({{TICLABEL}}) lt 2 title 'mix', \
      data using 10 lt 3 title 'speed', \
      data using 11 lt 4 title 'unmatched'

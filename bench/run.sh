@@ -112,7 +112,7 @@ cached_vs_first () {
   local size=$1 exp=$2 cache="$BENCH_DIR/cache-each-$size" out="$BENCH_DIR/each-$size" a args
   mkdir -p "$out"
   : >"$BENCH_DIR/results-each-$size.tsv"
-  for a in $(awk -F'\t' '!/^#/ && $2 == "EXP" { print $1 }' "$BUILD/rt-commands.tsv"); do
+  for a in $(awk -F'\t' '!/^#/ && $2 == "EXP" && $5 == "-" { print $1 }' "$BUILD/rt-commands.tsv"); do
     case $a in
       rt-check) args="--quiet" ;;
       rt-export) args="--quiet -o '$out/export.csv'" ;;

@@ -30,7 +30,7 @@ run_args () {
   done
 }
 
-while IFS=$'\t' read -r name takes plots no_data; do
+while IFS=$'\t' read -r name takes plots no_data needs; do
   case $name in '#'* | name | '') continue ;; esac
   [ "$plots" != - ] || continue
   IFS=';' read -r -a runs <<<"$plots"

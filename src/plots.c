@@ -980,3 +980,67 @@ rt_plot_train_breakdown (RtSession *s, const RtTrainLog *log, const RtTrainPlot 
   return rt_session_write_table (s, table, p->name, error)
          && rt_session_plot (s, "train-breakdown", p->name, "time per training step by section", vars, error);
 }
+
+/* ---- whatif ---- */
+
+/* A number of a plot's data file; NaN where there is none (gnuplot leaves it out). */
+static void
+put_number (GString *out, double v)
+{
+  if (isnan (v))
+    g_string_append (out, "NaN");
+  else
+    rt_format_g (out, v, 9);
+}
+
+gboolean
+rt_plot_whatif (RtSession *s, const GPtrArray *results, GError **error)
+{
+  const RtWhatif *first = g_ptr_array_index (results, 0);
+  g_autoptr (GString) tsv = g_string_new ("step\trecorded_s");
+  for (guint p = 0; p < results->len; p++)
+    {
+      const char *name = rt_whatif_policy_name (((const RtWhatif *) g_ptr_array_index (results, p))->setting.policy);
+      g_string_append_printf (tsv, "\tpredicted_%s_s\tcut_%s_pct", name, name);
+    }
+  g_string_append_c (tsv, '\n');
+  g_autoptr (GArray) shown = g_array_new (FALSE, FALSE, sizeof (guint));
+  for (guint i = 0; i < first->steps->len; i++)
+    {
+      const RtWhatifStep *st0 = &g_array_index (first->steps, RtWhatifStep, i);
+      g_array_append_val (shown, st0->step_index);
+      g_string_append_printf (tsv, "%d\t", st0->step);
+      put_number (tsv, st0->recorded_s);
+      for (guint p = 0; p < results->len; p++)
+        {
+          const RtWhatifStep *st = &g_array_index (((const RtWhatif *) g_ptr_array_index (results, p))->steps,
+                                                   RtWhatifStep, i);
+          g_string_append_c (tsv, '\t');
+          put_number (tsv, st->predicted_s);
+          g_string_append_c (tsv, '\t');
+          put_number (tsv, st->predicted ? 100.0 * st->cut / st->requests : NAN);
+        }
+      g_string_append_c (tsv, '\n');
+    }
+  if (!rt_session_write (s, "whatif.tsv", tsv, error))
+    return FALSE;
+  g_autoptr (GString) plot = g_string_new ("plot data using 1:2 with linespoints pt 7 ps 0.6 lw 2 lc rgb 'black' title 'recorded'");
+  for (guint p = 0; p < results->len; p++)
+    {
+      const RtWhatif *w = g_ptr_array_index (results, p);
+      g_autofree char *label = g_strdup_printf ("%s %g", rt_whatif_policy_name (w->setting.policy), w->setting.value);
+      g_autofree char *title = rt_gnuplot_quote (label);
+      g_autofree char *cut_label = g_strdup_printf ("cut by %s", label);
+      g_autofree char *cut_title = rt_gnuplot_quote (cut_label);
+      g_string_append_printf (plot, ", \\\n     data using 1:%u with linespoints pt 5 ps 0.6 lw 2 lc %u title %s",
+                              3 + 2 * p, p + 1, title);
+      g_string_append_printf (plot, ", \\\n     data using 1:%u axes x1y2 with lines dt 2 lw 1 lc %u title %s",
+                              4 + 2 * p, p + 1, cut_title);
+    }
+  g_string_append_c (plot, '\n');
+  g_autofree char *xtics = rt_session_step_xtics (s, shown);
+  g_autofree char *steps = rt_session_describe_step_indices (s, shown);
+  g_autofree char *what = g_strdup_printf ("recorded and predicted rollout per policy, %s", steps);
+  const char *vars[] = { "XTICS", xtics, "PLOT", plot->str, NULL };
+  return rt_session_plot (s, "whatif", "whatif", what, vars, error);
+}

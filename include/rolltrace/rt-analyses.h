@@ -23,3 +23,4 @@
 #include "rolltrace/analyses/findings.h"
 #include "rolltrace/analyses/tail.h"
 #include "rolltrace/analyses/mix.h"
+#include "rolltrace/analyses/whatif.h"

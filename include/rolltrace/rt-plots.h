@@ -101,4 +101,8 @@ gboolean rt_plot_compare_mix (RtSession *s, const RtMix *m, const char *label_a,
 gboolean rt_plot_compare (RtSession *s, const RtCompare *c, const GPtrArray *fits, const char *steps_text,
                           GError **error);
 
+/* whatif: the recorded and each policy's predicted rollout per step, and the share cut
+ * (rt-whatif); `results` holds RtWhatif over the same steps. */
+gboolean rt_plot_whatif (RtSession *s, const GPtrArray *results, GError **error);
+
 G_END_DECLS

@@ -80,7 +80,7 @@ expect_offers "exp expdir-a" "rt-cdf EXP" rt-cdf exp
 # the front: its commands, then theirs
 want="help --help --version $(for c in $ALL_ANALYZERS rt-synth; do printf '%s ' "${c#rt-}"; done)"
 expect_offers "$want" "rolltrace" rolltrace ""
-expect_offers "workers" "rolltrace help w" rolltrace help w
+expect_offers "whatif workers" "rolltrace help w" rolltrace help w
 
 # a command added later is completed from its --help alone, even one without --summary-line:
 # here a stand-in for a comparison command whose --align takes step|index

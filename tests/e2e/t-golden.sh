@@ -46,6 +46,7 @@ cases=(
   "timeline-window|rt-timeline EXP --steps 2- --from 1 --to 5.5"
   "tail|rt-tail EXP"
   "tail-slowest|rt-tail EXP --step slowest"
+  "whatif|rt-whatif EXP --keep 0.9 --max-turns 2 --timeout 5 --defer 1"
   "export|rt-export EXP"
   "export-turns|rt-export EXP --table turns"
   "export-events|rt-export EXP --table events --steps 1"

@@ -87,6 +87,7 @@ run_all () {
   run events "events_pct events_stacked"
   run timeline "timeline_step_1 timeline_step_1_first_60s timeline_step_1_tail inflight_step_1" --step 1 --all-zooms
   run tail tail
+  run whatif whatif --keep 0.9 --timeout 60
   # rt-report draws the same plots as SVG inside its page, which stays inert (tests/html-check.py)
   RAN="$RAN rt-report"
   expect_safe 0 "$BUILD/rt-report" "$exp" --out "$TMP/$label-report" --cache-dir "$TMP/c"

@@ -8,7 +8,7 @@
 samples="$SAMPLES"
 [ -d "$samples/expected" ] || { echo "FAIL: $samples not found "; exit 1; }
 
-NEWER_THAN_SAMPLES="rt-timeline rt-tail rt-export rt-trace rt-report"
+NEWER_THAN_SAMPLES="rt-timeline rt-tail rt-whatif rt-export rt-trace rt-report"
 for expdir in "$samples"/expected/*/; do
   name=$(basename "$expdir")
   exp="$samples/$name"

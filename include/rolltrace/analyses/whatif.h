@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* analyses/whatif.h: what a policy would have saved, replayed on each recorded step: keep the first
+ * F of the requests, cap the turns, a per-request timeout, or defer the K slowest (rt-whatif);
+ * with what it costs: how many requests are cut and whether they differ from the kept ones. */
+#pragma once
+
+#include "rolltrace/analyses/common.h"
+#include "rolltrace/analyses/tail.h"
+
+G_BEGIN_DECLS
+
+typedef enum {
+  RT_WHATIF_KEEP,             /* keep the first F: k = ceil(F R), cut at e_k */
+  RT_WHATIF_MAX_TURNS,        /* cut after K turns, at the end of turn K - 1 */
+  RT_WHATIF_TIMEOUT,          /* cut at start + S */
+  RT_WHATIF_DEFER,            /* the K slowest to the next step: cut at e_(R - K) */
+  RT_N_WHATIF_POLICIES,
+} RtWhatifPolicy;
+
+const char *rt_whatif_policy_name (RtWhatifPolicy p);   /* "keep", "max_turns", "timeout", "defer" */
+
+/* A policy and its value: keep's F as an exact fraction num / den (0.28 is 28/100, so that
+ * ceil(0.28 x 25) is 7 as on paper); the others' K or S in `value`. */
+typedef struct {
+  RtWhatifPolicy policy;
+  double value;
+  guint64 num, den;           /* keep only */
+} RtWhatifSetting;
+
+/* "0.28" into 28/100; FALSE unless a decimal number in (0, 1]. */
+gboolean rt_whatif_parse_fraction (const char *text, guint64 *num, guint64 *den);
+
+typedef struct {
+  guint step_index;
+  gint32 step;
+  guint requests;
+  double recorded_s;          /* t100 - t0 */
+  gboolean predicted;         /* FALSE: no prediction (defer K >= R; max_turns with unknowns) */
+  double predicted_s;         /* the latest end once cut - t0; NAN without a prediction */
+  double saved_s, saved_share;   /* recorded - predicted, over recorded (NAN unless recorded > 0) */
+  guint cut;                  /* requests cut (0 and unused without a prediction) */
+  guint unknown;              /* max_turns: requests whose turns, or cut, are unknown */
+  double ks_turns[2], ks_tokens[2];   /* {statistic, pvalue} kept against cut; NAN: null */
+} RtWhatifStep;
+
+typedef struct {
+  RtWhatifSetting setting;
+  GArray *steps;              /* RtWhatifStep, the selected steps with a request */
+  guint steps_predicted, steps_unknown;
+  guint requests, cut;        /* over the steps with a prediction */
+  double recorded_s, predicted_s, saved_s, saved_share;   /* sums; NAN when no step predicted */
+  double ks_turns[2], ks_tokens[2];   /* of the pooled requests of those steps */
+} RtWhatif;
+
+/* One policy over the steps `step_indices` (indices into t->steps). */
+RtWhatif *rt_whatif_analyse (const RtTrace *t, const GArray *step_indices, const RtWhatifSetting *setting);
+void rt_whatif_free (RtWhatif *w);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (RtWhatif, rt_whatif_free)
+
+/* whatif_POLICY.tsv: one row per step */
+extern const RtTableSpec rt_whatif_steps_spec;
+RtTable *rt_whatif_steps_table (const RtWhatif *w);
+
+G_END_DECLS

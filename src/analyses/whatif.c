@@ -1,0 +1,284 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* whatif.c: a policy replayed on each recorded step. Every request keeps its end or is cut at a
+ * time c; the step would then have ended at the latest of those, and the rollout saved what
+ * that is short of the recorded one. Which requests are cut is the price: a KS test of their
+ * turns and tokens against the kept ones says whether cutting biased the batch. */
+#include "rolltrace/analyses/whatif.h"
+#include "rolltrace/analyses/compare.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *
+rt_whatif_policy_name (RtWhatifPolicy p)
+{
+  static const char *const names[RT_N_WHATIF_POLICIES] = { "keep", "max_turns", "timeout", "defer" };
+  return p < RT_N_WHATIF_POLICIES ? names[p] : NULL;
+}
+
+gboolean
+rt_whatif_parse_fraction (const char *text, guint64 *num, guint64 *den)
+{
+  /* digits, at most one '.', nothing else: read as an integer over a power of ten */
+  guint64 n = 0, d = 1;
+  gboolean point = FALSE, digit = FALSE;
+  for (const char *p = text; *p != '\0'; p++)
+    {
+      if (*p == '.' && !point)
+        point = TRUE;
+      else if (g_ascii_isdigit (*p) && n < G_MAXUINT64 / 100 && d < G_MAXUINT64 / 100)
+        {
+          n = n * 10 + (guint64) (*p - '0');
+          if (point)
+            d *= 10;
+          digit = TRUE;
+        }
+      else
+        return FALSE;
+    }
+  if (!digit || n == 0 || n > d)
+    return FALSE;   /* 0 < F <= 1 */
+  *num = n;
+  *den = d;
+  return TRUE;
+}
+
+/* KS of two samples (sorted here) into out {statistic, pvalue}; NAN when either is empty. */
+static void
+ks_of (GArray *a, GArray *b, double out[2])
+{
+  out[0] = out[1] = NAN;
+  if (a->len == 0 || b->len == 0)
+    return;
+  rt_sort_doubles ((double *) a->data, a->len);
+  rt_sort_doubles ((double *) b->data, b->len);
+  out[0] = rt_ks_statistic ((const double *) a->data, a->len, (const double *) b->data, b->len);
+  out[1] = rt_ks_pvalue (out[0], a->len, b->len);
+}
+
+/* The turns and tokens of the kept and the cut requests, for the KS tests. */
+typedef struct {
+  GArray *turns[2], *tokens[2];   /* [0] kept, [1] cut: doubles */
+} Samples;
+
+static void
+samples_init (Samples *s)
+{
+  for (int k = 0; k < 2; k++)
+    {
+      s->turns[k] = g_array_new (FALSE, FALSE, sizeof (double));
+      s->tokens[k] = g_array_new (FALSE, FALSE, sizeof (double));
+    }
+}
+
+static void
+samples_clear (Samples *s)
+{
+  for (int k = 0; k < 2; k++)
+    {
+      g_clear_pointer (&s->turns[k], g_array_unref);
+      g_clear_pointer (&s->tokens[k], g_array_unref);
+    }
+}
+
+static void
+samples_add (Samples *s, const RtLateRequest *q, gboolean cut)
+{
+  if (q->turns >= 0)
+    {
+      double v = q->turns;
+      g_array_append_val (s->turns[cut], v);
+    }
+  if (q->tokens >= 0)
+    {
+      double v = q->tokens;
+      g_array_append_val (s->tokens[cut], v);
+    }
+}
+
+static void
+samples_append (Samples *to, const Samples *from)
+{
+  for (int k = 0; k < 2; k++)
+    {
+      g_array_append_vals (to->turns[k], from->turns[k]->data, from->turns[k]->len);
+      g_array_append_vals (to->tokens[k], from->tokens[k]->data, from->tokens[k]->len);
+    }
+}
+
+/* One step under the policy; the kept and cut samples of a predicted step go to `pooled`. */
+static void
+replay_step (const RtTrace *t, guint si, const RtWhatifSetting *set, RtWhatifStep *out, Samples *pooled)
+{
+  gint32 turn = set->policy == RT_WHATIF_MAX_TURNS ? (gint32) set->value - 1 : -1;
+  g_autoptr (RtLateRequests) r = rt_late_requests_new (t, si, turn);
+  const RtLateRequest *q = (const RtLateRequest *) r->requests->data;
+  guint n = r->requests->len;
+  *out = (RtWhatifStep) { .step_index = si, .step = r->step, .requests = n, .predicted_s = NAN,
+                          .saved_s = NAN, .saved_share = NAN,
+                          .ks_turns = { NAN, NAN }, .ks_tokens = { NAN, NAN } };
+  if (n == 0)
+    return;
+  g_autofree double *ends = rt_late_requests_sorted_ends (r);
+  double t0 = q[0].start_s;
+  for (guint i = 1; i < n; i++)
+    t0 = MIN (t0, q[i].start_s);
+  out->recorded_s = ends[n - 1] - t0;
+
+  /* the cut point of keep and defer: e_k */
+  double p = NAN;
+  if (set->policy == RT_WHATIF_KEEP)
+    p = rt_sorted_end_at (ends, n, set->num, set->den);
+  else if (set->policy == RT_WHATIF_DEFER)
+    {
+      guint64 k = (guint64) set->value;
+      if (k >= n)
+        return;   /* every request deferred: no prediction */
+      p = ends[n - k - 1];
+    }
+
+  Samples s;
+  samples_init (&s);
+  double latest = -INFINITY;
+  guint cut = 0, unknown = 0;
+  for (guint i = 0; i < n; i++)
+    {
+      double end = q[i].end_s, c = end;
+      gboolean is_cut = FALSE;
+      switch (set->policy)
+        {
+        case RT_WHATIF_KEEP:
+        case RT_WHATIF_DEFER:
+          is_cut = end > p;
+          c = p;
+          break;
+        case RT_WHATIF_TIMEOUT:
+          is_cut = q[i].duration_s > set->value;
+          c = q[i].start_s + set->value;
+          break;
+        case RT_WHATIF_MAX_TURNS:
+          if (q[i].turns < 0)
+            {
+              unknown++;
+              continue;
+            }
+          is_cut = q[i].turns > (gint32) set->value;
+          if (is_cut && isnan (q[i].cut_turn_end_s))
+            {
+              unknown++;   /* cut, but no turn_end of turn K - 1 says when */
+              continue;
+            }
+          c = MIN (end, q[i].cut_turn_end_s);
+          break;
+        case RT_N_WHATIF_POLICIES:
+          g_assert_not_reached ();
+        }
+      latest = MAX (latest, is_cut ? c : end);
+      cut += is_cut;
+      samples_add (&s, &q[i], is_cut);
+    }
+  out->unknown = unknown;
+  if (unknown > 0)
+    {
+      samples_clear (&s);
+      return;   /* a request whose fate is unknown: no prediction */
+    }
+  out->predicted = TRUE;
+  out->predicted_s = latest - t0;
+  out->saved_s = out->recorded_s - out->predicted_s;
+  out->saved_share = out->recorded_s > 0 ? out->saved_s / out->recorded_s : NAN;
+  out->cut = cut;
+  samples_append (pooled, &s);
+  ks_of (s.turns[0], s.turns[1], out->ks_turns);
+  ks_of (s.tokens[0], s.tokens[1], out->ks_tokens);
+  samples_clear (&s);
+}
+
+RtWhatif *
+rt_whatif_analyse (const RtTrace *t, const GArray *step_indices, const RtWhatifSetting *setting)
+{
+  RtWhatif *w = g_new0 (RtWhatif, 1);
+  w->setting = *setting;
+  w->steps = g_array_new (FALSE, TRUE, sizeof (RtWhatifStep));
+  Samples pooled;
+  samples_init (&pooled);
+  double recorded = 0, predicted = 0;
+  for (guint i = 0; i < step_indices->len; i++)
+    {
+      RtWhatifStep st;
+      replay_step (t, g_array_index (step_indices, guint, i), setting, &st, &pooled);
+      if (st.requests == 0)
+        continue;   /* a step without a request is left out */
+      g_array_append_val (w->steps, st);
+      if (!st.predicted)
+        {
+          w->steps_unknown++;
+          continue;
+        }
+      w->steps_predicted++;
+      w->requests += st.requests;
+      w->cut += st.cut;
+      recorded += st.recorded_s;
+      predicted += st.predicted_s;
+    }
+  if (w->steps_predicted > 0)
+    {
+      w->recorded_s = recorded;
+      w->predicted_s = predicted;
+      w->saved_s = recorded - predicted;
+      w->saved_share = recorded > 0 ? w->saved_s / recorded : NAN;
+    }
+  else
+    w->recorded_s = w->predicted_s = w->saved_s = w->saved_share = NAN;
+  ks_of (pooled.turns[0], pooled.turns[1], w->ks_turns);
+  ks_of (pooled.tokens[0], pooled.tokens[1], w->ks_tokens);
+  samples_clear (&pooled);
+  return w;
+}
+
+void
+rt_whatif_free (RtWhatif *w)
+{
+  if (w == NULL)
+    return;
+  g_array_unref (w->steps);
+  g_free (w);
+}
+
+const RtTableSpec rt_whatif_steps_spec = {
+  "whatif_POLICY", "one per selected step with a request, for one policy",
+  (const RtColumn[]) {
+    { RT_COL ("step", RT_COLUMN_INT, NULL, "the step number") },
+    { RT_COL ("requests", RT_COLUMN_INT, NULL, "its requests") },
+    { RT_COL ("recorded_rollout_s", RT_COLUMN_NUMBER, "s", "t100 - t0") },
+    { RT_COL ("predicted_rollout_s", RT_COLUMN_NUMBER, "s", "the latest end once cut - t0; empty: no prediction") },
+    { RT_COL ("saved_s", RT_COLUMN_NUMBER, "s", "recorded - predicted") },
+    { RT_COL ("saved_share", RT_COLUMN_NUMBER, NULL, "saved / recorded") },
+    { RT_COL ("requests_cut", RT_COLUMN_INT, NULL, "requests cut; empty: no prediction") },
+    { RT_COL ("requests_unknown", RT_COLUMN_INT, NULL, "max_turns: requests whose turns, or cut, are unknown") },
+    RT_COLUMNS_END,
+  },
+};
+
+RtTable *
+rt_whatif_steps_table (const RtWhatif *w)
+{
+  RtTable *table = rt_table_new (&rt_whatif_steps_spec);
+  for (guint i = 0; i < w->steps->len; i++)
+    {
+      const RtWhatifStep *st = &g_array_index (w->steps, RtWhatifStep, i);
+      rt_table_int (table, st->step);
+      rt_table_int (table, st->requests);
+      rt_table_number (table, st->recorded_s);
+      rt_table_number (table, st->predicted_s);
+      rt_table_number (table, st->saved_s);
+      rt_table_number (table, st->saved_share);
+      if (st->predicted)
+        rt_table_int (table, st->cut);
+      else
+        rt_table_null (table);
+      rt_table_int (table, st->unknown);
+    }
+  return table;
+}

@@ -176,6 +176,26 @@ select_rollouts (RtSession *s, RtExperiment *e, guint i, GError **error)
   t->rollouts_read = s->rollouts;
   if (e->rollouts->disagreement != NULL && !s->quiet && !(s->command->flags & RT_COMMAND_ALL_ROLLOUTS))
     g_printerr ("%s: note: %s\n", s->command->name, e->rollouts->disagreement);
+  if (e->rollouts->n_likely_validation > 0 && s->train == NULL && s->validation_steps == NULL && !s->quiet
+      && s->rollouts == RT_ROLLOUTS_TRAINING && !(s->command->flags & RT_COMMAND_ALL_ROLLOUTS))
+    {
+      /* read as training on no evidence but their size: say so, and how to tell */
+      g_autoptr (GString) folders = g_string_new (NULL);
+      guint named = 0;
+      for (guint r = 0; r < e->rollouts->rollouts->len; r++)
+        {
+          const RtRollout *ro = &g_array_index (e->rollouts->rollouts, RtRollout, r);
+          if (!ro->likely_validation)
+            continue;
+          if (named++ < 6)
+            g_string_append_printf (folders, "%sstep_%d", named > 1 ? ", " : "", ro->step);
+        }
+      if (named > 6)
+        g_string_append_printf (folders, " and %u more", named - 6);
+      g_printerr ("%s: note: %s look%s like validation (far fewer requests than the median) and %s read as "
+                  "training; --train LOG or --validation-steps SPEC leaves validation out\n", s->command->name,
+                  folders->str, named == 1 ? "s" : "", named == 1 ? "is" : "are");
+    }
   e->step_set = rt_rollout_map_step_set (e->rollouts, s->user_steps, s->rollouts);
   e->steps = rt_trace_select_steps (t, e->step_set);
   report_problems (s, t, e->steps);
@@ -187,8 +207,10 @@ select_rollouts (RtSession *s, RtExperiment *e, guint i, GError **error)
                  s->steps_spec, t->path, rt_trace_step (t, 0)->step, rt_trace_step (t, t->steps->len - 1)->step);
   else
     g_set_error (error, RT_ERROR, RT_ERROR_NO_DATA, "no %s rollout among the %s of %s (%s); "
-                 "--rollouts all reads every one", s->rollouts == RT_ROLLOUTS_VALIDATION ? "validation" : "training",
-                 s->steps_spec != NULL ? "selected steps" : "steps", t->path, e->rollouts->source);
+                 "--rollouts all reads every one%s", s->rollouts == RT_ROLLOUTS_VALIDATION ? "validation" : "training",
+                 s->steps_spec != NULL ? "selected steps" : "steps", t->path, e->rollouts->source,
+                 s->train == NULL && s->validation_steps == NULL
+                   ? ", and --train LOG or --validation-steps SPEC tells which are validation" : "");
   return FALSE;
 }
 

@@ -189,6 +189,12 @@ grep -q "stringcolumn(8)" "$TMP/p-train/turn_dist_counts.gp" && ok || fail "turn
 grep -q "stringcolumn(1)" "$TMP/p-plain/turn_dist_counts.gp" && ok || fail "turn_dist_counts without a log: bars not labelled by step"
 grep -q "title 'trainer''s step 3 (step_5)'" "$TMP/p-train/cdf.gp" && ok || fail "cdf with --train: curves not named by the trainer's step"
 grep -q "title 'step 5'" "$TMP/p-plain/cdf.gp" && ok || fail "cdf without a log: curves not named by folder"
+# without a log, rollouts that look like validation are read as training, and every command says so
+expect_exit 0 "$BUILD/rt-cdf" "$R/folders" --no-render --out "$TMP/p-plain"
+expect_grep "note: step_1, step_4, step_7, step_9 look like validation .* --train LOG or --validation-steps SPEC" "$TMP/err" \
+  "rt-cdf without a log: no note on the likely validation folders"
+expect_exit 0 "$BUILD/rt-cdf" "$R/folders" --train "$R/folders.log" --no-render --out "$TMP/p-train"
+grep -q "look like validation" "$TMP/err" && fail "rt-cdf --train still notes likely validation" || ok
 # rt-workers' list of steps names the trainer's step beside the folder's
 expect_exit 0 "$BUILD/rt-workers" "$R/folders" --train "$R/folders.log" --no-render --out "$TMP/p-train"
 expect_grep "^step  train  straggler" "$TMP/out" "rt-workers --train: no train column"

@@ -195,6 +195,15 @@ expect_grep "note: step_1, step_4, step_7, step_9 look like validation .* --trai
   "rt-cdf without a log: no note on the likely validation folders"
 expect_exit 0 "$BUILD/rt-cdf" "$R/folders" --train "$R/folders.log" --no-render --out "$TMP/p-train"
 grep -q "look like validation" "$TMP/err" && fail "rt-cdf --train still notes likely validation" || ok
+# rt-export --schema --train names the train_step column the export with --train ends in
+for tbl in requests steps; do
+  expect_exit 0 "$BUILD/rt-export" "$R/folders" --train "$R/folders.log" --table $tbl -o "$TMP/tr-$tbl.csv"
+  expect_exit 0 "$BUILD/rt-export" --schema pandas --train "$R/folders.log" --table $tbl
+  "$PYTHON" -c 'import json, sys
+header = open(sys.argv[1]).readline().rstrip("\r\n").split(",")
+assert header == list(json.load(open(sys.argv[2]))), (header, sys.argv[2])' "$TMP/tr-$tbl.csv" "$TMP/out" && ok \
+    || fail "rt-export --schema pandas --train --table $tbl: its columns are not the export's"
+done
 # rt-workers' list of steps names the trainer's step beside the folder's
 expect_exit 0 "$BUILD/rt-workers" "$R/folders" --train "$R/folders.log" --no-render --out "$TMP/p-train"
 expect_grep "^step  train  straggler" "$TMP/out" "rt-workers --train: no train column"

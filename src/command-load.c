@@ -427,8 +427,17 @@ rt_trace_resolve_step (const RtTrace *t, const RtStepSet *steps, const char *val
     }
   if (steps != NULL && !rt_step_set_contains (steps, (gint32) step))
     {
-      g_set_error (error, RT_ERROR, RT_ERROR_USAGE, "--step %s is not among the steps --steps selects: "
-                   "give one of them, or drop --steps", value);
+      /* left out for its rollouts' kind (a validation folder), or by --steps */
+      g_autoptr (RtStepSet) kind = t->rollouts != NULL
+        ? rt_rollout_map_step_set (t->rollouts, NULL, (RtRolloutSelect) t->rollouts_read) : NULL;
+      if (kind != NULL && !rt_step_set_contains (kind, (gint32) step))
+        g_set_error (error, RT_ERROR, RT_ERROR_USAGE, "--step %s: step_%s holds no %s rollout (%s); "
+                     "--rollouts %s or all reads it", value, value,
+                     t->rollouts_read == RT_ROLLOUTS_VALIDATION ? "validation" : "training", t->rollouts->source,
+                     t->rollouts_read == RT_ROLLOUTS_VALIDATION ? "training" : "validation");
+      else
+        g_set_error (error, RT_ERROR, RT_ERROR_USAGE, "--step %s is not among the steps --steps selects: "
+                     "give one of them, or drop --steps", value);
       return FALSE;
     }
   *step_index = (guint) i;

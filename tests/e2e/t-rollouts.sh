@@ -204,6 +204,10 @@ header = open(sys.argv[1]).readline().rstrip("\r\n").split(",")
 assert header == list(json.load(open(sys.argv[2]))), (header, sys.argv[2])' "$TMP/tr-$tbl.csv" "$TMP/out" && ok \
     || fail "rt-export --schema pandas --train --table $tbl: its columns are not the export's"
 done
+# --step on a validation folder says why it is left out, and what reads it
+expect_exit 2 "$BUILD/rt-workers" "$R/folders" --train "$R/folders.log" --step 1 --no-render --out "$TMP/o"
+expect_grep "step_1 holds no training rollout .* --rollouts validation or all reads it" "$TMP/err" "--step on a validation folder"
+expect_exit 0 "$BUILD/rt-workers" "$R/folders" --train "$R/folders.log" --step 1 --rollouts all --no-render --out "$TMP/o"
 # rt-workers' list of steps names the trainer's step beside the folder's
 expect_exit 0 "$BUILD/rt-workers" "$R/folders" --train "$R/folders.log" --no-render --out "$TMP/p-train"
 expect_grep "^step  train  straggler" "$TMP/out" "rt-workers --train: no train column"

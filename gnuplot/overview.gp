@@ -9,7 +9,7 @@ set offsets 0.5, 0.5, 0, 0
 {{XTICS}}
 set key at graph 1.02, graph 0.5 left top Left reverse samplen 2   # under the means, clear of the x label
 set rmargin 38
-set boxwidth 0.75 relative
+set boxwidth 0.75 absolute   # one width, whatever the gaps (validation folders leave some)
 set style fill solid 0.9 noborder
 set label 1 {{MEANS}} at graph 1.02, graph 0.98 left front
 # the interval box drawn first, the rollout box over it: the grey part is the time outside rollout

@@ -208,6 +208,12 @@ parse_command_line (RtSession *s, const RtCommand *cmd, int argc, char **argv, G
   s->user_steps = s->steps != NULL ? rt_step_set_parse (s->steps_spec, error) : NULL;
   if (s->steps == NULL)
     return FALSE;
+  if (s->validation_steps_spec != NULL && s->train_path != NULL)
+    {
+      g_set_error (error, RT_ERROR, RT_ERROR_USAGE, "--train and --validation-steps both say which rollouts are "
+                   "validation: give one of them (the log, where you have it)");
+      return FALSE;
+    }
   if (s->validation_steps_spec != NULL
       && (s->validation_steps = rt_number_set_parse (s->validation_steps_spec, "--validation-steps", error)) == NULL)
     return FALSE;

@@ -204,6 +204,9 @@ header = open(sys.argv[1]).readline().rstrip("\r\n").split(",")
 assert header == list(json.load(open(sys.argv[2]))), (header, sys.argv[2])' "$TMP/tr-$tbl.csv" "$TMP/out" && ok \
     || fail "rt-export --schema pandas --train --table $tbl: its columns are not the export's"
 done
+# --train and --validation-steps both say which rollouts are validation: one of them, not both
+expect_exit 2 "$BUILD/rt-cdf" "$R/folders" --train "$R/folders.log" --validation-steps 1 --no-render --out "$TMP/o"
+expect_grep "give one of them" "$TMP/err" "--train with --validation-steps"
 # --step on a validation folder says why it is left out, and what reads it
 expect_exit 2 "$BUILD/rt-workers" "$R/folders" --train "$R/folders.log" --step 1 --no-render --out "$TMP/o"
 expect_grep "step_1 holds no training rollout .* --rollouts validation or all reads it" "$TMP/err" "--step on a validation folder"

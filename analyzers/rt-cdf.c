@@ -154,6 +154,9 @@ main (int argc, char **argv)
                    "  rt-cdf logs/exp --fit --json",
     .entries = entries,
     .tables = tables,
+    .tables_heading = "Tables (the JSON's arrays and objects named above; the files rt-cdf writes are cdf.tsv,\n"
+                      "the sorted values of each step and of all as CDF points, and with --fit fit.tsv and\n"
+                      "fit_qq.tsv; rt-report writes cdf_steps.tsv), by column:",
     .run = run,
     .flags = RT_COMMAND_ANALYZER,
     .turns_unread = rt_command_never_reads_turns,

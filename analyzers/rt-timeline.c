@@ -182,7 +182,8 @@ main (int argc, char **argv)
     { "from", 0, 0, G_OPTION_ARG_STRING, &opt_from, "The Gantt from S seconds after the step's start", "S" },
     { "to", 0, 0, G_OPTION_ARG_STRING, &opt_to, "The Gantt up to S seconds after the step's start", "S" },
     { "all-zooms", 0, 0, G_OPTION_ARG_NONE, &opt_all_zooms,
-      "Also the first 60 s as a Gantt of its own (the whole step and its tail are always drawn)", NULL },
+      "Also the first 60 s as a Gantt of its own (without --from and --to, the whole step and its "
+      "tail are drawn too)", NULL },
     G_OPTION_ENTRY_NULL
   };
   static const RtTableSpec *const tables[] = {

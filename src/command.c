@@ -91,7 +91,9 @@ build_entries (RtSession *s, const RtCommand *cmd)
     { "full-ids", 0, 0, G_OPTION_ARG_NONE, &s->full_ids,
       "Show request ids whole (text shows their first 8 characters; --json always whole)", NULL },
   };
-  g_array_append_vals (entries, common, G_N_ELEMENTS (common));
+  for (guint i = 0; i < G_N_ELEMENTS (common); i++)
+    if (!(cmd->flags & RT_COMMAND_NO_ARGUMENTS) || strcmp (common[i].long_name, "verbose") != 0)
+      g_array_append_val (entries, common[i]);   /* a command of no input has no bad line to list */
   if (cmd->flags & RT_COMMAND_SHOWS_IDS)
     g_array_append_vals (entries, id_entries, G_N_ELEMENTS (id_entries));
   if (cmd->flags & (RT_COMMAND_LOADS_TRACE | RT_COMMAND_LOADS_TRACES))

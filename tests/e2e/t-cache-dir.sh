@@ -114,4 +114,7 @@ expect_exit 2 "$BUILD/rt-cache" --cache-dir "$C" --prune --older-than -1
 expect_grep "not a number of days" "$TMP/err" "--older-than -1"
 expect_exit 2 "$BUILD/rt-cache" "$C"
 expect_grep "too many arguments" "$TMP/err" "rt-cache DIR"
+# it reads no trace: no --verbose offering to list bad input lines
+expect_exit 0 "$BUILD/rt-cache" --help
+grep -q -- "--verbose" "$TMP/out" && fail "rt-cache --help offers --verbose (bad input lines)" || ok
 finish

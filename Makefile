@@ -45,6 +45,10 @@ help:
 	@echo "make fuzz [FUZZ_SECONDS=60]  run each fuzz target that long (see tests/fuzz/README.md)"
 	@echo "make install [PREFIX=/usr/local]  the commands, man pages, completion, library and headers"
 	@echo "make deb        $(BUILD)/rolltrace_VERSION_ARCH.deb, for apt install ./$(BUILD)/rolltrace_*.deb"
+	@echo "make deps       install every package the build, the plots and the tests need (make deps-demo: the demo's)"
+	@echo "make test-asan  the tests against an AddressSanitizer+UBSan build only"
+	@echo "make fuzz-short each fuzz target for a few seconds (part of make test)"
+	@echo "make clean      remove the build folders"
 
 # Installs only the packages that are missing, so a machine that has them needs no root:
 # `make deps` everything (the tests' too), `make deps-demo` what the build and the plots need.
@@ -146,7 +150,8 @@ report: build
 	  $(foreach c,$(COMPARE),--compare "$(c)")
 	@echo "report: $(OUT)/report/index.html"
 
-bench: deps build
+bench: PACKAGES = $(DEMO_PACKAGES) time
+bench: deps-demo build
 	bench/run.sh
 
 # The same files as the .deb, into PREFIX (DESTDIR is honoured, as cmake --install does).

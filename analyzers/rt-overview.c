@@ -3,6 +3,7 @@
  * The difference is the time spent outside rollout (training, weight sync): the whole step at a glance. */
 #include "rolltrace/rt-analyses.h"
 #include "rolltrace/rt-command.h"
+#include "rolltrace/rt-rollouts.h"
 #include "rolltrace/rt-plots.h"
 
 static int
@@ -31,9 +32,14 @@ run (RtSession *s, GError **error)
   for (guint i = 0; i < o->steps->len; i++)
     {
       const RtOverviewStep *r = &g_array_index (o->steps, RtOverviewStep, i);
-      if (r->rollout_outlier || r->interval_outlier)
-        rt_session_print (s, "  step %d is an outlier: rollout %.2f s, interval %.2f s\n", r->step,
-                          r->rollout_s, r->interval_s);
+      if (!r->rollout_outlier && !r->interval_outlier)
+        continue;
+      /* the plot numbers steps as the trainer does when --train gives its steps: so does this */
+      gint32 train = rt_trace_train_step (s->trace, r->step);
+      g_autofree char *also = train >= 0 && train != r->step ? g_strdup_printf (" (trainer's step %d)", train)
+                                                             : g_strdup ("");
+      rt_session_print (s, "  step %d%s is an outlier: rollout %.2f s, interval %.2f s\n", r->step, also,
+                        r->rollout_s, r->interval_s);
     }
   return rt_plot_overview (s, o, error) ? 0 : 1;
 }

@@ -204,6 +204,13 @@ header = open(sys.argv[1]).readline().rstrip("\r\n").split(",")
 assert header == list(json.load(open(sys.argv[2]))), (header, sys.argv[2])' "$TMP/tr-$tbl.csv" "$TMP/out" && ok \
     || fail "rt-export --schema pandas --train --table $tbl: its columns are not the export's"
 done
+# rt-overview's text names an outlier by the trainer's step too, as its plot does
+# (the demo's run: its step_4, training step 3, is an outlier)
+"$BUILD/rt-synth" "$TMP/demo" --steps 12 --workers 8 --requests 64 --seed 7 --validation folders --test-freq 5 \
+  --console-log "$TMP/demo.log" --quiet
+expect_exit 0 "$BUILD/rt-overview" "$TMP/demo" --train "$TMP/demo.log" --no-render --out "$TMP/o"
+expect_grep "^  step 4 (trainer's step 3) is an outlier" "$TMP/out" "rt-overview --train: the outlier's trainer's step"
+rm -rf "$TMP/demo"
 # --train and --validation-steps both say which rollouts are validation: one of them, not both
 expect_exit 2 "$BUILD/rt-cdf" "$R/folders" --train "$R/folders.log" --validation-steps 1 --no-render --out "$TMP/o"
 expect_grep "give one of them" "$TMP/err" "--train with --validation-steps"

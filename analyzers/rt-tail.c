@@ -103,17 +103,6 @@ write_json (RtSession *s, const RtTail *tail)
   rt_jw_end_object (w);
 }
 
-/* a number of the summary's table, "-" when null */
-static const char *
-cell (char buf[32], const char *format, double v)
-{
-  if (isnan (v))
-    g_strlcpy (buf, "-", 32);
-  else
-    g_snprintf (buf, 32, format, v);
-  return buf;
-}
-
 static void
 print_summary (RtSession *s, const RtTail *tail)
 {
@@ -129,9 +118,9 @@ print_summary (RtSession *s, const RtTail *tail)
       char c[5][32], bubble[32];
       const RtTailPart shown[5] = { RT_PART_LAUNCH, RT_PART_EXTRA_TURNS, RT_PART_SLOWER_TURNS, RT_PART_TOOL, RT_PART_OTHER };
       for (int k = 0; k < 5; k++)
-        cell (c[k], "%.2f", x[shown[k]]);
+        rt_summary_cell (c[k], "%.2f", x[shown[k]]);
       rt_session_print (s, "  %6d %8u %8.2f %8.2f %7s %5u %9s %9s %9s %9s %9s  %-12s %d, %s\n", ts->step, ts->requests,
-                        ts->t90_s, ts->t100_s, cell (bubble, "%.1f%%", 100 * ts->bubble), ts->tail_requests, c[0], c[1],
+                        ts->t90_s, ts->t100_s, rt_summary_cell (bubble, "%.1f%%", 100 * ts->bubble), ts->tail_requests, c[0], c[1],
                         c[2], c[3], c[4],
                         rt_tail_cause_name (ts->tail_dominant), ts->last_worker,
                         rt_tail_cause_name (ts->last_dominant));

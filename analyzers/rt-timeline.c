@@ -40,16 +40,6 @@ write_json (RtSession *s, const RtTimeline *tl)
   rt_jw_end_object (w);
 }
 
-/* a number of the summary's table, "-" when unknown */
-static const char *
-cell (char buf[32], const char *format, double v)
-{
-  if (isnan (v))
-    return "-";
-  g_snprintf (buf, 32, format, v);
-  return buf;
-}
-
 static void
 print_summary (RtSession *s, const RtTimeline *tl)
 {
@@ -67,9 +57,9 @@ print_summary (RtSession *s, const RtTimeline *tl)
     {
       const RtTimelineWorker *w = &g_array_index (tl->workers, RtTimelineWorker, i);
       char start[32], end[32], busy[32], barrier[32];
-      rt_session_print (s, "  %8d %9s %9s %9u %6u %7s %10s\n", w->worker, cell (start, "%.2f", w->start_s),
-                        cell (end, "%.2f", w->end_s), w->requests, w->peak_in_flight,
-                        cell (busy, "%.1f%%", 100 * w->busy_share), cell (barrier, "%.2f", w->barrier_s));
+      rt_session_print (s, "  %8d %9s %9s %9u %6u %7s %10s\n", w->worker, rt_summary_cell (start, "%.2f", w->start_s),
+                        rt_summary_cell (end, "%.2f", w->end_s), w->requests, w->peak_in_flight,
+                        rt_summary_cell (busy, "%.1f%%", 100 * w->busy_share), rt_summary_cell (barrier, "%.2f", w->barrier_s));
     }
 }
 

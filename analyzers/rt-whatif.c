@@ -135,17 +135,6 @@ settings_of_options (GError **error)
   return g_steal_pointer (&out);
 }
 
-/* a number of the summary's table, "-" when null */
-static const char *
-cell (char buf[32], const char *format, double v)
-{
-  if (isnan (v))
-    g_strlcpy (buf, "-", 32);
-  else
-    g_snprintf (buf, 32, format, v);
-  return buf;
-}
-
 static void
 print_summary (RtSession *s, GPtrArray *results)
 {
@@ -157,9 +146,9 @@ print_summary (RtSession *s, GPtrArray *results)
       char rec[32], pred[32], saved[32], kt[32], kk[32];
       rt_session_print (s, "%-10s %8g %6u %8u %14s %14s %10s %7u %10s %10s\n",
                         rt_whatif_policy_name (w->setting.policy), w->setting.value, w->steps_predicted,
-                        w->steps_unknown, cell (rec, "%.2f", w->recorded_s), cell (pred, "%.2f", w->predicted_s),
-                        cell (saved, "%.1f%%", 100 * w->saved_share), w->cut, cell (kt, "%.3g", w->ks_turns[1]),
-                        cell (kk, "%.3g", w->ks_tokens[1]));
+                        w->steps_unknown, rt_summary_cell (rec, "%.2f", w->recorded_s), rt_summary_cell (pred, "%.2f", w->predicted_s),
+                        rt_summary_cell (saved, "%.1f%%", 100 * w->saved_share), w->cut, rt_summary_cell (kt, "%.3g", w->ks_turns[1]),
+                        rt_summary_cell (kk, "%.3g", w->ks_tokens[1]));
     }
   rt_session_print (s, "saved: of the recorded rollout, summed over the steps with a prediction; cut: requests "
                     "cut; ks_*_p: the KS p-value of the cut requests' turns and tokens against the kept ones' "

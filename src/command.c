@@ -8,6 +8,7 @@
 #include "rolltrace/rt-outfile.h"
 
 #include <stdio.h>
+#include <math.h>
 #include <string.h>
 
 #ifndef RT_VERSION
@@ -375,6 +376,16 @@ rt_command_main (const RtCommand *cmd, int argc, char **argv)
     }
   session_clear (&s);
   return status;
+}
+
+const char *
+rt_summary_cell (char buf[32], const char *format, double v)
+{
+  if (isnan (v))
+    g_strlcpy (buf, "-", 32);   /* into buf too: a caller may print buf itself */
+  else
+    g_snprintf (buf, 32, format, v);
+  return buf;
 }
 
 void

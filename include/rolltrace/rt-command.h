@@ -143,6 +143,9 @@ gboolean rt_command_never_reads_request_ids (void);
 
 /* Human summary on stdout, silent with --quiet or --json. */
 void rt_session_print (RtSession *s, const char *fmt, ...) G_GNUC_PRINTF (2, 3);
+/* A number of a summary's table as `format` (one double) writes it, or "-" when it is NAN (null
+ * in the JSON): written into buf, and buf returned. */
+const char *rt_summary_cell (char buf[32], const char *format, double v);
 
 /* The writer of the command's --json document; rt_command_main prints it (with --json)
  * when the command returns, whatever its status. */

@@ -15,21 +15,6 @@
 static char *opt_keep, *opt_max_turns, *opt_timeout, *opt_defer;
 
 static void
-write_ks (RtJsonWriter *w, const char *key, const double ks[2])
-{
-  rt_jw_key (w, key);
-  if (isnan (ks[0]))
-    {
-      rt_jw_null (w);
-      return;
-    }
-  rt_jw_begin_object (w);
-  rt_jw_member_number (w, "statistic", ks[0]);
-  rt_jw_member_number (w, "pvalue", ks[1]);
-  rt_jw_end_object (w);
-}
-
-static void
 write_policy (RtSession *s, RtJsonWriter *w, const RtWhatif *wi)
 {
   rt_jw_begin_object (w);
@@ -53,8 +38,8 @@ write_policy (RtSession *s, RtJsonWriter *w, const RtWhatif *wi)
       else
         rt_jw_null (w);
       rt_jw_member_int (w, "requests_unknown", st->unknown);
-      write_ks (w, "ks_turns", st->ks_turns);
-      write_ks (w, "ks_tokens", st->ks_tokens);
+      rt_ks_write_json (w, "ks_turns", st->ks_turns[0], st->ks_turns[1]);
+      rt_ks_write_json (w, "ks_tokens", st->ks_tokens[0], st->ks_tokens[1]);
       rt_jw_end_object (w);
     }
   rt_jw_end_array (w);
@@ -68,8 +53,8 @@ write_policy (RtSession *s, RtJsonWriter *w, const RtWhatif *wi)
   rt_jw_member_number (w, "predicted_rollout_s", wi->predicted_s);
   rt_jw_member_number (w, "saved_s", wi->saved_s);
   rt_jw_member_number (w, "saved_share", wi->saved_share);
-  write_ks (w, "ks_turns", wi->ks_turns);
-  write_ks (w, "ks_tokens", wi->ks_tokens);
+  rt_ks_write_json (w, "ks_turns", wi->ks_turns[0], wi->ks_turns[1]);
+  rt_ks_write_json (w, "ks_tokens", wi->ks_tokens[0], wi->ks_tokens[1]);
   rt_jw_end_object (w);
   rt_jw_end_object (w);
 }

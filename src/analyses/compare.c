@@ -79,6 +79,21 @@ rt_ks_pvalue (double d, guint n, guint m)
 
 /* ---- one experiment reduced ---- */
 
+void
+rt_ks_write_json (RtJsonWriter *w, const char *key, double statistic, double pvalue)
+{
+  rt_jw_key (w, key);
+  if (isnan (statistic))
+    {
+      rt_jw_null (w);
+      return;
+    }
+  rt_jw_begin_object (w);
+  rt_jw_member_number (w, "statistic", statistic);
+  rt_jw_member_number (w, "pvalue", pvalue);
+  rt_jw_end_object (w);
+}
+
 static double
 mean_of_finite (const GArray *steps, gsize offset)
 {

@@ -337,16 +337,7 @@ rt_mix_write_json (const RtMix *m, const char *const label[2], const char *const
       rt_jw_member_number (w, "mix_s", bin->mix_s);
       rt_jw_member_number (w, "speed_s", bin->speed_s);
       rt_jw_member_number (w, "unmatched_s", bin->unmatched_s);
-      rt_jw_key (w, "ks");
-      if (isnan (bin->ks_statistic))
-        rt_jw_null (w);
-      else
-        {
-          rt_jw_begin_object (w);
-          rt_jw_member_number (w, "statistic", bin->ks_statistic);
-          rt_jw_member_number (w, "pvalue", bin->ks_pvalue);
-          rt_jw_end_object (w);
-        }
+      rt_ks_write_json (w, "ks", bin->ks_statistic, bin->ks_pvalue);
       rt_jw_end_object (w);
     }
   rt_jw_end_array (w);

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "rolltrace/analyses/common.h"
+#include "rolltrace/rt-jsonw.h"
 #include "rolltrace/analyses/turns.h"
 #include "rolltrace/analyses/turn-dist.h"
 
@@ -16,6 +17,9 @@ double rt_ks_statistic (const double *a, guint n, const double *b, guint m);
  * D as Q(sqrt(n m / (n + m)) D). */
 double rt_ks_q (double t);
 double rt_ks_pvalue (double d, guint n, guint m);
+/* `key`: {"statistic", "pvalue"} of a test, or null when the statistic is NAN (a sample empty or
+ * too small): the KS object of rt-compare --mix and rt-whatif. */
+void rt_ks_write_json (RtJsonWriter *w, const char *key, double statistic, double pvalue);
 
 typedef enum {
   RT_COMPARE_ALIGN_STEP,      /* pair equal step numbers */

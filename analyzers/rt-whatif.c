@@ -147,9 +147,8 @@ run (RtSession *s, GError **error)
   if (settings == NULL)
     return 2;
   g_autoptr (GArray) selected = rt_session_selected_steps (s);
-  g_autoptr (GPtrArray) results = g_ptr_array_new_with_free_func ((GDestroyNotify) rt_whatif_free);
-  for (guint i = 0; i < settings->len; i++)
-    g_ptr_array_add (results, rt_whatif_analyse (s->trace, selected, &g_array_index (settings, RtWhatifSetting, i)));
+  g_autoptr (GPtrArray) results = rt_whatif_analyse (s->trace, selected, (const RtWhatifSetting *) settings->data,
+                                                     settings->len);
 
   RtJsonWriter *w = rt_session_json (s);
   rt_jw_begin_object (w);

@@ -107,23 +107,27 @@ samples_append (Samples *to, const Samples *from)
     }
 }
 
+/* A step's requests as every policy reads them: built once for all the policies (reading its
+ * rows is the costly part), with their ends ascending and the earliest start. */
+typedef struct {
+  RtLateRequests *r;
+  double *ends;
+  double t0;
+} StepRequests;
+
 /* One step under the policy; the kept and cut samples of a predicted step go to `pooled`. */
 static void
-replay_step (const RtTrace *t, guint si, const RtWhatifSetting *set, RtWhatifStep *out, Samples *pooled)
+replay_step (const StepRequests *sr, const RtWhatifSetting *set, RtWhatifStep *out, Samples *pooled)
 {
-  gint32 turn = set->policy == RT_WHATIF_MAX_TURNS ? (gint32) set->value - 1 : -1;
-  g_autoptr (RtLateRequests) r = rt_late_requests_new (t, si, turn);
-  const RtLateRequest *q = (const RtLateRequest *) r->requests->data;
-  guint n = r->requests->len;
-  *out = (RtWhatifStep) { .step_index = si, .step = r->step, .requests = n, .predicted_s = NAN,
+  const RtLateRequest *q = (const RtLateRequest *) sr->r->requests->data;
+  guint n = sr->r->requests->len;
+  const double *ends = sr->ends;
+  double t0 = sr->t0;
+  *out = (RtWhatifStep) { .step_index = sr->r->step_index, .step = sr->r->step, .requests = n, .predicted_s = NAN,
                           .saved_s = NAN, .saved_share = NAN,
                           .ks_turns = { NAN, NAN }, .ks_tokens = { NAN, NAN } };
   if (n == 0)
     return;
-  g_autofree double *ends = rt_late_requests_sorted_ends (r);
-  double t0 = q[0].start_s;
-  for (guint i = 1; i < n; i++)
-    t0 = MIN (t0, q[i].start_s);
   out->recorded_s = ends[n - 1] - t0;
 
   /* the cut point of keep and defer: e_k */
@@ -195,33 +199,10 @@ replay_step (const RtTrace *t, guint si, const RtWhatifSetting *set, RtWhatifSte
   samples_clear (&s);
 }
 
-RtWhatif *
-rt_whatif_analyse (const RtTrace *t, const GArray *step_indices, const RtWhatifSetting *setting)
+/* The totals of a policy over the steps it predicts, and the KS of their pooled requests. */
+static void
+whatif_finish (RtWhatif *w, double recorded, double predicted, Samples *pooled)
 {
-  RtWhatif *w = g_new0 (RtWhatif, 1);
-  w->setting = *setting;
-  w->steps = g_array_new (FALSE, TRUE, sizeof (RtWhatifStep));
-  Samples pooled;
-  samples_init (&pooled);
-  double recorded = 0, predicted = 0;
-  for (guint i = 0; i < step_indices->len; i++)
-    {
-      RtWhatifStep st;
-      replay_step (t, g_array_index (step_indices, guint, i), setting, &st, &pooled);
-      if (st.requests == 0)
-        continue;   /* a step without a request is left out */
-      g_array_append_val (w->steps, st);
-      if (!st.predicted)
-        {
-          w->steps_unknown++;
-          continue;
-        }
-      w->steps_predicted++;
-      w->requests += st.requests;
-      w->cut += st.cut;
-      recorded += st.recorded_s;
-      predicted += st.predicted_s;
-    }
   if (w->steps_predicted > 0)
     {
       w->recorded_s = recorded;
@@ -231,10 +212,66 @@ rt_whatif_analyse (const RtTrace *t, const GArray *step_indices, const RtWhatifS
     }
   else
     w->recorded_s = w->predicted_s = w->saved_s = w->saved_share = NAN;
-  ks_of (pooled.turns[0], pooled.turns[1], w->ks_turns);
-  ks_of (pooled.tokens[0], pooled.tokens[1], w->ks_tokens);
-  samples_clear (&pooled);
-  return w;
+  ks_of (pooled->turns[0], pooled->turns[1], w->ks_turns);
+  ks_of (pooled->tokens[0], pooled->tokens[1], w->ks_tokens);
+}
+
+GPtrArray *
+rt_whatif_analyse (const RtTrace *t, const GArray *step_indices, const RtWhatifSetting *settings, guint n)
+{
+  GPtrArray *out = g_ptr_array_new_with_free_func ((GDestroyNotify) rt_whatif_free);
+  g_autofree Samples *pooled = g_new (Samples, MAX (n, 1u));
+  g_autofree double *recorded = g_new0 (double, MAX (n, 1u));
+  g_autofree double *predicted = g_new0 (double, MAX (n, 1u));
+  gint32 turn = -1;   /* max_turns K reads the end of each request's turn K - 1 */
+  for (guint p = 0; p < n; p++)
+    {
+      RtWhatif *w = g_new0 (RtWhatif, 1);
+      w->setting = settings[p];
+      w->steps = g_array_new (FALSE, TRUE, sizeof (RtWhatifStep));
+      g_ptr_array_add (out, w);
+      samples_init (&pooled[p]);
+      if (settings[p].policy == RT_WHATIF_MAX_TURNS)
+        turn = (gint32) settings[p].value - 1;
+    }
+  for (guint i = 0; i < step_indices->len; i++)
+    {
+      StepRequests sr = { rt_late_requests_new (t, g_array_index (step_indices, guint, i), turn), NULL, NAN };
+      guint nr = sr.r->requests->len;
+      if (nr > 0)
+        {
+          const RtLateRequest *q = (const RtLateRequest *) sr.r->requests->data;
+          sr.ends = rt_late_requests_sorted_ends (sr.r);
+          sr.t0 = q[0].start_s;
+          for (guint k = 1; k < nr; k++)
+            sr.t0 = MIN (sr.t0, q[k].start_s);
+        }
+      for (guint p = 0; nr > 0 && p < n; p++)   /* a step without a request is left out */
+        {
+          RtWhatif *w = g_ptr_array_index (out, p);
+          RtWhatifStep st;
+          replay_step (&sr, &settings[p], &st, &pooled[p]);
+          g_array_append_val (w->steps, st);
+          if (!st.predicted)
+            {
+              w->steps_unknown++;
+              continue;
+            }
+          w->steps_predicted++;
+          w->requests += st.requests;
+          w->cut += st.cut;
+          recorded[p] += st.recorded_s;
+          predicted[p] += st.predicted_s;
+        }
+      g_free (sr.ends);
+      rt_late_requests_free (sr.r);
+    }
+  for (guint p = 0; p < n; p++)
+    {
+      whatif_finish (g_ptr_array_index (out, p), recorded[p], predicted[p], &pooled[p]);
+      samples_clear (&pooled[p]);
+    }
+  return out;
 }
 
 void

@@ -52,8 +52,10 @@ typedef struct {
   double ks_turns[2], ks_tokens[2];   /* of the pooled requests of those steps */
 } RtWhatif;
 
-/* One policy over the steps `step_indices` (indices into t->steps). */
-RtWhatif *rt_whatif_analyse (const RtTrace *t, const GArray *step_indices, const RtWhatifSetting *setting);
+/* Each of the `n` policies (at most one max_turns) over the steps `step_indices` (indices into
+ * t->steps): an RtWhatif each, in their order. Each step's requests are read once for all. */
+GPtrArray *rt_whatif_analyse (const RtTrace *t, const GArray *step_indices, const RtWhatifSetting *settings,
+                              guint n);
 void rt_whatif_free (RtWhatif *w);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (RtWhatif, rt_whatif_free)
 

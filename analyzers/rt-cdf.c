@@ -9,7 +9,6 @@
 
 #include <math.h>
 
-
 static char **opt_events;
 static gboolean opt_fit;
 
@@ -17,9 +16,9 @@ static gboolean opt_fit;
  * --event reads the event rows, and then the request table too (when it names
  * async_rollout_request_complete, a step the cache does not hold must be computed). */
 static gboolean
-rows_unread (void)
+runs (G_GNUC_UNUSED const RtSession *s, const RtAnalysisSpec *analysis)
 {
-  return opt_events == NULL;
+  return (analysis == &rt_cdf_events_analysis) == (opt_events != NULL);
 }
 
 static void
@@ -118,7 +117,7 @@ main (int argc, char **argv)
       "(see below)", NULL },
     G_OPTION_ENTRY_NULL
   };
-  static const RtTableSpec *const tables[] = { &rt_cdf_steps_spec, &rt_cdf_all_spec, &rt_fit_spec, NULL };
+  static const RtAnalysisSpec *const analyses[] = { &rt_cdf_analysis, &rt_cdf_events_analysis, NULL };
   static const RtCommand cmd = {
     .name = "rt-cdf",
     .parameters = "EXP",
@@ -153,16 +152,13 @@ main (int argc, char **argv)
                    "Examples:\n  rt-cdf logs/exp\n  rt-cdf logs/exp --steps 10-20 --event turn_engine_call --event tool_execution\n"
                    "  rt-cdf logs/exp --fit --json",
     .entries = entries,
-    .tables = tables,
+    .analyses = analyses,
+    .runs = runs,
     .tables_heading = "Tables (the JSON's arrays and objects named above; the files rt-cdf writes are cdf.tsv,\n"
                       "the sorted values of each step and of all as CDF points, and with --fit fit.tsv and\n"
                       "fit_qq.tsv; rt-report writes cdf_steps.tsv), by column:",
     .run = run,
     .flags = RT_COMMAND_ANALYZER,
-    .turns_unread = rt_command_never_reads_turns,
-    .request_ids_unread = rt_command_never_reads_request_ids,
-    .rows_unread = rows_unread,
-    .requests_unread = rows_unread,
   };
   return rt_command_main (&cmd, argc, argv);
 }

@@ -217,10 +217,7 @@ run (RtSession *s, GError **error)
 int
 main (int argc, char **argv)
 {
-  static const RtTableSpec *const tables[] = {
-    &rt_check_missing_spec, &rt_check_empty_spec, &rt_check_duplicates_spec, &rt_check_cache_spec,
-    &rt_check_problems_spec, &rt_check_rollouts_spec, &rt_trainer_sections_spec, NULL
-  };
+  static const RtAnalysisSpec *const analyses[] = { &rt_check_analysis, NULL };
   static const RtCommand cmd = {
     .name = "rt-check",
     .parameters = "EXP",
@@ -245,11 +242,9 @@ main (int argc, char **argv)
                    "rt-check reads every rollout by default (--rollouts narrows it); it lists each step\n"
                    "folder's rollouts (past 40 folders only those not plainly training, unless --verbose).\n\n"
                    "Example: rt-check logs/exp --json",
-    .tables = tables,
+    .analyses = analyses,
     .run = run,
     .flags = RT_COMMAND_LOADS_TRACE | RT_COMMAND_LISTS_PROBLEMS | RT_COMMAND_ALL_ROLLOUTS,
-    .requests_unread = rt_command_never_reads_requests,
-    .turns_unread = rt_command_never_reads_turns,
   };
   return rt_command_main (&cmd, argc, argv);
 }

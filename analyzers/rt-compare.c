@@ -16,6 +16,13 @@ static RtCompareAlign opt_align = RT_COMPARE_ALIGN_STEP;
 static char *opt_mix;
 static char *opt_bins;
 
+/* --mix adds its split to the comparison. */
+static gboolean
+runs (G_GNUC_UNUSED const RtSession *s, const RtAnalysisSpec *analysis)
+{
+  return analysis != &rt_mix_analysis || opt_mix != NULL;
+}
+
 static gboolean
 parse_align (const char *option, const char *value, G_GNUC_UNUSED gpointer data, GError **error)
 {
@@ -295,10 +302,7 @@ main (int argc, char **argv)
       "0,256,512,1024,2048,4096,8192)", "EDGES" },
     G_OPTION_ENTRY_NULL
   };
-  static const RtTableSpec *const tables[] = {
-    &rt_compare_experiments_spec, &rt_mix_bins_spec, &rt_compare_versus_spec, &rt_compare_steps_spec, &rt_compare_turns_spec,
-    &rt_compare_turn_dist_spec, &rt_compare_events_spec, &rt_compare_hist_spec, NULL,
-  };
+  static const RtAnalysisSpec *const analyses[] = { &rt_compare_analysis, &rt_mix_analysis, NULL };
   static const RtCommand cmd = {
     .name = "rt-compare",
     .parameters = "EXP_A EXP_B [EXP_C...]",
@@ -336,9 +340,9 @@ main (int argc, char **argv)
                    "  rt-compare logs/a logs/b --mix tokens\n"
                    "  rt-compare logs/a logs/b --fit --json",
     .entries = entries,
-    .tables = tables,
+    .analyses = analyses,
+    .runs = runs,
     .run = run,
-    .turns_summed = TRUE,
     .flags = RT_COMMAND_LOADS_TRACES | RT_COMMAND_WRITES_PLOTS,
     .min_args = 2,
     .max_args = 64,

@@ -52,7 +52,7 @@ run (RtSession *s, GError **error)
 int
 main (int argc, char **argv)
 {
-  static const RtTableSpec *const tables[] = { &rt_events_spec, &rt_trainer_sections_spec, NULL };
+  static const RtAnalysisSpec *const analyses[] = { &rt_events_analysis, NULL };
   static const RtCommand cmd = {
     .name = "rt-events",
     .parameters = "EXP",
@@ -64,12 +64,9 @@ main (int argc, char **argv)
                    "events.tsv has the same rows. trainer_sections: the trainer's own sections, from\n"
                    "step_N/worker_-1.jsonl of the 2026 logger (rank -1 is the trainer, not a rollout rank).\n\n"
                    "Example: rt-events logs/exp --steps 1-100",
-    .tables = tables,
+    .analyses = analyses,
     .run = run,
     .flags = RT_COMMAND_ANALYZER,
-    .rows_unread = rt_command_never_reads_rows,
-    .requests_unread = rt_command_never_reads_requests,
-    .turns_unread = rt_command_never_reads_turns,
   };
   return rt_command_main (&cmd, argc, argv);
 }

@@ -66,9 +66,9 @@ write_json (RtSession *s, const char *path, const RtTable *columns, guint64 rows
 
 /* With --schema the experiment is not read: the columns and their types are the table's own. */
 static gboolean
-schema_only (void)
+runs (G_GNUC_UNUSED const RtSession *s, G_GNUC_UNUSED const RtAnalysisSpec *analysis)
 {
-  return opt_schema != NULL;
+  return opt_schema == NULL;
 }
 
 /* --schema: how DuckDB or pandas reads the CSV with its columns' types, the file named as the
@@ -188,6 +188,7 @@ main (int argc, char **argv)
     &rt_export_requests_spec, &rt_export_turns_spec, &rt_export_events_spec, &rt_export_steps_spec,
     &rt_export_workers_spec, NULL,
   };
+  static const RtAnalysisSpec *const analyses[] = { &rt_export_analysis, NULL };
   static const RtCommand cmd = {
     .name = "rt-export",
     .parameters = "EXP",
@@ -233,8 +234,9 @@ main (int argc, char **argv)
     .tables_heading = "Tables (written as NAME.csv, never in the JSON; EVENT_s columns are seconds summed\n"
                       "over the lines of that event), by column:",
     .run = run,
+    .analyses = analyses,
+    .runs = runs,
     .flags = RT_COMMAND_ANALYZER,
-    .experiment_unread = schema_only,
   };
   return rt_command_main (&cmd, argc, argv);
 }

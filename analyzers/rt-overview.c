@@ -47,7 +47,7 @@ run (RtSession *s, GError **error)
 int
 main (int argc, char **argv)
 {
-  static const RtTableSpec *const tables[] = { &rt_overview_train_spec, NULL };
+  static const RtAnalysisSpec *const analyses[] = { &rt_overview_analysis, NULL };
   static const RtCommand cmd = {
     .name = "rt-overview",
     .parameters = "EXP",
@@ -60,12 +60,9 @@ main (int argc, char **argv)
                    "JSON (--json): {\"steps\": [overview rows], \"rollout_mean\", \"interval_mean\"};\n"
                    "the trainer's columns are in the JSON with --train only.\n\n"
                    "Examples:\n  rt-overview logs/exp --steps 100-\n  rt-overview logs/exp --train logs/train.log",
-    .tables = tables,
+    .analyses = analyses,
     .run = run,
     .flags = RT_COMMAND_ANALYZER,
-    .rows_unread = rt_command_never_reads_rows,
-    .requests_unread = rt_command_never_reads_requests,
-    .turns_unread = rt_command_never_reads_turns,
   };
   return rt_command_main (&cmd, argc, argv);
 }

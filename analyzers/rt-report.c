@@ -217,6 +217,7 @@ main (int argc, char **argv)
     "\"evidence\": {name: number}}], \"sections\": [names of the sections on the page]}.\n\n"
     "Examples:\n  rt-report logs/exp --train logs/train.log\n"
     "  rt-report logs/exp --watch 30 -o /srv/www/run-12\n  rt-report logs/a --compare logs/b");
+  static const RtAnalysisSpec *const analyses[] = { &rt_report_analysis, NULL };
   static RtCommand cmd = {
     .name = "rt-report",
     .parameters = "EXP",
@@ -225,8 +226,7 @@ main (int argc, char **argv)
                "support it and a link to its plot, then a section per question with its plots.",
     .entries = entries,
     .run = run,
-    .turns_summed = TRUE,
-    .request_ids_when_read = TRUE,
+    .analyses = analyses,
     .flags = RT_COMMAND_ANALYZER | RT_COMMAND_SHOWS_IDS,
     .experiment_option = &opt_compare,
     .out_subdir = "report",

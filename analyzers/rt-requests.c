@@ -10,7 +10,7 @@
 
 #include <math.h>
 
-static char *opt_step, *opt_worker, *opt_top, *opt_id;
+static char *opt_worker, *opt_top, *opt_id;
 
 static gboolean
 plot_cdf (RtSession *s, const RtRequests *r, GError **error)
@@ -57,12 +57,12 @@ write_json (RtSession *s, const RtRequests *r)
   rt_jw_end_object (w);
 }
 
-/* Only the requests of the step shown are read: a load from the cache takes no other. --id
- * looks through every selected step's. */
+/* --id looks through every selected step's requests; otherwise only those of the step shown
+ * are read (a load from the cache takes no other). */
 static gboolean
-requests_of_one_step (RtSession *s, const RtTrace *t, guint *step_index)
+runs (G_GNUC_UNUSED const RtSession *s, const RtAnalysisSpec *analysis)
 {
-  return opt_id == NULL && rt_trace_resolve_step (t, s->steps, opt_step, step_index, NULL);   /* FALSE: run says why */
+  return (analysis == &rt_request_view_analysis) == (opt_id != NULL);
 }
 
 /* ---- --id: one request ---- */
@@ -146,7 +146,7 @@ static int
 run_id (RtSession *s, GError **error)
 {
   const RtTrace *t = s->trace;
-  if (opt_step != NULL || opt_worker != NULL || opt_top != NULL)
+  if (s->step != NULL || opt_worker != NULL || opt_top != NULL)
     {
       g_set_error (error, RT_ERROR, RT_ERROR_USAGE, "--id shows one request: leave out --step, --worker and "
                    "--top (--steps narrows the steps it looks in)");
@@ -191,7 +191,7 @@ run (RtSession *s, GError **error)
   gint64 worker = -1, top = 10;
   if (opt_id != NULL)
     return run_id (s, error);
-  if (!rt_session_resolve_step (s, opt_step, &si, error)
+  if (!rt_session_resolve_step (s, &si, error)
       || (opt_worker && !rt_parse_int_option ("--worker", opt_worker, 0, G_MAXINT32, &worker, error))
       || (opt_top && !rt_parse_int_option ("--top", opt_top, 0, 10000, &top, error)))
     return 0;   /* the error decides the exit status */
@@ -223,8 +223,6 @@ int
 main (int argc, char **argv)
 {
   static const GOptionEntry entries[] = {
-    { "step", 0, 0, G_OPTION_ARG_STRING, &opt_step,
-      "The step to show, among those --steps selects (or \"slowest\": the longest rollout)", "N" },
     { "worker", 'w', 0, G_OPTION_ARG_STRING, &opt_worker, "Only the requests of worker M", "M" },
     { "top", 'k', 0, G_OPTION_ARG_STRING, &opt_top, "How many of the slowest to break down (default 10)", "K" },
     { "id", 0, 0, G_OPTION_ARG_STRING, &opt_id,
@@ -232,10 +230,7 @@ main (int argc, char **argv)
       "or a unique beginning of it, looked for in the rollouts --steps and --rollouts select)", "ID" },
     G_OPTION_ENTRY_NULL
   };
-  static const RtTableSpec *const tables[] = {
-    &rt_requests_cdf_spec, &rt_requests_slow_spec, &rt_request_phases_spec, &rt_requests_top_spec,
-    &rt_request_lines_spec, NULL
-  };
+  static const RtAnalysisSpec *const analyses[] = { &rt_requests_analysis, &rt_request_view_analysis, NULL };
   static const RtCommand cmd = {
     .name = "rt-requests",
     .parameters = "EXP",
@@ -263,11 +258,11 @@ main (int argc, char **argv)
                    "Examples:\n  rt-requests logs/exp --step 3\n  rt-requests logs/exp --step 3 --worker 5 --top 3\n"
                    "  rt-requests logs/exp --id 3ec90494\n  rt-requests logs/exp --id 3ec9 --steps 4 --json",
     .entries = entries,
-    .tables = tables,
+    .analyses = analyses,
+    .runs = runs,
+    .step_help = "The step to show, among those --steps selects (or \"slowest\": the longest rollout)",
     .run = run,
     .flags = RT_COMMAND_ANALYZER | RT_COMMAND_SHOWS_IDS,
-    .turns_unread = rt_command_never_reads_turns,
-    .requests_of_one_step = requests_of_one_step,
   };
   return rt_command_main (&cmd, argc, argv);
 }

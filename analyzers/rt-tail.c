@@ -8,7 +8,6 @@
 
 #include <math.h>
 
-static char *opt_step;
 
 static const char *const part_keys[RT_N_PARTS] = {
   "lateness", "launch", "duration", "engine", "tool", "other", "turns", "engine_per_turn", "extra_turns",
@@ -136,10 +135,10 @@ static int
 run (RtSession *s, GError **error)
 {
   g_autoptr (GArray) one = NULL;
-  if (opt_step != NULL)
+  if (s->step != NULL)
     {
       guint si;
-      if (!rt_session_resolve_step (s, opt_step, &si, error))
+      if (!rt_session_resolve_step (s, &si, error))
         return 0;   /* the error decides the exit status */
       one = g_array_new (FALSE, FALSE, sizeof (guint));
       g_array_append_val (one, si);
@@ -157,11 +156,9 @@ int
 main (int argc, char **argv)
 {
   static const GOptionEntry entries[] = {
-    { "step", 0, 0, G_OPTION_ARG_STRING, &opt_step,
-      "Only this step among those --steps selects (\"slowest\": the longest rollout); default: every step", "N" },
     G_OPTION_ENTRY_NULL
   };
-  static const RtTableSpec *const tables[] = { &rt_tail_steps_spec, NULL };
+  static const RtAnalysisSpec *const analyses[] = { &rt_tail_analysis, NULL };
   static const RtCommand cmd = {
     .name = "rt-tail",
     .parameters = "EXP",
@@ -203,7 +200,8 @@ main (int argc, char **argv)
       "without a request are left out; exit 1 when none is left.\n\n"
       "Examples:\n  rt-tail logs/exp\n  rt-tail logs/exp --step slowest --json",
     .entries = entries,
-    .tables = tables,
+    .analyses = analyses,
+    .step_help = "Only this step among those --steps selects (\"slowest\": the longest rollout); default: every step",
     .run = run,
     .flags = RT_COMMAND_ANALYZER,
   };

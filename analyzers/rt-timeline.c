@@ -10,7 +10,7 @@
 #include <math.h>
 #include <string.h>
 
-static char *opt_step, *opt_worker, *opt_from, *opt_to;
+static char *opt_worker, *opt_from, *opt_to;
 static gboolean opt_all_zooms;
 static void
 write_json (RtSession *s, const RtTimeline *tl)
@@ -125,19 +125,12 @@ plot_all (RtSession *s, const RtTimeline *tl, GArray *workers, double from_s, do
   return rt_session_write_table (s, per_worker, workers_name, error);
 }
 
-/* Only the requests of the step shown are read: a load from the cache takes no other. */
-static gboolean
-requests_of_one_step (RtSession *s, const RtTrace *t, guint *step_index)
-{
-  return rt_trace_resolve_step (t, s->steps, opt_step, step_index, NULL);   /* FALSE: run says why */
-}
-
 static int
 run (RtSession *s, GError **error)
 {
   guint si;
   double from_s, to_s;
-  if (!rt_session_resolve_step (s, opt_step, &si, error)
+  if (!rt_session_resolve_step (s, &si, error)
       || !parse_seconds ("--from", opt_from, &from_s, error) || !parse_seconds ("--to", opt_to, &to_s, error))
     return 0;   /* the error decides the exit status */
   g_autoptr (RtStepSet) worker_set = rt_number_set_parse (opt_worker, "--worker", error);
@@ -165,8 +158,6 @@ int
 main (int argc, char **argv)
 {
   static const GOptionEntry entries[] = {
-    { "step", 0, 0, G_OPTION_ARG_STRING, &opt_step,
-      "The step to show among those --steps selects (default, or \"slowest\": the longest rollout)", "N" },
     { "worker", 'w', 0, G_OPTION_ARG_STRING, &opt_worker,
       "Only these workers in the plots (\"3\", \"0-7\", \"1,4\"); the JSON keeps them all", "LIST" },
     { "from", 0, 0, G_OPTION_ARG_STRING, &opt_from, "The Gantt from S seconds after the step's start", "S" },
@@ -176,9 +167,7 @@ main (int argc, char **argv)
       "tail are drawn too)", NULL },
     G_OPTION_ENTRY_NULL
   };
-  static const RtTableSpec *const tables[] = {
-    &rt_timeline_workers_spec, &rt_timeline_inflight_spec, &rt_timeline_gantt_spec, NULL
-  };
+  static const RtAnalysisSpec *const analyses[] = { &rt_timeline_analysis, NULL };
   static const RtCommand cmd = {
     .name = "rt-timeline",
     .parameters = "EXP",
@@ -204,11 +193,10 @@ main (int argc, char **argv)
                    "Examples:\n  rt-timeline logs/exp\n  rt-timeline logs/exp --step 7 --worker 0-3 --from 100 --to 160\n"
                    "  rt-timeline logs/exp --steps 10-20 --all-zooms",
     .entries = entries,
-    .tables = tables,
+    .analyses = analyses,
+    .step_help = "The step to show among those --steps selects (default, or \"slowest\": the longest rollout)",
     .run = run,
     .flags = RT_COMMAND_ANALYZER,
-    .turns_unread = rt_command_never_reads_turns,
-    .requests_of_one_step = requests_of_one_step,
   };
   return rt_command_main (&cmd, argc, argv);
 }

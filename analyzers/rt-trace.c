@@ -121,6 +121,7 @@ main (int argc, char **argv)
       "Only these workers: N, A-B, A- and commas (default: all)", "LIST" },
     { NULL },
   };
+  static const RtAnalysisSpec *const analyses[] = { &rt_chrome_trace_analysis, NULL };
   static const RtCommand cmd = {
     .name = "rt-trace",
     .parameters = "EXP",
@@ -158,6 +159,7 @@ main (int argc, char **argv)
                    "Example: rt-trace logs/exp --steps 40-42 -o exp.json.gz",
     .entries = entries,
     .run = run,
+    .analyses = analyses,
     .flags = RT_COMMAND_ANALYZER,
   };
   return rt_command_main (&cmd, argc, argv);

@@ -34,10 +34,7 @@ run (RtSession *s, GError **error)
 int
 main (int argc, char **argv)
 {
-  static const RtTableSpec *const tables[] = {
-    &rt_turn_dist_steps_spec, &rt_turn_dist_bins_spec, &rt_turn_dist_counts_spec,
-    &rt_turn_dist_mean_spec, NULL
-  };
+  static const RtAnalysisSpec *const analyses[] = { &rt_turn_dist_analysis, NULL };
   static const RtCommand cmd = {
     .name = "rt-turn-dist",
     .parameters = "EXP",
@@ -46,12 +43,9 @@ main (int argc, char **argv)
                "per number of turns).",
     .description = "JSON (--json): {\"steps\": [turn_dist_steps rows], \"all\": [turn_dist_bins rows]}\n\n"
                    "Example: rt-turn-dist logs/exp",
-    .tables = tables,
+    .analyses = analyses,
     .run = run,
     .flags = RT_COMMAND_ANALYZER,
-    .turns_unread = rt_command_never_reads_turns,
-    .request_ids_unread = rt_command_never_reads_request_ids,
-    .rows_unread = rt_command_never_reads_rows,
   };
   return rt_command_main (&cmd, argc, argv);
 }

@@ -32,7 +32,7 @@ run (RtSession *s, GError **error)
 int
 main (int argc, char **argv)
 {
-  static const RtTableSpec *const tables[] = { &rt_turns_spec, NULL };
+  static const RtAnalysisSpec *const analyses[] = { &rt_turns_analysis, NULL };
   static const RtCommand cmd = {
     .name = "rt-turns",
     .parameters = "EXP",
@@ -43,12 +43,9 @@ main (int argc, char **argv)
     .description = "JSON (--json): {\"turns\": [turns rows]}; turns.tsv has the same rows. Exit\n"
                    "status 1 when the trace has no turn timings (older logger).\n\n"
                    "Example: rt-turns logs/exp --steps 1-50",
-    .tables = tables,
+    .analyses = analyses,
     .run = run,
-    .turns_summed = TRUE,
     .flags = RT_COMMAND_ANALYZER,
-    .requests_unread = rt_command_never_reads_requests,   /* its turns are read by file */
-    .rows_unread = rt_command_never_reads_rows,
   };
   return rt_command_main (&cmd, argc, argv);
 }

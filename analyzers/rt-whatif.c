@@ -192,7 +192,7 @@ main (int argc, char **argv)
       "Defer each step's K slowest requests to the next step (partial rollout; K >= 0)", "K" },
     G_OPTION_ENTRY_NULL
   };
-  static const RtTableSpec *const tables[] = { &rt_whatif_steps_spec, NULL };
+  static const RtAnalysisSpec *const analyses[] = { &rt_whatif_analysis, NULL };
   static const RtCommand cmd = {
     .name = "rt-whatif",
     .parameters = "EXP",
@@ -224,7 +224,7 @@ main (int argc, char **argv)
       "of range.\n\n"
       "Examples:\n  rt-whatif logs/exp --keep 0.9 --defer 5\n  rt-whatif logs/exp --timeout 120 --max-turns 6",
     .entries = entries,
-    .tables = tables,
+    .analyses = analyses,
     .run = run,
     .flags = RT_COMMAND_ANALYZER,
   };

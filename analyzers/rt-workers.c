@@ -9,14 +9,12 @@
 
 #include <math.h>
 
-static char *opt_step;
-
 /* Without --step only the files' step-level sums are read: no request, no turn (a load
  * from the cache then leaves their tables in it). */
 static gboolean
-requests_unread (void)
+runs (const RtSession *s, const RtAnalysisSpec *analysis)
 {
-  return opt_step == NULL;
+  return (analysis == &rt_workers_step_analysis) == (s->step != NULL);
 }
 
 static int
@@ -94,20 +92,13 @@ run_all_steps (RtSession *s, GError **error)
   return rt_plot_workers_steps (s, workers, error) ? 0 : 1;
 }
 
-/* Only the requests of the step shown are read: a load from the cache takes no other. */
-static gboolean
-requests_of_one_step (RtSession *s, const RtTrace *t, guint *step_index)
-{
-  return rt_trace_resolve_step (t, s->steps, opt_step, step_index, NULL);   /* FALSE: run says why */
-}
-
 static int
 run (RtSession *s, GError **error)
 {
-  if (opt_step == NULL)
+  if (s->step == NULL)
     return run_all_steps (s, error);
   guint si;
-  if (!rt_session_resolve_step (s, opt_step, &si, error))
+  if (!rt_session_resolve_step (s, &si, error))
     return 0;   /* the error decides the exit status */
   return run_step (s, si, error);
 }
@@ -116,12 +107,9 @@ int
 main (int argc, char **argv)
 {
   static const GOptionEntry entries[] = {
-    { "step", 0, 0, G_OPTION_ARG_STRING, &opt_step, "The step to show, among those --steps selects (or \"slowest\": the longest rollout)", "N" },
     G_OPTION_ENTRY_NULL
   };
-  static const RtTableSpec *const tables[] = {
-    &rt_workers_steps_spec, &rt_workers_step_spec, &rt_worker_sections_spec, NULL
-  };
+  static const RtAnalysisSpec *const analyses[] = { &rt_workers_steps_analysis, &rt_workers_step_analysis, NULL };
   static const RtCommand cmd = {
     .name = "rt-workers",
     .parameters = "EXP",
@@ -138,14 +126,11 @@ main (int argc, char **argv)
                    "{\"steps\": [workers_steps rows]}.\n\n"
                    "Examples:\n  rt-workers logs/exp --step 3\n  rt-workers logs/exp --steps 100-200",
     .entries = entries,
-    .tables = tables,
+    .analyses = analyses,
+    .runs = runs,
+    .step_help = "The step to show, among those --steps selects (or \"slowest\": the longest rollout)",
     .run = run,
     .flags = RT_COMMAND_ANALYZER,
-    .turns_unread = rt_command_never_reads_turns,
-    .request_ids_unread = rt_command_never_reads_request_ids,
-    .requests_of_one_step = requests_of_one_step,
-    .rows_unread = rt_command_never_reads_rows,
-    .requests_unread = requests_unread,
   };
   return rt_command_main (&cmd, argc, argv);
 }

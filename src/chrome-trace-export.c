@@ -445,3 +445,9 @@ rt_chrome_trace_time_base (const RtTrace *t, const GArray *step_indices, const R
     }
   return isfinite (base) ? base : 0.0;
 }
+
+const RtAnalysisSpec rt_chrome_trace_analysis = {
+  .name = "chrome_trace",
+  .reads = RT_READS_ROWS | RT_READS_REQUESTS | RT_READS_TURNS | RT_READS_REQUEST_IDS,
+  .steps = RT_STEPS_SELECTED,
+};

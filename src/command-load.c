@@ -155,7 +155,7 @@ select_rollouts (RtSession *s, RtExperiment *e, guint i, GError **error)
       /* a load that left out what the cut needs: again with every table (from the cache the
        * first load wrote, if any) */
       RtLoadOptions opts = *rt_trace_load_options (t);
-      opts.rows_unread = opts.requests_unread = opts.turns_summed = FALSE;
+      opts.reads = RT_READS_ALL;
       opts.requests_of_one_step = NULL;
       g_autoptr (RtTrace) again = rt_trace_load (t->path, &opts, error);
       if (again == NULL)
@@ -214,24 +214,78 @@ select_rollouts (RtSession *s, RtExperiment *e, guint i, GError **error)
   return FALSE;
 }
 
-/* RtLoadOptions.requests_of_one_step: what the command says. */
+/* Calls f on each analysis the command runs with its options (RtCommand.runs). */
+static guint
+analyses_run (const RtSession *s, void (*f) (const RtAnalysisSpec *a, gpointer data), gpointer data)
+{
+  const RtCommand *cmd = s->command;
+  guint n = 0;
+  for (guint i = 0; cmd->analyses != NULL && cmd->analyses[i] != NULL; i++)
+    if (cmd->runs == NULL || cmd->runs (s, cmd->analyses[i]))
+      {
+        if (f != NULL)
+          f (cmd->analyses[i], data);
+        n++;
+      }
+  return n;
+}
+
+gboolean
+rt_session_reads_experiment (const RtSession *s)
+{
+  return s->command->analyses == NULL || analyses_run (s, NULL, NULL) > 0;
+}
+
+typedef struct {
+  const RtSession *s;
+  RtReads reads;
+  gboolean every_step;       /* some analysis reads the requests of more than one step */
+} Needs;
+
+static void
+add_needs (const RtAnalysisSpec *a, gpointer data)
+{
+  Needs *needs = data;
+  g_assert (a->reads != RT_READS_EVERYTHING);   /* a spec says what it reads */
+  needs->reads |= a->reads;
+  if (a->steps == RT_STEPS_SELECTED || (a->steps == RT_STEPS_GIVEN && needs->s->step == NULL))
+    needs->every_step = TRUE;
+}
+
+/* What the load keeps: the union of the needs of the analyses run (every table for a command
+ * that declares none), and whether they read the requests of one step only (--step's). */
+static RtReads
+session_reads (const RtSession *s, gboolean *one_step)
+{
+  Needs needs = { s, 0, FALSE };
+  *one_step = FALSE;
+  if (s->command->analyses == NULL)
+    return RT_READS_ALL;
+  analyses_run (s, add_needs, &needs);
+  /* with --steps, the turns are read step by step, not summed over every step */
+  if ((needs.reads & RT_READS_TURN_SUMS) && s->steps_spec != NULL)
+    needs.reads = (needs.reads & ~RT_READS_TURN_SUMS) | RT_READS_TURNS;
+  /* validation rollouts appended to a step are cut out of its files' rows */
+  if (s->rollouts == RT_ROLLOUTS_VALIDATION)
+    needs.reads |= RT_READS_ROWS;
+  *one_step = !needs.every_step && (needs.reads & (RT_READS_REQUESTS | RT_READS_TURNS));
+  return needs.reads | RT_READS_FILES;
+}
+
+/* RtLoadOptions.requests_of_one_step: the step --step names (or the slowest), among those of
+ * the rollouts read. */
 static gboolean
 requests_of_one_step (const RtTrace *t, gpointer data, guint *step_index)
 {
   RtSession *s = data;
-  /* the command chooses among the steps it will read: those of the rollouts read */
   g_autoptr (RtRolloutMap) map = rt_rollout_map_build (t, s->train, s->train_path, s->validation_steps,
                                                        s->validation_steps_spec);
   /* the files of the appended layout are cut to the rollouts read once loaded, and the step
-   * the command would choose now (the slowest...) is one of whole files: every step's then */
+   * chosen now (the slowest...) is one of whole files: every step's then */
   if (map->layout == RT_LAYOUT_APPENDED && s->rollouts != RT_ROLLOUTS_ALL)
     return FALSE;
-  RtStepSet *steps = s->steps;
-  s->steps = rt_rollout_map_step_set (map, s->user_steps, s->rollouts);
-  gboolean one = s->command->requests_of_one_step (s, t, step_index);
-  rt_step_set_free (s->steps);
-  s->steps = steps;
-  return one;
+  g_autoptr (RtStepSet) steps = rt_rollout_map_step_set (map, s->user_steps, s->rollouts);
+  return rt_trace_resolve_step (t, steps, s->step, step_index, NULL);   /* FALSE: run says why */
 }
 
 /* One experiment being loaded, on its own thread when there are several. */
@@ -315,6 +369,8 @@ rt_session_load_experiments (RtSession *s, GError **error)
         g_printerr ("%s: note: %s: %s\n", s->command->name, s->train_path, joins);
     }
 
+  gboolean one_step;
+  RtReads reads = session_reads (s, &one_step);
   g_autofree LoadTask *tasks = g_new0 (LoadTask, n);
   for (guint i = 0; i < n; i++)
     {
@@ -323,16 +379,9 @@ rt_session_load_experiments (RtSession *s, GError **error)
         .max_problems_per_file = 1000,
         .progress = !s->quiet && isatty (STDERR_FILENO),
         .cache_dir = cache_dir,
-        /* validation rollouts appended to a step are cut out of its files' rows */
-        .rows_unread = s->command->rows_unread != NULL && s->command->rows_unread ()
-                       && s->rollouts != RT_ROLLOUTS_VALIDATION,
-        .requests_unread = s->command->requests_unread != NULL && s->command->requests_unread (),
-        .turns_unread = s->command->turns_unread != NULL && s->command->turns_unread (),
-        .request_ids_unread = s->command->request_ids_unread != NULL && s->command->request_ids_unread (),
-        .turns_summed = s->command->turns_summed && s->steps_spec == NULL,
-        .request_ids_when_read = s->command->request_ids_when_read,
+        .reads = reads,
       };
-      if (s->command->requests_of_one_step != NULL && n == 1)
+      if (one_step && n == 1)
         {
           tasks[i].opts.requests_of_one_step = requests_of_one_step;
           tasks[i].opts.requests_of_one_step_data = s;
@@ -393,9 +442,9 @@ rt_session_selected_steps (RtSession *s)
 }
 
 gboolean
-rt_session_resolve_step (RtSession *s, const char *value, guint *step_index, GError **error)
+rt_session_resolve_step (RtSession *s, guint *step_index, GError **error)
 {
-  return rt_trace_resolve_step (s->trace, s->steps, value, step_index, error);
+  return rt_trace_resolve_step (s->trace, s->steps, s->step, step_index, error);
 }
 
 gboolean

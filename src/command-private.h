@@ -13,6 +13,9 @@ void rt_session_name_experiments (RtSession *s);
 /* command-load.c: loads every experiment named, each checked and given its steps. */
 gboolean rt_session_load_experiments (RtSession *s, GError **error);
 void rt_experiment_free (RtExperiment *e);
+/* command-load.c: whether the command, with its options, runs an analysis at all (RtCommand.runs):
+ * FALSE, its experiments are not read. */
+gboolean rt_session_reads_experiment (const RtSession *s);
 
 /* command-plot.c: runs gnuplot on every script written (unless --no-render). */
 gboolean rt_session_render_plots (RtSession *s, GError **error);

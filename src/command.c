@@ -23,6 +23,7 @@ session_clear (RtSession *s)
 {
   g_free (s->out_dir);
   g_free (s->steps_spec);
+  g_free (s->step);
   g_free (s->format);
   g_free (s->cache_dir);
   g_free (s->subject);
@@ -101,22 +102,33 @@ build_entries (RtSession *s, const RtCommand *cmd)
     g_array_append_vals (entries, trace_entries, G_N_ELEMENTS (trace_entries));
   if (cmd->flags & RT_COMMAND_WRITES_PLOTS)
     g_array_append_vals (entries, plot_entries, G_N_ELEMENTS (plot_entries));
+  const GOptionEntry step_entry = { "step", 0, 0, G_OPTION_ARG_STRING, &s->step, cmd->step_help, "N" };
+  if (cmd->step_help != NULL)
+    g_array_append_val (entries, step_entry);
   for (const GOptionEntry *e = cmd->entries; e && e->long_name; e++)
     g_array_append_val (entries, *e);
   return entries;
 }
 
 /* The tables a command writes, column by column, below its description: the keys of
- * its JSON and the columns of its TSV files come from the same declarations. */
+ * its JSON and the columns of its TSV files come from the same declarations. They are its
+ * own (RtCommand.tables), or else those of its analyses, each once. */
 static void
 describe_tables (const RtCommand *cmd, GString *out)
 {
-  if (cmd->tables == NULL || cmd->tables[0] == NULL)
+  g_autoptr (GPtrArray) tables = g_ptr_array_new ();
+  for (guint i = 0; cmd->tables != NULL && cmd->tables[i] != NULL; i++)
+    g_ptr_array_add (tables, (gpointer) cmd->tables[i]);
+  for (guint a = 0; cmd->tables == NULL && cmd->analyses != NULL && cmd->analyses[a] != NULL; a++)
+    for (guint i = 0; cmd->analyses[a]->tables != NULL && cmd->analyses[a]->tables[i] != NULL; i++)
+      if (!g_ptr_array_find (tables, cmd->analyses[a]->tables[i], NULL))
+        g_ptr_array_add (tables, (gpointer) cmd->analyses[a]->tables[i]);
+  if (tables->len == 0)
     return;
   g_string_append_printf (out, "\n\n%s\n", cmd->tables_heading != NULL ? cmd->tables_heading
                           : "Tables (NAME.tsv files, and the JSON arrays of objects named above), by column:");
-  for (guint i = 0; cmd->tables[i] != NULL; i++)
-    rt_table_spec_describe (cmd->tables[i], out, 2);
+  for (guint i = 0; i < tables->len; i++)
+    rt_table_spec_describe (g_ptr_array_index (tables, i), out, 2);
 }
 
 /* After "Unknown option": the closest option the command has to the first long option of argv
@@ -193,7 +205,7 @@ parse_command_line (RtSession *s, const RtCommand *cmd, int argc, char **argv, G
   int min_args = cmd->min_args, max_args = cmd->max_args;
   if (min_args == 0 && max_args == 0 && !(cmd->flags & RT_COMMAND_NO_ARGUMENTS))
     min_args = max_args = 1;
-  if (cmd->experiment_unread != NULL && cmd->experiment_unread ())
+  if (!rt_session_reads_experiment (s))
     min_args = 0;
   if (n < min_args || n > max_args)
     {
@@ -284,30 +296,6 @@ summary_line (const char *summary)
   return g_strndup (flat->str, end);
 }
 
-gboolean
-rt_command_never_reads_rows (void)
-{
-  return TRUE;
-}
-
-gboolean
-rt_command_never_reads_requests (void)
-{
-  return TRUE;
-}
-
-gboolean
-rt_command_never_reads_turns (void)
-{
-  return TRUE;
-}
-
-gboolean
-rt_command_never_reads_request_ids (void)
-{
-  return TRUE;
-}
-
 int
 rt_command_main (const RtCommand *cmd, int argc, char **argv)
 {
@@ -357,7 +345,7 @@ rt_command_main (const RtCommand *cmd, int argc, char **argv)
   if (s.out_dir == NULL && (cmd->flags & RT_COMMAND_WRITES_PLOTS) && *s.subject != '\0')
     s.out_dir = g_build_filename ("rt-out", s.subject, cmd->out_subdir, NULL);
 
-  if (loads && !(cmd->experiment_unread != NULL && cmd->experiment_unread ())
+  if (loads && rt_session_reads_experiment (&s)
       && (cmd->before_load == NULL || cmd->before_load (&s, &error)))
     rt_session_load_experiments (&s, &error);
   if (error == NULL)

@@ -141,7 +141,7 @@ file_snapshot (const RtTrace *t, guint i, RtCacheSnapshot *snap)
   g_array_set_size (snap->problems, 0);
   if (f->first_request == RT_NONE)
     {
-      /* taken whole from the cache without its requests (RtLoadOptions.requests_unread):
+      /* taken whole from the cache without its requests (without RT_READS_REQUESTS):
        * they, its turns and problems are still there (the caller checked them) */
       RtCacheSnapshot cached = *snap;
       rt_cache_file_snapshot (t->priv->cache, fs->record, &cached);

@@ -249,7 +249,7 @@ discovery_task (gpointer data, guint task)
                             &t->stats.cache_rejected);
   /* a command that reads no request reads the steps' durations instead: checked now, beside
    * the listing of folders, rather than after it */
-  if (d->cache != NULL && t->priv->opts.requests_unread)
+  if (d->cache != NULL && !t->priv->keeps.requests)
     rt_cache_step_durations_ok (d->cache);
 }
 

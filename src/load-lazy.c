@@ -5,6 +5,8 @@
 #include "load-private.h"
 #include "rolltrace/rt-text.h"
 
+#include <math.h>
+#include <stdarg.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -97,7 +99,7 @@ reread_rows (RtTrace *t, guint file)
 }
 
 /* The ids of a file taken whole from the cache failed their check, when one was first read
- * (RtLoadOptions.request_ids_when_read), after its requests were taken from the same cache:
+ * (RT_READS_SOME_IDS), after its requests were taken from the same cache:
  * read the file again for its requests' ids, which come in the same order unless the file
  * has changed since it was found. */
 static void
@@ -122,6 +124,54 @@ reread_ids (RtTrace *t, guint file)
                   "requests are taken as they are now\n", f->path, read ? "" : ": ", read ? "" : again.error->message);
       fs->uncacheable = TRUE;
     }
+}
+
+/* A read of what the load was told would not be read (RtLoadOptions.reads): stopped where
+ * reads are checked (the tests, debug builds), said once otherwise. */
+static void undeclared_read (const RtTrace *t, const char *fmt, ...) G_GNUC_PRINTF (2, 3);
+
+static void
+undeclared_read (const RtTrace *t, const char *fmt, ...)
+{
+  static gint said;
+  va_list args;
+  va_start (args, fmt);
+  g_autofree char *what = g_strdup_vprintf (fmt, args);
+  va_end (args);
+  if (t->priv->keeps.strict)
+    g_error ("rolltrace: %s", what);
+  if (g_atomic_int_compare_and_exchange (&said, 0, 1))
+    g_printerr ("rolltrace: internal error: %s (a missing RT_READS_ need); please report it\n", what);
+}
+
+/* The rows of a file the load did not keep: read from the file now, as a fresh load would
+ * have kept them. */
+static const RtEvent *
+undeclared_rows (const RtTrace *t, guint file)
+{
+  RtFileState *fs = &t->priv->files[file];
+  const RtFile *f = rt_trace_file (t, file);
+  undeclared_read (t, "the rows of %s were not kept (RT_READS_ROWS was not declared), yet are read", f->path);
+  g_mutex_lock (&t->priv->lazy_lock);
+  if (fs->own_events == NULL)
+    {
+      g_auto (Rereading) again = { 0 };
+      RtTrace *rw = (RtTrace *) t;
+      RtFile scratch = *f;
+      again.files = g_array_new (FALSE, FALSE, sizeof (RtFile));
+      g_array_append_val (again.files, scratch);
+      again.trace = *rw;
+      again.trace.files = again.files;
+      again.parse = rt_file_parse_new (&again.trace, 0, 0, NULL);
+      again.read = rt_file_parse_read (again.parse, 0, 0, &again.error);
+      guint n = MIN (again.parse->events->len, f->n_events);
+      fs->own_events = g_array_sized_new (FALSE, FALSE, sizeof (RtEvent), n);
+      g_array_append_vals (fs->own_events, again.parse->events->data, n);
+      if (n < f->n_events)
+        ((RtFile *) f)->n_events = n;
+    }
+  g_mutex_unlock (&t->priv->lazy_lock);
+  return (const RtEvent *) fs->own_events->data;
 }
 
 const char *
@@ -156,8 +206,7 @@ rt_trace_file_events (const RtTrace *t, guint file)
   if (fs->cut_events != NULL)
     return (const RtEvent *) fs->cut_events->data;
   if (fs->rows_dropped)
-    g_error ("rolltrace: the rows of %s were not kept (RtLoadOptions.rows_unread), yet are read",
-             f->path);
+    return undeclared_rows (t, file);
   /* a file cut to its first rollout: its first rows, checked with the whole file's */
   guint32 n_events = fs->cut ? fs->whole_events : f->n_events;
   guint32 n_requests = fs->cut ? fs->whole_requests : f->n_requests;
@@ -182,11 +231,13 @@ rt_trace_file_events (const RtTrace *t, guint file)
   return fs->own_events != NULL ? (const RtEvent *) fs->own_events->data : fs->mapped;
 }
 
-void
+const RtTurnFigures *
 rt_trace_turn_missing (const RtTrace *t, guint32 i)
 {
-  g_error ("rolltrace: turn %" G_GUINT32_FORMAT " is not in the trace (%" G_GUINT64_FORMAT " turns%s), yet is read",
-           i, rt_trace_n_turns (t), t->priv->opts.turns_unread ? ": RtLoadOptions.turns_unread" : "");
+  static const RtTurnFigures unknown = { -1, NAN, NAN, NAN, NAN, NAN };
+  undeclared_read (t, "turn %" G_GUINT32_FORMAT " is not in the trace (%" G_GUINT64_FORMAT " turns%s), yet is read",
+                   i, rt_trace_n_turns (t), t->priv->keeps.turns ? "" : ": RT_READS_TURNS was not declared");
+  return &unknown;
 }
 
 void

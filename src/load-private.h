@@ -51,7 +51,7 @@ typedef struct {
                                   * rt_trace_file_events */
   GArray *own_events;            /* rows re-read after a failed check */
   gint ids_ready;                /* (atomic) its requests' ids are checked, or were read again
-                                  * (own_ids): RtLoadOptions.request_ids_when_read */
+                                  * (own_ids): RT_READS_SOME_IDS */
   GPtrArray *own_ids;            /* const char*: its requests' ids read again, in order */
   GStringChunk *own_ids_text;    /* and where they are kept */
   gboolean rows_written;         /* rows already in the draft cache, at rows_at */
@@ -59,7 +59,7 @@ typedef struct {
   guint64 prefix_checksum;       /* rt_cache_prefix_checksum up to resume.offset */
   gboolean prefix_known;         /* FALSE: it may not describe the bytes read */
   gboolean uncacheable;          /* changed while analysed: left out of a new cache */
-  gboolean rows_dropped;         /* read, but not kept (RtLoadOptions.rows_unread) */
+  gboolean rows_dropped;         /* read, but not kept (without RT_READS_ROWS) */
   gboolean as_cached;            /* the cache's `record` holds it as it is (RT_CACHE_SAME):
                                   * taken whole, or with its unterminated last piece read */
   guint record;
@@ -79,6 +79,19 @@ typedef struct {
   const double *sorted;          /* in the cache's mapping */
   guint n;
 } RtStepDurations;
+
+/* What a load keeps, from RtLoadOptions.reads. */
+typedef struct {
+  gboolean rows;
+  gboolean requests;
+  gboolean turns;                /* their figures, read or summed */
+  gboolean turns_summed;         /* summed over every step alone (RT_READS_TURN_SUMS) */
+  gboolean ids;                  /* checked with their requests, or when first read: */
+  gboolean ids_when_read;        /* (RT_READS_SOME_IDS) */
+  gboolean strict;               /* a read of what was not kept stops the program */
+} RtLoadKeeps;
+
+RtLoadKeeps rt_load_keeps (RtReads reads);
 
 struct _RtTracePrivate {
   RtFileState *files;            /* one per trace->files */
@@ -104,8 +117,9 @@ struct _RtTracePrivate {
   const double *engine;          /* the engine time of every request of that cache */
   const double *cached_engine;   /* of each of trace->cached_requests (used in place), or NULL */
   guint turns_unchecked;         /* the first files whose turns were left unchecked, for
-                                  * RtLoadOptions.turns_summed (turn_sums stands in for them) */
+                                  * RT_READS_TURN_SUMS (turn_sums stands in for them) */
   RtLoadOptions opts;
+  RtLoadKeeps keeps;             /* opts.reads, spelled out */
   GMutex lazy_lock;              /* what a loaded trace makes when first asked (a file's rows
                                   * checked, a step's durations looked up) is made under it,
                                   * once: analyses may ask from several threads at once */

@@ -81,7 +81,7 @@ cut_file (RtTrace *t, guint i, RtFilePart part)
 
   if (part == RT_FILE_FIRST_ROLLOUT)
     {
-      /* noted as the lines were read: no row needed (RtLoadOptions.rows_unread) */
+      /* noted as the lines were read: no row needed (without RT_READS_ROWS) */
       const RtFileSlice *first = &f->first_rollout;
       f->n_complete = MIN (first->n_complete, f->n_complete);
       f->start_min_s = first->start_min_s;
@@ -135,7 +135,7 @@ rt_trace_keep_file_parts (RtTrace *t, const RtFilePart *parts)
         continue;
       any = TRUE;
       if ((parts[i] == RT_FILE_LATER_ROLLOUTS && priv->files[i].rows_dropped)
-          || (f->first_request == RT_NONE && priv->opts.requests_unread)
+          || (f->first_request == RT_NONE && !priv->keeps.requests)
           || (priv->turn_sums != NULL && i < priv->turn_sums_files))
         return FALSE;
     }

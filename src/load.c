@@ -17,6 +17,27 @@
 /* ---- work shared by two threads --------------------------------------------------- */
 
 /* How many threads a load may use (RtLoadOptions.n_threads, 0: one per core). */
+RtLoadKeeps
+rt_load_keeps (RtReads reads)
+{
+  if (reads == RT_READS_EVERYTHING)
+    reads = RT_READS_ALL;
+  const char *check = g_getenv ("ROLLTRACE_CHECK_READS");
+  return (RtLoadKeeps) {
+    .rows = (reads & RT_READS_ROWS) != 0,
+    .requests = (reads & RT_READS_REQUESTS) != 0,
+    .turns = (reads & (RT_READS_TURNS | RT_READS_TURN_SUMS)) != 0,
+    .turns_summed = (reads & RT_READS_TURN_SUMS) && !(reads & RT_READS_TURNS),
+    .ids = (reads & (RT_READS_REQUEST_IDS | RT_READS_SOME_IDS)) != 0,
+    .ids_when_read = (reads & RT_READS_SOME_IDS) && !(reads & RT_READS_REQUEST_IDS),
+#ifdef NDEBUG
+    .strict = check != NULL && strcmp (check, "0") != 0,
+#else
+    .strict = check == NULL || strcmp (check, "0") != 0,
+#endif
+  };
+}
+
 static guint
 n_threads_of (const RtLoadOptions *opts)
 {
@@ -56,7 +77,7 @@ merge_file (LoadJob *job, RtFileParse *p)
   p->file->first_request = t->priv->requests->len;
   p->file->n_requests = p->requests->len;
   p->file->n_events = p->events->len;
-  fs->rows_dropped = t->priv->opts.rows_unread;
+  fs->rows_dropped = !t->priv->keeps.rows;
   fs->first_event = fs->rows_dropped ? 0 : t->events->len;
   if (!fs->rows_dropped)
     g_array_append_vals (t->events, p->events->data, p->events->len);
@@ -66,7 +87,7 @@ merge_file (LoadJob *job, RtFileParse *p)
   /* a caller that reads no turn figures, with no cache to write them into, keeps none: on the
    * 10M tree, tens of MB less to copy and to fault in (its zeroed pages are dear on a
    * virtual machine; bench/RESULTS.md, "Behind the code") */
-  if (!(t->priv->opts.turns_unread && t->priv->cache_path == NULL))
+  if (t->priv->keeps.turns || t->priv->cache_path != NULL)
     g_array_append_vals (t->turns, turns->data, turns->len);
   t->problems_total += p->file->problems_total;
   t->stats.bytes_read += p->bytes_read;
@@ -239,7 +260,7 @@ reserve_rows (GArray *a, gsize n)
 
 /* Takes a file the cache holds as it is now straight into the trace: its requests
  * are appended to the trace's table (`keep_requests`; else they are left there, for
- * take_cached_requests, or because the caller reads none: RtLoadOptions.requests_unread),
+ * take_cached_requests, or because the caller reads none: without RT_READS_REQUESTS),
  * its turns and rows stay in the mapping. `problems`: a scratch array. Touches only the
  * file's own row and state (the caller counts it, and adds its problems_total to the
  * trace's), so that files can be taken on two threads at once, unless `keep_requests`. */
@@ -303,8 +324,8 @@ unadopt_file (RtTrace *t, guint file_index)
 static RtCacheTables
 tables_read (const RtTracePrivate *priv, guint file)
 {
-  return RT_CACHE_REQUESTS | (priv->opts.turns_unread || file < priv->turns_unchecked ? 0 : RT_CACHE_TURNS)
-         | (priv->opts.request_ids_unread || priv->opts.request_ids_when_read ? 0 : RT_CACHE_IDS);
+  return RT_CACHE_REQUESTS | (!priv->keeps.turns || file < priv->turns_unchecked ? 0 : RT_CACHE_TURNS)
+         | (!priv->keeps.ids || priv->keeps.ids_when_read ? 0 : RT_CACHE_IDS);
 }
 
 /* trace->requests: the load's own table, numbered after the cache's (if used in place). */
@@ -521,7 +542,7 @@ adopt_files (RtTrace *t, RtCacheMap *cache, const RtCacheMatch *matches, const g
 {
   RtTracePrivate *priv = t->priv;
   guint n_files = t->files->len;
-  gboolean keep_requests = !whole || !priv->opts.requests_unread;
+  gboolean keep_requests = !whole || priv->keeps.requests;
   for (guint i = 0; !keep_requests && i < n_files; i++)
     if (matches[i] == RT_CACHE_SAME)
       {
@@ -552,7 +573,7 @@ adopt_files (RtTrace *t, RtCacheMap *cache, const RtCacheMatch *matches, const g
    * place (their engine times being the cache's too), or not taken at all. The sums and engine
    * times themselves are checked beside the files' tables */
   guint prefix = 0;
-  while (priv->opts.turns_summed && prefix < n_files && matches[prefix] == RT_CACHE_SAME && complete[prefix]
+  while (priv->keeps.turns_summed && prefix < n_files && matches[prefix] == RT_CACHE_SAME && complete[prefix]
          && records[prefix] == prefix)
     prefix++;
   if (prefix > 0)
@@ -567,7 +588,7 @@ adopt_files (RtTrace *t, RtCacheMap *cache, const RtCacheMatch *matches, const g
   TableChecks tc = {
     .t = t, .cache = cache, .matches = matches, .records = records, .complete = complete,
     .keep_requests = keep_requests,
-    .turns_by_file = !keep_requests && !priv->opts.turns_unread,
+    .turns_by_file = !keep_requests && priv->keeps.turns,
     .prefetch = keep_requests && whole ? tables_read (priv, n_files) : 0,
     .check_sums = priv->turn_sums != NULL,
     .adopt = !copy,
@@ -671,7 +692,7 @@ load_files (RtTrace *trace, RtCacheMap *cache, GError **error)
    * never resident. Not when a cache will hold them. */
   if (cache == NULL)
     {
-      if (!opts->rows_unread)
+      if (rt_load_keeps (opts->reads).rows)
         rt_array_make_room (trace->events, total_bytes / 160 + 1024);
       rt_array_make_room (trace->priv->requests, total_bytes / 4096 + 1024);
       rt_array_make_room (trace->turns, total_bytes / 2048 + 1024);
@@ -892,6 +913,7 @@ rt_trace_load (const char *exp_path, const RtLoadOptions *opts, GError **error)
   trace->priv = g_new0 (RtTracePrivate, 1);
   g_mutex_init (&trace->priv->lazy_lock);
   trace->priv->opts = *opts;
+  trace->priv->keeps = rt_load_keeps (opts->reads);
   trace->priv->requests = g_array_new (FALSE, FALSE, sizeof (RtRequest));
   trace->priv->opts.cache_dir = NULL;
   if (g_strcmp0 (g_getenv ("ROLLTRACE_PARSE"), "lines") == 0)
@@ -923,8 +945,7 @@ rt_trace_load (const char *exp_path, const RtLoadOptions *opts, GError **error)
         trace->stats.cache_rejected = "damaged tables";
     }
   /* ids left unchecked: checked when read */
-  trace->request_ids_unchecked = trace != NULL && trace->priv->cache != NULL && opts->request_ids_when_read
-                                 && !opts->request_ids_unread;
+  trace->request_ids_unchecked = trace != NULL && trace->priv->cache != NULL && trace->priv->keeps.ids_when_read;
   return g_steal_pointer (&trace);
 }
 

@@ -882,3 +882,9 @@ rt_report_write_json (const RtReport *r, RtJsonWriter *w)
   rt_jw_end_object (w);
 }
 
+const RtAnalysisSpec rt_report_analysis = {
+  .name = "report",
+  .reads = RT_READS_ROWS | RT_READS_REQUESTS | RT_READS_TURN_SUMS | RT_READS_SOME_IDS,
+  .steps = RT_STEPS_SELECTED,
+  .plots = "those of its sections",
+};

@@ -24,4 +24,7 @@ double rt_chrome_trace_time_base (const RtTrace *t, const GArray *step_indices, 
 void rt_chrome_trace_write_experiment (RtChromeTrace *ct, const RtTrace *t, const GArray *step_indices,
                                        const RtStepSet *workers, RtChromeTraceCounts *counts);
 
+/* The spec of the trace export (rt-trace): every request, turn and row of the steps written. */
+extern const RtAnalysisSpec rt_chrome_trace_analysis;
+
 G_END_DECLS

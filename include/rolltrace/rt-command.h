@@ -5,6 +5,7 @@
 
 #include <glib.h>
 
+#include "rolltrace/rt-analysis.h"
 #include "rolltrace/rt-jsonw.h"
 #include "rolltrace/rt-rollouts.h"
 #include "rolltrace/rt-steps.h"
@@ -51,28 +52,16 @@ typedef struct {
                               * each value is one more experiment, loaded after those of the
                               * arguments (rt-report --compare EXP2); NULL: none */
   const char *out_subdir;    /* the default --out is rt-out/EXPNAME/out_subdir; NULL: rt-out/EXPNAME */
-  gboolean (*rows_unread) (void);  /* asked once its options are parsed: TRUE when run will
-                                    * read no event row, so that loading keeps none in memory
-                                    * (RtLoadOptions.rows_unread); NULL: it may read them */
-  gboolean (*requests_unread) (void);  /* likewise: TRUE when run reads neither the request nor
-                                        * the turn table (RtLoadOptions.requests_unread) */
-  gboolean (*turns_unread) (void);        /* likewise: TRUE when run reads no turn's figures
-                                          * (RtLoadOptions.turns_unread) */
-  gboolean (*request_ids_unread) (void);  /* likewise: TRUE when run reads no RtRequest.id
-                                          * (RtLoadOptions.request_ids_unread) */
-  gboolean (*experiment_unread) (void);   /* likewise: TRUE when run reads no experiment at all
-                                          * (rt-export --schema): EXP may then be left out, and
-                                          * one given only names the default --out, unloaded */
-  gboolean turns_summed;     /* without --steps, run reads the turns only summed over every
-                              * step (RtLoadOptions.turns_summed) */
-  gboolean request_ids_when_read;  /* run reads the ids of a few requests only
-                                    * (RtLoadOptions.request_ids_when_read) */
-  gboolean (*requests_of_one_step) (RtSession *s, const RtTrace *t, guint *step_index);
-                             /* asked while `t` is loaded, once all but its requests are there
-                              * (s->trace is not set yet): TRUE, with step_index set, when run
-                              * reads the requests and turns of that step of `t` only, so that
-                              * a load from the cache takes no other (RtLoadOptions.
-                              * requests_of_one_step); NULL: it may read every step's */
+  const RtAnalysisSpec *const *analyses;  /* the analyses run may do, NULL-terminated: a load
+                              * keeps what those it does read (RtAnalysisSpec.reads) and no
+                              * more; NULL: every table */
+  gboolean (*runs) (const RtSession *s, const RtAnalysisSpec *analysis);
+                             /* asked once the options are parsed: whether run does `analysis`
+                              * with them; NULL: it does every one. When it does none, no
+                              * experiment is read (rt-export --schema): EXP may be left out,
+                              * and one given only names the default --out */
+  const char *step_help;     /* the command takes --step N|slowest (RtSession.step), which
+                              * this explains; NULL: it takes none */
   gboolean (*before_load) (RtSession *s, GError **error);
                              /* run once the options are parsed, before the experiments are
                               * loaded (rt-report --watch waits there for EXP to appear);
@@ -96,6 +85,7 @@ struct _RtSession {
   /* common options */
   char *out_dir;
   char *steps_spec;
+  char *step;                /* --step (RtCommand.step_help): N, "slowest", or NULL */
   char *format;              /* png, svg or pdf */
   char *cache_dir;
   gboolean json, quiet, verbose, no_render, no_cache;
@@ -129,17 +119,6 @@ int rt_command_main (const RtCommand *cmd, int argc, char **argv);
 /* Creates the output folder, unless it was already: every writer of the session calls it
  * first, and a command that writes from several threads at once, before they start. */
 gboolean rt_session_ensure_out_dir (RtSession *s, GError **error);
-
-/* RtCommand.rows_unread of a command that never reads an event row, whatever its options
- * (its analyses read the file, request and turn tables only). */
-gboolean rt_command_never_reads_rows (void);
-
-/* RtCommand.requests_unread of a command that never reads the request and turn tables. */
-gboolean rt_command_never_reads_requests (void);
-
-/* RtCommand.turns_unread and .request_ids_unread of a command that never reads them. */
-gboolean rt_command_never_reads_turns (void);
-gboolean rt_command_never_reads_request_ids (void);
 
 /* Human summary on stdout, silent with --quiet or --json. */
 void rt_session_print (RtSession *s, const char *fmt, ...) G_GNUC_PRINTF (2, 3);
@@ -176,12 +155,12 @@ rt_session_experiment (const RtSession *s, guint i)
 }
 
 /* The one step resolver of every command with --step: the index into trace->steps of `--step N`
- * (given as text), or, when `value` is NULL or "slowest", of the step with the longest rollout
+ * (RtSession.step), or, when it is NULL or "slowest", of the step with the longest rollout
  * among those --steps selects (rt_view_slowest_step). A step the trace lacks, or no step with a
  * rollout, is "nothing to show" (exit 1, as a --steps that selects no step); a step the trace has
  * but --steps leaves out is a usage error (exit 2): the two options contradict each other. */
-gboolean rt_session_resolve_step (RtSession *s, const char *value, guint *step_index, GError **error);
-/* The same in the trace `t`, with the steps `steps` selects (NULL: all). */
+gboolean rt_session_resolve_step (RtSession *s, guint *step_index, GError **error);
+/* The same in the trace `t`, with the steps `steps` selects (NULL: all), of --step `value`. */
 gboolean rt_trace_resolve_step (const RtTrace *t, const RtStepSet *steps, const char *value,
                                 guint *step_index, GError **error);
 

@@ -38,4 +38,7 @@ const GPtrArray *rt_report_section_names (const RtReport *r);
 /* The analyses found something to show (a step with a rollout, or a request). */
 gboolean rt_report_has_data (const RtReport *r);
 
+/* The spec of the report (rt-report): what its sections read together. */
+extern const RtAnalysisSpec rt_report_analysis;
+
 G_END_DECLS

@@ -156,7 +156,7 @@ typedef struct {
                                * text); rt_request_id () */
   guintptr request_texts_at;  /* the same for RtRequest.finish_reason */
   gboolean request_ids_unchecked; /* some file's ids are checked when first read
-                               * (RtLoadOptions.request_ids_when_read) */
+                               * (RT_READS_SOME_IDS) */
   GArray *turns;              /* RtTurnFigures of the files read in this load, grouped by
                                * request: read every turn through rt_trace_turn () */
   const RtTurnFigures *cached_turns; /* the cache's own turns, used in place: those of the */
@@ -180,43 +180,61 @@ typedef struct {
   RtTracePrivate *priv;
 } RtTrace;
 
+/* What a caller of rt_trace_load reads of the trace: a load keeps that and nothing else.
+ * An analysis declares its own (RtAnalysisSpec.reads, rt-analysis.h); a command loads the
+ * union of its analyses'. 0 declares nothing: every table is kept. */
+typedef enum {
+  RT_READS_EVERYTHING = 0,
+  RT_READS_FILES = 1 << 0,      /* the file and step tables: their counters, step-level sums and
+                                 * RtFile.n_requests (always kept; a need of its own so that an
+                                 * analysis reading no more than them can say so) */
+  RT_READS_DURATIONS = 1 << 1,  /* each step's request durations, through
+                                 * rt_trace_step_sorted_durations (or the request table when
+                                 * the cache does not hold them ready: the load keeps it then) */
+  RT_READS_REQUESTS = 1 << 2,   /* the request table (rt_trace_request) */
+  RT_READS_TURNS = 1 << 3,      /* each turn's figures (rt_trace_turn) */
+  RT_READS_TURN_SUMS = 1 << 4,  /* the turns of every step, through rt_trace_all_turn_sums and
+                                 * rt_trace_request_engine_s alone: a load wholly from a cache
+                                 * that holds them ready leaves the turns unchecked then, and the
+                                 * caller must not read those of the files
+                                 * rt_trace_turn_sums_ready covers itself */
+  RT_READS_REQUEST_IDS = 1 << 5,/* every RtRequest.id (rt_request_id) */
+  RT_READS_SOME_IDS = 1 << 6,   /* the ids of the few requests it shows: a cache's ids of a file
+                                 * are checked when one of them is first read, not while loading,
+                                 * and read again from the file when they fail */
+  RT_READS_ROWS = 1 << 7,       /* the event rows (rt_trace_file_events) */
+  RT_READS_ALL = (1 << 8) - 1,
+} RtReads;
+
 typedef struct {
   guint n_threads;            /* 0: one per core */
   guint max_problems_per_file;/* bad lines listed per file (the rest are counted) */
   gboolean progress;          /* a progress line on stderr when loading is slow */
   const char *cache_dir;      /* keep and reuse a binary cache of the tables there; NULL: none */
-  gboolean rows_unread;       /* the caller never reads event rows (rt_trace_file_events):
-                               * the rows of the files read are not kept in memory (a new
-                               * cache still gets them), which is most of a first load's */
   gboolean line_by_line;      /* parse every line on its own instead of whole buffers at a
                                * time: slower, the same tables (the reference the faster way
                                * is tested against); also set by ROLLTRACE_PARSE=lines */
-  gboolean requests_unread;   /* the caller never reads the request table (only
-                               * RtFile.n_requests, rt_trace_step_sorted_durations and,
-                               * unless turns_unread, the files' turns by RtFile.first_turn):
-                               * a load wholly from a cache that holds every step's durations
-                               * then leaves it empty, each RtFile.first_request RT_NONE */
+  RtReads reads;              /* what the caller reads. Without RT_READS_ROWS the rows of the
+                               * files read are not kept in memory (a new cache still gets
+                               * them), which is most of a first load's. Without
+                               * RT_READS_REQUESTS (or _TURNS) a load wholly from a cache that
+                               * holds every step's durations leaves the request table empty,
+                               * each RtFile.first_request RT_NONE (the files' turns are then
+                               * still there by RtFile.first_turn when turns are read). Without
+                               * RT_READS_TURNS (or _TURN_SUMS) a cache's turns are not checked
+                               * (their ranges still are), and a load that writes no cache keeps
+                               * none of the files it reads (RtRequest.n_turns is still each
+                               * request's count). Without either id need a cache's ids are not
+                               * checked (each still points to a NUL-terminated text in it).
+                               * Reading what was not declared is a programming error: debug
+                               * builds, and any build under ROLLTRACE_CHECK_READS=1 (the tests),
+                               * stop on it; others read it late, from the file */
   /* The caller reads the requests (and turns) of one step only, and this says which once
    * the trace is loaded but for them (its files, counters and steps are there): TRUE, with
    * `step_index` set. A load wholly from a cache that has nothing to read then takes that
-   * step's requests only, the other files' RtFile.first_request being RT_NONE as with
-   * requests_unread. NULL, or FALSE: every step's are taken. */
+   * step's requests only, the other files' RtFile.first_request being RT_NONE as without
+   * RT_READS_REQUESTS. NULL, or FALSE: every step's are taken. */
   gboolean (*requests_of_one_step) (const RtTrace *t, gpointer data, guint *step_index);
-  gboolean turns_unread;      /* the caller never reads a turn's figures (rt_trace_turn): a
-                               * cache's are then not checked (their ranges still are), and
-                               * a load that writes no cache keeps none of the files it reads
-                               * (RtRequest.n_turns is still each request's count) */
-  gboolean turns_summed;      /* the caller reads the turns of every step, and only through
-                               * rt_trace_all_turn_sums and rt_trace_request_engine_s: a load
-                               * wholly from a cache that holds those ready leaves the turns
-                               * unchecked then, and the caller must not read those of the
-                               * files rt_trace_turn_sums_ready covers itself */
-  gboolean request_ids_unread;/* the caller never reads RtRequest.id: a cache's are then not
-                               * checked (each still points to a NUL-terminated text in it) */
-  gboolean request_ids_when_read; /* the caller reads few ids (those of the requests it shows):
-                               * a cache's ids of a file are checked when one of them is first
-                               * read (rt_request_id), not while loading, and read again from
-                               * the file when they fail */
   gpointer requests_of_one_step_data;
 } RtLoadOptions;
 
@@ -237,9 +255,9 @@ typedef enum {
  * cut file. Its damage (bad lines, field problems, problems) stays the whole
  * file's: its lines and events count its part's rows and that damage. Once per load, after the
  * rollouts are known (rt-rollouts.h). FALSE, with nothing cut, when the load left out a table
- * the cut needs (the rows of a file cut to its later rollouts under
- * RtLoadOptions.rows_unread; requests dropped under requests_unread; the turns the turn sums
- * of turns_summed stand in for): load it again without those options. */
+ * the cut needs (the rows of a file cut to its later rollouts, without RT_READS_ROWS;
+ * requests dropped without RT_READS_REQUESTS; the turns RT_READS_TURN_SUMS's sums stand in
+ * for): load it again reading every table. */
 gboolean rt_trace_keep_file_parts (RtTrace *t, const RtFilePart *parts);
 
 /* Where the cache of an experiment is kept: $XDG_CACHE_HOME/rolltrace by default. */
@@ -284,9 +302,10 @@ const double *rt_trace_step_sorted_durations (const RtTrace *t, guint step_index
 const double *rt_trace_all_sorted_durations (const RtTrace *t, guint *n);
 
 /* Turn i (RtRequest.first_turn ...): in the cache's table for a file taken whole from it,
- * in t->turns for the others. Asking for one the trace does not hold (a load with
- * RtLoadOptions.turns_unread keeps none it reads) is a programming error, stopped loudly. */
-G_NORETURN void rt_trace_turn_missing (const RtTrace *t, guint32 i);
+ * in t->turns for the others. Asking for one the trace does not hold (a load that did not
+ * declare RT_READS_TURNS keeps none it reads) is a programming error (RtLoadOptions.reads):
+ * a figure of NaNs then, when the build does not stop on it. */
+const RtTurnFigures *rt_trace_turn_missing (const RtTrace *t, guint32 i);
 
 static inline const RtTurnFigures *
 rt_trace_turn (const RtTrace *t, guint32 i)
@@ -294,7 +313,7 @@ rt_trace_turn (const RtTrace *t, guint32 i)
   if (i < t->n_cached_turns)
     return &t->cached_turns[i];
   if (G_UNLIKELY (i - t->n_cached_turns >= t->turns->len))
-    rt_trace_turn_missing (t, i);
+    return rt_trace_turn_missing (t, i);
   return &g_array_index (t->turns, RtTurnFigures, i - t->n_cached_turns);
 }
 
@@ -327,7 +346,7 @@ double rt_turns_engine_s (const RtTurnFigures *tf, gsize n);
 
 /* rt_turn_sums_add of every turn of the first *n_files files, one file after another (every
  * step's, up to one), when the cache holds them ready and the load was asked for them
- * (RtLoadOptions.turns_summed): `n` is set to their number (turn indices). NULL otherwise. */
+ * (RT_READS_TURN_SUMS): `n` is set to their number (turn indices). NULL otherwise. */
 const RtTurnSums *rt_trace_turn_sums_ready (const RtTrace *t, guint *n, guint *n_files);
 
 /* rt_turns_engine_s of request q's turns, from the cache when it holds them ready. */

@@ -2,6 +2,7 @@
 /* cdf.c: the distribution of request durations (or of any event's durations) per step and over all.
  * The tail is the question, so every summary carries P50 to P99.9. */
 #include "rolltrace/analyses/cdf.h"
+#include "rolltrace/analyses/fit.h"
 #include "rolltrace/rt-views.h"
 #include "../tasks-private.h"
 
@@ -206,3 +207,22 @@ rt_cdf_all_table (const RtCdfEvent *e)
   rt_table_summary (table, &e->all_summary, RT_SUMMARY_P80 | RT_SUMMARY_P999);
   return table;
 }
+
+static const RtTableSpec *const cdf_tables[] = { &rt_cdf_steps_spec, &rt_cdf_all_spec, &rt_fit_spec, NULL };
+
+const RtAnalysisSpec rt_cdf_analysis = {
+  .name = "cdf",
+  .reads = RT_READS_DURATIONS,
+  .steps = RT_STEPS_SELECTED,
+  .tables = cdf_tables,
+  .plots = "cdf",
+};
+static const RtTableSpec *const cdf_events_tables[] = { &rt_cdf_steps_spec, &rt_cdf_all_spec, &rt_fit_spec, NULL };
+
+const RtAnalysisSpec rt_cdf_events_analysis = {
+  .name = "cdf_events",
+  .reads = RT_READS_ROWS | RT_READS_REQUESTS | RT_READS_DURATIONS,
+  .steps = RT_STEPS_SELECTED,
+  .tables = cdf_events_tables,
+  .plots = "cdf",
+};

@@ -319,3 +319,13 @@ rt_trainer_sections_table (const RtTrainerSections *ts)
     }
   return table;
 }
+
+static const RtTableSpec *const check_tables[] = { &rt_check_missing_spec, &rt_check_empty_spec, &rt_check_duplicates_spec, &rt_check_cache_spec, &rt_check_problems_spec, &rt_check_rollouts_spec, &rt_trainer_sections_spec, NULL };
+
+const RtAnalysisSpec rt_check_analysis = {
+  .name = "check",
+  .reads = RT_READS_ROWS,
+  .steps = RT_STEPS_SELECTED,
+  .tables = check_tables,
+  .plots = NULL,
+};

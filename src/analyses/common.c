@@ -62,7 +62,7 @@ rt_step_requests_next_file (RtStepRequests *it)
     {
       const RtFile *f = rt_trace_file (it->t, it->file++);
       if (f->n_requests == 0 || f->first_request == RT_NONE)
-        continue;   /* (none, or none taken: RtLoadOptions.requests_unread) */
+        continue;   /* (none, or none taken: without RT_READS_REQUESTS) */
       it->at = rt_trace_request (it->t, f->first_request);
       it->end = it->at + f->n_requests;
       return it->at++;

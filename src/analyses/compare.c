@@ -660,3 +660,13 @@ rt_compare_hist_table (const RtCompare *c, guint bins_per_decade)
     }
   return table;
 }
+
+static const RtTableSpec *const compare_tables[] = { &rt_compare_experiments_spec, &rt_compare_versus_spec, &rt_compare_steps_spec, &rt_compare_turns_spec, &rt_compare_turn_dist_spec, &rt_compare_events_spec, &rt_compare_hist_spec, NULL };
+
+const RtAnalysisSpec rt_compare_analysis = {
+  .name = "compare",
+  .reads = RT_READS_ROWS | RT_READS_REQUESTS | RT_READS_TURN_SUMS | RT_READS_REQUEST_IDS,
+  .steps = RT_STEPS_SELECTED,
+  .tables = compare_tables,
+  .plots = "compare_cdf, compare_events, compare_hist, compare_steps, compare_throughput, compare_turn_dist, compare_turns",
+};

@@ -2,6 +2,7 @@
 /* events.c: what share of each step every step-level section takes, barrier wait included.
  * The share lost at the barrier is the price of the slowest rank, paid by all the others. */
 #include "rolltrace/analyses/events.h"
+#include "rolltrace/analyses/check.h"
 #include "rolltrace/rt-views.h"
 
 #include <math.h>
@@ -88,3 +89,13 @@ rt_events_table (const RtEvents *ev)
     }
   return table;
 }
+
+static const RtTableSpec *const events_tables[] = { &rt_events_spec, &rt_trainer_sections_spec, NULL };
+
+const RtAnalysisSpec rt_events_analysis = {
+  .name = "events",
+  .reads = RT_READS_FILES,
+  .steps = RT_STEPS_SELECTED,
+  .tables = events_tables,
+  .plots = "events_pct, events_stacked",
+};

@@ -705,3 +705,13 @@ rt_export_csv (const RtTrace *t, const RtStepSet *steps, RtExportTable which, Rt
   *n_rows = c.rows;
   return !c.failed;
 }
+
+static const RtTableSpec *const export_tables[] = { &rt_export_requests_spec, &rt_export_turns_spec, &rt_export_events_spec, &rt_export_steps_spec, &rt_export_workers_spec, NULL };
+
+const RtAnalysisSpec rt_export_analysis = {
+  .name = "export",
+  .reads = RT_READS_ROWS | RT_READS_REQUESTS | RT_READS_TURNS | RT_READS_REQUEST_IDS,
+  .steps = RT_STEPS_SELECTED,
+  .tables = export_tables,
+  .plots = NULL,
+};

@@ -383,3 +383,13 @@ rt_mix_bins_table (const RtMix *m)
     }
   return table;
 }
+
+static const RtTableSpec *const mix_tables[] = { &rt_mix_bins_spec, NULL };
+
+const RtAnalysisSpec rt_mix_analysis = {
+  .name = "mix",
+  .reads = RT_READS_REQUESTS,
+  .steps = RT_STEPS_SELECTED,
+  .tables = mix_tables,
+  .plots = "compare_mix_K",
+};

@@ -154,3 +154,13 @@ rt_overview_table (const RtOverview *o)
     }
   return table;
 }
+
+static const RtTableSpec *const overview_tables[] = { &rt_overview_train_spec, NULL };
+
+const RtAnalysisSpec rt_overview_analysis = {
+  .name = "overview",
+  .reads = RT_READS_FILES,
+  .steps = RT_STEPS_SELECTED,
+  .tables = overview_tables,
+  .plots = "overview",
+};

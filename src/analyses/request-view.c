@@ -291,3 +291,13 @@ rt_request_lines_table (const RtTrace *t, const RtRequestView *v)
     }
   return table;
 }
+
+static const RtTableSpec *const request_view_tables[] = { &rt_request_lines_spec, NULL };
+
+const RtAnalysisSpec rt_request_view_analysis = {
+  .name = "request_view",
+  .reads = RT_READS_ROWS | RT_READS_REQUESTS | RT_READS_REQUEST_IDS,
+  .steps = RT_STEPS_SELECTED,
+  .tables = request_view_tables,
+  .plots = "request_ID",
+};

@@ -354,3 +354,13 @@ rt_requests_top_table (const RtTrace *t, const RtRequests *r)
     }
   return table;
 }
+
+static const RtTableSpec *const requests_tables[] = { &rt_requests_cdf_spec, &rt_requests_slow_spec, &rt_request_phases_spec, &rt_requests_top_spec, NULL };
+
+const RtAnalysisSpec rt_requests_analysis = {
+  .name = "requests",
+  .reads = RT_READS_ROWS | RT_READS_REQUESTS | RT_READS_REQUEST_IDS,
+  .steps = RT_STEPS_ONE,
+  .tables = requests_tables,
+  .plots = "requests_cdf_step_N, requests_top_step_N, request_K_step_N",
+};

@@ -655,3 +655,13 @@ rt_timeline_gantt_first_lane (const RtTimeline *tl, const GArray *workers, doubl
     }
   return lane;
 }
+
+static const RtTableSpec *const timeline_tables[] = { &rt_timeline_workers_spec, &rt_timeline_inflight_spec, &rt_timeline_gantt_spec, NULL };
+
+const RtAnalysisSpec rt_timeline_analysis = {
+  .name = "timeline",
+  .reads = RT_READS_ROWS | RT_READS_REQUESTS | RT_READS_REQUEST_IDS,
+  .steps = RT_STEPS_ONE,
+  .tables = timeline_tables,
+  .plots = "timeline_step_N, timeline_step_N_tail, inflight_step_N",
+};

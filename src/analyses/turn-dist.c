@@ -117,7 +117,7 @@ rt_turn_dist_analyse (const RtTrace *t, const RtStepSet *steps)
         {
           const RtFile *f = rt_trace_file (t, st->first_file + k);
           if (f->n_requests == 0 || f->first_request == RT_NONE)
-            continue;   /* (none, or none taken: RtLoadOptions.requests_unread) */
+            continue;   /* (none, or none taken: without RT_READS_REQUESTS) */
           /* a file's requests lie in one table: walked by pointer, the count kept apart from
            * the bins (which the compiler cannot tell from it). The usual bins are filled in
            * the step's only, but for the durations' sum, which is added request by request
@@ -283,3 +283,13 @@ rt_turn_dist_mean_table (const RtTurnDist *d)
 {
   return pivot_table (d, &rt_turn_dist_mean_spec, TRUE);
 }
+
+static const RtTableSpec *const turn_dist_tables[] = { &rt_turn_dist_steps_spec, &rt_turn_dist_bins_spec, &rt_turn_dist_counts_spec, &rt_turn_dist_mean_spec, NULL };
+
+const RtAnalysisSpec rt_turn_dist_analysis = {
+  .name = "turn_dist",
+  .reads = RT_READS_REQUESTS,
+  .steps = RT_STEPS_SELECTED,
+  .tables = turn_dist_tables,
+  .plots = "turn_dist_counts, turn_dist_mean",
+};

@@ -20,7 +20,7 @@ rt_turns_analyse (const RtTrace *t, const RtStepSet *steps)
   else
     files_ready = 0;
   /* a file's turns are its requests', one request after another: read by file, they need
-   * no request table (RtLoadOptions.requests_unread) */
+   * no request table (without RT_READS_REQUESTS) */
   for (guint i = 0; i < selected->len; i++)
     {
       const RtStep *st = rt_trace_step (t, g_array_index (selected, guint, i));
@@ -89,3 +89,13 @@ rt_turns_table (const RtTurns *turns)
     }
   return table;
 }
+
+static const RtTableSpec *const turns_tables[] = { &rt_turns_spec, NULL };
+
+const RtAnalysisSpec rt_turns_analysis = {
+  .name = "turns",
+  .reads = RT_READS_TURN_SUMS,
+  .steps = RT_STEPS_SELECTED,
+  .tables = turns_tables,
+  .plots = "turns",
+};

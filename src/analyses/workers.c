@@ -202,3 +202,22 @@ rt_worker_sections_table (const RtWorkerRow *row)
       }
   return table;
 }
+
+static const RtTableSpec *const workers_steps_tables[] = { &rt_workers_steps_spec, NULL };
+
+const RtAnalysisSpec rt_workers_steps_analysis = {
+  .name = "workers_steps",
+  .reads = RT_READS_FILES,
+  .steps = RT_STEPS_SELECTED,
+  .tables = workers_steps_tables,
+  .plots = "workers_steps",
+};
+static const RtTableSpec *const workers_step_tables[] = { &rt_workers_step_spec, &rt_worker_sections_spec, NULL };
+
+const RtAnalysisSpec rt_workers_step_analysis = {
+  .name = "workers_step",
+  .reads = RT_READS_REQUESTS,
+  .steps = RT_STEPS_ONE,
+  .tables = workers_step_tables,
+  .plots = "workers_step_N, worker_M_step_N",
+};

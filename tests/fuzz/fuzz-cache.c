@@ -10,6 +10,7 @@
 #include <utime.h>
 
 #include "fuzz-util.h"
+#include "rolltrace/rt-report.h"
 #include "rolltrace/rt-trace.h"
 
 /* A cache names its experiment by path and its files by inode (and times), none of
@@ -354,8 +355,8 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
     clear_dir (e->cache_dir);
     rt_fuzz_write (e->cache_file, buf, size);
     g_autoptr (RtTrace) r = load_with (e, (RtLoadOptions) { .n_threads = 1, .max_problems_per_file = 8,
-                                                            .cache_dir = e->cache_dir, .turns_summed = TRUE,
-                                                            .request_ids_when_read = TRUE });
+                                                            .cache_dir = e->cache_dir,
+                                                            .reads = rt_report_analysis.reads });
     rt_fuzz_check_trace (r);
     read_as_a_report (r);
   }

@@ -51,7 +51,7 @@ static RtTrace *
 load_cached (const char *exp, const char *cache_dir)
 {
   RtLoadOptions opts = { .n_threads = 1, .max_problems_per_file = 100, .cache_dir = cache_dir,
-                         .rows_unread = TRUE, .requests_unread = TRUE };
+                         .reads = RT_READS_DURATIONS };   /* as rt-cdf: sorted durations alone */
   g_autoptr (GError) error = NULL;
   RtTrace *t = rt_trace_load (exp, &opts, &error);
   g_assert_no_error (error);

@@ -23,6 +23,9 @@ fixture (const char *name)
 }
 
 /* Loads `path` with `opts` (at most 100 problems kept per file), which must succeed. */
+/* Every table but the turns' figures (read or summed). */
+#define NO_TURNS (RT_READS_ALL & ~(RT_READS_TURNS | RT_READS_TURN_SUMS))
+
 static RtTrace *
 load_with (const char *path, RtLoadOptions opts)
 {
@@ -409,7 +412,7 @@ test_rows_unread_keeps_the_other_tables_and_caches_every_row (void)
       g_autofree char *dir = g_dir_make_tmp ("rt-cache-XXXXXX", NULL);
       g_autoptr (RtTrace) full = load (path, 2);
       g_autoptr (RtTrace) lean = load_with (path, (RtLoadOptions) { .n_threads = 2, .cache_dir = dir,
-                                                                    .rows_unread = TRUE });
+                                                                    .reads = RT_READS_ALL & ~RT_READS_ROWS });
       g_assert_true (lean->stats.cache_written);
       g_assert_cmpuint (full->events->len, >, 0);
       g_assert_cmpuint (lean->events->len, ==, 0);
@@ -419,21 +422,41 @@ test_rows_unread_keeps_the_other_tables_and_caches_every_row (void)
     }
 }
 
-/* ...and asking such a trace for rows is a programming error, stopped loudly. */
+/* ...and asking such a trace for rows is a programming error: stopped loudly where reads are
+ * checked (the tests, debug builds); elsewhere the rows are read from the file then, the very
+ * rows a full load keeps, and it is said once. */
 static void
 test_rows_unread_are_not_read_silently (void)
 {
   if (g_test_subprocess ())
     {
       g_autofree char *path = fixture ("hand-v2");
-      RtLoadOptions opts = { .max_problems_per_file = 100, .rows_unread = TRUE };
+      g_setenv ("ROLLTRACE_CHECK_READS", "1", TRUE);
+      RtLoadOptions opts = { .max_problems_per_file = 100, .reads = RT_READS_ALL & ~RT_READS_ROWS };
       g_autoptr (RtTrace) t = rt_trace_load (path, &opts, NULL);
       rt_trace_file_events (t, 0);
       return;
     }
   g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
   g_test_trap_assert_failed ();
-  g_test_trap_assert_stderr ("*were not kept*");
+  g_test_trap_assert_stderr ("*were not kept (RT_READS_ROWS was not declared)*");
+
+  g_autofree char *path = fixture ("hand-v2");
+  g_autofree char *old = g_strdup (g_getenv ("ROLLTRACE_CHECK_READS"));
+  g_setenv ("ROLLTRACE_CHECK_READS", "0", TRUE);
+  g_autoptr (RtTrace) full = load (path, 1);
+  g_autoptr (RtTrace) lean = load_with (path, (RtLoadOptions) { .n_threads = 1, .reads = RT_READS_ALL & ~RT_READS_ROWS });
+  if (old != NULL)
+    g_setenv ("ROLLTRACE_CHECK_READS", old, TRUE);
+  else
+    g_unsetenv ("ROLLTRACE_CHECK_READS");
+  for (guint i = 0; i < full->files->len; i++)
+    {
+      const RtFile *ff = rt_trace_file (full, i), *lf = rt_trace_file (lean, i);
+      g_assert_cmpuint (lf->n_events, ==, ff->n_events);
+      g_assert_cmpmem (rt_trace_file_events (lean, i), lf->n_events * sizeof (RtEvent),
+                       rt_trace_file_events (full, i), ff->n_events * sizeof (RtEvent));
+    }
 }
 
 /* A load for a command that reads no turn figures and writes no cache keeps none, and every
@@ -445,7 +468,8 @@ test_turns_unread_without_a_cache_are_not_kept (void)
   if (g_test_subprocess ())
     {
       g_autofree char *path = fixture ("hand-v2");
-      g_autoptr (RtTrace) t = load_with (path, (RtLoadOptions) { .n_threads = 1, .turns_unread = TRUE });
+      g_setenv ("ROLLTRACE_CHECK_READS", "1", TRUE);
+      g_autoptr (RtTrace) t = load_with (path, (RtLoadOptions) { .n_threads = 1, .reads = NO_TURNS });
       rt_trace_turn (t, 0);
       return;
     }
@@ -455,7 +479,7 @@ test_turns_unread_without_a_cache_are_not_kept (void)
     {
       g_autofree char *path = fixture (fixtures[i]);
       g_autoptr (RtTrace) full = load (path, 2);
-      g_autoptr (RtTrace) lean = load_with (path, (RtLoadOptions) { .n_threads = 2, .turns_unread = TRUE });
+      g_autoptr (RtTrace) lean = load_with (path, (RtLoadOptions) { .n_threads = 2, .reads = NO_TURNS });
       turns_seen += full->turns->len;
       g_assert_cmpuint (lean->turns->len, ==, 0);
       /* (each file's requests where its row says: the threads merge the files in any order) */
@@ -471,7 +495,7 @@ test_turns_unread_without_a_cache_are_not_kept (void)
 
       g_autofree char *dir = g_dir_make_tmp ("rt-cache-XXXXXX", NULL);
       g_autoptr (RtTrace) caching = load_with (path, (RtLoadOptions) { .n_threads = 2, .cache_dir = dir,
-                                                                       .turns_unread = TRUE });
+                                                                       .reads = NO_TURNS });
       g_assert_true (caching->stats.cache_written);
       g_assert_cmpuint (caching->turns->len, ==, full->turns->len);
       assert_cache_holds_the_tables (path, dir, full);
@@ -479,7 +503,7 @@ test_turns_unread_without_a_cache_are_not_kept (void)
   g_assert_cmpuint (turns_seen, >, 0);
   g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
   g_test_trap_assert_failed ();
-  g_test_trap_assert_stderr ("*turn 0 is not in the trace (0 turns: RtLoadOptions.turns_unread), yet is read*");
+  g_test_trap_assert_stderr ("*turn 0 is not in the trace (0 turns: RT_READS_TURNS was not declared), yet is read*");
 }
 
 static int
@@ -604,8 +628,7 @@ sorted_durations (const RtTrace *t, guint si)
 static RtTrace *
 load_lean (const char *path, const char *dir)
 {
-  return load_with (path, (RtLoadOptions) { .n_threads = 1, .cache_dir = dir, .rows_unread = TRUE,
-                                           .requests_unread = TRUE });
+  return load_with (path, (RtLoadOptions) { .n_threads = 1, .cache_dir = dir, .reads = RT_READS_ALL & ~(RT_READS_ROWS | RT_READS_REQUESTS) });
 }
 
 /* From the cache, a command that reads no request gets none copied: each step's sorted
@@ -945,8 +968,7 @@ test_damaged_requests_of_one_step_read_everything_again (void)
 static RtTrace *
 load_ids_unread (const char *path, const char *dir)
 {
-  return load_with (path, (RtLoadOptions) { .n_threads = 1, .cache_dir = dir, .turns_unread = TRUE,
-                                           .request_ids_unread = TRUE });
+  return load_with (path, (RtLoadOptions) { .n_threads = 1, .cache_dir = dir, .reads = NO_TURNS & ~(RT_READS_REQUEST_IDS | RT_READS_SOME_IDS) });
 }
 
 /* A command that reads no request id (nor turn) does not check those of the cache: damaged
@@ -1341,7 +1363,7 @@ test_turn_sums_stand_in_for_the_turns (void)
   g_autofree char *dir = g_dir_make_tmp ("rt-cache-XXXXXX", NULL);
   g_autoptr (RtTrace) fresh = load (exp, 1);
   rt_trace_free (load_with (exp, (RtLoadOptions) { .n_threads = 1, .cache_dir = dir }));
-  RtLoadOptions summed = { .n_threads = 1, .cache_dir = dir, .turns_summed = TRUE };
+  RtLoadOptions summed = { .n_threads = 1, .cache_dir = dir, .reads = RT_READS_ALL & ~RT_READS_TURNS };
   {
     g_autoptr (RtTrace) t = load_with (exp, summed);
     g_assert_true (t->stats.cache_used);
@@ -1368,7 +1390,7 @@ test_turn_sums_stand_in_for_the_turns (void)
   {
     /* (a caller that reads no request, as rt-turns, neither) */
     RtLoadOptions no_requests = summed;
-    no_requests.requests_unread = TRUE;
+    no_requests.reads &= ~RT_READS_REQUESTS;
     g_autoptr (RtTrace) t = load_with (exp, no_requests);
     g_assert_true (t->stats.cache_used);
     g_assert_cmpuint (rt_trace_file (t, 0)->first_request, ==, RT_NONE);
@@ -1392,7 +1414,8 @@ test_damaged_turn_sums_fall_back_to_the_turns (void)
   g_autoptr (RtTrace) fresh = load (exp, 1);
   rt_trace_free (load_with (exp, (RtLoadOptions) { .n_threads = 1, .cache_dir = dir }));
   damage_cache_part (dir, 5, G_STRUCT_OFFSET (RtTurnSums, sum) + 7);
-  g_autoptr (RtTrace) t = load_with (exp, (RtLoadOptions) { .n_threads = 1, .cache_dir = dir, .turns_summed = TRUE });
+  g_autoptr (RtTrace) t = load_with (exp, (RtLoadOptions) { .n_threads = 1, .cache_dir = dir,
+                                                            .reads = RT_READS_ALL & ~RT_READS_TURNS });
   g_assert_true (t->stats.cache_used);
   guint n, n_files;
   g_assert_null (rt_trace_turn_sums_ready (t, &n, &n_files));
@@ -1458,7 +1481,7 @@ test_ids_checked_when_read (void)
       g_autofree char *path = fixture ("hand-v2");
       g_autofree char *dir = g_dir_make_tmp ("rt-cache-XXXXXX", NULL);
       g_autoptr (RtTrace) fresh = load (path, 1);
-      RtLoadOptions when_read = { .n_threads = 1, .cache_dir = dir, .request_ids_when_read = TRUE };
+      RtLoadOptions when_read = { .n_threads = 1, .cache_dir = dir, .reads = RT_READS_ALL & ~RT_READS_REQUEST_IDS };
       rt_trace_free (load_with (path, when_read));
       {
         g_autoptr (RtTrace) t = load_with (path, when_read);   /* a good cache */

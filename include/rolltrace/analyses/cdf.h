@@ -39,4 +39,11 @@ RtTable *rt_cdf_steps_table (const RtCdfEvent *e);
 extern const RtTableSpec rt_cdf_all_spec;
 RtTable *rt_cdf_all_table (const RtCdfEvent *e);
 
+/* The spec of the request durations of each step and of all (rt-cdf): sorted durations alone. */
+extern const RtAnalysisSpec rt_cdf_analysis;
+
+/* The spec of the durations of named events (rt-cdf --event): their rows, and the request table for a step
+ * the cache does not hold sorted. */
+extern const RtAnalysisSpec rt_cdf_events_analysis;
+
 G_END_DECLS

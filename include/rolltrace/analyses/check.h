@@ -56,4 +56,7 @@ RtTable *rt_check_rollouts_table (const RtRolloutMap *map, const RtStepSet *step
 extern const RtTableSpec rt_trainer_sections_spec;
 RtTable *rt_trainer_sections_table (const RtTrainerSections *ts);
 
+/* The spec of the health of the input (rt-check): the files, their counters and their rows. */
+extern const RtAnalysisSpec rt_check_analysis;
+
 G_END_DECLS

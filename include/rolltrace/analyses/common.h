@@ -4,6 +4,7 @@
 #pragma once
 
 #include <glib.h>
+#include "rolltrace/rt-analysis.h"
 #include "rolltrace/rt-rollouts.h"
 #include "rolltrace/rt-stats.h"
 #include "rolltrace/rt-steps.h"

@@ -109,4 +109,7 @@ RtTable *rt_compare_turn_dist_table (const RtCompare *c);
 RtTable *rt_compare_events_table (const RtCompare *c);
 RtTable *rt_compare_hist_table (const RtCompare *c, guint bins_per_decade);
 
+/* The spec of two or more experiments side by side (rt-compare). */
+extern const RtAnalysisSpec rt_compare_analysis;
+
 G_END_DECLS

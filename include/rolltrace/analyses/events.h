@@ -32,4 +32,7 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (RtEvents, rt_events_free)
 extern const RtTableSpec rt_events_spec;
 RtTable *rt_events_table (const RtEvents *ev);
 
+/* The spec of the events of each step (rt-events): the files' counters alone. */
+extern const RtAnalysisSpec rt_events_analysis;
+
 G_END_DECLS

@@ -52,4 +52,7 @@ typedef gboolean (*RtExportWrite) (const char *text, gsize len, gpointer data);
 gboolean rt_export_csv (const RtTrace *t, const RtStepSet *steps, RtExportTable which, RtExportWrite write,
                         gpointer data, guint64 *n_rows);
 
+/* The spec of every table as CSV (rt-export). */
+extern const RtAnalysisSpec rt_export_analysis;
+
 G_END_DECLS

@@ -65,4 +65,7 @@ void rt_mix_write_json (const RtMix *m, const char *const label[2], const char *
 extern const RtTableSpec rt_mix_bins_spec;
 RtTable *rt_mix_bins_table (const RtMix *m);
 
+/* The spec of a mean's difference split into mix, speed and unmatched terms (rt-compare --mix). */
+extern const RtAnalysisSpec rt_mix_analysis;
+
 G_END_DECLS

@@ -43,4 +43,7 @@ extern const RtTableSpec rt_overview_spec;
 extern const RtTableSpec rt_overview_train_spec;
 RtTable *rt_overview_table (const RtOverview *o);
 
+/* The spec of one row per step (rt-overview): the files' step-level sums alone. */
+extern const RtAnalysisSpec rt_overview_analysis;
+
 G_END_DECLS

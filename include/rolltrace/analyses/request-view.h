@@ -67,4 +67,7 @@ GArray *rt_requests_find (const RtTrace *t, const RtStepSet *steps, const char *
 extern const RtTableSpec rt_request_lines_spec;
 RtTable *rt_request_lines_table (const RtTrace *t, const RtRequestView *v);
 
+/* The spec of one request followed through its lines (rt-requests --id), looked for in every step. */
+extern const RtAnalysisSpec rt_request_view_analysis;
+
 G_END_DECLS

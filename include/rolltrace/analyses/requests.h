@@ -55,4 +55,7 @@ RtTable *rt_request_phases_table (const RtTrace *t, const RtSlowRequest *slow);
 extern const RtTableSpec rt_requests_top_spec;
 RtTable *rt_requests_top_table (const RtTrace *t, const RtRequests *r);
 
+/* The spec of the slowest requests of one step, phase by phase (rt-requests). */
+extern const RtAnalysisSpec rt_requests_analysis;
+
 G_END_DECLS

@@ -5,6 +5,7 @@
 
 #include <glib.h>
 
+#include "rolltrace/rt-analysis.h"
 #include "rolltrace/rt-steps.h"
 #include "rolltrace/rt-table.h"
 #include "rolltrace/rt-trace.h"
@@ -125,5 +126,8 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (RtTail, rt_tail_free)
 /* one per step: tail_steps.tsv (the JSON's per-step figures flattened) */
 extern const RtTableSpec rt_tail_steps_spec;
 RtTable *rt_tail_steps_table (const RtTail *tail);
+
+/* The spec of why each step's tail was late (rt-tail): its requests, their own lines and turns. */
+extern const RtAnalysisSpec rt_tail_analysis;
 
 G_END_DECLS

@@ -110,4 +110,7 @@ guint rt_timeline_gantt_first_lane (const RtTimeline *tl, const GArray *workers,
 /* How many requests of `workers` (NULL: all) that table has a lane for. */
 guint rt_timeline_gantt_requests (const RtTimeline *tl, const GArray *workers, double from_s, double to_s);
 
+/* The spec of one step on a time line (rt-timeline). */
+extern const RtAnalysisSpec rt_timeline_analysis;
+
 G_END_DECLS

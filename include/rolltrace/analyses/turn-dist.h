@@ -47,4 +47,7 @@ RtTable *rt_turn_dist_counts_table (const RtTurnDist *d);
 extern const RtTableSpec rt_turn_dist_mean_spec;
 RtTable *rt_turn_dist_mean_table (const RtTurnDist *d);
 
+/* The spec of how many turns requests take (rt-turn-dist): the request table alone. */
+extern const RtAnalysisSpec rt_turn_dist_analysis;
+
 G_END_DECLS

@@ -45,4 +45,7 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (RtTurns, rt_turns_free)
 extern const RtTableSpec rt_turns_spec;
 RtTable *rt_turns_table (const RtTurns *turns);
 
+/* The spec of where the time of each turn goes (rt-turns): summed over every step when it can. */
+extern const RtAnalysisSpec rt_turns_analysis;
+
 G_END_DECLS

@@ -63,4 +63,7 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (RtWhatif, rt_whatif_free)
 extern const RtTableSpec rt_whatif_steps_spec;
 RtTable *rt_whatif_steps_table (const RtWhatif *w);
 
+/* The spec of what a policy would have saved, replayed (rt-whatif). */
+extern const RtAnalysisSpec rt_whatif_analysis;
+
 G_END_DECLS

@@ -64,4 +64,10 @@ RtTable *rt_workers_step_table (const RtWorkersStep *w);
 extern const RtTableSpec rt_worker_sections_spec;
 RtTable *rt_worker_sections_table (const RtWorkerRow *row);
 
+/* The spec of each step's straggler (rt-workers): the files' step-level sums alone. */
+extern const RtAnalysisSpec rt_workers_steps_analysis;
+
+/* The spec of every worker's sections in one step (rt-workers --step). */
+extern const RtAnalysisSpec rt_workers_step_analysis;
+
 G_END_DECLS

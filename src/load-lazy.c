@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* load-lazy.c: what a load leaves to the first use: the rows and request ids of a file taken
+/* load-lazy.c: what a load keeps of what its caller said it reads (RtLoadOptions.reads), and
+ * what it leaves to the first use: the rows and request ids of a file taken
  * from the cache are checked against their checksums when first read, and the file is read
  * again, on its own, when they fail (a damaged cache costs time, never a wrong answer). */
 #include "load-private.h"
@@ -7,8 +8,31 @@
 
 #include <math.h>
 #include <stdarg.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
+
+/* What a load keeps, and so what may be read of it later: a read outside it is undeclared. */
+RtLoadKeeps
+rt_load_keeps (RtReads reads)
+{
+  if (reads == RT_READS_EVERYTHING)
+    reads = RT_READS_ALL;
+  const char *check = g_getenv ("ROLLTRACE_CHECK_READS");
+  return (RtLoadKeeps) {
+    .rows = (reads & RT_READS_ROWS) != 0,
+    .requests = (reads & RT_READS_REQUESTS) != 0,
+    .turns = (reads & (RT_READS_TURNS | RT_READS_TURN_SUMS)) != 0,
+    .turns_summed = (reads & RT_READS_TURN_SUMS) && !(reads & RT_READS_TURNS),
+    .ids = (reads & (RT_READS_REQUEST_IDS | RT_READS_SOME_IDS)) != 0,
+    .ids_when_read = (reads & RT_READS_SOME_IDS) && !(reads & RT_READS_REQUEST_IDS),
+#ifdef NDEBUG
+    .strict = check != NULL && strcmp (check, "0") != 0,
+#else
+    .strict = check == NULL || strcmp (check, "0") != 0,
+#endif
+  };
+}
 
 /* A file of the trace read again on its own, from its first byte, because the cache was
  * found damaged where it holds the file: `trace` is the trace as it is but for its files

@@ -17,27 +17,6 @@
 /* ---- work shared by two threads --------------------------------------------------- */
 
 /* How many threads a load may use (RtLoadOptions.n_threads, 0: one per core). */
-RtLoadKeeps
-rt_load_keeps (RtReads reads)
-{
-  if (reads == RT_READS_EVERYTHING)
-    reads = RT_READS_ALL;
-  const char *check = g_getenv ("ROLLTRACE_CHECK_READS");
-  return (RtLoadKeeps) {
-    .rows = (reads & RT_READS_ROWS) != 0,
-    .requests = (reads & RT_READS_REQUESTS) != 0,
-    .turns = (reads & (RT_READS_TURNS | RT_READS_TURN_SUMS)) != 0,
-    .turns_summed = (reads & RT_READS_TURN_SUMS) && !(reads & RT_READS_TURNS),
-    .ids = (reads & (RT_READS_REQUEST_IDS | RT_READS_SOME_IDS)) != 0,
-    .ids_when_read = (reads & RT_READS_SOME_IDS) && !(reads & RT_READS_REQUEST_IDS),
-#ifdef NDEBUG
-    .strict = check != NULL && strcmp (check, "0") != 0,
-#else
-    .strict = check == NULL || strcmp (check, "0") != 0,
-#endif
-  };
-}
-
 static guint
 n_threads_of (const RtLoadOptions *opts)
 {

@@ -152,10 +152,12 @@ select_rollouts (RtSession *s, RtExperiment *e, guint i, GError **error)
   g_autofree RtFilePart *parts = rt_rollout_map_file_parts (e->rollouts, t, s->rollouts);
   if (!rt_trace_keep_file_parts (t, parts))
     {
-      /* a load that left out what the cut needs: again with every table (from the cache the
-       * first load wrote, if any) */
+      /* a load that left out what the cut needs: again with the rows and requests, the turns
+       * unsummed (from the cache the first load wrote, if any) */
       RtLoadOptions opts = *rt_trace_load_options (t);
-      opts.reads = RT_READS_ALL;
+      if (opts.reads != RT_READS_EVERYTHING)
+        opts.reads |= RT_READS_ROWS | RT_READS_REQUESTS
+                      | (opts.reads & RT_READS_TURN_SUMS ? RT_READS_TURNS : 0);
       opts.requests_of_one_step = NULL;
       g_autoptr (RtTrace) again = rt_trace_load (t->path, &opts, error);
       if (again == NULL)

@@ -37,9 +37,12 @@ done
 [ -x "$BUILD/rt-check" ] && [ -r "$BUILD/rt-commands.tsv" ] || { echo "bench: build first (make)" >&2; exit 1; }
 
 # analyzers_with_plots: the analyzers of experiments that write plots, as the build lists them
-# (rt-check, which writes none, is timed above as the load itself)
+# (rt-check, which writes none, is timed above as the load itself), each on a line with the
+# arguments after EXP that a command needing some takes in its example (rt-whatif: policies)
 analyzers_with_plots () {
-  awk -F'\t' '!/^#/ && $2 == "EXP" && $3 != "-" { print $1 }' "$BUILD/rt-commands.tsv"
+  awk -F'\t' '!/^#/ && $2 == "EXP" && $3 != "-" {
+    args = ""; if ($5 != "-") { args = $3; sub(/^EXP */, "", args) }
+    print $1 "\t" args }' "$BUILD/rt-commands.tsv"
 }
 
 # measure LABEL RUNS CMD...: prints "LABEL<TAB>median wall s<TAB>median peak RSS MiB"
@@ -63,6 +66,11 @@ for label, w, m in rows:
 first = t["first load + cache write (rt-check)"][0]
 print(f"cached load: {first / t['cached load (rt-check)'][0]:.1f}x faster than the first load with its cache write, "
       f"{t['first load (rt-check --no-cache)'][0] / t['cached load (rt-check)'][0]:.1f}x than parsing alone")
+# issue 30: from the cache, rt-tail and rt-whatif take at most 3x a cached rt-cdf
+cdf = t.get("rt-cdf (cached)")
+for label, (w, m) in t.items():
+    if cdf and (label.startswith("rt-tail") or label.startswith("rt-whatif")) and label.endswith("(cached)"):
+        print(f"{label}: {w / cdf[0]:.1f}x a cached rt-cdf (target: at most 3x)")
 PY
 }
 
@@ -112,12 +120,12 @@ cached_vs_first () {
   local size=$1 exp=$2 cache="$BENCH_DIR/cache-each-$size" out="$BENCH_DIR/each-$size" a args
   mkdir -p "$out"
   : >"$BENCH_DIR/results-each-$size.tsv"
-  for a in $(awk -F'\t' '!/^#/ && $2 == "EXP" && $5 == "-" { print $1 }' "$BUILD/rt-commands.tsv"); do
+  while IFS=$'\t' read -r a needed; do
     case $a in
       rt-check) args="--quiet" ;;
       rt-export) args="--quiet -o '$out/export.csv'" ;;
       rt-trace) args="--quiet -o '$out/trace.json'" ;;
-      *) args="--quiet --no-render --out '$out/$a'" ;;
+      *) args="$needed --quiet --no-render --out '$out/$a'" ;;
     esac
     rm -rf "$cache"
     sh -c "exec '$BUILD/$a' '$exp' --cache-dir '$cache' $args" >/dev/null
@@ -128,7 +136,9 @@ cached_vs_first () {
       "$a --no-cache=exec '$BUILD/$a' '$exp' --no-cache $args" \
       "$a cached=exec '$BUILD/$a' '$exp' --cache-dir '$cache' $args" \
       >>"$BENCH_DIR/results-each-$size.tsv"
-  done
+  done < <(awk -F'\t' '!/^#/ && $2 == "EXP" {
+             args = ""; if ($5 != "-") { args = $3; sub(/^EXP */, "", args) }
+             print $1 "\t" args }' "$BUILD/rt-commands.tsv")
   # the exporters' output is as large as the trace: their speed is its bytes per second
   : >"$BENCH_DIR/output-bytes-$size.tsv"
   for f in export.csv trace.json; do
@@ -187,9 +197,10 @@ for size in $SIZES; do
     measure "first load + cache write (rt-check)" "$RUNS" sh -c "rm -rf '$cache' && exec '$BUILD/rt-check' '$exp' --quiet --cache-dir '$cache'"
     sync   # (the cache just written: see cached_vs_first)
     measure "cached load (rt-check)" "$RUNS" "$BUILD/rt-check" "$exp" --quiet --cache-dir "$cache"
-    for a in $(analyzers_with_plots); do
-      measure "$a (cached)" "$RUNS" "$BUILD/$a" "$exp" --quiet --cache-dir "$cache" --no-render --out "$out"
-    done
+    while IFS=$'\t' read -r a args; do
+      # shellcheck disable=SC2086   # (the example's arguments, one word each)
+      measure "$a${args:+ $args} (cached)" "$RUNS" "$BUILD/$a" "$exp" $args --quiet --cache-dir "$cache" --no-render --out "$out"
+    done < <(analyzers_with_plots)
     # no plots, so not in the loop above; it writes a trace of about a third of the input's size
     measure "rt-trace (cached)" "$RUNS" "$BUILD/rt-trace" "$exp" --quiet --cache-dir "$cache" -o "$out/trace.json"
     # the whole page: every analysis, its plots rendered as SVG and inlined (the page's size below)

@@ -11,6 +11,10 @@
 #   TRAIN_LOG_MB=1000 ...        size of the trainer console log for rt-train (0: skip)
 #   ONLY=versus bench/run.sh     only the side by side with DuckDB (below)
 #   ONLY=cached bench/run.sh     only every analyzer from its cache against its own first load
+#   SIZES=100M bench/run.sh      the tree past RAM (issue 31): 104M lines, 31 GB, written by
+#                                rt-synth (skipped with a message when BENCH_DIR has less than
+#                                45 GB free); one table, RUNS_100M runs each (default 2)
+#                                (SIZE=100m is read as SIZES=100M)
 #
 # Every figure is the median of RUNS runs (BASELINE_RUNS for the slow Python baseline on the
 # 10M tree), wall seconds of the whole process, and its peak RSS in one more run under
@@ -29,6 +33,7 @@ BENCH_DIR=${BENCH_DIR:-/tmp/rolltrace-bench}
 RUNS=${RUNS:-5}
 BASELINE_RUNS=${BASELINE_RUNS:-3}
 SIZES=${SIZES:-"1M 10M"}
+if [ -n "${SIZE:-}" ]; then SIZES=${SIZE^^}; fi
 mkdir -p "$BENCH_DIR"
 
 for tool in /usr/bin/time python3; do
@@ -167,14 +172,93 @@ if written:
 PY
 }
 
+# past_ram EXP: the 100M-line tree, more than this machine's RAM. Each figure is one pass of the
+# whole process, RUNS_100M of them in rotating order (bench/interleave.py), the page cache as
+# it comes (the tree does not fit in it): the read floor, the first load with and without its
+# cache write, DuckDB's, the cached runs, then one more step appended per run and read.
+past_ram () {
+  local exp=$1 cache="$BENCH_DIR/cache-100M" out="$BENCH_DIR/plots-100M" pool="$BENCH_DIR/steps-100M"
+  local runs=${RUNS_100M:-2} results="$BENCH_DIR/results-100M.tsv" bytes lines
+  mkdir -p "$out"
+  bytes=$(du -sb "$exp" | cut -f1)
+  local -a duck=()
+  if command -v node >/dev/null && (cd bench && node -e "require.resolve('@duckdb/node-api')" 2>/dev/null); then
+    duck=("DuckDB, 2 threads (node bench/duckdb-quantiles.mjs)=exec node bench/duckdb-quantiles.mjs '$exp' 2")
+  else
+    echo "bench 100M: DuckDB left out: @duckdb/node-api is not installed (make bench-deps)"
+  fi
+  rm -rf "$cache"
+  "$BUILD/rt-cdf" "$exp" --quiet --cache-dir "$cache" --no-render --out "$out" >/dev/null
+  sync
+  python3 bench/interleave.py "$runs" \
+    "read floor (find | xargs cat)=find '$exp' -name 'worker_*.jsonl' -print0 | xargs -0 cat >/dev/null" \
+    "rt-cdf --no-cache=exec '$BUILD/rt-cdf' '$exp' --quiet --no-cache --no-render --out '$out'" \
+    "${duck[@]}" \
+    "rt-cdf, first run (writes the cache)=rm -rf '$cache-first' && exec '$BUILD/rt-cdf' '$exp' --quiet --cache-dir '$cache-first' --no-render --out '$out'" \
+    "rt-cdf from the cache=exec '$BUILD/rt-cdf' '$exp' --quiet --cache-dir '$cache' --no-render --out '$out'" \
+    "rt-report from the cache=exec '$BUILD/rt-report' '$exp' --quiet --cache-dir '$cache' --no-render --out '$out/report'" \
+    >"$results"
+  rm -rf "$cache-first"
+  # one more step per run (and one for the run that takes the peak), each a new folder moved in
+  # from a pool written beside the tree, the cache brought up to date before each
+  rm -rf "$pool"
+  "$BUILD/rt-synth" "$pool" --first-step 1001 --steps $((runs + 2)) --workers 16 --requests 240 --seed 43 \
+    --faults --quiet --start 2025-07-01T00:00:00
+  "$BUILD/rt-cdf" "$exp" --quiet --cache-dir "$cache" --no-render --out "$out" >/dev/null
+  python3 bench/interleave.py "$runs" \
+    "rt-cdf after one more step was appended=next=\$(ls '$pool' | sort -t_ -k2 -n | head -1) && mv '$pool'/\$next '$exp'/ && exec '$BUILD/rt-cdf' '$exp' --quiet --cache-dir '$cache' --no-render --out '$out'" \
+    >>"$results"
+  # the tree as it was: the steps appended go
+  for d in "$exp"/step_*; do
+    n=${d##*_}
+    [ "$n" -gt 1000 ] && rm -rf "$d"
+  done
+  lines=$(cat "$BENCH_DIR/lines-100M" 2>/dev/null || echo 0)
+  python3 - "$bytes" "$lines" "$results" <<'PY'
+import sys
+nbytes, lines, path = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+rows = [line.rstrip("\n").split("\t") for line in open(path)]
+t = {r[0]: r for r in rows}
+floor = float(rows[0][1])
+duck = next((float(r[1]) for r in rows if r[0].startswith("DuckDB")), None)
+print(f"\npast RAM: {lines / 1e6:.0f}M lines, {nbytes / 1e9:.1f} GB of JSONL (rotating order, medians)")
+print(f"{'what':44} {'median s':>9} {'CPU s':>7} {'peak MiB':>9} {'/ floor':>8} {'/ DuckDB':>9} {'B/line':>7}")
+for r in rows:
+    label, w, m, c = r[0], float(r[1]), float(r[2]), float(r[3])
+    vs_duck = f"{w / duck:9.2f}" if duck else f"{'-':>9}"
+    per_line = f"{m * 1048576 / lines:7.1f}" if lines else f"{'-':>7}"
+    print(f"{label:44} {w:9.3f} {c:7.3f} {m:9.1f} {w / floor:8.2f} {vs_duck} {per_line}")
+first = t.get("rt-cdf, first run (writes the cache)")
+if first:
+    print(f"targets (issue 31): peak RSS at most 256 MiB (first run {float(first[2]):.0f}, --no-cache "
+          f"{float(t['rt-cdf --no-cache'][2]):.0f}, cached rt-report {float(t['rt-report from the cache'][2]):.0f}); "
+          f"first run at most 1.15x the floor ({float(first[1]) / floor:.2f}x)"
+          + (f" and 0.8x DuckDB ({float(first[1]) / duck:.2f}x)" if duck else "")
+          + f"; one step appended read in at most 0.5 s ({float(t['rt-cdf after one more step was appended'][1]):.2f} s)")
+PY
+}
+
 for size in $SIZES; do
   case $size in
     1M) args=(--steps 10 --workers 16 --requests 230) ;;
     10M) args=(--steps 100 --workers 16 --requests 230) ;;
-    *) echo "bench: unknown size $size (1M or 10M)" >&2; exit 2 ;;
+    100M) args=(--steps 1000 --workers 16 --requests 240) ;;
+    *) echo "bench: unknown size $size (1M, 10M or 100M)" >&2; exit 2 ;;
   esac
   exp="$BENCH_DIR/exp-$size"
+  if [ "$size" = 100M ] && [ ! -d "$exp" ]; then
+    free_gb=$(( $(df -Pk "$BENCH_DIR" | awk 'NR == 2 { print $4 }') / 1048576 ))
+    if [ "$free_gb" -lt 45 ]; then
+      echo "bench 100M: skipped: $BENCH_DIR has $free_gb GB free, the tree and its caches need 45 (BENCH_DIR=DIR elsewhere)"
+      continue
+    fi
+  fi
   [ -d "$exp" ] || "$BUILD/rt-synth" "$exp" "${args[@]}" --seed 42 --faults --quiet
+  if [ "$size" = 100M ]; then
+    [ -s "$BENCH_DIR/lines-100M" ] || find "$exp" -name 'worker_*.jsonl' -print0 | xargs -0 cat | wc -l >"$BENCH_DIR/lines-100M"
+    past_ram "$exp"
+    continue
+  fi
   bytes=$(du -sb "$exp" | cut -f1)
   cache="$BENCH_DIR/cache-$size"
   out="$BENCH_DIR/plots-$size"

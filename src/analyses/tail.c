@@ -407,7 +407,7 @@ static const RtTableSpec *const tail_tables[] = { &rt_tail_steps_spec, NULL };
 
 const RtAnalysisSpec rt_tail_analysis = {
   .name = "tail",
-  .reads = RT_READS_ROWS | RT_READS_REQUESTS | RT_READS_TURNS | RT_READS_REQUEST_IDS,
+  .reads = RT_READS_ROWS | RT_READS_REQUESTS | RT_READS_TURN_SUMS | RT_READS_REQUEST_IDS,
   .steps = RT_STEPS_GIVEN,
   .tables = tail_tables,
   .plots = "tail",

@@ -86,7 +86,7 @@ print_schema (RtSession *s, RtExportTable which, const char *table_name, GError 
   int schema = rt_csv_schema_find (opt_schema);
   if (schema < 0)
     {
-      g_set_error (error, RT_ERROR, RT_ERROR_USAGE, "--schema: '%s' is not duckdb or pandas", opt_schema);
+      g_set_error (error, RT_ERROR, RT_ERROR_USAGE, "--schema: '%s' is not duckdb, pandas or spark", opt_schema);
       return 2;
     }
   g_autofree char *path = s->out_dir != NULL ? csv_path (s, table_name) : g_strdup_printf ("%s.csv", table_name);
@@ -115,7 +115,7 @@ print_schema (RtSession *s, RtExportTable which, const char *table_name, GError 
       return 0;
     }
   g_autoptr (GString) text = g_string_new (NULL);
-  rt_table_csv_schema (columns, schema, strcmp (path, "-") == 0 ? "/dev/stdin" : path, text);
+  rt_table_csv_schema (columns, schema, strcmp (path, "-") == 0 ? "/dev/stdin" : path, NULL, text);
   fputs (text->str, stdout);
   return 0;
 }

@@ -274,8 +274,8 @@ main (int argc, char **argv)
     { "table", 't', 0, G_OPTION_ARG_STRING, &opt_table,
       "The table to export: requests (default), turns, events, steps or workers", "NAME" },
     { "schema", 0, 0, G_OPTION_ARG_STRING, &opt_schema,
-      "Print the table's column types for DuckDB (a read_csv expression) or pandas (a dtype dict) "
-      "instead of exporting (EXP may be left out)", "duckdb|pandas" },
+      "Print the table's column types for DuckDB (a read_csv expression), pandas (a dtype dict) or "
+      "Spark (a DDL string) instead of exporting (EXP may be left out)", "duckdb|pandas|spark" },
     { "partition", 0, 0, G_OPTION_ARG_STRING, &opt_partition,
       "Write a Hive-partitioned dataset into the folder -o DIR: DIR/TABLE/step=N/part.csv.gz for every "
       "table (or --table's) and selected step, with the column types beside (step is the only key)", "step" },
@@ -309,19 +309,33 @@ main (int argc, char **argv)
                    "or LF, or is empty, so no text can break a row. The file is written as a stream (memory\n"
                    "holds a few MB of it) under a temporary name renamed when complete; a name ending\n"
                    "in .gz is gzip-compressed. Never inside EXP.\n\n"
-                   "--schema duckdb|pandas prints the table's column types instead, reading no experiment\n"
+                   "--schema duckdb|pandas|spark prints the table's column types instead, reading no experiment\n"
                    "(EXP may be left out), for a reader that would otherwise guess them from the rows (a\n"
                    "column empty in every row as text, whole numbers with an empty field as floats):\n"
                    "duckdb, a read_csv('FILE', ..., columns = {...}) expression to use as the query's table\n"
                    "(BIGINT, DOUBLE, VARCHAR, BOOLEAN; FILE as the export names it: -o, which may be a glob,\n"
                    "else rt-out/EXPNAME/TABLE.csv, or TABLE.csv without EXP); pandas, the dtype of\n"
                    "pd.read_csv as a JSON object (Int64, the nullable whole numbers, float64, string,\n"
-                   "boolean). docs/export.md has the queries.\n\n"
+                   "boolean); spark, a DDL string for spark.read.schema (BIGINT, DOUBLE, STRING, and INT\n"
+                   "for a 0/1 boolean, which Spark's CSV reader would not take as BOOLEAN). docs/export.md\n"
+                   "has the queries.\n\n"
+                   "--partition step -o DIR writes a Hive-partitioned dataset instead: for every table (or\n"
+                   "--table's) and selected step DIR/TABLE/step=N/part.csv.gz, the CSV of that step without\n"
+                   "its step column (the folder names it; Spark would shift the columns otherwise), and\n"
+                   "beside the parts DIR/TABLE/_schema.duckdb.sql, _schema.pandas.json and _schema.spark.ddl,\n"
+                   "what --schema prints with --partition step -o DIR (DuckDB's reads DIR/TABLE/*/*.csv.gz\n"
+                   "with hive_partitioning, so that WHERE step = N reads one folder). Each part is renamed\n"
+                   "into place when whole, and one that holds the same bytes as the file there is left as\n"
+                   "it is: an export again after steps were appended adds their parts and rewrites only\n"
+                   "those that changed. -o DIR is required; no part is ever removed.\n\n"
                    "JSON (--json): {\"file\", \"table\", \"rows\", \"bytes\" (the file's size), \"columns\"\n"
-                   "(their names)}; with --schema {\"table\", \"schema\", \"types\" (column: type)}. Exit\n"
+                   "(their names)}; with --schema {\"table\", \"schema\", \"types\" (column: type)}, and\n"
+                   "\"partition\" with --partition; with --partition {\"dir\", \"partition\", \"tables\": [{\"table\",\n"
+                   "\"dir\", \"rows\", \"parts\", \"parts_written\" (new or changed), \"bytes\"}]}. Exit\n"
                    "status 1 when the table has no row in the selected steps (the file holds the header\n"
                    "only), 2 for a usage error.\n\n"
                    "Examples:\n  rt-export logs/exp --steps 1-100 -o exp-1-100.csv.gz\n"
+                   "  rt-export logs/exp --partition step -o exp-dataset\n"
                    "  duckdb -c \"SELECT step, max(duration_s) FROM $(rt-export --schema duckdb -o 'exp-*.csv.gz')\n"
                    "              GROUP BY step\"\n"
                    "  rt-export logs/exp --table events -o - | duckdb -c \"SELECT event, count(*) FROM "

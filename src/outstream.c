@@ -6,6 +6,7 @@
 #include "rolltrace/rt-outfile.h"
 
 #include <glib/gstdio.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -302,8 +303,40 @@ rt_out_stream_get (RtOutStream *o)
   return o->stream;
 }
 
+/* The two files hold the same bytes (FALSE when either cannot be read). */
+static gboolean
+same_files (const char *a, const char *b)
+{
+  GStatBuf sa, sb;
+  if (g_stat (a, &sa) != 0 || g_stat (b, &sb) != 0 || sa.st_size != sb.st_size || !S_ISREG (sb.st_mode))
+    return FALSE;
+  FILE *fa = g_fopen (a, "rb"), *fb = g_fopen (b, "rb");
+  gboolean same = fa != NULL && fb != NULL;
+  enum { CHUNK = 64 << 10 };
+  g_autofree char *ba = g_malloc (CHUNK), *bb = g_malloc (CHUNK);
+  while (same)
+    {
+      size_t na = fread (ba, 1, CHUNK, fa), nb = fread (bb, 1, CHUNK, fb);
+      same = na == nb && memcmp (ba, bb, na) == 0 && !ferror (fa) && !ferror (fb);
+      if (na < CHUNK)
+        break;
+    }
+  if (fa != NULL)
+    fclose (fa);
+  if (fb != NULL)
+    fclose (fb);
+  return same;
+}
+
 gboolean
 rt_out_stream_commit (RtOutStream *o, guint64 *bytes, GError **error)
+{
+  return rt_out_stream_commit_changed (o, FALSE, bytes, NULL, error);
+}
+
+gboolean
+rt_out_stream_commit_changed (RtOutStream *o, gboolean keep_same, guint64 *bytes, gboolean *replaced,
+                              GError **error)
 {
   g_autoptr (GError) local = NULL;
   /* closing the writer writes what it holds, then closes the converter (which writes the
@@ -316,7 +349,10 @@ rt_out_stream_commit (RtOutStream *o, guint64 *bytes, GError **error)
   GStatBuf st;
   if (bytes != NULL)
     *bytes = g_stat (o->tmp_path, &st) == 0 ? (guint64) st.st_size : 0;
-  gboolean ok = rt_temp_finish (o->tmp_path, o->path, TRUE, error);
+  gboolean replace = !keep_same || !same_files (o->tmp_path, o->path);
+  if (replaced != NULL)
+    *replaced = replace;
+  gboolean ok = rt_temp_finish (o->tmp_path, o->path, replace, error);
   g_clear_pointer (&o->tmp_path, g_free);
   return ok;
 }

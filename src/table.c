@@ -122,6 +122,15 @@ rt_table_expand (RtTable *t, const char *pattern, const char *const *names, guin
 }
 
 void
+rt_table_leave_out (RtTable *t, const char *name)
+{
+  g_return_if_fail (t->n_cells == 0);
+  int at = rt_table_find (t, name);
+  g_return_if_fail (at >= 0);
+  g_array_index (t->columns, RtColumn, at).flags |= RT_COLUMN_JSON_ONLY;
+}
+
+void
 rt_table_reserve_rows (RtTable *t, gsize n)
 {
   gsize want = t->n_cells + n * t->columns->len;

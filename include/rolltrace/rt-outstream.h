@@ -17,6 +17,11 @@ GOutputStream *rt_out_stream_get (RtOutStream *o);
 /* Closes the stream and renames the temporary to the path; `bytes` (may be NULL) gets the
  * size of the file. On a failure the temporary is removed. */
 gboolean rt_out_stream_commit (RtOutStream *o, guint64 *bytes, GError **error);
+/* The same; with `keep_same`, a file already at the path that holds the very bytes written
+ * is left as it is (its time too) and the temporary removed. `replaced` (may be NULL) tells
+ * whether the path now names the new file. */
+gboolean rt_out_stream_commit_changed (RtOutStream *o, gboolean keep_same, guint64 *bytes, gboolean *replaced,
+                                       GError **error);
 /* Removes the temporary unless committed. */
 void rt_out_stream_free (RtOutStream *o);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (RtOutStream, rt_out_stream_free)

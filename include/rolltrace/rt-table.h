@@ -75,6 +75,11 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (RtTable, rt_table_free)
  * the first row: the sections of a step, the numbers of turns that occur, the metrics. */
 void rt_table_expand (RtTable *table, const char *pattern, const char *const *names, guint n);
 
+/* Leaves the column `name` out of the TSV and CSV files (and so of their schemas), before the
+ * first row: its cells are still given, in JSON still written. A partitioned export's step,
+ * which the partition's folder names (a Hive reader takes it from there). */
+void rt_table_leave_out (RtTable *table, const char *name);
+
 /* Room for n rows more, when their number is known before (the cells then grow once). */
 void rt_table_reserve_rows (RtTable *table, gsize n);
 
@@ -131,17 +136,23 @@ GString *rt_table_csv (const RtTable *table);
 typedef enum {
   RT_CSV_SCHEMA_DUCKDB,      /* BIGINT, DOUBLE, VARCHAR, BOOLEAN */
   RT_CSV_SCHEMA_PANDAS,      /* the nullable Int64, float64, string, boolean */
+  RT_CSV_SCHEMA_SPARK,       /* BIGINT, DOUBLE, STRING, INT (0/1: Spark reads true/false only) */
   RT_N_CSV_SCHEMAS,
 } RtCsvSchema;
 
-/* The schema named `name` ("duckdb", "pandas"), or -1. */
+/* The schema named `name` ("duckdb", "pandas", "spark"), or -1. */
 int rt_csv_schema_find (const char *name);
 /* The type `schema` gives a column of type `type` (not RT_COLUMN_TABLE, never in a CSV). */
 const char *rt_csv_schema_type (RtCsvSchema schema, RtColumnType type);
 /* The column types of the table's CSV, appended to `out` as the reader takes them: for DuckDB
  * a read_csv('FILE', ...) expression with its columns struct, FILE `file`; for pandas a dtype
- * dict (a JSON object, which Python reads too; `file` unused), each ended by "\n". */
-void rt_table_csv_schema (const RtTable *table, RtCsvSchema schema, const char *file, GString *out);
+ * dict (a JSON object, which Python reads too; `file` unused); for Spark a DDL string for
+ * spark.read.schema; each ended by "\n". `partition` (NULL: none) names a column left out of
+ * the files (rt_table_leave_out) that a Hive-partitioned dataset has in its folders' names
+ * (NAME=VALUE): DuckDB reads it with hive_partitioning and its type, Spark as the last column,
+ * pandas not at all (the reader adds it). */
+void rt_table_csv_schema (const RtTable *table, RtCsvSchema schema, const char *file, const char *partition,
+                          GString *out);
 
 /* Drops every row and keeps the columns: a table reused for the next batch of rows. */
 void rt_table_clear_rows (RtTable *table);

@@ -448,7 +448,15 @@ steps_rows (Emitter *e, const RtTrace *t, const RtStepSet *steps, const GArray *
 RtTable *
 rt_export_table_new (RtExportTable which)
 {
+  return rt_export_table_new_full (which, 0);
+}
+
+RtTable *
+rt_export_table_new_full (RtExportTable which, RtExportFlags flags)
+{
   RtTable *table = rt_table_new (export_specs[which]);
+  if (flags & RT_EXPORT_NO_STEP)
+    rt_table_leave_out (table, "step");   /* every table has it */
   if (which == RT_EXPORT_WORKERS)
     {
       g_autofree char **names = g_new0 (char *, RT_N_STEP_EVENTS + 1);
@@ -524,6 +532,7 @@ typedef struct {
   const RtStepSet *steps;
   const GArray *selected;
   RtExportTable which;
+  RtExportFlags flags;
   const int *column;
   GArray *units;              /* CsvUnitOf */
   RtExportWrite write;
@@ -638,7 +647,7 @@ csv_take_units (gpointer data, guint task)
 {
   CsvRun *c = data;
   (void) task;
-  g_autoptr (RtTable) table = rt_export_table_new (c->which);
+  g_autoptr (RtTable) table = rt_export_table_new_full (c->which, c->flags);
   gint k;
   while ((k = g_atomic_int_add (&c->next, 1)) < (gint) c->units->len)
     {
@@ -668,6 +677,13 @@ gboolean
 rt_export_csv (const RtTrace *t, const RtStepSet *steps, RtExportTable which, RtExportWrite write,
                gpointer data, guint64 *n_rows)
 {
+  return rt_export_csv_full (t, steps, which, 0, write, data, n_rows);
+}
+
+gboolean
+rt_export_csv_full (const RtTrace *t, const RtStepSet *steps, RtExportTable which, RtExportFlags flags,
+                    RtExportWrite write, gpointer data, guint64 *n_rows)
+{
   g_return_val_if_fail (which < RT_N_EXPORT_TABLES, FALSE);
   g_autoptr (GArray) selected = rt_trace_select_steps (t, steps);
   g_autoptr (GArray) units = g_array_new (FALSE, FALSE, sizeof (CsvUnitOf));
@@ -682,13 +698,13 @@ rt_export_csv (const RtTrace *t, const RtStepSet *steps, RtExportTable which, Rt
     }
   g_autofree int *column = which == RT_EXPORT_REQUESTS ? phase_columns (t) : NULL;
   CsvRun c = {
-    .t = t, .steps = steps, .selected = selected, .which = which, .column = column, .units = units,
+    .t = t, .steps = steps, .selected = selected, .which = which, .flags = flags, .column = column, .units = units,
     .write = write, .data = data, .spare = g_ptr_array_new_with_free_func (string_free_all),
   };
   g_mutex_init (&c.lock);
   g_cond_init (&c.cond);
   {
-    g_autoptr (RtTable) header = rt_export_table_new (which);
+    g_autoptr (RtTable) header = rt_export_table_new_full (which, flags);
     g_autoptr (GString) text = g_string_new (NULL);
     rt_table_csv_append (header, text, TRUE);
     c.failed = !write (text->str, text->len, data);

@@ -105,7 +105,7 @@ PY
 
 # Usage: an unknown reader is refused, and without EXP the file is the table's name
 expect_exit 2 "$BUILD/rt-export" --schema sqlite
-expect_grep "rt-export: --schema: 'sqlite' is not duckdb or pandas" "$TMP/err" "an unknown --schema"
+expect_grep "rt-export: --schema: 'sqlite' is not duckdb, pandas or spark" "$TMP/err" "an unknown --schema"
 expect_exit 0 "$BUILD/rt-export" --schema duckdb --table steps
 expect_grep "^read_csv('steps.csv', header = true" "$TMP/out" "the default file without EXP"
 

@@ -174,6 +174,43 @@ test_out_stream_renamed_when_whole (void)
   g_rmdir (dir);
 }
 
+/* Committed with keep_same, a file that already holds the very bytes is left as it is (the
+ * same inode, so the same time: a dataset exported again keeps its unchanged parts), and one
+ * that differs, or none, is replaced. */
+static void
+test_out_stream_keeps_the_same_file (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("rt-outstream-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "part.csv.gz", NULL);
+  g_autoptr (GError) error = NULL;
+  static const char *const texts[] = { "a,b\n1,2\n", "a,b\n1,2\n", "a,b\n1,3\n" };
+  static const gboolean replaced_want[] = { TRUE, FALSE, TRUE };
+  GStatBuf before = { 0 };
+  for (guint i = 0; i < G_N_ELEMENTS (texts); i++)
+    {
+      RtOutStream *o = rt_out_stream_open (path, TRUE, &error);
+      g_assert_no_error (error);
+      g_assert_true (g_output_stream_write_all (rt_out_stream_get (o), texts[i], strlen (texts[i]), NULL, NULL, &error));
+      gboolean replaced = !replaced_want[i];
+      guint64 bytes = 0;
+      g_assert_true (rt_out_stream_commit_changed (o, TRUE, &bytes, &replaced, &error));
+      g_assert_no_error (error);
+      rt_out_stream_free (o);
+      g_assert_cmpint (replaced, ==, replaced_want[i]);
+      GStatBuf st;
+      g_assert_cmpint (g_stat (path, &st), ==, 0);
+      g_assert_cmpuint (bytes, ==, (guint64) st.st_size);
+      if (!replaced_want[i])
+        g_assert_cmpuint (st.st_ino, ==, before.st_ino);
+      else if (i > 0)
+        g_assert_cmpuint (st.st_ino, !=, before.st_ino);
+      before = st;
+      g_assert_cmpuint (files_in (dir), ==, 1);   /* no temporary left */
+    }
+  g_unlink (path);
+  g_rmdir (dir);
+}
+
 /* A .gz output is the bytes that GIO's compressor alone makes of the same text: the writer
  * thread adds no flush of its own (a sync-flush block would change the file, not its text). */
 static void
@@ -230,5 +267,6 @@ main (int argc, char **argv)
       }
   g_test_add_func ("/outstream/file/renamed-when-whole", test_out_stream_renamed_when_whole);
   g_test_add_func ("/outstream/file/gzip-as-the-compressor-writes-it", test_out_stream_gzip_as_the_compressor_writes_it);
+  g_test_add_func ("/outstream/file/keeps-the-same-file", test_out_stream_keeps_the_same_file);
   return g_test_run ();
 }

@@ -154,6 +154,50 @@ test_csv_has_tsv_columns_nulls_empty (void)
                    "10,,,0.1,99.9,0,\n");
 }
 
+static const RtTableSpec parted_spec = {
+  "parted", "one per thing",
+  (const RtColumn[]) {
+    { RT_COL ("step", RT_COLUMN_INT, NULL, "the step") },
+    { RT_COL ("n", RT_COLUMN_NUMBER, "s", "a number") },
+    { RT_COL ("ok", RT_COLUMN_BOOL, NULL, "a flag") },
+    { RT_COL ("id", RT_COLUMN_TEXT, NULL, "a text") },
+    RT_COLUMNS_END,
+  },
+};
+
+/* A column left out (a partitioned export's step) is in neither the CSV nor its schemas but
+ * as the partition of the folders, and still in JSON; Spark's booleans are INT. */
+static void
+test_csv_left_out_column_is_the_partition (void)
+{
+  g_autoptr (RtTable) t = rt_table_new (&parted_spec);
+  rt_table_leave_out (t, "step");
+  rt_table_int (t, 3);
+  rt_table_number (t, 1.5);
+  rt_table_bool (t, TRUE);
+  rt_table_text (t, "a");
+  g_autoptr (GString) csv = rt_table_csv (t);
+  g_assert_cmpstr (csv->str, ==, "n,ok,id\n1.5,1,a\n");
+  g_autoptr (GString) json = g_string_new (NULL);
+  RtJsonWriter w;
+  rt_jw_init (&w, json);
+  rt_table_write_json (t, &w);
+  g_assert_nonnull (strstr (json->str, "\"step\": 3"));
+
+  g_autoptr (GString) spark = g_string_new (NULL);
+  rt_table_csv_schema (t, RT_CSV_SCHEMA_SPARK, "x", "step", spark);
+  g_assert_cmpstr (spark->str, ==, "n DOUBLE, ok INT, id STRING, step BIGINT\n");
+  g_autoptr (GString) pandas = g_string_new (NULL);
+  rt_table_csv_schema (t, RT_CSV_SCHEMA_PANDAS, "x", "step", pandas);
+  g_assert_cmpstr (pandas->str, ==, "{\"n\": \"float64\", \"ok\": \"boolean\", \"id\": \"string\"}\n");
+  g_autoptr (GString) duckdb = g_string_new (NULL);
+  rt_table_csv_schema (t, RT_CSV_SCHEMA_DUCKDB, "d/t/*/*.csv.gz", "step", duckdb);
+  g_assert_cmpstr (duckdb->str, ==,
+                   "read_csv('d/t/*/*.csv.gz', header = true, delim = ',', quote = '\"', escape = '\"',\n"
+                   "  allow_quoted_nulls = false, hive_partitioning = true, hive_types = {'step': 'BIGINT'},\n"
+                   "  columns = {\n    'n': 'DOUBLE',\n    'ok': 'BOOLEAN',\n    'id': 'VARCHAR'})\n");
+}
+
 static const RtTableSpec text_spec = {
   "texts", "one per text",
   (const RtColumn[]) {
@@ -539,6 +583,7 @@ main (int argc, char **argv)
   g_test_add_func ("/table/nested-table-is-json-only", test_nested_table_is_json_only);
   g_test_add_func ("/table/help-lists-every-column", test_help_lists_every_column);
   g_test_add_func ("/table/csv-has-tsv-columns-nulls-empty", test_csv_has_tsv_columns_nulls_empty);
+  g_test_add_func ("/table/csv-left-out-column-is-the-partition", test_csv_left_out_column_is_the_partition);
   g_test_add_func ("/table/csv-quotes-only-what-needs-it", test_csv_quotes_only_what_needs_it);
   g_test_add_func ("/table/csv-hostile-text-stays-in-its-field", test_csv_hostile_text_stays_in_its_field);
   g_test_add_func ("/table/csv-replaces-invalid-utf8", test_csv_replaces_invalid_utf8);

@@ -26,6 +26,13 @@ extern const RtTableSpec rt_export_requests_spec, rt_export_turns_spec, rt_expor
 const RtTableSpec *rt_export_spec (RtExportTable which);
 /* An empty table of `which`, its columns ready for rows (the workers' sections expanded). */
 RtTable *rt_export_table_new (RtExportTable which);
+/* How the CSV is written. */
+typedef enum {
+  RT_EXPORT_NO_STEP = 1 << 0, /* without the step column: a part of a dataset partitioned by
+                               * step, whose folder (step=N) names it */
+} RtExportFlags;
+/* The same with `flags`: the columns of the CSV that rt_export_csv_full writes with them. */
+RtTable *rt_export_table_new_full (RtExportTable which, RtExportFlags flags);
 /* The table named `name` ("requests"...), or -1. */
 int rt_export_table_find (const char *name);
 
@@ -51,6 +58,9 @@ typedef gboolean (*RtExportWrite) (const char *text, gsize len, gpointer data);
  * `n_rows` to the rows written; returns FALSE when `write` stopped the export. */
 gboolean rt_export_csv (const RtTrace *t, const RtStepSet *steps, RtExportTable which, RtExportWrite write,
                         gpointer data, guint64 *n_rows);
+/* The same with `flags` (RT_EXPORT_NO_STEP). */
+gboolean rt_export_csv_full (const RtTrace *t, const RtStepSet *steps, RtExportTable which, RtExportFlags flags,
+                             RtExportWrite write, gpointer data, guint64 *n_rows);
 
 /* The spec of every table as CSV (rt-export). */
 extern const RtAnalysisSpec rt_export_analysis;

@@ -79,9 +79,7 @@ partition_check (RtSession *s, GError **error)
                    "--partition: '%s' is not step (the one partition key: a folder step=N per step)", opt_partition);
       return FALSE;
     }
-  /* the command layer has put the default in place of a missing -o */
-  g_autofree char *default_out = g_build_filename ("rt-out", s->subject, NULL);
-  if (s->out_dir == NULL || strcmp (s->out_dir, default_out) == 0)
+  if (!s->out_given)
     {
       g_set_error_literal (error, RT_ERROR, RT_ERROR_USAGE,
                            "--partition step writes a dataset folder: name it with -o DIR (DIR/TABLE/step=N/part.csv.gz)");

@@ -342,6 +342,7 @@ rt_command_main (const RtCommand *cmd, int argc, char **argv)
   else
     s.subject = g_strdup ("plots");
   /* no experiment (rt-export --schema alone), no default folder named after one */
+  s.out_given = s.out_dir != NULL;
   if (s.out_dir == NULL && (cmd->flags & RT_COMMAND_WRITES_PLOTS) && *s.subject != '\0')
     s.out_dir = g_build_filename ("rt-out", s.subject, cmd->out_subdir, NULL);
 

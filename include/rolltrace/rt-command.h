@@ -84,6 +84,7 @@ struct _RtSession {
   const RtCommand *command;
   /* common options */
   char *out_dir;
+  gboolean out_given;        /* --out was given (out_dir is otherwise the default) */
   char *steps_spec;
   char *step;                /* --step (RtCommand.step_help): N, "slowest", or NULL */
   char *format;              /* png, svg or pdf */

@@ -146,6 +146,11 @@ expect_grep "rt-export: --partition: 'worker' is not step" "$TMP/err" "another p
 [ $? -eq 2 ] && ok || fail "--partition without -o is not a usage error"
 expect_grep "rt-export: --partition step writes a dataset folder: name it with -o DIR" "$TMP/err" "-o missing"
 [ ! -e "$TMP/rt-out" ] && ok || fail "--partition without -o wrote $TMP/rt-out"
+# ...while -o naming the very folder the default would be is a folder like any other
+name=$(basename "$exp")
+(cd "$TMP" && "$BUILD/rt-export" "$exp" --partition step -o "rt-out/$name" -q) >"$TMP/out" 2>"$TMP/err"
+[ $? -eq 0 ] && [ -d "$TMP/rt-out/$name/requests" ] && ok || fail "-o rt-out/$name (the default's name) was refused"
+rm -rf "$TMP/rt-out"
 for out in - "$TMP/x.csv" "$TMP/x.csv.gz"; do
   expect_exit 2 "$BUILD/rt-export" "$exp" --partition step -o "$out"
   expect_grep "writes a folder of files, not one" "$TMP/err" "-o $out"

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# t-step-resolver.sh: rt-workers, rt-requests and rt-timeline resolve --step and --steps alike, in
-# one place: the same step, the same exit status, the same message, on every combination. On the
+# t-step-resolver.sh: rt-workers, rt-requests, rt-timeline and rt-tail resolve --step and --steps
+# alike, in one place: the same step, the same exit status, the same message, on every
+# combination, on a first load and again from the cache (where the load itself resolves --step
+# to take that step's requests alone). On the
 # damaged sample (steps 1-4; step 1 has the longest rollout, step 3 the longest of 2-3):
 # "slowest" is the slowest of the selected steps; a step the trace lacks selects nothing (exit 1,
 # as --steps 100- does); a step the trace has but --steps leaves out contradicts it (exit 2).
@@ -22,25 +24,32 @@ cases=(
   "--steps 100- --step 2|1|-"
   "--step x|2|-"
 )
+for pass in first cached; do
 for c in "${cases[@]}"; do
   IFS='|' read -r args want_exit want_step <<<"$c"
   read -r -a words <<<"$args"
   first_err=""
-  for cmd in rt-workers rt-requests rt-timeline; do
+  for cmd in rt-workers rt-requests rt-timeline rt-tail; do
     extra=()
-    # rt-workers shows one step only with --step
-    [ "$cmd" = rt-workers ] && [[ " $args " != *" --step "* ]] && extra=(--step slowest)
-    "$BUILD/$cmd" "$exp" "${words[@]}" "${extra[@]}" --json --no-render --out "$TMP/o" >"$TMP/out" 2>"$TMP/err"
+    # rt-workers and rt-tail show one step only with --step
+    [[ $cmd = rt-workers || $cmd = rt-tail ]] && [[ " $args " != *" --step "* ]] && extra=(--step slowest)
+    cache=(--cache-dir "$TMP/cache-$pass")
+    "$BUILD/$cmd" "$exp" "${words[@]}" "${extra[@]}" "${cache[@]}" --json --no-render --out "$TMP/o" >"$TMP/out" 2>"$TMP/err"
     rc=$?
-    [ "$rc" = "$want_exit" ] && ok || fail "$cmd $args ${extra[*]}: exit $rc, not $want_exit ($(head -c 200 "$TMP/err"))"
+    [ "$rc" = "$want_exit" ] && ok || fail "$pass: $cmd $args ${extra[*]}: exit $rc, not $want_exit ($(head -c 200 "$TMP/err"))"
     step=$(python3 -c "import json,sys
-try: print(json.load(open(sys.argv[1])).get('step', '-'))
+try:
+    d = json.load(open(sys.argv[1]))
+    print(d['steps'][0]['step'] if 'steps' in d and len(d['steps']) == 1 else d.get('step', '-'))
 except Exception: print('-')" "$TMP/out")
     [ "$want_step" = - ] && [ "$rc" != 0 ] && step=-
-    [ "$step" = "$want_step" ] && ok || fail "$cmd $args ${extra[*]}: step $step, not $want_step"
+    [ "$step" = "$want_step" ] && ok || fail "$pass: $cmd $args ${extra[*]}: step $step, not $want_step"
     err=$(grep -v ': note: ' "$TMP/err" | sed "s/^$cmd: //" | head -1)
     if [ -z "$first_err" ]; then first_err=$err
-    else [ "$err" = "$first_err" ] && ok || fail "$cmd $args: says '$err' where rt-workers says '$first_err'"; fi
+    else [ "$err" = "$first_err" ] && ok || fail "$pass: $cmd $args: says '$err' where rt-workers says '$first_err'"; fi
   done
+done
+  # the cache of this pass stays for the next: "cached" runs every case from it
+  [ "$pass" = first ] && cp -r "$TMP/cache-first" "$TMP/cache-cached"
 done
 finish

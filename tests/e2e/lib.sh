@@ -272,6 +272,29 @@ expect_covered () {
   done
 }
 
+# need_pandas: sets PANDAS_PY to a python3 that imports pandas (Debian's python3-pandas is for
+# /usr/bin/python3, which need not be the python3 first on PATH); without one the test checks
+# nothing and says so (ctest: skipped, code 77)
+need_pandas () {
+  PANDAS_PY=""
+  for py in "$PYTHON" /usr/bin/python3; do
+    "$py" -c 'import pandas' 2>/dev/null && { PANDAS_PY=$py; return; }
+  done
+  echo "SKIP: $(basename "$0" .sh) needs pandas (make deps installs python3-pandas for /usr/bin/python3)"
+  exit 77
+}
+
+# need_duckdb: DuckDB is the Node.js client `make bench-deps` installs into bench/node_modules;
+# without it (or node) the test is skipped (code 77). Then `duckdb SQL...` puts each statement's
+# result, as a JSON line, in $TMP/out.
+need_duckdb () {
+  if ! command -v node >/dev/null || [ ! -d "$SRC/bench/node_modules/@duckdb/node-api" ]; then
+    echo "SKIP: $(basename "$0" .sh) needs node and DuckDB's client (make bench-deps installs it into bench/node_modules)"
+    exit 77
+  fi
+}
+duckdb () { expect_exit 0 node "$SRC/tests/duckdb-query.mjs" "$SRC/bench" "$@"; }
+
 finish () {
   echo "$PASSED passed, $FAILED failed"
   [ "$FAILED" -eq 0 ]

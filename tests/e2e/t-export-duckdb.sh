@@ -7,12 +7,7 @@
 # `make bench-deps` installs into bench/node_modules; without it (or node) the test is skipped.
 . "$(dirname "$0")/lib.sh"
 
-if ! command -v node >/dev/null || [ ! -d "$SRC/bench/node_modules/@duckdb/node-api" ]; then
-  echo "SKIP: t-export-duckdb needs node and DuckDB's client (make bench-deps installs it into bench/node_modules)"
-  exit 77
-fi
-# duckdb SQL...: each statement's result as a JSON line in $TMP/out
-duckdb () { expect_exit 0 node "$SRC/tests/duckdb-query.mjs" "$SRC/bench" "$@"; }
+need_duckdb
 
 # The README's query: the argument of its first `duckdb -c "..."`, its $(...) run in the folder
 # of the exports, with build/ there the build under test. A quote in the folder's name goes

@@ -6,16 +6,7 @@
 # all-empty column of an older-logger export is still float64.
 . "$(dirname "$0")/lib.sh"
 
-# pandas comes with Debian's python3-pandas, for /usr/bin/python3, which need not be the python3
-# first on PATH; without it the test checks nothing and says so (ctest: skipped, code 77)
-PANDAS_PY=""
-for py in "$PYTHON" /usr/bin/python3; do
-  "$py" -c 'import pandas' 2>/dev/null && { PANDAS_PY=$py; break; }
-done
-if [ -z "$PANDAS_PY" ]; then
-  echo "SKIP: t-export-pandas needs pandas (make deps installs python3-pandas for /usr/bin/python3)"
-  exit 77
-fi
+need_pandas
 
 # fixtures/incomplete: request c was cut off (no complete line); samples/exp-v1: the older logger,
 # whose rows leave response_length and every EVENT_s column empty

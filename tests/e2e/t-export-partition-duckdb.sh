@@ -7,12 +7,7 @@
 # Node.js client `make bench-deps` installs into bench/node_modules; without it the test is skipped.
 . "$(dirname "$0")/lib.sh"
 
-if ! command -v node >/dev/null || [ ! -d "$SRC/bench/node_modules/@duckdb/node-api" ]; then
-  echo "SKIP: t-export-partition-duckdb needs node and DuckDB's client (make bench-deps installs it into bench/node_modules)"
-  exit 77
-fi
-# duckdb SQL...: each statement's result as a JSON line in $TMP/out
-duckdb () { expect_exit 0 node "$SRC/tests/duckdb-query.mjs" "$SRC/bench" "$@"; }
+need_duckdb
 
 TABLES="requests turns events steps workers"
 exp=$SAMPLES/exp-v2-damaged

@@ -5,16 +5,7 @@
 # `--schema pandas`, value for value and type for type, step last.
 . "$(dirname "$0")/lib.sh"
 
-# pandas comes with Debian's python3-pandas, for /usr/bin/python3, which need not be the python3
-# first on PATH; without it the test checks nothing and says so (ctest: skipped, code 77)
-PANDAS_PY=""
-for py in "$PYTHON" /usr/bin/python3; do
-  "$py" -c 'import pandas' 2>/dev/null && { PANDAS_PY=$py; break; }
-done
-if [ -z "$PANDAS_PY" ]; then
-  echo "SKIP: t-export-partition-pandas needs pandas (make deps installs python3-pandas for /usr/bin/python3)"
-  exit 77
-fi
+need_pandas
 
 # the lines: the indented block after "In pandas, which reads a file at a time" in docs/export.md
 "$PYTHON" - "$SRC/docs/export.md" >"$TMP/docs.py" <<'PY'

@@ -206,7 +206,7 @@ past_ram () {
     --faults --quiet --start 2025-07-01T00:00:00
   "$BUILD/rt-cdf" "$exp" --quiet --cache-dir "$cache" --no-render --out "$out" >/dev/null
   python3 bench/interleave.py "$runs" \
-    "rt-cdf after one more step was appended=next=\$(ls '$pool' | sort -t_ -k2 -n | head -1) && mv '$pool'/\$next '$exp'/ && exec '$BUILD/rt-cdf' '$exp' --quiet --cache-dir '$cache' --no-render --out '$out'" \
+    "rt-cdf after one more step was appended=next=\$(ls '$pool' | grep '^step_' | sort -t_ -k2 -n | head -1) && mv '$pool'/\$next '$exp'/ && exec '$BUILD/rt-cdf' '$exp' --quiet --cache-dir '$cache' --no-render --out '$out'" \
     >>"$results"
   # the tree as it was: the steps appended go
   for d in "$exp"/step_*; do

@@ -179,6 +179,26 @@ file_snapshot (const RtTrace *t, guint i, RtCacheSnapshot *snap)
     }
 }
 
+/* The rows of file i as of its last newline, when the load kept none of them (without
+ * RT_READS_ROWS) but the old cache holds the file as it is: one read past its last newline only,
+ * an unterminated last piece a running worker is still writing. NULL otherwise, or when they
+ * fail their check. */
+static const RtEvent *
+old_cache_rows (RtTrace *t, guint i)
+{
+  const RtFileState *fs = &t->priv->files[i];
+  if (fs->origin != RT_FILE_CACHED || t->priv->cache == NULL)
+    return NULL;
+  RtCacheSnapshot cached = { .problems = g_array_new (FALSE, FALSE, sizeof (RtCacheProblem)) };
+  rt_cache_file_snapshot (t->priv->cache, fs->record, &cached);
+  g_array_unref (cached.problems);
+  if (cached.counters.n_events != fs->resume.n_events
+      || !rt_cache_rows_ok (cached.rows, cached.counters.n_events, cached.rows_checksum,
+                            rt_event_registry_size (t->registry), cached.counters.n_requests))
+    return NULL;
+  return cached.rows;
+}
+
 /* Puts file i (its rows, unless written while loading, and its tables as of its last
  * newline) into the draft; a file that changed while analysed is left out. */
 static gboolean
@@ -188,7 +208,8 @@ add_file_to_draft (RtTrace *t, RtCacheDraft *d, guint i, RtCacheSnapshot *snap, 
   guint64 rows_at = fs->rows_at, rows_checksum = fs->rows_checksum;
   if (!fs->rows_written)
     {
-      if (fs->rows_dropped)
+      const RtEvent *rows = fs->rows_dropped ? old_cache_rows (t, i) : NULL;
+      if (fs->rows_dropped && rows == NULL)
         {
           g_set_error (error, RT_ERROR, RT_ERROR_IO, "the rows of %s were not kept",
                        rt_trace_file (t, i)->path);
@@ -196,11 +217,15 @@ add_file_to_draft (RtTrace *t, RtCacheDraft *d, guint i, RtCacheSnapshot *snap, 
         }
       /* rows taken from the old cache are checked here: their file is read again
        * when they fail, and left out when it no longer holds what was cached */
-      const RtEvent *rows = rt_trace_file_events (t, i);
+      if (rows == NULL)
+        rows = rt_trace_file_events (t, i);
       if (fs->uncacheable)
         return TRUE;
       rows_at = rt_cache_draft_reserve (d, fs->resume.n_events);
       rows_checksum = rt_cache_draft_put_rows (d, rows_at, rows, fs->resume.n_events);
+      /* copied: the old cache's pages of them go back now, not at exit (a cache rewritten for
+       * one appended step held every row of the old one resident: 4 GB at 100M lines) */
+      rt_trace_file_events_done (t, i);
     }
   /* tables taken from the old cache (or left there) go into the new one: all checked now
    * (the caller may have read fewer) */

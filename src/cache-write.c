@@ -2,6 +2,7 @@
 /* cache-write.c: writing a cache: a draft beside it that the rows of each file go into as soon as
  * it is read, then the tables and strings, and a rename that makes it the cache. The layout is
  * cache-format-private.h's; cache.c reads it back. */
+#define _GNU_SOURCE   /* O_TMPFILE */
 #include "cache-format-private.h"
 #include "memory-private.h"
 #include "rolltrace/rt-error.h"
@@ -9,6 +10,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <glib/gstdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -66,9 +68,90 @@ writer_clear (Writer *w)
   g_clear_pointer (&w->turn_sums, g_array_unref);
 }
 
+/* ---- faults on purpose, for the tests -------------------------------------------- */
+
+/* ROLLTRACE_CACHE_FAULT makes the writer meet what a disk or a kill can do to it, at a
+ * place a test chooses rather than one a timer happens to hit (tests/e2e/t-fault-*.sh):
+ * "kill@N": SIGKILL once N bytes of the cache are written (the write that crosses N writes
+ * only up to it); "enospc@N": every write past N bytes fails with ENOSPC, as on a full
+ * disk; "kill@written", "kill@linked", "kill@renamed": SIGKILL at that stage of
+ * rt_cache_write (the file complete but nameless; named beside the cache; renamed). */
+#define FAULT_ENV "ROLLTRACE_CACHE_FAULT"
+
+typedef struct {
+  gboolean kill, enospc;
+  guint64 after;              /* bytes: the write that crosses it fails */
+  char *stage;                /* or at this stage (kill only) */
+  GMutex lock;
+  guint64 written;            /* bytes written so far, by every thread */
+} Fault;
+
+static Fault *
+fault (void)
+{
+  static Fault f;
+  static gsize parsed;
+  if (g_once_init_enter (&parsed))
+    {
+      const char *env = g_getenv (FAULT_ENV);
+      const char *at = env != NULL ? strchr (env, '@') : NULL;
+      if (at != NULL)
+        {
+          f.kill = g_str_has_prefix (env, "kill@");
+          f.enospc = g_str_has_prefix (env, "enospc@");
+          f.after = G_MAXUINT64;
+          if (g_ascii_isdigit (at[1]))
+            f.after = g_ascii_strtoull (at + 1, NULL, 10);
+          else if (f.kill)
+            f.stage = g_strdup (at + 1);
+        }
+      g_once_init_leave (&parsed, 1);
+    }
+  return &f;
+}
+
+/* Of n bytes about to be written, how many may be (all but when a fault is due). */
+static gsize
+fault_allows (gsize n)
+{
+  Fault *f = fault ();
+  if (!f->kill && !f->enospc)
+    return n;
+  g_mutex_lock (&f->lock);
+  guint64 left = f->written < f->after ? f->after - f->written : 0;
+  gsize allowed = (gsize) MIN ((guint64) n, left);
+  f->written += allowed;
+  g_mutex_unlock (&f->lock);
+  return allowed;
+}
+
+/* The kill of "kill@STAGE" at `stage`, or of "kill@N" once its bytes are written. */
+static void
+fault_kill_at (const char *stage)
+{
+  if (g_strcmp0 (fault ()->stage, stage) == 0)
+    raise (SIGKILL);
+}
+
+/* ---- writing the file ------------------------------------------------------------- */
+
+static int put_all_at (int fd, const void *p, gsize n, guint64 at);
+
 /* Writes all of p at `at`; 0, or the errno of the failure. Thread-safe. */
 static int
 put_at (int fd, const void *p, gsize n, guint64 at)
+{
+  gsize allowed = fault_allows (n);
+  if (G_LIKELY (allowed == n))
+    return put_all_at (fd, p, n, at);
+  int e = put_all_at (fd, p, allowed, at);
+  if (fault ()->kill)
+    raise (SIGKILL);
+  return e != 0 ? e : ENOSPC;
+}
+
+static int
+put_all_at (int fd, const void *p, gsize n, guint64 at)
 {
   const guint8 *c = p;
   while (n > 0)
@@ -362,6 +445,8 @@ rt_cache_write (RtCacheDraft *draft, const char *path, GError **error)
       g_set_error (error, RT_ERROR, RT_ERROR_IO, "cannot write %s: %s", d->tmp_path, g_strerror (failed));
       return FALSE;
     }
+  fault_kill_at ("written");
+  fault_kill_at ("linked");
   /* readers see the old cache or the new one, never half of one */
   if (g_rename (d->tmp_path, path) != 0)
     {
@@ -369,6 +454,7 @@ rt_cache_write (RtCacheDraft *draft, const char *path, GError **error)
       g_set_error (error, RT_ERROR, RT_ERROR_IO, "cannot rename %s: %s", d->tmp_path, g_strerror (e));
       return FALSE;
     }
+  fault_kill_at ("renamed");
   rt_temp_forget (d->tmp_path);
   g_clear_pointer (&d->tmp_path, g_free);
   return TRUE;

@@ -168,16 +168,42 @@ put_all_at (int fd, const void *p, gsize n, guint64 at)
   return 0;
 }
 
-/* A cache being written: a temporary file beside the cache, which only a rename
- * makes the cache. Rows go first, each file's as soon as it has been read (by the
- * thread that read it, while the others go on reading); the tables follow them. */
+/* A cache being written: a file without a name in the cache's folder (O_TMPFILE), which
+ * only a complete write links to a temporary name beside the cache and renames over it.
+ * A process killed meanwhile (kill -9, the OOM killer: no handler runs) leaves nothing:
+ * the file goes with its last descriptor. Where the file system has no such files, a
+ * temporary name from the start, which a signal that can be caught removes. Rows go
+ * first, each file's as soon as it has been read (by the thread that read it, while the
+ * others go on reading); the tables follow them. */
 struct _RtCacheDraft {
-  char *tmp_path;           /* NULL once renamed */
+  char *dir;
+  char *tmp_path;           /* its temporary name: from the start, or once linked; NULL
+                             * before and once renamed */
   int fd;
   guint64 end;              /* where the next rows go (the loader serialises this) */
   gint failed;              /* errno of the first failed write, 0: none */
   Writer w;                 /* the tables, once begun */
 };
+
+#define TEMP_TEMPLATE ".rolltrace-XXXXXX"   /* what cache-dir.c counts as a leftover */
+
+/* An unnamed file in `dir`, or -1 with errno set (EOPNOTSUPP and the like where the file
+ * system or the kernel has none, or /proc, by which it is linked, is missing). */
+static int
+open_unnamed (const char *dir)
+{
+#ifdef O_TMPFILE
+  if (access ("/proc/self/fd", X_OK) != 0)
+    {
+      errno = EOPNOTSUPP;
+      return -1;
+    }
+  return open (dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+#else
+  errno = EOPNOTSUPP;
+  return -1;
+#endif
+}
 
 RtCacheDraft *
 rt_cache_draft_new (const char *cache_path, GError **error)
@@ -189,18 +215,54 @@ rt_cache_draft_new (const char *cache_path, GError **error)
       g_set_error (error, RT_ERROR, RT_ERROR_IO, "cannot create %s: %s", dir, g_strerror (e));
       return NULL;
     }
-  /* registered as it is made: a signal while loading removes it */
-  g_autofree char *template = g_build_filename (dir, ".rolltrace-XXXXXX", NULL);
-  char *tmp;
-  int fd = rt_temp_create_from (template, &tmp, error);
-  if (fd < 0)
-    return NULL;
+  char *tmp = NULL;
+  int fd = open_unnamed (dir);
+  /* (a kernel without O_TMPFILE takes it for O_DIRECTORY: EISDIR) */
+  if (fd < 0 && (errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL))
+    {
+      /* registered as it is made: a signal while loading removes it */
+      g_autofree char *template = g_build_filename (dir, TEMP_TEMPLATE, NULL);
+      fd = rt_temp_create_from (template, &tmp, error);
+      if (fd < 0)
+        return NULL;
+    }
+  else if (fd < 0)
+    {
+      int e = errno;
+      g_set_error (error, RT_ERROR, RT_ERROR_IO, "cannot create a file in %s: %s", dir, g_strerror (e));
+      return NULL;
+    }
   fchmod (fd, 0600);   /* as the folder: the cache is the user's own */
   RtCacheDraft *d = g_new0 (RtCacheDraft, 1);
+  d->dir = g_steal_pointer (&dir);
   d->tmp_path = tmp;
   d->fd = fd;
   d->end = ROWS_START;
   return d;
+}
+
+/* Gives a complete unnamed draft its temporary name beside the cache (registered, so that
+ * a signal before the rename removes it); 0, or the errno of the failure. */
+static int
+link_draft (RtCacheDraft *d)
+{
+  g_autofree char *proc = g_strdup_printf ("/proc/self/fd/%d", d->fd);
+  g_autofree char *template = g_build_filename (d->dir, TEMP_TEMPLATE, NULL);
+  for (guint attempt = 0; attempt < 100; attempt++)
+    {
+      char *tmp = rt_temp_name_like (template);
+      if (linkat (AT_FDCWD, proc, AT_FDCWD, tmp, AT_SYMLINK_FOLLOW) == 0)
+        {
+          d->tmp_path = tmp;
+          return 0;
+        }
+      int e = errno;
+      rt_temp_forget (tmp);
+      g_free (tmp);
+      if (e != EEXIST)
+        return e;
+    }
+  return EEXIST;
 }
 
 guint64
@@ -227,7 +289,7 @@ rt_cache_draft_free (RtCacheDraft *d)
   if (d == NULL)
     return;
   if (d->fd >= 0)
-    close (d->fd);
+    close (d->fd);   /* an unnamed draft goes with it */
   if (d->tmp_path != NULL)
     {
       g_unlink (d->tmp_path);
@@ -235,6 +297,7 @@ rt_cache_draft_free (RtCacheDraft *d)
     }
   writer_clear (&d->w);
   g_free (d->tmp_path);
+  g_free (d->dir);
   g_free (d);
 }
 
@@ -436,16 +499,20 @@ rt_cache_write (RtCacheDraft *draft, const char *path, GError **error)
   if (failed == 0)
     failed = put_at (d->fd, &h, sizeof h, 0);
   writer_clear (w);
+  fault_kill_at ("written");
+  gboolean unnamed = d->tmp_path == NULL;
+  if (failed == 0 && unnamed)
+    failed = link_draft (d);
   int fd = d->fd;
   d->fd = -1;
   if (close (fd) != 0 && failed == 0)
     failed = errno;
   if (failed != 0)
     {
-      g_set_error (error, RT_ERROR, RT_ERROR_IO, "cannot write %s: %s", d->tmp_path, g_strerror (failed));
+      g_set_error (error, RT_ERROR, RT_ERROR_IO, "cannot write the cache in %s: %s", d->dir,
+                   g_strerror (failed));
       return FALSE;
     }
-  fault_kill_at ("written");
   fault_kill_at ("linked");
   /* readers see the old cache or the new one, never half of one */
   if (g_rename (d->tmp_path, path) != 0)

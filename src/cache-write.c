@@ -212,7 +212,12 @@ rt_cache_draft_new (const char *cache_path, GError **error)
   if (g_mkdir_with_parents (dir, 0700) != 0)
     {
       int e = errno;
-      g_set_error (error, RT_ERROR, RT_ERROR_IO, "cannot create %s: %s", dir, g_strerror (e));
+      struct stat st;
+      /* "cannot create X: Not a directory" of an X that exists says nothing of what is wrong */
+      if (stat (dir, &st) == 0 && !S_ISDIR (st.st_mode))
+        g_set_error (error, RT_ERROR, RT_ERROR_IO, "the cache folder %s is not a folder", dir);
+      else
+        g_set_error (error, RT_ERROR, RT_ERROR_IO, "cannot create %s: %s", dir, g_strerror (e));
       return NULL;
     }
   char *tmp = NULL;

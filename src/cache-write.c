@@ -75,13 +75,16 @@ writer_clear (Writer *w)
  * "kill@N": SIGKILL once N bytes of the cache are written (the write that crosses N writes
  * only up to it); "enospc@N": every write past N bytes fails with ENOSPC, as on a full
  * disk; "kill@written", "kill@linked", "kill@renamed": SIGKILL at that stage of
- * rt_cache_write (the file complete but nameless; named beside the cache; renamed). */
+ * rt_cache_write (the file complete but nameless; named beside the cache; renamed);
+ * "stop@failed" (after another, with a comma): SIGSTOP once a failed write of the rows has
+ * been dealt with, for a test to look at the process. */
 #define FAULT_ENV "ROLLTRACE_CACHE_FAULT"
 
 typedef struct {
   gboolean kill, enospc;
   guint64 after;              /* bytes: the write that crosses it fails */
-  char *stage;                /* or at this stage (kill only) */
+  char *kill_stage;           /* or kill at this stage */
+  char *stop_stage;           /* SIGSTOP at this stage */
   GMutex lock;
   guint64 written;            /* bytes written so far, by every thread */
 } Fault;
@@ -93,17 +96,24 @@ fault (void)
   static gsize parsed;
   if (g_once_init_enter (&parsed))
     {
-      const char *env = g_getenv (FAULT_ENV);
-      const char *at = env != NULL ? strchr (env, '@') : NULL;
-      if (at != NULL)
+      f.after = G_MAXUINT64;
+      g_auto (GStrv) items = g_strsplit (g_getenv (FAULT_ENV) ? g_getenv (FAULT_ENV) : "", ",", -1);
+      for (guint i = 0; items[i] != NULL; i++)
         {
-          f.kill = g_str_has_prefix (env, "kill@");
-          f.enospc = g_str_has_prefix (env, "enospc@");
-          f.after = G_MAXUINT64;
-          if (g_ascii_isdigit (at[1]))
-            f.after = g_ascii_strtoull (at + 1, NULL, 10);
-          else if (f.kill)
-            f.stage = g_strdup (at + 1);
+          const char *at = strchr (items[i], '@');
+          if (at == NULL)
+            continue;
+          gboolean kill = g_str_has_prefix (items[i], "kill@");
+          if (g_str_has_prefix (items[i], "stop@"))
+            f.stop_stage = g_strdup (at + 1);
+          else if (kill && !g_ascii_isdigit (at[1]))
+            f.kill_stage = g_strdup (at + 1);
+          else if (kill || g_str_has_prefix (items[i], "enospc@"))
+            {
+              f.kill = kill;
+              f.enospc = !kill;
+              f.after = g_ascii_strtoull (at + 1, NULL, 10);
+            }
         }
       g_once_init_leave (&parsed, 1);
     }
@@ -125,12 +135,14 @@ fault_allows (gsize n)
   return allowed;
 }
 
-/* The kill of "kill@STAGE" at `stage`, or of "kill@N" once its bytes are written. */
+/* The kill of "kill@STAGE", or the stop of "stop@STAGE", at `stage`. */
 static void
-fault_kill_at (const char *stage)
+fault_at (const char *stage)
 {
-  if (g_strcmp0 (fault ()->stage, stage) == 0)
+  if (g_strcmp0 (fault ()->kill_stage, stage) == 0)
     raise (SIGKILL);
+  if (g_strcmp0 (fault ()->stop_stage, stage) == 0)
+    raise (SIGSTOP);
 }
 
 /* ---- writing the file ------------------------------------------------------------- */
@@ -281,10 +293,20 @@ rt_cache_draft_reserve (RtCacheDraft *d, guint32 n_rows)
 guint64
 rt_cache_draft_put_rows (RtCacheDraft *d, guint64 at, const RtEvent *rows, guint32 n_rows)
 {
+  /* a draft that failed is never written: neither its rows nor their checksum are needed */
+  if (g_atomic_int_get (&d->failed) != 0)
+    return 0;
   gsize bytes = (gsize) n_rows * sizeof (RtEvent);
   int e = put_at (d->fd, rows, bytes, at);
-  if (e != 0)
-    g_atomic_int_compare_and_exchange (&d->failed, 0, e);
+  if (e != 0 && g_atomic_int_compare_and_exchange (&d->failed, 0, e))
+    {
+      /* The disk is full (or the file too large): what the draft took goes back to it now,
+       * not at the end of a load that may read on for minutes while the job that shares the
+       * disk needs it. (A write begun by another thread before it saw the failure may still
+       * land: a few rows at most.) */
+      int cut G_GNUC_UNUSED = ftruncate (d->fd, 0);   /* (failing that, it comes back at the end) */
+      fault_at ("failed");
+    }
   return rt_hash64 (rows, bytes, 2);
 }
 
@@ -504,7 +526,7 @@ rt_cache_write (RtCacheDraft *draft, const char *path, GError **error)
   if (failed == 0)
     failed = put_at (d->fd, &h, sizeof h, 0);
   writer_clear (w);
-  fault_kill_at ("written");
+  fault_at ("written");
   gboolean unnamed = d->tmp_path == NULL;
   if (failed == 0 && unnamed)
     failed = link_draft (d);
@@ -518,7 +540,7 @@ rt_cache_write (RtCacheDraft *draft, const char *path, GError **error)
                    g_strerror (failed));
       return FALSE;
     }
-  fault_kill_at ("linked");
+  fault_at ("linked");
   /* readers see the old cache or the new one, never half of one */
   if (g_rename (d->tmp_path, path) != 0)
     {
@@ -526,7 +548,7 @@ rt_cache_write (RtCacheDraft *draft, const char *path, GError **error)
       g_set_error (error, RT_ERROR, RT_ERROR_IO, "cannot rename %s: %s", d->tmp_path, g_strerror (e));
       return FALSE;
     }
-  fault_kill_at ("renamed");
+  fault_at ("renamed");
   rt_temp_forget (d->tmp_path);
   g_clear_pointer (&d->tmp_path, g_free);
   return TRUE;

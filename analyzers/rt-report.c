@@ -102,6 +102,53 @@ wait_for_experiment (RtSession *s, GError **error)
   return TRUE;
 }
 
+/* The page of the next round, from the experiment loaded again: NULL, with `error` set, when
+ * the load or the page failed. A running job's trace changes under a load (a worker file
+ * rotated, a step folder removed): a load that failed is tried again at once, a few times,
+ * before the round is given up. */
+static RtReport *
+watch_round (RtSession *s, const RtReportOptions *opts, GError **error)
+{
+  for (guint attempt = 0;; attempt++)
+    {
+      g_autoptr (GError) local = NULL;
+      if (rt_session_reload (s, &local))
+        {
+          RtReportOptions again = *opts;
+          again.train = s->train;   /* read again too */
+          return rt_report_build (s, &again, error);
+        }
+      if (attempt == 3)
+        {
+          g_propagate_error (error, g_steal_pointer (&local));
+          return NULL;
+        }
+      g_usleep (G_USEC_PER_SEC / 10);
+    }
+}
+
+/* A signal ended the watch: the last page again, without reloading itself; of the round
+ * before when it was written (`last`, taken), else of one more round. */
+static int
+watch_stopped (RtSession *s, const RtReportOptions *opts, RtReport *last, const char *page,
+               GError **error)
+{
+  g_autoptr (RtReport) r = last;
+  g_autoptr (GError) failed = NULL;
+  if (r == NULL && (r = watch_round (s, opts, &failed)) == NULL)
+    {
+      if (!s->quiet)
+        g_print ("stopped by signal %d: %s is the last page (of the last round that could be read: %s)\n",
+                 (int) stop_signal, page, failed->message);
+      return 0;
+    }
+  if (!rt_report_write_page (s, r, TRUE, error))
+    return 0;
+  if (!s->quiet)
+    g_print ("stopped by signal %d: %s is the last page\n", (int) stop_signal, page);
+  return 0;
+}
+
 static void
 print_findings (RtSession *s, const RtReport *r)
 {
@@ -129,14 +176,33 @@ run (RtSession *s, GError **error)
 
   g_autoptr (RtReport) r = NULL;
   g_autofree char *page = rt_session_out_path (s, "index.html");
+  g_autofree char *failed_before = NULL;   /* what the last round that failed said */
   for (guint round = 0;; round++)
     {
       /* (the trainer's log is read again with the experiment) */
-      if (round > 0 && !rt_session_reload (s, error))
-        return 0;
       RtReportOptions opts = { .train = s->train, .train_path = s->train_path, .watch_s = (guint) watch };
-      g_clear_pointer (&r, rt_report_free);
-      r = rt_report_build (s, &opts, error);
+      g_clear_pointer (&r, rt_report_free);   /* it points into the trace a reload frees */
+      if (round == 0)
+        r = rt_report_build (s, &opts, error);
+      else
+        {
+          /* a round that fails keeps the page before: the job goes on, and so does the watch
+           * (each new failure is told once) */
+          g_autoptr (GError) failed = NULL;
+          r = watch_round (s, &opts, &failed);
+          if (r == NULL)
+            {
+              if (g_strcmp0 (failed->message, failed_before) != 0 && !s->quiet)
+                g_printerr ("rt-report: note: %s: %s is kept as it was; tried again in %d s\n",
+                            failed->message, page, (int) watch);
+              g_free (failed_before);
+              failed_before = g_strdup (failed->message);
+              if (!watch_wait ((guint) watch))
+                return watch_stopped (s, &opts, NULL, page, error);
+              continue;
+            }
+          g_clear_pointer (&failed_before, g_free);
+        }
       if (r == NULL || !rt_report_write_page (s, r, FALSE, error))
         return 0;
       if (watch == 0)
@@ -151,14 +217,7 @@ run (RtSession *s, GError **error)
           g_print ("%s %s written (%s)\n", when, page, running_text);
         }
       if (!watch_wait ((guint) watch))
-        {
-          /* the last page again, without reloading itself */
-          if (!rt_report_write_page (s, r, TRUE, error))
-            return 0;
-          if (!s->quiet)
-            g_print ("stopped by signal %d: %s is the last page\n", (int) stop_signal, page);
-          return 0;
-        }
+        return watch_stopped (s, &opts, g_steal_pointer (&r), page, error);
     }
 
   rt_report_write_json (r, rt_session_json (s));

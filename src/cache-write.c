@@ -2,6 +2,7 @@
 /* cache-write.c: writing a cache: a draft beside it that the rows of each file go into as soon as
  * it is read, then the tables and strings, and a rename that makes it the cache. The layout is
  * cache-format-private.h's; cache.c reads it back. */
+#define _GNU_SOURCE   /* O_TMPFILE */
 #include "cache-format-private.h"
 #include "memory-private.h"
 #include "rolltrace/rt-error.h"
@@ -9,6 +10,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <glib/gstdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -66,9 +68,102 @@ writer_clear (Writer *w)
   g_clear_pointer (&w->turn_sums, g_array_unref);
 }
 
+/* ---- faults on purpose, for the tests -------------------------------------------- */
+
+/* ROLLTRACE_CACHE_FAULT makes the writer meet what a disk or a kill can do to it, at a
+ * place a test chooses rather than one a timer happens to hit (tests/e2e/t-fault-*.sh):
+ * "kill@N": SIGKILL once N bytes of the cache are written (the write that crosses N writes
+ * only up to it); "enospc@N": every write past N bytes fails with ENOSPC, as on a full
+ * disk; "kill@written", "kill@linked", "kill@renamed": SIGKILL at that stage of
+ * rt_cache_write (the file complete but nameless; named beside the cache; renamed);
+ * "stop@failed" (after another, with a comma): SIGSTOP once a failed write of the rows has
+ * been dealt with, for a test to look at the process. */
+#define FAULT_ENV "ROLLTRACE_CACHE_FAULT"
+
+typedef struct {
+  gboolean kill, enospc;
+  guint64 after;              /* bytes: the write that crosses it fails */
+  char *kill_stage;           /* or kill at this stage */
+  char *stop_stage;           /* SIGSTOP at this stage */
+  GMutex lock;
+  guint64 written;            /* bytes written so far, by every thread */
+} Fault;
+
+static Fault *
+fault (void)
+{
+  static Fault f;
+  static gsize parsed;
+  if (g_once_init_enter (&parsed))
+    {
+      f.after = G_MAXUINT64;
+      g_auto (GStrv) items = g_strsplit (g_getenv (FAULT_ENV) ? g_getenv (FAULT_ENV) : "", ",", -1);
+      for (guint i = 0; items[i] != NULL; i++)
+        {
+          const char *at = strchr (items[i], '@');
+          if (at == NULL)
+            continue;
+          gboolean kill = g_str_has_prefix (items[i], "kill@");
+          if (g_str_has_prefix (items[i], "stop@"))
+            f.stop_stage = g_strdup (at + 1);
+          else if (kill && !g_ascii_isdigit (at[1]))
+            f.kill_stage = g_strdup (at + 1);
+          else if (kill || g_str_has_prefix (items[i], "enospc@"))
+            {
+              f.kill = kill;
+              f.enospc = !kill;
+              f.after = g_ascii_strtoull (at + 1, NULL, 10);
+            }
+        }
+      g_once_init_leave (&parsed, 1);
+    }
+  return &f;
+}
+
+/* Of n bytes about to be written, how many may be (all but when a fault is due). */
+static gsize
+fault_allows (gsize n)
+{
+  Fault *f = fault ();
+  if (!f->kill && !f->enospc)
+    return n;
+  g_mutex_lock (&f->lock);
+  guint64 left = f->written < f->after ? f->after - f->written : 0;
+  gsize allowed = (gsize) MIN ((guint64) n, left);
+  f->written += allowed;
+  g_mutex_unlock (&f->lock);
+  return allowed;
+}
+
+/* The kill of "kill@STAGE", or the stop of "stop@STAGE", at `stage`. */
+static void
+fault_at (const char *stage)
+{
+  if (g_strcmp0 (fault ()->kill_stage, stage) == 0)
+    raise (SIGKILL);
+  if (g_strcmp0 (fault ()->stop_stage, stage) == 0)
+    raise (SIGSTOP);
+}
+
+/* ---- writing the file ------------------------------------------------------------- */
+
+static int put_all_at (int fd, const void *p, gsize n, guint64 at);
+
 /* Writes all of p at `at`; 0, or the errno of the failure. Thread-safe. */
 static int
 put_at (int fd, const void *p, gsize n, guint64 at)
+{
+  gsize allowed = fault_allows (n);
+  if (G_LIKELY (allowed == n))
+    return put_all_at (fd, p, n, at);
+  int e = put_all_at (fd, p, allowed, at);
+  if (fault ()->kill)
+    raise (SIGKILL);
+  return e != 0 ? e : ENOSPC;
+}
+
+static int
+put_all_at (int fd, const void *p, gsize n, guint64 at)
 {
   const guint8 *c = p;
   while (n > 0)
@@ -85,16 +180,42 @@ put_at (int fd, const void *p, gsize n, guint64 at)
   return 0;
 }
 
-/* A cache being written: a temporary file beside the cache, which only a rename
- * makes the cache. Rows go first, each file's as soon as it has been read (by the
- * thread that read it, while the others go on reading); the tables follow them. */
+/* A cache being written: a file without a name in the cache's folder (O_TMPFILE), which
+ * only a complete write links to a temporary name beside the cache and renames over it.
+ * A process killed meanwhile (kill -9, the OOM killer: no handler runs) leaves nothing:
+ * the file goes with its last descriptor. Where the file system has no such files, a
+ * temporary name from the start, which a signal that can be caught removes. Rows go
+ * first, each file's as soon as it has been read (by the thread that read it, while the
+ * others go on reading); the tables follow them. */
 struct _RtCacheDraft {
-  char *tmp_path;           /* NULL once renamed */
+  char *dir;
+  char *tmp_path;           /* its temporary name: from the start, or once linked; NULL
+                             * before and once renamed */
   int fd;
   guint64 end;              /* where the next rows go (the loader serialises this) */
   gint failed;              /* errno of the first failed write, 0: none */
   Writer w;                 /* the tables, once begun */
 };
+
+#define TEMP_TEMPLATE ".rolltrace-XXXXXX"   /* what cache-dir.c counts as a leftover */
+
+/* An unnamed file in `dir`, or -1 with errno set (EOPNOTSUPP and the like where the file
+ * system or the kernel has none, or /proc, by which it is linked, is missing). */
+static int
+open_unnamed (const char *dir)
+{
+#ifdef O_TMPFILE
+  if (access ("/proc/self/fd", X_OK) != 0)
+    {
+      errno = EOPNOTSUPP;
+      return -1;
+    }
+  return open (dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+#else
+  errno = EOPNOTSUPP;
+  return -1;
+#endif
+}
 
 RtCacheDraft *
 rt_cache_draft_new (const char *cache_path, GError **error)
@@ -103,21 +224,62 @@ rt_cache_draft_new (const char *cache_path, GError **error)
   if (g_mkdir_with_parents (dir, 0700) != 0)
     {
       int e = errno;
-      g_set_error (error, RT_ERROR, RT_ERROR_IO, "cannot create %s: %s", dir, g_strerror (e));
+      struct stat st;
+      /* "cannot create X: Not a directory" of an X that exists says nothing of what is wrong */
+      if (stat (dir, &st) == 0 && !S_ISDIR (st.st_mode))
+        g_set_error (error, RT_ERROR, RT_ERROR_IO, "the cache folder %s is not a folder", dir);
+      else
+        g_set_error (error, RT_ERROR, RT_ERROR_IO, "cannot create %s: %s", dir, g_strerror (e));
       return NULL;
     }
-  /* registered as it is made: a signal while loading removes it */
-  g_autofree char *template = g_build_filename (dir, ".rolltrace-XXXXXX", NULL);
-  char *tmp;
-  int fd = rt_temp_create_from (template, &tmp, error);
-  if (fd < 0)
-    return NULL;
+  char *tmp = NULL;
+  int fd = open_unnamed (dir);
+  /* (a kernel without O_TMPFILE takes it for O_DIRECTORY: EISDIR) */
+  if (fd < 0 && (errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL))
+    {
+      /* registered as it is made: a signal while loading removes it */
+      g_autofree char *template = g_build_filename (dir, TEMP_TEMPLATE, NULL);
+      fd = rt_temp_create_from (template, &tmp, error);
+      if (fd < 0)
+        return NULL;
+    }
+  else if (fd < 0)
+    {
+      int e = errno;
+      g_set_error (error, RT_ERROR, RT_ERROR_IO, "cannot create a file in %s: %s", dir, g_strerror (e));
+      return NULL;
+    }
   fchmod (fd, 0600);   /* as the folder: the cache is the user's own */
   RtCacheDraft *d = g_new0 (RtCacheDraft, 1);
+  d->dir = g_steal_pointer (&dir);
   d->tmp_path = tmp;
   d->fd = fd;
   d->end = ROWS_START;
   return d;
+}
+
+/* Gives a complete unnamed draft its temporary name beside the cache (registered, so that
+ * a signal before the rename removes it); 0, or the errno of the failure. */
+static int
+link_draft (RtCacheDraft *d)
+{
+  g_autofree char *proc = g_strdup_printf ("/proc/self/fd/%d", d->fd);
+  g_autofree char *template = g_build_filename (d->dir, TEMP_TEMPLATE, NULL);
+  for (guint attempt = 0; attempt < 100; attempt++)
+    {
+      char *tmp = rt_temp_name_like (template);
+      if (linkat (AT_FDCWD, proc, AT_FDCWD, tmp, AT_SYMLINK_FOLLOW) == 0)
+        {
+          d->tmp_path = tmp;
+          return 0;
+        }
+      int e = errno;
+      rt_temp_forget (tmp);
+      g_free (tmp);
+      if (e != EEXIST)
+        return e;
+    }
+  return EEXIST;
 }
 
 guint64
@@ -131,10 +293,20 @@ rt_cache_draft_reserve (RtCacheDraft *d, guint32 n_rows)
 guint64
 rt_cache_draft_put_rows (RtCacheDraft *d, guint64 at, const RtEvent *rows, guint32 n_rows)
 {
+  /* a draft that failed is never written: neither its rows nor their checksum are needed */
+  if (g_atomic_int_get (&d->failed) != 0)
+    return 0;
   gsize bytes = (gsize) n_rows * sizeof (RtEvent);
   int e = put_at (d->fd, rows, bytes, at);
-  if (e != 0)
-    g_atomic_int_compare_and_exchange (&d->failed, 0, e);
+  if (e != 0 && g_atomic_int_compare_and_exchange (&d->failed, 0, e))
+    {
+      /* The disk is full (or the file too large): what the draft took goes back to it now,
+       * not at the end of a load that may read on for minutes while the job that shares the
+       * disk needs it. (A write begun by another thread before it saw the failure may still
+       * land: a few rows at most.) */
+      int cut G_GNUC_UNUSED = ftruncate (d->fd, 0);   /* (failing that, it comes back at the end) */
+      fault_at ("failed");
+    }
   return rt_hash64 (rows, bytes, 2);
 }
 
@@ -144,7 +316,7 @@ rt_cache_draft_free (RtCacheDraft *d)
   if (d == NULL)
     return;
   if (d->fd >= 0)
-    close (d->fd);
+    close (d->fd);   /* an unnamed draft goes with it */
   if (d->tmp_path != NULL)
     {
       g_unlink (d->tmp_path);
@@ -152,6 +324,7 @@ rt_cache_draft_free (RtCacheDraft *d)
     }
   writer_clear (&d->w);
   g_free (d->tmp_path);
+  g_free (d->dir);
   g_free (d);
 }
 
@@ -353,15 +526,21 @@ rt_cache_write (RtCacheDraft *draft, const char *path, GError **error)
   if (failed == 0)
     failed = put_at (d->fd, &h, sizeof h, 0);
   writer_clear (w);
+  fault_at ("written");
+  gboolean unnamed = d->tmp_path == NULL;
+  if (failed == 0 && unnamed)
+    failed = link_draft (d);
   int fd = d->fd;
   d->fd = -1;
   if (close (fd) != 0 && failed == 0)
     failed = errno;
   if (failed != 0)
     {
-      g_set_error (error, RT_ERROR, RT_ERROR_IO, "cannot write %s: %s", d->tmp_path, g_strerror (failed));
+      g_set_error (error, RT_ERROR, RT_ERROR_IO, "cannot write the cache in %s: %s", d->dir,
+                   g_strerror (failed));
       return FALSE;
     }
+  fault_at ("linked");
   /* readers see the old cache or the new one, never half of one */
   if (g_rename (d->tmp_path, path) != 0)
     {
@@ -369,6 +548,7 @@ rt_cache_write (RtCacheDraft *draft, const char *path, GError **error)
       g_set_error (error, RT_ERROR, RT_ERROR_IO, "cannot rename %s: %s", d->tmp_path, g_strerror (e));
       return FALSE;
     }
+  fault_at ("renamed");
   rt_temp_forget (d->tmp_path);
   g_clear_pointer (&d->tmp_path, g_free);
   return TRUE;

@@ -70,6 +70,12 @@ temp_name_from (const char *template)
 }
 
 char *
+rt_temp_name_like (const char *template)
+{
+  return temp_name_from (template);
+}
+
+char *
 rt_temp_name (const char *final_path)
 {
   g_autofree char *template = temp_template (final_path);

@@ -16,6 +16,8 @@ int rt_temp_create_from (const char *template, char **tmp_path, GError **error);
 
 /* A temporary name that another program (gnuplot) will create: registered, not created. */
 char *rt_temp_name (const char *final_path);
+/* The same with a name of the caller's: `template` ends in XXXXXX. */
+char *rt_temp_name_like (const char *template);
 
 /* Renames the temporary over `final_path`, or, with `keep` FALSE, removes it;
  * either way it is no longer registered. */

@@ -19,8 +19,8 @@ whole=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.3f", b - a }'
 
 # interrupt SIG WHEN: runs rt-cdf with a fresh --out and cache folder and sends SIG to its
 # process group (as a terminal's Ctrl-C does) at WHEN: a fraction of a whole run's time, or
-# "cache" / "out" / "render": as soon as the cache folder, the --out folder, or the plot's
-# script has something in it. Then checks the exit and what is left.
+# "cache" / "out" / "render": as soon as the cache folder is made, the --out folder has something
+# in it, or the plot's script does. Then checks the exit and what is left.
 # has_entries DIR: DIR exists and holds something (a glob, not a process per poll)
 has_entries () { local e; e=$(shopt -s nullglob dotglob; echo "$1"/*); [ -n "$e" ]; }
 
@@ -35,7 +35,8 @@ run_and_signal () {
   pid=$!
   set +m
   case $when in
-    cache) until has_entries "$c" || ! kill -0 "$pid" 2>/dev/null; do sleep 0.002; done ;;
+    # (the cache being written has no name until it is complete: its folder is made first)
+    cache) until [ -d "$c" ] || ! kill -0 "$pid" 2>/dev/null; do sleep 0.002; done ;;
     out) until has_entries "$o" || ! kill -0 "$pid" 2>/dev/null; do sleep 0.002; done ;;
     render) until [ -e "$o/cdf.gp" ] || ! kill -0 "$pid" 2>/dev/null; do sleep 0.002; done; sleep 0.02 ;;
     *) sleep "$(awk -v a="$whole" -v f="$when" 'BEGIN { printf "%.3f", a * f }')" ;;
@@ -54,8 +55,8 @@ run_and_signal () {
 
 # interrupt SIG WHEN: runs rt-cdf with a fresh --out and cache folder and sends SIG to its
 # process group (as a terminal's Ctrl-C does) at WHEN: a fraction of a whole run's time, or
-# "cache" / "out" / "render": as soon as the cache folder, the --out folder, or the plot's
-# script has something in it. Then checks the exit and what is left. On a busy machine a
+# "cache" / "out" / "render": as soon as the cache folder is made, the --out folder has something
+# in it, or the plot's script does. Then checks the exit and what is left. On a busy machine a
 # run can end before the signal goes out: it is tried again, three times at most.
 interrupt () {
   local sig=$1 when=$2 o="$TMP/o-$1-$2" c="$TMP/c-$1-$2" status waited attempt

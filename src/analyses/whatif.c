@@ -136,7 +136,8 @@ replay_step (const StepRequests *sr, const RtWhatifSetting *set, RtWhatifStep *o
     p = rt_sorted_end_at (ends, n, set->num, set->den);
   else if (set->policy == RT_WHATIF_DEFER)
     {
-      guint64 k = (guint64) set->value;
+      /* K as given, or the share num / den of the step's requests rounded up */
+      guint64 k = set->den > 0 ? (set->num * n + set->den - 1) / set->den : (guint64) set->value;
       if (k >= n)
         return;   /* every request deferred: no prediction */
       p = ends[n - k - 1];

@@ -35,6 +35,8 @@ struct _RtReport {
   RtTimeline *timeline;
   RtCheck *check;
   RtTrain *train;
+  RtTail *tail;
+  GPtrArray *whatif;          /* RtWhatif: the policies of rt_finding_whatif_settings */
   RtFindings *findings;
   GPtrArray *sections;        /* Section*, those shown */
   GPtrArray *names;           /* const char*: their names */

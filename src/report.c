@@ -573,6 +573,117 @@ section_quality (RtReport *r, Section *sec, gboolean *shown, GError **error)
   return TRUE;
 }
 
+/* Why the tail, and what would have helped: rt-tail's causes beside the bubble, then the two
+ * policies of the whatif_saving finding replayed by rt-whatif, with what each would have cut. */
+static void
+whatif_text (Section *sec, const RtWhatif *w, const char *what)
+{
+  char kt[32], kk[32];
+  html (sec, "<p>");
+  if (w->steps_predicted == 0)
+    text_printf (sec, "%s: no step has a prediction (a step of one request defers it whole).", what);
+  else
+    text_printf (sec, "%s: over %u step%s with a prediction%s, the rollout would have taken %.2f s instead of the "
+                 "recorded %.2f s: %.2f s saved (%.1f %%), %u of %u requests cut. KS p-value of the cut requests' "
+                 "turns against the kept ones' %s, of their tokens %s (below %g: they differ, and cutting them "
+                 "biases the batch).", what, w->steps_predicted, w->steps_predicted == 1 ? "" : "s",
+                 w->steps_unknown > 0 ? " (the others have too few requests)" : "", w->predicted_s, w->recorded_s,
+                 w->saved_s, 100 * w->saved_share, w->cut, w->requests,
+                 isnan (w->ks_turns[1]) ? "-" : (g_snprintf (kt, sizeof kt, "%.3g", w->ks_turns[1]), kt),
+                 isnan (w->ks_tokens[1]) ? "-" : (g_snprintf (kk, sizeof kk, "%.3g", w->ks_tokens[1]), kk),
+                 RT_FINDING_WHATIF_KS_P);
+  html (sec, "</p>\n");
+}
+
+static gboolean
+section_why_tail (RtReport *r, Section *sec, gboolean *shown, GError **error)
+{
+  (void) shown;
+  const RtTail *tail = r->tail;
+  if (tail->steps->len == 0)
+    {
+      note (sec, "No selected step has a complete request with a duration and a time.");
+      return TRUE;
+    }
+  caption (sec, "Per step, why the requests that ended after 90 % of them had (the tail) were late: their excess "
+                "over the mean of those that ended first (the bulk), split exactly by cause and stacked, beside "
+                "the bubble, the share of rank-time left idle until the last request ended (rt-tail). Below, what "
+                "two policies would have saved, replayed on the recorded steps (rt-whatif).");
+  if (!rt_plot_tail (r->s, tail, error))
+    return FALSE;
+  plot (sec, "tail", "tail_steps");
+
+  /* the causes summed over the steps where each is known */
+  static const RtTailPart parts[] = { RT_PART_LAUNCH, RT_PART_EXTRA_TURNS, RT_PART_SLOWER_TURNS, RT_PART_TOOL,
+                                      RT_PART_OTHER, RT_PART_DURATION };
+  double sum[G_N_ELEMENTS (parts)] = { 0 }, bubble = 0;
+  guint known[G_N_ELEMENTS (parts)] = { 0 }, bubbles = 0;
+  for (guint i = 0; i < tail->steps->len; i++)
+    {
+      const RtTailStep *ts = &g_array_index (tail->steps, RtTailStep, i);
+      for (guint k = 0; k < G_N_ELEMENTS (parts); k++)
+        if (!isnan (ts->tail_excess.v[parts[k]]))
+          {
+            sum[k] += ts->tail_excess.v[parts[k]];
+            known[k]++;
+          }
+      if (!isnan (ts->bubble))
+        {
+          bubble += ts->bubble;
+          bubbles++;
+        }
+    }
+  html (sec, "<p>");
+  text_printf (sec, "%u step%s with a request, %u of them attributed (every request's time split). The cause that "
+               "dominates the tail, in steps:", tail->steps->len, tail->steps->len == 1 ? "" : "s",
+               tail->attributed_steps);
+  for (int c = 0; c <= RT_TAIL_NONE; c++)
+    if (tail->tail_dominant[c] > 0)
+      text_printf (sec, " %s %u;", rt_tail_cause_name (c), tail->tail_dominant[c]);
+  text (sec, " the tail's excess summed over the steps (where known):");
+  for (guint k = 0; k < G_N_ELEMENTS (parts); k++)
+    if (known[k] > 0)
+      text_printf (sec, "%s %s %.2f s", k == 0 ? "" : ",", rt_tail_cause_name ((RtTailCause) k), sum[k]);
+  if (bubbles > 0)
+    text_printf (sec, ". Mean bubble: %.1f %%.", 100 * bubble / bubbles);
+  else
+    text (sec, ".");
+  html (sec, "</p>\n");
+  g_autoptr (RtTable) steps = rt_tail_steps_table (tail);
+  static const char *const tail_cols[] = { "step", "requests", "t90_s", "t100_s", "tail_s", "bubble", "tail_requests",
+                                           "excess_launch_s", "excess_extra_turns_s", "excess_slower_turns_s",
+                                           "excess_tool_s", "excess_other_s", "excess_duration_s", "tail_dominant",
+                                           NULL };
+  if (!table (r, sec, steps, tail_cols, NULL, error))
+    return FALSE;
+
+  html (sec, "<h3>What would have helped</h3>\n");
+  const RtWhatif *defer = g_ptr_array_index (r->whatif, 0), *keep = g_ptr_array_index (r->whatif, 1);
+  if (!rt_plot_whatif (r->s, r->whatif, error))
+    return FALSE;
+  plot (sec, "whatif", "whatif");
+  g_autofree char *defer_what = g_strdup_printf ("Deferring each step's slowest %g %% to the next (K = ceil(%g R) of "
+                                                 "its R requests)", 100 * RT_FINDING_DEFER_SHARE,
+                                                 RT_FINDING_DEFER_SHARE);
+  g_autofree char *keep_what = g_strdup_printf ("Keeping the first %g %% of each step's requests (k = ceil(%g R))",
+                                                100 * RT_FINDING_KEEP_SHARE, RT_FINDING_KEEP_SHARE);
+  whatif_text (sec, defer, defer_what);
+  whatif_text (sec, keep, keep_what);
+  static const char *const whatif_cols[] = { "step", "requests", "recorded_rollout_s", "predicted_rollout_s", "saved_s",
+                                             "saved_share", "requests_cut", NULL };
+  g_autoptr (RtTable) defer_steps = rt_whatif_steps_table (defer);
+  g_autoptr (RtTable) keep_steps = rt_whatif_steps_table (keep);
+  html (sec, "<h3>");
+  text_printf (sec, "Defer the slowest %g %%, per step", 100 * RT_FINDING_DEFER_SHARE);
+  html (sec, "</h3>\n");
+  if (!table (r, sec, defer_steps, whatif_cols, "whatif_defer", error))
+    return FALSE;
+  html (sec, "<h3>");
+  text_printf (sec, "Keep the first %g %%, per step", 100 * RT_FINDING_KEEP_SHARE);
+  html (sec, "</h3>\n");
+  return table (r, sec, keep_steps, whatif_cols, "whatif_keep", error);
+}
+
 /* A plot of rt_plot_compare, shown where it was written (it leaves out a plot without values). */
 static void
 plot_if_written (RtReport *r, Section *sec, const char *name, const char *data_stem)
@@ -643,6 +754,7 @@ section_comparison (RtReport *r, Section *sec, gboolean *shown, GError **error)
   };
   for (guint i = 0; i < G_N_ELEMENTS (plots); i++)
     plot_if_written (r, sec, plots[i][0], plots[i][1]);
+
   return TRUE;
 }
 
@@ -652,6 +764,7 @@ static const struct {
 } sections[] = {
   { "overview", "Overview", section_overview },
   { "tail", "The tail", section_tail },
+  { "why_tail", "Why the tail, and what would have helped", section_why_tail },
   { "workers", "Workers", section_workers },
   { "requests", "Slowest requests", section_requests },
   { "turns", "Turns", section_turns },
@@ -718,9 +831,25 @@ analyse_overview (RtReport *r)
   r->overview = rt_overview_analyse (r->t, r->s->steps, r->opts.train);
 }
 
+/* rt-tail's and rt-whatif's: each reads every selected step's requests */
+static void
+analyse_tail (RtReport *r)
+{
+  r->tail = rt_tail_analyse (r->t, r->s->steps, NULL);
+}
+
+static void
+analyse_whatif (RtReport *r)
+{
+  RtWhatifSetting settings[2];
+  rt_finding_whatif_settings (settings);
+  g_autoptr (GArray) selected = rt_trace_select_steps (r->t, r->s->steps);
+  r->whatif = rt_whatif_analyse (r->t, selected, settings, G_N_ELEMENTS (settings));
+}
+
 static void (*const analyses[]) (RtReport *r) = {
-  analyse_timeline, analyse_cdf, analyse_turn_dist, analyse_events, analyse_workers, analyse_check,
-  analyse_turns, analyse_overview,
+  analyse_timeline, analyse_cdf, analyse_tail, analyse_whatif, analyse_turn_dist, analyse_events, analyse_workers,
+  analyse_check, analyse_turns, analyse_overview,
 };
 
 static void
@@ -766,7 +895,8 @@ assemble (gpointer data, guint task)
     }
   else if (task == 1)
     {
-      RtFindingsInput in = { r->overview, r->cdf, r->events, r->turns, r->timeline, r->check };
+      RtFindingsInput in = { r->overview, r->cdf, r->events, r->turns, r->timeline, r->check, r->tail,
+                             g_ptr_array_index (r->whatif, 0), g_ptr_array_index (r->whatif, 1) };
       r->findings = rt_findings_from (r->t, r->s->steps, &in);
     }
   else
@@ -842,6 +972,8 @@ rt_report_free (RtReport *r)
   g_clear_pointer (&r->timeline, rt_timeline_free);
   g_clear_pointer (&r->check, rt_check_free);
   g_clear_pointer (&r->train, rt_train_free);
+  g_clear_pointer (&r->tail, rt_tail_free);
+  g_clear_pointer (&r->whatif, g_ptr_array_unref);
   g_clear_pointer (&r->findings, rt_findings_free);
   g_clear_pointer (&r->sections, g_ptr_array_unref);
   g_clear_pointer (&r->names, g_ptr_array_unref);

@@ -145,6 +145,15 @@ rt_tail_cause_name (RtTailCause c)
   return c <= RT_TAIL_NONE ? names[c] : NULL;
 }
 
+RtTailPart
+rt_tail_cause_part (RtTailCause c)
+{
+  static const RtTailPart parts[RT_N_TAIL_CAUSES] = {
+    RT_PART_LAUNCH, RT_PART_EXTRA_TURNS, RT_PART_SLOWER_TURNS, RT_PART_TOOL, RT_PART_OTHER, RT_PART_DURATION,
+  };
+  return c < RT_N_TAIL_CAUSES ? parts[c] : RT_N_PARTS;
+}
+
 static RtTailParts
 parts_null (void)
 {

@@ -20,7 +20,7 @@ import html, json, sys
 report, seen, dom = json.load(open(sys.argv[1])), json.load(open(sys.argv[2])), open(sys.argv[3]).read()
 rules = ["straggler", "trainer_mismatch", "barrier_share", "long_tail", "truncation", "context_growth",
          "tool_time", "outlier_steps", "data_quality", "rollout_share"]
-sections = ["overview", "tail", "workers", "requests", "turns", "timeline", "sections", "trainer",
+sections = ["overview", "tail", "why_tail", "workers", "requests", "turns", "timeline", "sections", "trainer",
             "quality", "comparison"]
 def check(cond, what):
     print(("ok " if cond else "FAIL ") + what)
@@ -44,6 +44,7 @@ drawn = [s["plot"] for s in seen["svgs"]]
 check(all("plot-" + p in drawn for p in compare_plots), "the comparison draws rt-compare's seven plots: %s" % drawn)
 comparison = dom[dom.index('id="comparison"'):]
 check(comparison.count("<table") == 2, "the comparison shows the experiments and the ratios and KS test")
+check("plot-tail" in drawn and "plot-whatif" in drawn, "the tail's section draws its causes and the policies")
 check("<td>no</td>" in comparison and "<td>yes</td>" in comparison, "the comparison names both experiments")
 PY
 while read -r verdict what; do

@@ -86,6 +86,9 @@ typedef struct {
   double v[RT_N_PARTS];
 } RtTailParts;
 
+/* The part whose excess a cause is (RT_TAIL_DURATION: RT_PART_DURATION); RT_N_PARTS for none. */
+RtTailPart rt_tail_cause_part (RtTailCause c);
+
 typedef struct {
   guint step_index;
   gint32 step;

@@ -37,6 +37,8 @@ struct _RtReport {
   RtTrain *train;
   RtTail *tail;
   GPtrArray *whatif;          /* RtWhatif: the policies of rt_finding_whatif_settings */
+  GPtrArray *mixes;           /* RtMix by turns of each --compare experiment against this one;
+                               * NULL without --compare */
   RtFindings *findings;
   GPtrArray *sections;        /* Section*, those shown */
   GPtrArray *names;           /* const char*: their names */

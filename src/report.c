@@ -755,6 +755,34 @@ section_comparison (RtReport *r, Section *sec, gboolean *shown, GError **error)
   for (guint i = 0; i < G_N_ELEMENTS (plots); i++)
     plot_if_written (r, sec, plots[i][0], plots[i][1]);
 
+  /* mix or speed: each one's mean request duration against this one's, split by turns */
+  for (guint e = 1; e < n; e++)
+    {
+      const RtMix *m = g_ptr_array_index (r->mixes, e - 1);
+      html (sec, "<h3>");
+      text_printf (sec, "Mix or speed: %s against %s", labels[e], labels[0]);
+      html (sec, "</h3>\n");
+      if (isnan (m->delta_s))
+        {
+          note (sec, "One of the two has no complete request with a known number of turns: no split "
+                     "(rt-compare --mix turns says the same).");
+          continue;
+        }
+      html (sec, "<p>");
+      text_printf (sec, "The mean request duration differs by %+.3f s (%.3f s against %.3f s, over %u and %u requests "
+                   "with a known number of turns) = mix %+.3f s (a different share of requests per number of turns) "
+                   "+ speed %+.3f s (requests of the same number of turns took longer or shorter) + unmatched "
+                   "%+.3f s (numbers of turns %s never ran), as rt-compare --mix turns splits it.", m->delta_s,
+                   m->side[1].mean_s, m->side[0].mean_s, m->side[1].binned, m->side[0].binned, m->mix_s, m->speed_s,
+                   m->unmatched_s, labels[0]);
+      html (sec, "</p>\n");
+      g_autoptr (RtTable) bins = rt_mix_bins_table (m);
+      g_autofree char *name = g_strdup_printf ("compare_mix_%u", e + 1);
+      if (!table (r, sec, bins, NULL, name, error)
+          || !rt_plot_compare_mix (s, m, labels[0], labels[e], name, error))
+        return FALSE;
+      plot (sec, name, name);
+    }
   return TRUE;
 }
 
@@ -847,9 +875,26 @@ analyse_whatif (RtReport *r)
   r->whatif = rt_whatif_analyse (r->t, selected, settings, G_N_ELEMENTS (settings));
 }
 
+/* rt-compare --mix turns of each --compare experiment against this one, as rt-compare pairs them */
+static void
+analyse_mixes (RtReport *r)
+{
+  RtSession *s = r->s;
+  if (s->experiments == NULL || s->experiments->len < 2)
+    return;
+  const RtExperiment *a = rt_session_experiment (s, 0);
+  r->mixes = g_ptr_array_new_with_free_func ((GDestroyNotify) rt_mix_free);
+  for (guint e = 1; e < s->experiments->len; e++)
+    {
+      const RtExperiment *b = rt_session_experiment (s, e);
+      g_ptr_array_add (r->mixes, rt_mix_analyse (a->trace, a->step_set != NULL ? a->step_set : s->steps, b->trace,
+                                                 b->step_set != NULL ? b->step_set : s->steps, RT_MIX_TURNS, NULL));
+    }
+}
+
 static void (*const analyses[]) (RtReport *r) = {
   analyse_timeline, analyse_cdf, analyse_tail, analyse_whatif, analyse_turn_dist, analyse_events, analyse_workers,
-  analyse_check, analyse_turns, analyse_overview,
+  analyse_check, analyse_turns, analyse_overview, analyse_mixes,
 };
 
 static void
@@ -974,6 +1019,7 @@ rt_report_free (RtReport *r)
   g_clear_pointer (&r->train, rt_train_free);
   g_clear_pointer (&r->tail, rt_tail_free);
   g_clear_pointer (&r->whatif, g_ptr_array_unref);
+  g_clear_pointer (&r->mixes, g_ptr_array_unref);
   g_clear_pointer (&r->findings, rt_findings_free);
   g_clear_pointer (&r->sections, g_ptr_array_unref);
   g_clear_pointer (&r->names, g_ptr_array_unref);
@@ -1011,6 +1057,27 @@ rt_report_write_json (const RtReport *r, RtJsonWriter *w)
   for (guint i = 0; i < r->names->len; i++)
     rt_jw_string (w, g_ptr_array_index (r->names, i));
   rt_jw_end_array (w);
+  if (r->mixes != NULL)
+    {
+      /* with --compare: rt-compare --mix turns's "mix" of each versus entry */
+      rt_jw_key (w, "comparison");
+      rt_jw_begin_object (w);
+      rt_jw_key (w, "versus");
+      rt_jw_begin_array (w);
+      for (guint e = 1; e <= r->mixes->len; e++)
+        {
+          const RtExperiment *a = rt_session_experiment (r->s, 0), *b = rt_session_experiment (r->s, e);
+          const char *const label[2] = { a->label, b->label };
+          const char *const path[2] = { a->trace->path, b->trace->path };
+          rt_jw_begin_object (w);
+          rt_jw_member_string (w, "label", b->label);
+          rt_jw_key (w, "mix");
+          rt_mix_write_json (g_ptr_array_index (r->mixes, e - 1), label, path, w);
+          rt_jw_end_object (w);
+        }
+      rt_jw_end_array (w);
+      rt_jw_end_object (w);
+    }
   rt_jw_end_object (w);
 }
 

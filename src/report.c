@@ -583,8 +583,8 @@ whatif_text (Section *sec, const RtWhatif *w, const char *what)
   if (w->steps_predicted == 0)
     text_printf (sec, "%s: no step has a prediction (a step of one request defers it whole).", what);
   else
-    text_printf (sec, "%s: over %u step%s with a prediction%s, the rollout would have taken %.2f s instead of the "
-                 "recorded %.2f s: %.2f s saved (%.1f %%), %u of %u requests cut. KS p-value of the cut requests' "
+    text_printf (sec, "%s: over %u step%s with a prediction%s, the rollouts would have taken %.2f s in all instead of "
+                 "the recorded %.2f s: %.2f s saved (%.1f %%), %u of %u requests cut. KS p-value of the cut requests' "
                  "turns against the kept ones' %s, of their tokens %s (below %g: they differ, and cutting them "
                  "biases the batch).", what, w->steps_predicted, w->steps_predicted == 1 ? "" : "s",
                  w->steps_unknown > 0 ? " (the others have too few requests)" : "", w->predicted_s, w->recorded_s,
@@ -650,10 +650,10 @@ section_why_tail (RtReport *r, Section *sec, gboolean *shown, GError **error)
     text (sec, ".");
   html (sec, "</p>\n");
   g_autoptr (RtTable) steps = rt_tail_steps_table (tail);
-  static const char *const tail_cols[] = { "step", "requests", "t90_s", "t100_s", "tail_s", "bubble", "tail_requests",
-                                           "excess_launch_s", "excess_extra_turns_s", "excess_slower_turns_s",
-                                           "excess_tool_s", "excess_other_s", "excess_duration_s", "tail_dominant",
-                                           NULL };
+  /* what the plot shows, as numbers (tail_steps.tsv has every column) */
+  static const char *const tail_cols[] = { "step", "tail_s", "bubble", "excess_launch_s", "excess_extra_turns_s",
+                                           "excess_slower_turns_s", "excess_tool_s", "excess_other_s",
+                                           "tail_dominant", NULL };
   if (!table (r, sec, steps, tail_cols, NULL, error))
     return FALSE;
 
@@ -772,7 +772,8 @@ section_comparison (RtReport *r, Section *sec, gboolean *shown, GError **error)
       text_printf (sec, "The mean request duration differs by %+.3f s (%.3f s against %.3f s, over %u and %u requests "
                    "with a known number of turns) = mix %+.3f s (a different share of requests per number of turns) "
                    "+ speed %+.3f s (requests of the same number of turns took longer or shorter) + unmatched "
-                   "%+.3f s (numbers of turns %s never ran), as rt-compare --mix turns splits it.", m->delta_s,
+                   "%+.3f s (requests of a number of turns the reference, %s, never ran), as rt-compare --mix turns "
+                   "splits it.", m->delta_s,
                    m->side[1].mean_s, m->side[0].mean_s, m->side[1].binned, m->side[0].binned, m->mix_s, m->speed_s,
                    m->unmatched_s, labels[0]);
       html (sec, "</p>\n");

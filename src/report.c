@@ -860,20 +860,24 @@ analyse_overview (RtReport *r)
   r->overview = rt_overview_analyse (r->t, r->s->steps, r->opts.train);
 }
 
-/* rt-tail's and rt-whatif's: each reads every selected step's requests */
+/* rt-tail's and rt-whatif's, over every selected step's requests read once for both (reading
+ * them is the costly part) */
 static void
-analyse_tail (RtReport *r)
-{
-  r->tail = rt_tail_analyse (r->t, r->s->steps, NULL);
-}
-
-static void
-analyse_whatif (RtReport *r)
+analyse_tail_whatif (RtReport *r)
 {
   RtWhatifSetting settings[2];
   rt_finding_whatif_settings (settings);
+  RtWhatifReplay *replay = rt_whatif_replay_new (settings, G_N_ELEMENTS (settings));
+  r->tail = rt_tail_new ();
   g_autoptr (GArray) selected = rt_trace_select_steps (r->t, r->s->steps);
-  r->whatif = rt_whatif_analyse (r->t, selected, settings, G_N_ELEMENTS (settings));
+  for (guint i = 0; i < selected->len; i++)
+    {
+      g_autoptr (RtLateRequests) requests = rt_late_requests_new (r->t, g_array_index (selected, guint, i),
+                                                                  rt_whatif_replay_turn (replay));
+      rt_tail_add_step (r->tail, r->t, requests);
+      rt_whatif_replay_step (replay, requests);
+    }
+  r->whatif = rt_whatif_replay_finish (replay);
 }
 
 /* rt-compare --mix turns of each --compare experiment against this one, as rt-compare pairs them */
@@ -894,7 +898,7 @@ analyse_mixes (RtReport *r)
 }
 
 static void (*const analyses[]) (RtReport *r) = {
-  analyse_timeline, analyse_cdf, analyse_tail, analyse_whatif, analyse_turn_dist, analyse_events, analyse_workers,
+  analyse_timeline, analyse_cdf, analyse_tail_whatif, analyse_turn_dist, analyse_events, analyse_workers,
   analyse_check, analyse_turns, analyse_overview, analyse_mixes,
 };
 

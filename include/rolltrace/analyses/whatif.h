@@ -59,6 +59,15 @@ typedef struct {
  * t->steps): an RtWhatif each, in their order. Each step's requests are read once for all. */
 GPtrArray *rt_whatif_analyse (const RtTrace *t, const GArray *step_indices, const RtWhatifSetting *settings,
                               guint n);
+/* The same a step at a time, for a caller that reads each step's requests once for several
+ * analyses (rt-report): `settings` must outlive the replay; each step's requests, read with
+ * rt_whatif_replay_turn's turn, are replayed in ascending order; finish returns what
+ * rt_whatif_analyse does, and frees the replay. */
+typedef struct _RtWhatifReplay RtWhatifReplay;
+RtWhatifReplay *rt_whatif_replay_new (const RtWhatifSetting *settings, guint n);
+gint32 rt_whatif_replay_turn (const RtWhatifReplay *rp);   /* -1 without max_turns */
+void rt_whatif_replay_step (RtWhatifReplay *rp, const RtLateRequests *r);
+GPtrArray *rt_whatif_replay_finish (RtWhatifReplay *rp);
 void rt_whatif_free (RtWhatif *w);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (RtWhatif, rt_whatif_free)
 

@@ -245,12 +245,14 @@ main (int argc, char **argv)
     "Writes DIR/index.html (default rt-out/EXPNAME/report/): one page that works offline and as a\n"
     "single file: plots inline as SVG, no script, font or style fetched from anywhere, a few lines\n"
     "of JavaScript only to sort tables. The data (TSV) and gnuplot scripts sit beside it.\n"
-    "Sections: overview (and the trainer with --train), the tail, workers, slowest requests\n"
+    "Sections: overview (and the trainer with --train), the tail, why the tail and what would\n"
+    "have helped (rt-tail's causes beside the bubble; rt-whatif deferring each step's slowest\n"
+    "5 % and keeping the first 90 %), workers, slowest requests\n"
     "(with a truncation line, and the first five followed line by line as rt-requests --id\n"
     "does, each in a section #request-K the list links to, its Gantt request_ID), turns,\n"
     "timeline of the slowest step, step sections, trainer metrics, data quality, and\n"
     "with --compare a comparison: rt-compare's tables and plots, EXP the reference, steps paired\n"
-    "by number.\n\n"
+    "by number, and rt-compare --mix turns's split of the mean request duration.\n\n"
     "Findings, ranked high, medium, info (docs/findings.md has the arithmetic), fire when:\n");
   for (guint i = 0; rt_finding_rules[i].id != NULL; i++)
     {
@@ -273,7 +275,9 @@ main (int argc, char **argv)
     }
   g_string_append (description,
     "\nJSON (--json): {\"findings\": [{\"id\", \"severity\" (high|medium|info), \"title\", \"detail\",\n"
-    "\"evidence\": {name: number}}], \"sections\": [names of the sections on the page]}.\n\n"
+    "\"evidence\": {name: number, or tail_cause's \"cause\": a text}}], \"sections\": [names of the\n"
+    "sections on the page], with --compare \"comparison\": {\"versus\": [{\"label\", \"mix\"\n"
+    "(rt-compare --mix turns's, EXP as A)}]}}.\n\n"
     "Examples:\n  rt-report logs/exp --train logs/train.log\n"
     "  rt-report logs/exp --watch 30 -o /srv/www/run-12\n  rt-report logs/a --compare logs/b");
   static const RtAnalysisSpec *const analyses[] = { &rt_report_analysis, NULL };

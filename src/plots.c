@@ -546,7 +546,10 @@ rt_plot_whatif (RtSession *s, const GPtrArray *results, GError **error)
   for (guint p = 0; p < results->len; p++)
     {
       const RtWhatif *w = g_ptr_array_index (results, p);
-      g_autofree char *label = g_strdup_printf ("%s %g", rt_whatif_policy_name (w->setting.policy), w->setting.value);
+      gboolean defer_share = w->setting.policy == RT_WHATIF_DEFER && w->setting.den > 0;
+      g_autofree char *label = defer_share ? g_strdup_printf ("defer the slowest %g %%", 100 * w->setting.value)
+                                           : g_strdup_printf ("%s %g", rt_whatif_policy_name (w->setting.policy),
+                                                              w->setting.value);
       g_autofree char *title = rt_gnuplot_quote (label);
       g_autofree char *cut_label = g_strdup_printf ("cut by %s", label);
       g_autofree char *cut_title = rt_gnuplot_quote (cut_label);

@@ -35,6 +35,10 @@ struct _RtReport {
   RtTimeline *timeline;
   RtCheck *check;
   RtTrain *train;
+  RtTail *tail;
+  GPtrArray *whatif;          /* RtWhatif: the policies of rt_finding_whatif_settings */
+  GPtrArray *mixes;           /* RtMix by turns of each --compare experiment against this one;
+                               * NULL without --compare */
   RtFindings *findings;
   GPtrArray *sections;        /* Section*, those shown */
   GPtrArray *names;           /* const char*: their names */

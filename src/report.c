@@ -573,6 +573,117 @@ section_quality (RtReport *r, Section *sec, gboolean *shown, GError **error)
   return TRUE;
 }
 
+/* Why the tail, and what would have helped: rt-tail's causes beside the bubble, then the two
+ * policies of the whatif_saving finding replayed by rt-whatif, with what each would have cut. */
+static void
+whatif_text (Section *sec, const RtWhatif *w, const char *what)
+{
+  char kt[32], kk[32];
+  html (sec, "<p>");
+  if (w->steps_predicted == 0)
+    text_printf (sec, "%s: no step has a prediction (a step of one request defers it whole).", what);
+  else
+    text_printf (sec, "%s: over %u step%s with a prediction%s, the rollouts would have taken %.2f s in all instead of "
+                 "the recorded %.2f s: %.2f s saved (%.1f %%), %u of %u requests cut. KS p-value of the cut requests' "
+                 "turns against the kept ones' %s, of their tokens %s (below %g: they differ, and cutting them "
+                 "biases the batch).", what, w->steps_predicted, w->steps_predicted == 1 ? "" : "s",
+                 w->steps_unknown > 0 ? " (the others have too few requests)" : "", w->predicted_s, w->recorded_s,
+                 w->saved_s, 100 * w->saved_share, w->cut, w->requests,
+                 isnan (w->ks_turns[1]) ? "-" : (g_snprintf (kt, sizeof kt, "%.3g", w->ks_turns[1]), kt),
+                 isnan (w->ks_tokens[1]) ? "-" : (g_snprintf (kk, sizeof kk, "%.3g", w->ks_tokens[1]), kk),
+                 RT_FINDING_WHATIF_KS_P);
+  html (sec, "</p>\n");
+}
+
+static gboolean
+section_why_tail (RtReport *r, Section *sec, gboolean *shown, GError **error)
+{
+  (void) shown;
+  const RtTail *tail = r->tail;
+  if (tail->steps->len == 0)
+    {
+      note (sec, "No selected step has a complete request with a duration and a time.");
+      return TRUE;
+    }
+  caption (sec, "Per step, why the requests that ended after 90 % of them had (the tail) were late: their excess "
+                "over the mean of those that ended first (the bulk), split exactly by cause and stacked, beside "
+                "the bubble, the share of rank-time left idle until the last request ended (rt-tail). Below, what "
+                "two policies would have saved, replayed on the recorded steps (rt-whatif).");
+  if (!rt_plot_tail (r->s, tail, error))
+    return FALSE;
+  plot (sec, "tail", "tail_steps");
+
+  /* the causes summed over the steps where each is known */
+  static const RtTailPart parts[] = { RT_PART_LAUNCH, RT_PART_EXTRA_TURNS, RT_PART_SLOWER_TURNS, RT_PART_TOOL,
+                                      RT_PART_OTHER, RT_PART_DURATION };
+  double sum[G_N_ELEMENTS (parts)] = { 0 }, bubble = 0;
+  guint known[G_N_ELEMENTS (parts)] = { 0 }, bubbles = 0;
+  for (guint i = 0; i < tail->steps->len; i++)
+    {
+      const RtTailStep *ts = &g_array_index (tail->steps, RtTailStep, i);
+      for (guint k = 0; k < G_N_ELEMENTS (parts); k++)
+        if (!isnan (ts->tail_excess.v[parts[k]]))
+          {
+            sum[k] += ts->tail_excess.v[parts[k]];
+            known[k]++;
+          }
+      if (!isnan (ts->bubble))
+        {
+          bubble += ts->bubble;
+          bubbles++;
+        }
+    }
+  html (sec, "<p>");
+  text_printf (sec, "%u step%s with a request, %u of them attributed (every request's time split). The cause that "
+               "dominates the tail, in steps:", tail->steps->len, tail->steps->len == 1 ? "" : "s",
+               tail->attributed_steps);
+  for (int c = 0; c <= RT_TAIL_NONE; c++)
+    if (tail->tail_dominant[c] > 0)
+      text_printf (sec, " %s %u;", rt_tail_cause_name (c), tail->tail_dominant[c]);
+  text (sec, " the tail's excess summed over the steps (where known):");
+  for (guint k = 0; k < G_N_ELEMENTS (parts); k++)
+    if (known[k] > 0)
+      text_printf (sec, "%s %s %.2f s", k == 0 ? "" : ",", rt_tail_cause_name ((RtTailCause) k), sum[k]);
+  if (bubbles > 0)
+    text_printf (sec, ". Mean bubble: %.1f %%.", 100 * bubble / bubbles);
+  else
+    text (sec, ".");
+  html (sec, "</p>\n");
+  g_autoptr (RtTable) steps = rt_tail_steps_table (tail);
+  /* what the plot shows, as numbers (tail_steps.tsv has every column) */
+  static const char *const tail_cols[] = { "step", "tail_s", "bubble", "excess_launch_s", "excess_extra_turns_s",
+                                           "excess_slower_turns_s", "excess_tool_s", "excess_other_s",
+                                           "tail_dominant", NULL };
+  if (!table (r, sec, steps, tail_cols, NULL, error))
+    return FALSE;
+
+  html (sec, "<h3>What would have helped</h3>\n");
+  const RtWhatif *defer = g_ptr_array_index (r->whatif, 0), *keep = g_ptr_array_index (r->whatif, 1);
+  if (!rt_plot_whatif (r->s, r->whatif, error))
+    return FALSE;
+  plot (sec, "whatif", "whatif");
+  g_autofree char *defer_what = g_strdup_printf ("Deferring each step's slowest %g %% to the next (K = ceil(%g R) of "
+                                                 "its R requests)", 100 * RT_FINDING_DEFER_SHARE,
+                                                 RT_FINDING_DEFER_SHARE);
+  g_autofree char *keep_what = g_strdup_printf ("Keeping the first %g %% of each step's requests (k = ceil(%g R))",
+                                                100 * RT_FINDING_KEEP_SHARE, RT_FINDING_KEEP_SHARE);
+  whatif_text (sec, defer, defer_what);
+  whatif_text (sec, keep, keep_what);
+  static const char *const whatif_cols[] = { "step", "requests", "recorded_rollout_s", "predicted_rollout_s", "saved_s",
+                                             "saved_share", "requests_cut", NULL };
+  g_autoptr (RtTable) defer_steps = rt_whatif_steps_table (defer);
+  g_autoptr (RtTable) keep_steps = rt_whatif_steps_table (keep);
+  html (sec, "<h3>");
+  text_printf (sec, "Defer the slowest %g %%, per step", 100 * RT_FINDING_DEFER_SHARE);
+  html (sec, "</h3>\n");
+  if (!table (r, sec, defer_steps, whatif_cols, "whatif_defer", error))
+    return FALSE;
+  html (sec, "<h3>");
+  text_printf (sec, "Keep the first %g %%, per step", 100 * RT_FINDING_KEEP_SHARE);
+  html (sec, "</h3>\n");
+  return table (r, sec, keep_steps, whatif_cols, "whatif_keep", error);
+}
+
 /* A plot of rt_plot_compare, shown where it was written (it leaves out a plot without values). */
 static void
 plot_if_written (RtReport *r, Section *sec, const char *name, const char *data_stem)
@@ -643,6 +754,36 @@ section_comparison (RtReport *r, Section *sec, gboolean *shown, GError **error)
   };
   for (guint i = 0; i < G_N_ELEMENTS (plots); i++)
     plot_if_written (r, sec, plots[i][0], plots[i][1]);
+
+  /* mix or speed: each one's mean request duration against this one's, split by turns */
+  for (guint e = 1; e < n; e++)
+    {
+      const RtMix *m = g_ptr_array_index (r->mixes, e - 1);
+      html (sec, "<h3>");
+      text_printf (sec, "Mix or speed: %s against %s", labels[e], labels[0]);
+      html (sec, "</h3>\n");
+      if (isnan (m->delta_s))
+        {
+          note (sec, "One of the two has no complete request with a known number of turns: no split "
+                     "(rt-compare --mix turns says the same).");
+          continue;
+        }
+      html (sec, "<p>");
+      text_printf (sec, "The mean request duration differs by %+.3f s (%.3f s against %.3f s, over %u and %u requests "
+                   "with a known number of turns) = mix %+.3f s (a different share of requests per number of turns) "
+                   "+ speed %+.3f s (requests of the same number of turns took longer or shorter) + unmatched "
+                   "%+.3f s (requests of a number of turns the reference, %s, never ran), as rt-compare --mix turns "
+                   "splits it.", m->delta_s,
+                   m->side[1].mean_s, m->side[0].mean_s, m->side[1].binned, m->side[0].binned, m->mix_s, m->speed_s,
+                   m->unmatched_s, labels[0]);
+      html (sec, "</p>\n");
+      g_autoptr (RtTable) bins = rt_mix_bins_table (m);
+      g_autofree char *name = g_strdup_printf ("compare_mix_%u", e + 1);
+      if (!table (r, sec, bins, NULL, name, error)
+          || !rt_plot_compare_mix (s, m, labels[0], labels[e], name, error))
+        return FALSE;
+      plot (sec, name, name);
+    }
   return TRUE;
 }
 
@@ -652,6 +793,7 @@ static const struct {
 } sections[] = {
   { "overview", "Overview", section_overview },
   { "tail", "The tail", section_tail },
+  { "why_tail", "Why the tail, and what would have helped", section_why_tail },
   { "workers", "Workers", section_workers },
   { "requests", "Slowest requests", section_requests },
   { "turns", "Turns", section_turns },
@@ -718,9 +860,46 @@ analyse_overview (RtReport *r)
   r->overview = rt_overview_analyse (r->t, r->s->steps, r->opts.train);
 }
 
+/* rt-tail's and rt-whatif's, over every selected step's requests read once for both (reading
+ * them is the costly part) */
+static void
+analyse_tail_whatif (RtReport *r)
+{
+  RtWhatifSetting settings[2];
+  rt_finding_whatif_settings (settings);
+  RtWhatifReplay *replay = rt_whatif_replay_new (settings, G_N_ELEMENTS (settings));
+  r->tail = rt_tail_new ();
+  g_autoptr (GArray) selected = rt_trace_select_steps (r->t, r->s->steps);
+  for (guint i = 0; i < selected->len; i++)
+    {
+      g_autoptr (RtLateRequests) requests = rt_late_requests_new (r->t, g_array_index (selected, guint, i),
+                                                                  rt_whatif_replay_turn (replay));
+      rt_tail_add_step (r->tail, r->t, requests);
+      rt_whatif_replay_step (replay, requests);
+    }
+  r->whatif = rt_whatif_replay_finish (replay);
+}
+
+/* rt-compare --mix turns of each --compare experiment against this one, as rt-compare pairs them */
+static void
+analyse_mixes (RtReport *r)
+{
+  RtSession *s = r->s;
+  if (s->experiments == NULL || s->experiments->len < 2)
+    return;
+  const RtExperiment *a = rt_session_experiment (s, 0);
+  r->mixes = g_ptr_array_new_with_free_func ((GDestroyNotify) rt_mix_free);
+  for (guint e = 1; e < s->experiments->len; e++)
+    {
+      const RtExperiment *b = rt_session_experiment (s, e);
+      g_ptr_array_add (r->mixes, rt_mix_analyse (a->trace, a->step_set != NULL ? a->step_set : s->steps, b->trace,
+                                                 b->step_set != NULL ? b->step_set : s->steps, RT_MIX_TURNS, NULL));
+    }
+}
+
 static void (*const analyses[]) (RtReport *r) = {
-  analyse_timeline, analyse_cdf, analyse_turn_dist, analyse_events, analyse_workers, analyse_check,
-  analyse_turns, analyse_overview,
+  analyse_timeline, analyse_cdf, analyse_tail_whatif, analyse_turn_dist, analyse_events, analyse_workers,
+  analyse_check, analyse_turns, analyse_overview, analyse_mixes,
 };
 
 static void
@@ -766,7 +945,8 @@ assemble (gpointer data, guint task)
     }
   else if (task == 1)
     {
-      RtFindingsInput in = { r->overview, r->cdf, r->events, r->turns, r->timeline, r->check };
+      RtFindingsInput in = { r->overview, r->cdf, r->events, r->turns, r->timeline, r->check, r->tail,
+                             g_ptr_array_index (r->whatif, 0), g_ptr_array_index (r->whatif, 1) };
       r->findings = rt_findings_from (r->t, r->s->steps, &in);
     }
   else
@@ -842,6 +1022,9 @@ rt_report_free (RtReport *r)
   g_clear_pointer (&r->timeline, rt_timeline_free);
   g_clear_pointer (&r->check, rt_check_free);
   g_clear_pointer (&r->train, rt_train_free);
+  g_clear_pointer (&r->tail, rt_tail_free);
+  g_clear_pointer (&r->whatif, g_ptr_array_unref);
+  g_clear_pointer (&r->mixes, g_ptr_array_unref);
   g_clear_pointer (&r->findings, rt_findings_free);
   g_clear_pointer (&r->sections, g_ptr_array_unref);
   g_clear_pointer (&r->names, g_ptr_array_unref);
@@ -879,6 +1062,27 @@ rt_report_write_json (const RtReport *r, RtJsonWriter *w)
   for (guint i = 0; i < r->names->len; i++)
     rt_jw_string (w, g_ptr_array_index (r->names, i));
   rt_jw_end_array (w);
+  if (r->mixes != NULL)
+    {
+      /* with --compare: rt-compare --mix turns's "mix" of each versus entry */
+      rt_jw_key (w, "comparison");
+      rt_jw_begin_object (w);
+      rt_jw_key (w, "versus");
+      rt_jw_begin_array (w);
+      for (guint e = 1; e <= r->mixes->len; e++)
+        {
+          const RtExperiment *a = rt_session_experiment (r->s, 0), *b = rt_session_experiment (r->s, e);
+          const char *const label[2] = { a->label, b->label };
+          const char *const path[2] = { a->trace->path, b->trace->path };
+          rt_jw_begin_object (w);
+          rt_jw_member_string (w, "label", b->label);
+          rt_jw_key (w, "mix");
+          rt_mix_write_json (g_ptr_array_index (r->mixes, e - 1), label, path, w);
+          rt_jw_end_object (w);
+        }
+      rt_jw_end_array (w);
+      rt_jw_end_object (w);
+    }
   rt_jw_end_object (w);
 }
 

@@ -27,6 +27,16 @@ const RtFindingRule rt_finding_rules[] = {
   { "long_tail", RT_SEVERITY_MEDIUM,
     "P99 / P50 of the request durations of all selected steps is above " T (RT_FINDING_TAIL_RATIO) ", or the "
     "slowest step's tail_share (rt-timeline: (t100 - t90) / t100) is above " T (RT_FINDING_TAIL_SHARE) },
+  { "tail_cause", RT_SEVERITY_INFO,
+    "the cause rt-tail names dominant for the tail (launch, extra_turns, slower_turns, tool, other; "
+    "duration where not attributed) in the most selected steps, ties to that order; its seconds are "
+    "that cause's excess over the bulk summed over those steps" },
+  { "whatif_saving", RT_SEVERITY_MEDIUM,
+    "deferring the slowest " T (RT_FINDING_DEFER_SHARE) " of each step's requests (K = ceil(" T (RT_FINDING_DEFER_SHARE)
+    " R)) or keeping the first " T (RT_FINDING_KEEP_SHARE) " (rt-whatif) saves more than " T (RT_FINDING_WHATIF_SAVED)
+    " of the summed rollout: info when every known KS p-value of the cut requests' turns and tokens against the "
+    "kept ones' (pooled, both policies) is " T (RT_FINDING_WHATIF_KS_P) " or more, medium when one is below (the "
+    "cut ones differ) or none is known" },
   { "truncation", RT_SEVERITY_MEDIUM,
     "more than " T (RT_FINDING_LENGTH_SHARE) " of the complete requests finish with LENGTH (their share of "
     "engine time is told)" },
@@ -117,7 +127,14 @@ finding_detail (RtFinding *f, const char *fmt, ...)
 static void
 evidence (RtFinding *f, const char *name, double value)
 {
-  RtEvidence e = { name, value };
+  RtEvidence e = { name, value, NULL };
+  g_array_append_val (f->evidence, e);
+}
+
+static void
+evidence_text (RtFinding *f, const char *name, const char *text)
+{
+  RtEvidence e = { name, NAN, text };
   g_array_append_val (f->evidence, e);
 }
 
@@ -326,6 +343,141 @@ rule_long_tail (const RtCdf *cdf, const RtTimeline *tl, RtFindings *out)
   evidence (f, "p99_over_p50", ratio);
   evidence (f, "tail_share", tail);
   evidence (f, "tail_step", tl && tl->found ? tl->step : NAN);
+}
+
+/* ---- tail_cause ---- */
+
+/* A cause as the text says it. */
+static const char *
+cause_words (RtTailCause c)
+{
+  switch (c)
+    {
+    case RT_TAIL_LAUNCH: return "starting late (launch)";
+    case RT_TAIL_EXTRA_TURNS: return "running more turns than the bulk (extra_turns)";
+    case RT_TAIL_SLOWER_TURNS: return "slower turns (slower_turns)";
+    case RT_TAIL_TOOL: return "slow tools (tool)";
+    case RT_TAIL_OTHER: return "time outside the engine and the tools (other)";
+    default: return "longer durations, their split unknown (duration)";
+    }
+}
+
+static void
+rule_tail_cause (const RtTail *tail, RtFindings *out)
+{
+  if (tail == NULL)
+    return;
+  /* the cause dominant in the most steps, ties to the first */
+  RtTailCause cause = RT_TAIL_NONE;
+  for (RtTailCause c = 0; c < RT_N_TAIL_CAUSES; c++)
+    if (tail->tail_dominant[c] > (cause == RT_TAIL_NONE ? 0 : tail->tail_dominant[cause]))
+      cause = c;
+  if (cause == RT_TAIL_NONE)
+    return;
+  RtTailPart part = rt_tail_cause_part (cause);
+  double seconds = 0, lateness = 0;
+  for (guint i = 0; i < tail->steps->len; i++)
+    {
+      const RtTailStep *ts = &g_array_index (tail->steps, RtTailStep, i);
+      if (ts->tail_dominant != cause)
+        continue;
+      seconds += ts->tail_excess.v[part];
+      lateness += ts->tail_excess.v[RT_PART_LATENESS];
+    }
+  guint steps = tail->tail_dominant[cause], of = tail->steps->len;
+  RtFinding *f = finding_add (out, "tail_cause", "why_tail", g_strdup ("tail"),
+                              "%s dominates the tail in %u of %u steps (%.1f s of excess)",
+                              rt_tail_cause_name (cause), steps, of, seconds);
+  finding_detail (f, "In %u of the %u steps with a request, the requests that ended after 90 %% of them had (the "
+                  "tail) were late above all by %s: over those steps that cause's excess over the bulk's mean sums "
+                  "to %.2f s, of the tail's %.2f s excess lateness (rt-tail).", steps, of, cause_words (cause),
+                  seconds, lateness);
+  evidence_text (f, "cause", rt_tail_cause_name (cause));
+  evidence (f, "steps", steps);
+  evidence (f, "of_steps", of);
+  evidence (f, "excess_s", seconds);
+  evidence (f, "lateness_excess_s", lateness);
+}
+
+/* ---- whatif_saving ---- */
+
+void
+rt_finding_whatif_settings (RtWhatifSetting settings[2])
+{
+  /* the shares as written in findings.h, read as exact fractions (0.05 is 5/100) */
+  settings[0] = (RtWhatifSetting) { .policy = RT_WHATIF_DEFER, .value = RT_FINDING_DEFER_SHARE };
+  settings[1] = (RtWhatifSetting) { .policy = RT_WHATIF_KEEP, .value = RT_FINDING_KEEP_SHARE };
+  gboolean ok = rt_whatif_parse_fraction (T (RT_FINDING_DEFER_SHARE), &settings[0].num, &settings[0].den)
+                && rt_whatif_parse_fraction (T (RT_FINDING_KEEP_SHARE), &settings[1].num, &settings[1].den);
+  g_assert (ok);
+}
+
+/* A number in a sentence by `format`: "-" when unknown. */
+static const char *
+number_text (char buf[32], const char *format, double v)
+{
+  if (isnan (v))
+    return "-";
+  g_snprintf (buf, 32, format, v);
+  return buf;
+}
+
+static void
+rule_whatif_saving (const RtWhatif *defer, const RtWhatif *keep, RtFindings *out)
+{
+  if (defer == NULL || keep == NULL)
+    return;
+  double defer_share = defer->steps_predicted > 0 ? defer->saved_share : NAN;
+  double keep_share = keep->steps_predicted > 0 ? keep->saved_share : NAN;
+  if (!(defer_share > RT_FINDING_WHATIF_SAVED) && !(keep_share > RT_FINDING_WHATIF_SAVED))
+    return;
+  /* the KS tests known, and whether one says the cut requests differ */
+  const double p[4] = { defer->ks_turns[1], defer->ks_tokens[1], keep->ks_turns[1], keep->ks_tokens[1] };
+  double min_p = NAN;
+  for (int i = 0; i < 4; i++)
+    if (!isnan (p[i]) && !(p[i] >= min_p))
+      min_p = p[i];
+  gboolean known = !isnan (min_p), differ = min_p < RT_FINDING_WHATIF_KS_P;
+  const char *verdict = differ ? "but the cut requests differ from the kept ones"
+                               : known ? "and the cut requests look like the kept ones"
+                                       : "and whether the cut requests differ is unknown";
+  char saved_defer[32], saved_keep[32];
+  RtFinding *f = finding_add (out, "whatif_saving", "why_tail", g_strdup ("whatif"),
+                              "Deferring the slowest %.0f %% would save %s of the rollout, keeping the first %.0f %% "
+                              "%s, %s", PCT (RT_FINDING_DEFER_SHARE),
+                              number_text (saved_defer, "%.0f %%", PCT (defer_share)),
+                              PCT (RT_FINDING_KEEP_SHARE), number_text (saved_keep, "%.0f %%", PCT (keep_share)),
+                              verdict);
+  if (known && !differ)
+    f->severity = RT_SEVERITY_INFO;   /* a recommendation: nothing says cutting biases the batch */
+  char p_text[4][32];
+  g_autofree char *verdict_text =
+    differ ? g_strdup_printf ("one below %g, so the cut requests differ from the kept ones and cutting them would "
+                              "bias the batch", RT_FINDING_WHATIF_KS_P)
+    : known ? g_strdup_printf ("none below %g, so nothing says the cut requests differ: either policy is worth a try",
+                               RT_FINDING_WHATIF_KS_P)
+            : g_strdup ("none known (no turns or tokens), so whether cutting would bias the batch is unknown");
+  finding_detail (f, "Replayed on the recorded steps (rt-whatif): deferring each step's slowest %.0f %% (K = "
+                  "ceil(%g R)) cuts %u of %u requests and saves %.2f s of %.2f s of rollout; keeping the first "
+                  "%.0f %% (k = ceil(%g R)) cuts %u and saves %.2f s of %.2f s. KS p-values of the cut requests' "
+                  "turns and tokens against the kept ones': defer %s and %s, keep %s and %s: %s.", PCT (RT_FINDING_DEFER_SHARE), RT_FINDING_DEFER_SHARE,
+                  defer->cut, defer->requests, defer->saved_s, defer->recorded_s, PCT (RT_FINDING_KEEP_SHARE),
+                  RT_FINDING_KEEP_SHARE, keep->cut, keep->saved_s, keep->recorded_s,
+                  number_text (p_text[0], "%.3g", p[0]), number_text (p_text[1], "%.3g", p[1]), number_text (p_text[2], "%.3g", p[2]),
+                  number_text (p_text[3], "%.3g", p[3]), verdict_text);
+  evidence (f, "steps", keep->steps_predicted);
+  evidence (f, "requests", keep->requests);
+  evidence (f, "defer_saved_s", defer->steps_predicted > 0 ? defer->saved_s : NAN);
+  evidence (f, "defer_saved_share", defer_share);
+  evidence (f, "defer_requests_cut", defer->cut);
+  evidence (f, "keep_saved_s", keep->steps_predicted > 0 ? keep->saved_s : NAN);
+  evidence (f, "keep_saved_share", keep_share);
+  evidence (f, "keep_requests_cut", keep->cut);
+  evidence (f, "defer_ks_turns_p", p[0]);
+  evidence (f, "defer_ks_tokens_p", p[1]);
+  evidence (f, "keep_ks_turns_p", p[2]);
+  evidence (f, "keep_ks_tokens_p", p[3]);
+  evidence (f, "min_pvalue", min_p);
 }
 
 /* ---- truncation ---- */
@@ -713,6 +865,8 @@ rt_findings_from (const RtTrace *t, const RtStepSet *steps, const RtFindingsInpu
   rule_trainer_mismatch (in->overview, out);
   rule_barrier_share (in->events, out);
   rule_long_tail (in->cdf, in->timeline, out);
+  rule_tail_cause (in->tail, out);
+  rule_whatif_saving (in->defer, in->keep, out);
   RequestWalk walk;
   walk_requests (t, selected, &walk);
   rule_truncation (t, selected, &walk, out);
@@ -739,7 +893,13 @@ rt_findings_analyse (const RtTrace *t, const RtStepSet *steps, const RtTrainLog 
   g_autoptr (RtTurns) turns = rt_turns_analyse (t, steps);
   g_autoptr (RtTimeline) timeline = rt_timeline_analyse (t, steps, -1);
   g_autoptr (RtCheck) check = rt_check_analyse (t, steps);
-  RtFindingsInput in = { overview, cdf, events, turns, timeline, check };
+  g_autoptr (RtTail) tail = rt_tail_analyse (t, steps, NULL);
+  RtWhatifSetting settings[2];
+  rt_finding_whatif_settings (settings);
+  g_autoptr (GArray) selected = rt_trace_select_steps (t, steps);
+  g_autoptr (GPtrArray) whatif = rt_whatif_analyse (t, selected, settings, 2);
+  RtFindingsInput in = { overview, cdf, events, turns, timeline, check, tail, g_ptr_array_index (whatif, 0),
+                         g_ptr_array_index (whatif, 1) };
   return rt_findings_from (t, steps, &in);
 }
 
@@ -764,16 +924,30 @@ rt_findings_find (const RtFindings *f, const char *id)
   return NULL;
 }
 
-double
-rt_finding_evidence (const RtFinding *finding, const char *name)
+static const RtEvidence *
+evidence_find (const RtFinding *finding, const char *name)
 {
   for (guint i = 0; i < finding->evidence->len; i++)
     {
       const RtEvidence *e = &g_array_index (finding->evidence, RtEvidence, i);
       if (strcmp (e->name, name) == 0)
-        return e->value;
+        return e;
     }
-  return NAN;
+  return NULL;
+}
+
+double
+rt_finding_evidence (const RtFinding *finding, const char *name)
+{
+  const RtEvidence *e = evidence_find (finding, name);
+  return e != NULL ? e->value : NAN;
+}
+
+const char *
+rt_finding_evidence_text (const RtFinding *finding, const char *name)
+{
+  const RtEvidence *e = evidence_find (finding, name);
+  return e != NULL ? e->text : NULL;
 }
 
 void
@@ -794,7 +968,9 @@ rt_findings_write_json (const RtFindings *f, RtJsonWriter *w)
         {
           const RtEvidence *e = &g_array_index (x->evidence, RtEvidence, k);
           /* counts, workers and steps read as whole numbers */
-          if (isfinite (e->value) && e->value == floor (e->value) && fabs (e->value) < 9007199254740992.0)
+          if (e->text != NULL)
+            rt_jw_member_string (w, e->name, e->text);
+          else if (isfinite (e->value) && e->value == floor (e->value) && fabs (e->value) < 9007199254740992.0)
             rt_jw_member_int (w, e->name, (gint64) e->value);
           else
             rt_jw_member_number (w, e->name, e->value);

@@ -145,6 +145,15 @@ rt_tail_cause_name (RtTailCause c)
   return c <= RT_TAIL_NONE ? names[c] : NULL;
 }
 
+RtTailPart
+rt_tail_cause_part (RtTailCause c)
+{
+  static const RtTailPart parts[RT_N_TAIL_CAUSES] = {
+    RT_PART_LAUNCH, RT_PART_EXTRA_TURNS, RT_PART_SLOWER_TURNS, RT_PART_TOOL, RT_PART_OTHER, RT_PART_DURATION,
+  };
+  return c < RT_N_TAIL_CAUSES ? parts[c] : RT_N_PARTS;
+}
+
 static RtTailParts
 parts_null (void)
 {
@@ -311,29 +320,41 @@ analyse_step (RtTailStep *ts, const RtLateRequests *r)
 }
 
 RtTail *
-rt_tail_analyse (const RtTrace *t, const RtStepSet *steps, const GArray *step_indices)
+rt_tail_new (void)
 {
   RtTail *tail = g_new0 (RtTail, 1);
   tail->steps = g_array_new (FALSE, FALSE, sizeof (RtTailStep));
+  return tail;
+}
+
+void
+rt_tail_add_step (RtTail *tail, const RtTrace *t, const RtLateRequests *r)
+{
+  if (r->requests->len == 0)
+    return;
+  RtTailStep ts = { .step_index = r->step_index, .step = r->step };
+  const RtLateRequest *last = &g_array_index (r->requests, RtLateRequest, analyse_step (&ts, r));
+  if (last->request != RT_NONE)
+    {
+      const char *id = rt_request_id (t, rt_trace_request (t, last->request));
+      ts.last_request_id = id != NULL && id[0] != '\0' ? id : NULL;
+    }
+  tail->attributed_steps += ts.unattributed == 0;
+  tail->tail_dominant[ts.tail_dominant]++;
+  tail->last_dominant[ts.last_dominant]++;
+  g_array_append_val (tail->steps, ts);
+}
+
+RtTail *
+rt_tail_analyse (const RtTrace *t, const RtStepSet *steps, const GArray *step_indices)
+{
+  RtTail *tail = rt_tail_new ();
   g_autoptr (GArray) all = step_indices ? NULL : rt_trace_select_steps (t, steps);
   const GArray *chosen = step_indices ? step_indices : all;
   for (guint i = 0; i < chosen->len; i++)
     {
-      guint si = g_array_index (chosen, guint, i);
-      g_autoptr (RtLateRequests) r = rt_late_requests_new (t, si, -1);
-      if (r->requests->len == 0)
-        continue;
-      RtTailStep ts = { .step_index = si, .step = r->step };
-      const RtLateRequest *last = &g_array_index (r->requests, RtLateRequest, analyse_step (&ts, r));
-      if (last->request != RT_NONE)
-        {
-          const char *id = rt_request_id (t, rt_trace_request (t, last->request));
-          ts.last_request_id = id != NULL && id[0] != '\0' ? id : NULL;
-        }
-      tail->attributed_steps += ts.unattributed == 0;
-      tail->tail_dominant[ts.tail_dominant]++;
-      tail->last_dominant[ts.last_dominant]++;
-      g_array_append_val (tail->steps, ts);
+      g_autoptr (RtLateRequests) r = rt_late_requests_new (t, g_array_index (chosen, guint, i), -1);
+      rt_tail_add_step (tail, t, r);
     }
   return tail;
 }

@@ -110,7 +110,7 @@ samples_append (Samples *to, const Samples *from)
 /* A step's requests as every policy reads them: built once for all the policies (reading its
  * rows is the costly part), with their ends ascending and the earliest start. */
 typedef struct {
-  RtLateRequests *r;
+  const RtLateRequests *r;
   double *ends;
   double t0;
 } StepRequests;
@@ -136,7 +136,8 @@ replay_step (const StepRequests *sr, const RtWhatifSetting *set, RtWhatifStep *o
     p = rt_sorted_end_at (ends, n, set->num, set->den);
   else if (set->policy == RT_WHATIF_DEFER)
     {
-      guint64 k = (guint64) set->value;
+      /* K as given, or the share num / den of the step's requests rounded up */
+      guint64 k = set->den > 0 ? (set->num * n + set->den - 1) / set->den : (guint64) set->value;
       if (k >= n)
         return;   /* every request deferred: no prediction */
       p = ends[n - k - 1];
@@ -216,62 +217,102 @@ whatif_finish (RtWhatif *w, double recorded, double predicted, Samples *pooled)
   ks_of (pooled->tokens[0], pooled->tokens[1], w->ks_tokens);
 }
 
-GPtrArray *
-rt_whatif_analyse (const RtTrace *t, const GArray *step_indices, const RtWhatifSetting *settings, guint n)
+struct _RtWhatifReplay {
+  GPtrArray *out;             /* RtWhatif, one per setting */
+  const RtWhatifSetting *settings;   /* the caller's, `n` of them */
+  guint n;
+  Samples *pooled;
+  double *recorded, *predicted;
+  gint32 turn;                /* max_turns K reads the end of each request's turn K - 1; else -1 */
+};
+
+RtWhatifReplay *
+rt_whatif_replay_new (const RtWhatifSetting *settings, guint n)
 {
-  GPtrArray *out = g_ptr_array_new_with_free_func ((GDestroyNotify) rt_whatif_free);
-  g_autofree Samples *pooled = g_new (Samples, MAX (n, 1u));
-  g_autofree double *recorded = g_new0 (double, MAX (n, 1u));
-  g_autofree double *predicted = g_new0 (double, MAX (n, 1u));
-  gint32 turn = -1;   /* max_turns K reads the end of each request's turn K - 1 */
+  RtWhatifReplay *rp = g_new0 (RtWhatifReplay, 1);
+  rp->out = g_ptr_array_new_with_free_func ((GDestroyNotify) rt_whatif_free);
+  rp->settings = settings;
+  rp->n = n;
+  rp->pooled = g_new (Samples, MAX (n, 1u));
+  rp->recorded = g_new0 (double, MAX (n, 1u));
+  rp->predicted = g_new0 (double, MAX (n, 1u));
+  rp->turn = -1;
   for (guint p = 0; p < n; p++)
     {
       RtWhatif *w = g_new0 (RtWhatif, 1);
       w->setting = settings[p];
       w->steps = g_array_new (FALSE, TRUE, sizeof (RtWhatifStep));
-      g_ptr_array_add (out, w);
-      samples_init (&pooled[p]);
+      g_ptr_array_add (rp->out, w);
+      samples_init (&rp->pooled[p]);
       if (settings[p].policy == RT_WHATIF_MAX_TURNS)
-        turn = (gint32) settings[p].value - 1;
+        rp->turn = (gint32) settings[p].value - 1;
     }
+  return rp;
+}
+
+gint32
+rt_whatif_replay_turn (const RtWhatifReplay *rp)
+{
+  return rp->turn;
+}
+
+void
+rt_whatif_replay_step (RtWhatifReplay *rp, const RtLateRequests *r)
+{
+  guint nr = r->requests->len;
+  if (nr == 0)
+    return;   /* a step without a request is left out */
+  const RtLateRequest *q = (const RtLateRequest *) r->requests->data;
+  StepRequests sr = { r, rt_late_requests_sorted_ends (r), q[0].start_s };
+  for (guint k = 1; k < nr; k++)
+    sr.t0 = MIN (sr.t0, q[k].start_s);
+  for (guint p = 0; p < rp->n; p++)
+    {
+      RtWhatif *w = g_ptr_array_index (rp->out, p);
+      RtWhatifStep st;
+      replay_step (&sr, &rp->settings[p], &st, &rp->pooled[p]);
+      g_array_append_val (w->steps, st);
+      if (!st.predicted)
+        {
+          w->steps_unknown++;
+          continue;
+        }
+      w->steps_predicted++;
+      w->requests += st.requests;
+      w->cut += st.cut;
+      rp->recorded[p] += st.recorded_s;
+      rp->predicted[p] += st.predicted_s;
+    }
+  g_free (sr.ends);
+}
+
+GPtrArray *
+rt_whatif_replay_finish (RtWhatifReplay *rp)
+{
+  for (guint p = 0; p < rp->n; p++)
+    {
+      whatif_finish (g_ptr_array_index (rp->out, p), rp->recorded[p], rp->predicted[p], &rp->pooled[p]);
+      samples_clear (&rp->pooled[p]);
+    }
+  GPtrArray *out = rp->out;
+  g_free (rp->pooled);
+  g_free (rp->recorded);
+  g_free (rp->predicted);
+  g_free (rp);
+  return out;
+}
+
+GPtrArray *
+rt_whatif_analyse (const RtTrace *t, const GArray *step_indices, const RtWhatifSetting *settings, guint n)
+{
+  RtWhatifReplay *rp = rt_whatif_replay_new (settings, n);
   for (guint i = 0; i < step_indices->len; i++)
     {
-      StepRequests sr = { rt_late_requests_new (t, g_array_index (step_indices, guint, i), turn), NULL, NAN };
-      guint nr = sr.r->requests->len;
-      if (nr > 0)
-        {
-          const RtLateRequest *q = (const RtLateRequest *) sr.r->requests->data;
-          sr.ends = rt_late_requests_sorted_ends (sr.r);
-          sr.t0 = q[0].start_s;
-          for (guint k = 1; k < nr; k++)
-            sr.t0 = MIN (sr.t0, q[k].start_s);
-        }
-      for (guint p = 0; nr > 0 && p < n; p++)   /* a step without a request is left out */
-        {
-          RtWhatif *w = g_ptr_array_index (out, p);
-          RtWhatifStep st;
-          replay_step (&sr, &settings[p], &st, &pooled[p]);
-          g_array_append_val (w->steps, st);
-          if (!st.predicted)
-            {
-              w->steps_unknown++;
-              continue;
-            }
-          w->steps_predicted++;
-          w->requests += st.requests;
-          w->cut += st.cut;
-          recorded[p] += st.recorded_s;
-          predicted[p] += st.predicted_s;
-        }
-      g_free (sr.ends);
-      rt_late_requests_free (sr.r);
+      g_autoptr (RtLateRequests) r = rt_late_requests_new (t, g_array_index (step_indices, guint, i),
+                                                           rt_whatif_replay_turn (rp));
+      rt_whatif_replay_step (rp, r);
     }
-  for (guint p = 0; p < n; p++)
-    {
-      whatif_finish (g_ptr_array_index (out, p), recorded[p], predicted[p], &pooled[p]);
-      samples_clear (&pooled[p]);
-    }
-  return out;
+  return rt_whatif_replay_finish (rp);
 }
 
 void

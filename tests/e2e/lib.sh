@@ -36,6 +36,9 @@ expect_exit () {
     fail "exit $got, expected $want: $*"; sed 's/^/    stderr: /' "$TMP/err" | head -5 >&2; fi
 }
 
+# expect_eq GOT WANT LABEL
+expect_eq () { if [ "$1" = "$2" ]; then ok; else fail "$3: got '$1', expected '$2'"; fi; }
+
 # expect_json EXPECTED.json ACTUAL.json LABEL
 expect_json () {
   if python3 "$SRC/tests/json-compare.py" "$1" "$2" >"$TMP/diff" 2>&1; then ok; else

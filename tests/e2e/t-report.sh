@@ -20,7 +20,7 @@ import html, json, sys
 report, seen, dom = json.load(open(sys.argv[1])), json.load(open(sys.argv[2])), open(sys.argv[3]).read()
 rules = ["straggler", "trainer_mismatch", "barrier_share", "long_tail", "truncation", "context_growth",
          "tool_time", "outlier_steps", "data_quality", "rollout_share"]
-sections = ["overview", "tail", "workers", "requests", "turns", "timeline", "sections", "trainer",
+sections = ["overview", "tail", "why_tail", "workers", "requests", "turns", "timeline", "sections", "trainer",
             "quality", "comparison"]
 def check(cond, what):
     print(("ok " if cond else "FAIL ") + what)
@@ -43,7 +43,10 @@ compare_plots = ["compare_cdf", "compare_steps", "compare_throughput", "compare_
 drawn = [s["plot"] for s in seen["svgs"]]
 check(all("plot-" + p in drawn for p in compare_plots), "the comparison draws rt-compare's seven plots: %s" % drawn)
 comparison = dom[dom.index('id="comparison"'):]
-check(comparison.count("<table") == 2, "the comparison shows the experiments and the ratios and KS test")
+check(comparison.count("<table") == 3, "the comparison shows the experiments, the ratios and KS test, and the mix's bins")
+check("plot-compare_mix_2" in drawn, "the comparison draws the mix split (compare_mix_2)")
+check([v["label"] for v in report["comparison"]["versus"]] == ["no"], "--json's comparison has the versus entry of no")
+check("plot-tail" in drawn and "plot-whatif" in drawn, "the tail's section draws its causes and the policies")
 check("<td>no</td>" in comparison and "<td>yes</td>" in comparison, "the comparison names both experiments")
 PY
 while read -r verdict what; do
@@ -62,6 +65,14 @@ expect_exit 0 "$BUILD/rt-compare" "$FIX/yes" "$FIX/no" --json --out "$TMP/cmp" -
 for t in experiments versus steps; do
   cmp -s "$TMP/cmp/compare_$t.tsv" "$TMP/page/compare_$t.tsv" && ok || fail "the report's compare_$t.tsv is not rt-compare's"
 done
+# and its mix split is rt-compare --mix turns's, in the JSON and the table
+expect_exit 0 "$BUILD/rt-compare" "$FIX/yes" "$FIX/no" --mix turns --json --out "$TMP/cmp-mix" --cache-dir "$TMP/c" \
+  --no-render
+expect_eq "$("$PYTHON" -c 'import json, sys
+a = json.load(open(sys.argv[1]))["versus"][0]["mix"]
+b = json.load(open(sys.argv[2]))["comparison"]["versus"][0]["mix"]
+print(a == b)' "$TMP/out" "$TMP/report.json")" "True" "the report's mix is rt-compare --mix turns's"
+cmp -s "$TMP/cmp-mix/compare_mix_2.tsv" "$TMP/page/compare_mix_2.tsv" && ok || fail "the report's compare_mix_2.tsv is not rt-compare's"
 
 # --- usage and data errors ---------------------------------------------------------------------------
 # an experiment without a rollout time or a request: the page says so, exit 1

@@ -12,8 +12,6 @@ O=(--out "$TMP/o" --no-render)
 
 # py EXPR FILE: evaluates EXPR on the JSON document of FILE (as d)
 py () { "$PYTHON" -c "import json, sys; d = json.load(open(sys.argv[1])); print($1)" "$2"; }
-# expect_eq GOT WANT LABEL
-expect_eq () { if [ "$1" = "$2" ]; then ok; else fail "$3: got '$1', expected '$2'"; fi; }
 
 # ---- a file with several total_step_duration lines holds one rollout per line, in time order;
 # lines after the last are a rollout still running (hand-split, worked in the README)

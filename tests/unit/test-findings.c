@@ -286,20 +286,165 @@ test_trainer_mismatch (void)
   g_assert_cmpint (g_rmdir (dir), ==, 0);
 }
 
+/* ---- tail_cause and whatif_saving: fixtures/why-tail (fixtures/README.md) ---- */
+
+static RtFindings *
+why_tail_findings (const char *name)
+{
+  g_autofree char *path = g_build_filename (RT_FIXTURES_DIR, "why-tail", name, NULL);
+  g_autoptr (RtTrace) t = rt_test_load (path);
+  return rt_findings_analyse (t, NULL, NULL);
+}
+
+static void
+test_tail_cause (void)
+{
+  /* differ: in both steps the tail (2 requests of 4 turns of 3 s against the bulk's 2 of 2 s) is
+   * late by extra_turns (4 - 2)(3 + 2)/2 = 5 each: 10 a step, 20 in all; its excess lateness
+   * (15 - 6) + (19 - 6) = 22 a step, 44 in all */
+  g_autoptr (RtFindings) differ = why_tail_findings ("differ");
+  const RtFinding *x = fired (differ, "tail_cause");
+  g_assert_cmpint (x->severity, ==, RT_SEVERITY_INFO);
+  g_assert_cmpstr (rt_finding_evidence_text (x, "cause"), ==, "extra_turns");
+  g_assert_true (isnan (rt_finding_evidence (x, "cause")));
+  assert_evidence (x, "steps", 2);
+  assert_evidence (x, "of_steps", 2);
+  assert_evidence (x, "excess_s", 20);
+  assert_evidence (x, "lateness_excess_s", 44);
+  g_assert_cmpstr (x->plot, ==, "tail");
+  g_assert_cmpstr (x->section, ==, "why_tail");
+  /* alike: launch in steps 1 and 2 (starts 9 and 13 s after the bulk's: 22 each), slower_turns
+   * in step 3: launch, the most steps, with 44 s */
+  g_autoptr (RtFindings) alike = why_tail_findings ("alike");
+  x = fired (alike, "tail_cause");
+  g_assert_cmpstr (rt_finding_evidence_text (x, "cause"), ==, "launch");
+  assert_evidence (x, "steps", 2);
+  assert_evidence (x, "of_steps", 3);
+  assert_evidence (x, "excess_s", 44);
+  assert_evidence (x, "lateness_excess_s", 44);
+  /* step 3 alone: slower_turns (5 - 2)(2 + 2)/2 + (6 - 2)(2 + 2)/2 = 6 + 8 */
+  g_autofree char *path = g_build_filename (RT_FIXTURES_DIR, "why-tail", "alike", NULL);
+  g_autoptr (RtTrace) t = rt_test_load (path);
+  g_autoptr (RtStepSet) three = rt_test_steps ("3");
+  g_autoptr (RtFindings) f = rt_findings_analyse (t, three, NULL);
+  x = fired (f, "tail_cause");
+  g_assert_cmpstr (rt_finding_evidence_text (x, "cause"), ==, "slower_turns");
+  assert_evidence (x, "excess_s", 14);
+  /* no tail at all: every request of `no` (and of `yes`) ends with its step's others */
+  g_autoptr (RtFindings) no = findings_of ("no", NULL);
+  g_assert_null (rt_findings_find (no, "tail_cause"));
+  g_autoptr (RtFindings) yes = findings_of ("yes", NULL);
+  g_assert_null (rt_findings_find (yes, "tail_cause"));
+}
+
+static void
+test_whatif_saving_warning (void)
+{
+  /* differ, each step R = 20, t0 = 1, recorded 18: defer K = ceil(0.05 x 20) = 1, P = e19 = 15,
+   * the 19 s request cut, predicted 14, saved 4; keep k = ceil(0.9 x 20) = 18, P = e18 = 6, both
+   * tail requests cut, predicted 5, saved 13. Two steps: saved 8 and 26 of 36 */
+  g_autoptr (RtFindings) differ = why_tail_findings ("differ");
+  const RtFinding *x = fired (differ, "whatif_saving");
+  g_assert_cmpint (x->severity, ==, RT_SEVERITY_MEDIUM);
+  assert_evidence (x, "steps", 2);
+  assert_evidence (x, "requests", 40);
+  assert_evidence (x, "defer_saved_s", 8);
+  assert_evidence (x, "defer_saved_share", 8.0 / 36);
+  assert_evidence (x, "defer_requests_cut", 2);
+  assert_evidence (x, "keep_saved_s", 26);
+  assert_evidence (x, "keep_saved_share", 26.0 / 36);
+  assert_evidence (x, "keep_requests_cut", 4);
+  /* keep: 36 kept of 2 turns (100 tokens) against 4 cut of 4 (400): D = 1, p = Q(sqrt(36 x 4 / 40));
+   * defer keeps the two 15 s requests (4 turns): D = 36/38, p = Q(sqrt(38 x 2 / 40) x 36/38) */
+  double keep_p = rt_ks_q (sqrt (36.0 * 4 / 40)), defer_p = rt_ks_q (sqrt (38.0 * 2 / 40) * 36 / 38);
+  g_assert_cmpfloat (keep_p, <, 0.05);
+  g_assert_cmpfloat (defer_p, >, 0.05);
+  assert_evidence (x, "keep_ks_turns_p", keep_p);
+  assert_evidence (x, "keep_ks_tokens_p", keep_p);
+  assert_evidence (x, "defer_ks_turns_p", defer_p);
+  assert_evidence (x, "defer_ks_tokens_p", defer_p);
+  assert_evidence (x, "min_pvalue", keep_p);
+  g_assert_cmpstr (x->plot, ==, "whatif");
+  g_assert_nonnull (strstr (x->title, "differ"));
+}
+
+static void
+test_whatif_saving_recommendation (void)
+{
+  /* alike: steps 1 and 2 as differ's (recorded 18; defer saves 4, keep 13), step 3 ends at 14
+   * (recorded 13; defer P = e19 = 12: saves 2; keep P = 6: saves 8): 10 and 34 of 49. Every
+   * request has 2 turns and 100 tokens: D = 0, p = 1 */
+  g_autoptr (RtFindings) alike = why_tail_findings ("alike");
+  const RtFinding *x = fired (alike, "whatif_saving");
+  g_assert_cmpint (x->severity, ==, RT_SEVERITY_INFO);
+  assert_evidence (x, "steps", 3);
+  assert_evidence (x, "requests", 60);
+  assert_evidence (x, "defer_saved_s", 10);
+  assert_evidence (x, "defer_saved_share", 10.0 / 49);
+  assert_evidence (x, "defer_requests_cut", 3);
+  assert_evidence (x, "keep_saved_s", 34);
+  assert_evidence (x, "keep_saved_share", 34.0 / 49);
+  assert_evidence (x, "keep_requests_cut", 6);
+  assert_evidence (x, "defer_ks_turns_p", 1);
+  assert_evidence (x, "keep_ks_tokens_p", 1);
+  assert_evidence (x, "min_pvalue", 1);
+  g_assert_nonnull (strstr (x->title, "look like"));
+  /* nothing to save: every request of `no` ends with its step's others */
+  g_autoptr (RtFindings) no = findings_of ("no", NULL);
+  g_assert_null (rt_findings_find (no, "whatif_saving"));
+}
+
+static void
+test_whatif_defer_share (void)
+{
+  /* the policies of whatif_saving are exact fractions; deferring 5 % of fixtures/whatif's steps
+   * defers K = ceil(5 R / 100): 1 of step 1's 5 (P = e4 = 10), 2 of step 2's 25 (P = e23 = 23),
+   * 1 of step 3's 2 (P = e1 = 3) */
+  RtWhatifSetting settings[2];
+  rt_finding_whatif_settings (settings);
+  g_assert_cmpint (settings[0].policy, ==, RT_WHATIF_DEFER);
+  g_assert_cmpuint (settings[0].num * 20, ==, settings[0].den);
+  g_assert_cmpint (settings[1].policy, ==, RT_WHATIF_KEEP);
+  g_assert_cmpuint (settings[1].num * 10, ==, settings[1].den * 9);
+  g_autofree char *path = g_build_filename (RT_FIXTURES_DIR, "whatif", NULL);
+  g_autoptr (RtTrace) t = rt_test_load (path);
+  g_autoptr (GArray) all = rt_trace_select_steps (t, NULL);
+  g_autoptr (GPtrArray) w = rt_whatif_analyse (t, all, settings, 1);
+  const RtWhatif *defer = g_ptr_array_index (w, 0);
+  const double want[] = { 10, 23, 3 };
+  const guint cut[] = { 1, 2, 1 };
+  g_assert_cmpuint (defer->steps->len, ==, 3);
+  for (guint i = 0; i < 3; i++)
+    {
+      const RtWhatifStep *st = &g_array_index (defer->steps, RtWhatifStep, i);
+      g_assert_true (st->predicted);
+      g_assert_cmpfloat_with_epsilon (st->predicted_s, want[i], EPS);
+      g_assert_cmpuint (st->cut, ==, cut[i]);
+    }
+}
+
 static void
 test_ranked_by_severity (void)
 {
   g_autoptr (RtFindings) yes = findings_of ("yes", "yes-train.log");
-  /* every rule fires, high first, then medium, then info, each in the order of the rules */
+  /* every rule fires but the tail's two (no step of yes has a tail: fixtures/why-tail has),
+   * high first, then medium, then info, each in the order of the rules */
   const char *want[] = { "straggler", "trainer_mismatch", "barrier_share", "long_tail", "truncation",
                          "context_growth", "tool_time", "outlier_steps", "data_quality", "rollout_share" };
   g_assert_cmpuint (yes->findings->len, ==, G_N_ELEMENTS (want));
   for (guint i = 0; i < G_N_ELEMENTS (want); i++)
     g_assert_cmpstr (((RtFinding *) g_ptr_array_index (yes->findings, i))->id, ==, want[i]);
   for (guint i = 0; rt_finding_rules[i].id != NULL; i++)
-    g_assert_nonnull (rt_findings_find (yes, rt_finding_rules[i].id));
+    if (strcmp (rt_finding_rules[i].id, "tail_cause") != 0 && strcmp (rt_finding_rules[i].id, "whatif_saving") != 0)
+      g_assert_nonnull (rt_findings_find (yes, rt_finding_rules[i].id));
   g_autoptr (RtFindings) no = findings_of ("no", "no-train.log");
   g_assert_cmpuint (no->findings->len, ==, 0);
+  /* the warning of whatif_saving ranks with the medium ones, tail_cause with the info ones */
+  g_autoptr (RtFindings) differ = why_tail_findings ("differ");
+  const char *differ_want[] = { "long_tail", "whatif_saving", "tail_cause" };
+  g_assert_cmpuint (differ->findings->len, ==, G_N_ELEMENTS (differ_want));
+  for (guint i = 0; i < G_N_ELEMENTS (differ_want); i++)
+    g_assert_cmpstr (((RtFinding *) g_ptr_array_index (differ->findings, i))->id, ==, differ_want[i]);
 }
 
 static void
@@ -332,6 +477,10 @@ main (int argc, char **argv)
   g_test_add_func ("/findings/data-quality-running-step", test_data_quality_running_step);
   g_test_add_func ("/findings/rollout-share", test_rollout_share);
   g_test_add_func ("/findings/trainer-mismatch", test_trainer_mismatch);
+  g_test_add_func ("/findings/tail-cause", test_tail_cause);
+  g_test_add_func ("/findings/whatif-saving-warning", test_whatif_saving_warning);
+  g_test_add_func ("/findings/whatif-saving-recommendation", test_whatif_saving_recommendation);
+  g_test_add_func ("/findings/whatif-defer-share", test_whatif_defer_share);
   g_test_add_func ("/findings/ranked-by-severity", test_ranked_by_severity);
   g_test_add_func ("/findings/json", test_json);
   return g_test_run ();

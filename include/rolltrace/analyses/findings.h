@@ -9,6 +9,8 @@
 #include "rolltrace/analyses/events.h"
 #include "rolltrace/analyses/check.h"
 #include "rolltrace/analyses/timeline.h"
+#include "rolltrace/analyses/tail.h"
+#include "rolltrace/analyses/whatif.h"
 
 G_BEGIN_DECLS
 
@@ -27,6 +29,11 @@ G_BEGIN_DECLS
 #define RT_FINDING_TOOL_TOP 10                /* tool_time: the slowest this many requests... */
 #define RT_FINDING_TOOL_SHARE 0.30            /* ...spend more than this share in tool_execution */
 #define RT_FINDING_TRAINER_MISMATCH 0.10      /* trainer_mismatch: |gen - rollout| / rollout, median step */
+#define RT_FINDING_DEFER_SHARE 0.05           /* whatif_saving: defer this share of each step's requests
+                                               * (K = ceil(0.05 R), the slowest)... */
+#define RT_FINDING_KEEP_SHARE 0.9             /* ...and keep this share of them (k = ceil(0.9 R), the first) */
+#define RT_FINDING_WHATIF_SAVED 0.10          /* whatif_saving: either saves more than this share of the rollout */
+#define RT_FINDING_WHATIF_KS_P 0.05           /* whatif_saving: a KS p-value below this: the cut requests differ */
 
 typedef enum {
   RT_SEVERITY_HIGH,           /* costs every step a large share of its time, or the data lie */
@@ -40,6 +47,7 @@ const char *rt_severity_name (RtSeverity severity);
 typedef struct {
   const char *name;           /* static */
   double value;
+  const char *text;           /* static; a text instead of a number (tail_cause's cause), or NULL */
 } RtEvidence;
 
 typedef struct {
@@ -69,7 +77,13 @@ typedef struct {
   const RtTurns *turns;
   const RtTimeline *timeline; /* of the slowest selected step */
   const RtCheck *check;
+  const RtTail *tail;         /* of every selected step */
+  const RtWhatif *defer, *keep;   /* the policies of rt_finding_whatif_settings, in that order */
 } RtFindingsInput;
+
+/* The two policies whatif_saving replays: defer the slowest RT_FINDING_DEFER_SHARE of each
+ * step's requests, and keep the first RT_FINDING_KEEP_SHARE of them (both shares exact). */
+void rt_finding_whatif_settings (RtWhatifSetting settings[2]);
 
 typedef struct {
   GPtrArray *findings;        /* RtFinding*, ranked: severity, then the order of rt_finding_rules */
@@ -86,8 +100,10 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (RtFindings, rt_findings_free)
 
 /* The finding of rule `id`, or NULL when it did not fire. */
 const RtFinding *rt_findings_find (const RtFindings *f, const char *id);
-/* The evidence `name` of a finding; NAN when it has none of that name. */
+/* The evidence `name` of a finding; NAN when it has none of that name (or it is a text). */
 double rt_finding_evidence (const RtFinding *finding, const char *name);
+/* The evidence `name` of a finding when it is a text; NULL otherwise. */
+const char *rt_finding_evidence_text (const RtFinding *finding, const char *name);
 /* The findings as the JSON array of rt-report --json. */
 void rt_findings_write_json (const RtFindings *f, RtJsonWriter *w);
 

@@ -87,6 +87,9 @@ typedef struct {
   double v[RT_N_PARTS];
 } RtTailParts;
 
+/* The part whose excess a cause is (RT_TAIL_DURATION: RT_PART_DURATION); RT_N_PARTS for none. */
+RtTailPart rt_tail_cause_part (RtTailCause c);
+
 typedef struct {
   guint step_index;
   gint32 step;
@@ -120,6 +123,11 @@ typedef struct {
 /* The tail of each of the steps `step_indices` (guint indices into t->steps; NULL: every step
  * of `steps`, NULL: all) that has a request. */
 RtTail *rt_tail_analyse (const RtTrace *t, const RtStepSet *steps, const GArray *step_indices);
+/* The same a step at a time, for a caller that reads each step's requests once for several
+ * analyses (rt-report): an empty RtTail, then each step's requests added in ascending order
+ * (a step without any is left out). */
+RtTail *rt_tail_new (void);
+void rt_tail_add_step (RtTail *tail, const RtTrace *t, const RtLateRequests *r);
 void rt_tail_free (RtTail *tail);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (RtTail, rt_tail_free)
 

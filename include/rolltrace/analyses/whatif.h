@@ -13,18 +13,21 @@ typedef enum {
   RT_WHATIF_KEEP,             /* keep the first F: k = ceil(F R), cut at e_k */
   RT_WHATIF_MAX_TURNS,        /* cut after K turns, at the end of turn K - 1 */
   RT_WHATIF_TIMEOUT,          /* cut at start + S */
-  RT_WHATIF_DEFER,            /* the K slowest to the next step: cut at e_(R - K) */
+  RT_WHATIF_DEFER,            /* the K slowest to the next step: cut at e_(R - K); K a count,
+                               * or a share of each step's R (rt-report's defer 5 %) */
   RT_N_WHATIF_POLICIES,
 } RtWhatifPolicy;
 
 const char *rt_whatif_policy_name (RtWhatifPolicy p);   /* "keep", "max_turns", "timeout", "defer" */
 
 /* A policy and its value: keep's F as an exact fraction num / den (0.28 is 28/100, so that
- * ceil(0.28 x 25) is 7 as on paper); the others' K or S in `value`. */
+ * ceil(0.28 x 25) is 7 as on paper); the others' K or S in `value`. Defer with den > 0 defers
+ * a share of each step instead: K = ceil(num R / den) of its R requests, exactly (`value` is
+ * then num / den, for the plot's legend); rt-whatif's --defer K leaves den 0. */
 typedef struct {
   RtWhatifPolicy policy;
   double value;
-  guint64 num, den;           /* keep only */
+  guint64 num, den;           /* keep; defer by share */
 } RtWhatifSetting;
 
 /* "0.28" into 28/100; FALSE unless a decimal number in (0, 1]. */
@@ -56,6 +59,15 @@ typedef struct {
  * t->steps): an RtWhatif each, in their order. Each step's requests are read once for all. */
 GPtrArray *rt_whatif_analyse (const RtTrace *t, const GArray *step_indices, const RtWhatifSetting *settings,
                               guint n);
+/* The same a step at a time, for a caller that reads each step's requests once for several
+ * analyses (rt-report): `settings` must outlive the replay; each step's requests, read with
+ * rt_whatif_replay_turn's turn, are replayed in ascending order; finish returns what
+ * rt_whatif_analyse does, and frees the replay. */
+typedef struct _RtWhatifReplay RtWhatifReplay;
+RtWhatifReplay *rt_whatif_replay_new (const RtWhatifSetting *settings, guint n);
+gint32 rt_whatif_replay_turn (const RtWhatifReplay *rp);   /* -1 without max_turns */
+void rt_whatif_replay_step (RtWhatifReplay *rp, const RtLateRequests *r);
+GPtrArray *rt_whatif_replay_finish (RtWhatifReplay *rp);
 void rt_whatif_free (RtWhatif *w);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (RtWhatif, rt_whatif_free)
 

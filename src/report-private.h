@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* report-private.h: what rt-report's two halves share: the report as its sections left it
- * (report.c: the analyses and the sections) and the page written of it (report-page.c). */
+/* report-private.h: what rt-report's parts share: the report as its sections left it
+ * (report.c: the analyses and the sections; report-pieces.c: what a section is made of) and
+ * the page written of it (report-page.c). */
 #pragma once
 
 #include "rolltrace/rt-report.h"
@@ -44,5 +45,27 @@ struct _RtReport {
   GPtrArray *names;           /* const char*: their names */
   GHashTable *plots;          /* names of the plots some section shows */
 };
+
+/* ---- report-pieces.c: appending pieces to a section ---- */
+
+#define TABLE_ROWS_MAX 40     /* rows of a table shown in the page; the TSV beside has them all */
+
+void rt_section_piece_free (Piece *p);
+void rt_section_free (Section *sec);
+/* Markup of ours, as printf formats it. */
+void rt_section_html (Section *sec, const char *fmt, ...) G_GNUC_PRINTF (2, 3);
+/* Text of the input, escaped. */
+void rt_section_text (Section *sec, const char *s);
+void rt_section_text_printf (Section *sec, const char *fmt, ...) G_GNUC_PRINTF (2, 3);
+/* What to look for in the plot above. */
+void rt_section_caption (Section *sec, const char *what_to_look_for);
+/* The plot `name` (its SVG inlined once rendered), its data `data_stem`.tsv linked. */
+void rt_section_plot (Section *sec, const char *name, const char *data_stem);
+void rt_section_cell_number (Section *sec, double v, RtColumnType type);
+/* The columns `columns` of `tab` (NULL: all), its first TABLE_ROWS_MAX rows; written beside as
+ * STEM.tsv when `stem` is not NULL. FALSE with `error` set when that file cannot be written. */
+gboolean rt_section_table (RtReport *r, Section *sec, const RtTable *tab, const char *const *columns,
+                           const char *stem, GError **error);
+void rt_section_note (Section *sec, const char *s);
 
 G_END_DECLS

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* report.c: rt-report's content: the analyses run once, then one section per question, each a
- * function of the table `sections` below; report-page.c writes them as the page. */
+ * function of the table `sections` below, made of the pieces of report-pieces.c;
+ * report-page.c writes them as the page. */
 #include "report-private.h"
 #include "rolltrace/rt-outfile.h"
 #include "rolltrace/rt-plots.h"
@@ -11,181 +12,10 @@
 #include <stdarg.h>
 #include <string.h>
 
-#define TABLE_ROWS_MAX 40     /* rows of a table shown in the page; the TSV beside has them all */
 #define TOP_REQUESTS 10       /* slowest requests shown */
 #define FOLLOWED_REQUESTS 5   /* of them, those followed line by line in a section of their own */
 #define GANTT_REQUESTS_MAX 400  /* above this many requests in the slowest step, its Gantt shows the tail */
 #define INFLIGHT_WORKERS_MAX 8  /* above this many workers, requests in flight are drawn in total only */
-
-static void
-piece_free (Piece *p)
-{
-  g_free (p->text);
-  g_free (p);
-}
-
-static void
-section_free (Section *sec)
-{
-  g_ptr_array_unref (sec->pieces);
-  g_free (sec);
-}
-
-/* Markup of our own: a literal, or printf of numbers. Never text from the input. */
-static void html (Section *sec, const char *fmt, ...) G_GNUC_PRINTF (2, 3);
-
-static void
-html (Section *sec, const char *fmt, ...)
-{
-  Piece *p = g_new0 (Piece, 1);
-  va_list ap;
-  va_start (ap, fmt);
-  p->text = g_strdup_vprintf (fmt, ap);
-  va_end (ap);
-  g_ptr_array_add (sec->pieces, p);
-}
-
-/* Text, from the input or not: escaped here, the one place it becomes HTML. */
-static void
-text (Section *sec, const char *s)
-{
-  GString *out = g_string_new (NULL);
-  rt_html_append_text (out, s);
-  Piece *p = g_new0 (Piece, 1);
-  p->text = g_string_free (out, FALSE);
-  g_ptr_array_add (sec->pieces, p);
-}
-
-static void text_printf (Section *sec, const char *fmt, ...) G_GNUC_PRINTF (2, 3);
-
-static void
-text_printf (Section *sec, const char *fmt, ...)
-{
-  va_list ap;
-  va_start (ap, fmt);
-  g_autofree char *s = g_strdup_vprintf (fmt, ap);
-  va_end (ap);
-  text (sec, s);
-}
-
-/* The one-line caption that says what to look for. */
-static void
-caption (Section *sec, const char *what_to_look_for)
-{
-  html (sec, "<p class=\"caption\">");
-  text (sec, what_to_look_for);
-  html (sec, "</p>\n");
-}
-
-/* A plot drawn by the section: its SVG inline, and a link to its data. */
-static void
-plot (Section *sec, const char *name, const char *data_stem)
-{
-  html (sec, "<figure id=\"plot-");
-  text (sec, name);
-  html (sec, "\">");
-  Piece *p = g_new0 (Piece, 1);
-  p->kind = PIECE_SVG;
-  p->text = g_strdup (name);
-  g_ptr_array_add (sec->pieces, p);
-  html (sec, "<figcaption>data: <a href=\"");
-  text_printf (sec, "%s.tsv", data_stem);
-  html (sec, "\">");
-  text_printf (sec, "%s.tsv", data_stem);
-  html (sec, "</a>, script: <a href=\"");
-  text_printf (sec, "%s.gp", name);
-  html (sec, "\">");
-  text_printf (sec, "%s.gp", name);
-  html (sec, "</a></figcaption></figure>\n");
-}
-
-static void
-cell_number (Section *sec, double v, RtColumnType type)
-{
-  if (isnan (v))
-    html (sec, "<td class=\"num\">-</td>");
-  else if (type == RT_COLUMN_INT || type == RT_COLUMN_BOOL || (fabs (v) < 1e15 && v == floor (v)))
-    html (sec, "<td class=\"num\">%.0f</td>", v);
-  else
-    html (sec, "<td class=\"num\">%.4g</td>", v);
-}
-
-/* `table` as an HTML table of its columns named in `columns` (NULL-terminated; NULL: every
- * column but nested tables), its first TABLE_ROWS_MAX rows; written beside as STEM.tsv when
- * `stem` is not NULL. */
-static gboolean
-table (RtReport *r, Section *sec, const RtTable *tab, const char *const *columns, const char *stem,
-       GError **error)
-{
-  if (stem != NULL && !rt_session_write_table (r->s, tab, stem, error))
-    return FALSE;
-  g_autoptr (GArray) cols = g_array_new (FALSE, FALSE, sizeof (guint));
-  for (guint c = 0; c < rt_table_n_columns (tab); c++)
-    {
-      const RtColumn *col = rt_table_column (tab, c);
-      gboolean wanted = columns == NULL ? col->type != RT_COLUMN_TABLE : FALSE;
-      for (guint k = 0; columns != NULL && columns[k] != NULL; k++)
-        wanted |= strcmp (columns[k], col->name) == 0;
-      if (wanted)
-        g_array_append_val (cols, c);
-    }
-  guint n = rt_table_n_rows (tab);
-  html (sec, "<table class=\"sortable\"><thead><tr>");
-  for (guint k = 0; k < cols->len; k++)
-    {
-      const RtColumn *col = rt_table_column (tab, g_array_index (cols, guint, k));
-      html (sec, "<th title=\"");
-      text (sec, col->meaning);
-      html (sec, "\">");
-      text (sec, col->name);
-      if (col->unit != NULL)
-        text_printf (sec, " (%s)", col->unit);
-      html (sec, "</th>");
-    }
-  html (sec, "</tr></thead><tbody>\n");
-  for (guint row = 0; row < MIN (n, (guint) TABLE_ROWS_MAX); row++)
-    {
-      html (sec, "<tr>");
-      for (guint k = 0; k < cols->len; k++)
-        {
-          guint c = g_array_index (cols, guint, k);
-          const RtColumn *col = rt_table_column (tab, c);
-          if (col->type == RT_COLUMN_TEXT)
-            {
-              html (sec, "<td>");
-              text (sec, rt_table_get_text (tab, row, c) ? rt_table_get_text (tab, row, c) : "-");
-              html (sec, "</td>");
-            }
-          else
-            cell_number (sec, rt_table_get_number (tab, row, c), col->type);
-        }
-      html (sec, "</tr>\n");
-    }
-  html (sec, "</tbody></table>\n");
-  if (n > TABLE_ROWS_MAX)
-    {
-      html (sec, "<p class=\"note\">");
-      text_printf (sec, "The first %u of %u rows%s", TABLE_ROWS_MAX, n, stem ? "; all of them in " : ".");
-      if (stem != NULL)
-        {
-          html (sec, "<a href=\"");
-          text_printf (sec, "%s.tsv", stem);
-          html (sec, "\">");
-          text_printf (sec, "%s.tsv", stem);
-          html (sec, "</a>.");
-        }
-      html (sec, "</p>\n");
-    }
-  return TRUE;
-}
-
-static void
-note (Section *sec, const char *s)
-{
-  html (sec, "<p class=\"note\">");
-  text (sec, s);
-  html (sec, "</p>\n");
-}
 
 /* ---- the sections ---- */
 
@@ -200,10 +30,10 @@ section_overview (RtReport *r, Section *sec, gboolean *shown, GError **error)
   RtOverview *o = r->overview;
   if (o->steps->len == 0)
     {
-      note (sec, "No selected step has a total_step_duration line: there is no rollout time to show.");
+      rt_section_note (sec, "No selected step has a total_step_duration line: there is no rollout time to show.");
       return TRUE;
     }
-  caption (sec, r->opts.train
+  rt_section_caption (sec, r->opts.train
                   ? "Rollout time of the slowest rank per step against the interval to the next step: the gap is "
                     "training and weight sync. Look for steps far above the rest, and whether the trainer's "
                     "timing_s/gen follows the trace's rollout."
@@ -211,15 +41,15 @@ section_overview (RtReport *r, Section *sec, gboolean *shown, GError **error)
                     "training and weight sync. Look for steps far above the rest (marked) and for a drift.");
   if (!rt_plot_overview (r->s, o, error))
     return FALSE;
-  plot (sec, "overview", "overview");
-  html (sec, "<p>");
-  text_printf (sec, "Mean rollout over %u steps: %.2f s.", o->steps->len, o->rollout_mean);
+  rt_section_plot (sec, "overview", "overview");
+  rt_section_html (sec, "<p>");
+  rt_section_text_printf (sec, "Mean rollout over %u steps: %.2f s.", o->steps->len, o->rollout_mean);
   if (o->n_both > 0)
-    text_printf (sec, " Over the %u step%s with an interval to the next: interval %.2f s, outside rollout "
+    rt_section_text_printf (sec, " Over the %u step%s with an interval to the next: interval %.2f s, outside rollout "
                  "%.2f s (rollout %.0f %% of a step).", o->n_both, o->n_both == 1 ? "" : "s", o->interval_mean,
                  o->outside_mean,
                  100 * o->rollout_share);
-  html (sec, "</p>\n");
+  rt_section_html (sec, "</p>\n");
   return TRUE;
 }
 
@@ -238,17 +68,17 @@ section_tail (RtReport *r, Section *sec, gboolean *shown, GError **error)
   const RtCdfEvent *c = g_ptr_array_index (r->cdf->events, 0);
   if (c->all.n == 0)
     {
-      note (sec, "No complete request with a duration in the selected steps.");
+      rt_section_note (sec, "No complete request with a duration in the selected steps.");
       return TRUE;
     }
-  caption (sec, "The CDF of request durations, per step and over all: the further P99 lies right of P50, the more "
+  rt_section_caption (sec, "The CDF of request durations, per step and over all: the further P99 lies right of P50, the more "
                 "a step waits for a few slow requests. The table lists each step's percentiles.");
   /* a page stays light whatever the number of steps: a step's line needs no more points than a
    * picture has pixels across, divided among the steps drawn */
   guint step_points = MAX (100u, RT_PLOT_CDF_STEP_POINTS / MAX (1u, c->steps->len / 4));
   if (!rt_plot_cdf (r->s, r->cdf, NULL, MIN (step_points, (guint) RT_PLOT_CDF_STEP_POINTS), error))
     return FALSE;
-  plot (sec, "cdf", "cdf");
+  rt_section_plot (sec, "cdf", "cdf");
   g_autoptr (RtTable) all = rt_cdf_steps_table (c);
   if (!rt_session_write_table (r->s, all, "cdf_steps", error))
     return FALSE;
@@ -259,9 +89,9 @@ section_tail (RtReport *r, Section *sec, gboolean *shown, GError **error)
   shown_event.steps = steps;
   g_autoptr (RtTable) tab = rt_cdf_steps_table (&shown_event);
   if (steps->len > TABLE_ROWS_MAX)
-    note (sec, "The steps with the largest P99 first.");
+    rt_section_note (sec, "The steps with the largest P99 first.");
   static const char *const cols[] = { "step", "count", "p50", "p90", "p95", "p99", "max", NULL };
-  return table (r, sec, tab, cols, NULL, error);
+  return rt_section_table (r, sec, tab, cols, NULL, error);
 }
 
 static gboolean
@@ -270,16 +100,16 @@ section_workers (RtReport *r, Section *sec, gboolean *shown, GError **error)
   (void) shown;
   if (r->workers->steps->len == 0)
     {
-      note (sec, "No selected step has a total_step_duration line.");
+      rt_section_note (sec, "No selected step has a total_step_duration line.");
       return TRUE;
     }
-  caption (sec, "Per step, the straggler: the rank the others wait for at the barrier, the one that generated "
+  rt_section_caption (sec, "Per step, the straggler: the rank the others wait for at the barrier, the one that generated "
                 "longest (async_generate_duration), and the imbalance, its generation time over the median rank's. "
                 "A rank that is often the straggler makes every other rank wait. Below, every rank's sections in "
                 "the slowest step; the critical path is the straggler.");
   if (!rt_plot_workers_steps (r->s, r->workers, error))
     return FALSE;
-  plot (sec, "workers_steps", "workers_steps");
+  rt_section_plot (sec, "workers_steps", "workers_steps");
   int si = r->timeline->step_index;
   if (si < 0)
     return TRUE;
@@ -290,19 +120,19 @@ section_workers (RtReport *r, Section *sec, gboolean *shown, GError **error)
   if (!rt_plot_workers_step (r->s, ws, FALSE, error))
     return FALSE;
   g_autofree char *name = g_strdup_printf ("workers_step_%d", b->step);
-  html (sec, "<p>");
+  rt_section_html (sec, "<p>");
   if (b->slowest_file >= 0 && b->by_generation)
-    text_printf (sec, "Step %d: worker %d is the straggler: it generated for %.2f s against a median of %.2f s "
+    rt_section_text_printf (sec, "Step %d: worker %d is the straggler: it generated for %.2f s against a median of %.2f s "
                  "(imbalance %.3f); the ranks waited %.2f s at the barrier on average. By total_step_duration, "
                  "which holds that wait, the longest is %.2f s and the median %.2f s.",
                  b->step, b->slowest_worker, b->generation_max, b->generation_median, b->imbalance,
                  ws->barrier_mean_s, b->total_max, b->total_median);
   else if (b->slowest_file >= 0)
-    text_printf (sec, "Step %d: no rank logged generation time; by total_step_duration the straggler is worker %d "
+    rt_section_text_printf (sec, "Step %d: no rank logged generation time; by total_step_duration the straggler is worker %d "
                  "(%.2f s against a median of %.2f s, imbalance %.3f).", b->step, b->slowest_worker, b->total_max,
                  b->total_median, b->imbalance);
-  html (sec, "</p>\n");
-  plot (sec, name, name);
+  rt_section_html (sec, "</p>\n");
+  rt_section_plot (sec, name, name);
   return TRUE;
 }
 
@@ -316,18 +146,18 @@ request_view (RtReport *r, Section *sec, const RtSlowRequest *slow, guint rank, 
   g_autoptr (RtRequestView) v = rt_request_view (t, slow->request);
   const RtRequest *q = rt_trace_request (t, slow->request);
   g_autofree char *caption = rt_request_title (t, q, r->s->full_ids);
-  html (sec, "<h3 class=\"request\" id=\"request-%u\">", rank);
-  text (sec, caption);
-  html (sec, "</h3>\n<p>");
-  text (sec, "Request ");
-  html (sec, "<code>");
-  text (sec, rt_request_id (t, q));
-  html (sec, "</code>");
-  text_printf (sec, ", step %d: %u lines, %u gaps of %g ms or more (%.3f s in all) where nothing was logged. "
+  rt_section_html (sec, "<h3 class=\"request\" id=\"request-%u\">", rank);
+  rt_section_text (sec, caption);
+  rt_section_html (sec, "</h3>\n<p>");
+  rt_section_text (sec, "Request ");
+  rt_section_html (sec, "<code>");
+  rt_section_text (sec, rt_request_id (t, q));
+  rt_section_html (sec, "</code>");
+  rt_section_text_printf (sec, ", step %d: %u lines, %u gaps of %g ms or more (%.3f s in all) where nothing was logged. "
                "A line is indented under the line that holds it; times in seconds from the request's start "
                "(rt-requests EXP --id ID shows the same).", q->step, v->lines, v->gaps,
                RT_REQUEST_GAP_MIN_S * 1000, v->gap_s);
-  html (sec, "</p>\n");
+  rt_section_html (sec, "</p>\n");
   if (v->lines == 0)
     {
       return TRUE;
@@ -341,29 +171,29 @@ request_view (RtReport *r, Section *sec, const RtSlowRequest *slow, guint rank, 
     }
   g_hash_table_add (names, name);
   g_autoptr (RtTable) lines = rt_request_lines_table (t, v);
-  html (sec, "<details><summary>");
+  rt_section_html (sec, "<details><summary>");
   guint n_rows = rt_table_n_rows (lines);
-  text_printf (sec, "the %u row%s, lines and gaps", n_rows, n_rows == 1 ? "" : "s");
-  html (sec, "</summary><table><thead><tr><th>start (s)</th><th>end (s)</th><th>duration (s)</th><th>turn</th>"
+  rt_section_text_printf (sec, "the %u row%s, lines and gaps", n_rows, n_rows == 1 ? "" : "s");
+  rt_section_html (sec, "</summary><table><thead><tr><th>start (s)</th><th>end (s)</th><th>duration (s)</th><th>turn</th>"
              "<th>event</th></tr></thead><tbody>\n");
   for (guint i = 0; i < v->items->len; i++)
     {
       const RtRequestItem *it = rt_request_item (v, i);
-      html (sec, "<tr>");
-      html (sec, "<td class=\"num\">%.6f</td><td class=\"num\">%.6f</td>", it->start_s, it->end_s);
+      rt_section_html (sec, "<tr>");
+      rt_section_html (sec, "<td class=\"num\">%.6f</td><td class=\"num\">%.6f</td>", it->start_s, it->end_s);
       if (isnan (it->duration_s))
-        html (sec, "<td class=\"num\">-</td>");
+        rt_section_html (sec, "<td class=\"num\">-</td>");
       else
-        html (sec, "<td class=\"num\">%.6f</td>", it->duration_s);
-      cell_number (sec, it->turn >= 0 ? it->turn : NAN, RT_COLUMN_INT);
-      html (sec, "<td style=\"padding-left:%.1fem\">", 0.5 + 1.2 * it->depth);
-      text (sec, it->row == RT_NONE ? "(gap: nothing logged)" : rt_event_registry_name (t->registry, it->event));
-      html (sec, "</td></tr>\n");
+        rt_section_html (sec, "<td class=\"num\">%.6f</td>", it->duration_s);
+      rt_section_cell_number (sec, it->turn >= 0 ? it->turn : NAN, RT_COLUMN_INT);
+      rt_section_html (sec, "<td style=\"padding-left:%.1fem\">", 0.5 + 1.2 * it->depth);
+      rt_section_text (sec, it->row == RT_NONE ? "(gap: nothing logged)" : rt_event_registry_name (t->registry, it->event));
+      rt_section_html (sec, "</td></tr>\n");
     }
-  html (sec, "</tbody></table></details>\n");
+  rt_section_html (sec, "</tbody></table></details>\n");
   if (!rt_plot_request_view (r->s, v, name, error))
     return FALSE;
-  plot (sec, name, name);
+  rt_section_plot (sec, name, name);
   return TRUE;
 }
 
@@ -374,42 +204,42 @@ section_requests (RtReport *r, Section *sec, gboolean *shown, GError **error)
   int si = r->timeline->step_index;
   if (si < 0)
     {
-      note (sec, "No selected step has a rollout time.");
+      rt_section_note (sec, "No selected step has a rollout time.");
       return TRUE;
     }
   g_autoptr (RtRequests) req = rt_requests_analyse (r->t, (guint) si, -1, TOP_REQUESTS);
   if (req->slowest->len == 0)
     {
-      text_printf (sec, "Step %d has no complete request with a duration.", req->step);
+      rt_section_text_printf (sec, "Step %d has no complete request with a duration.", req->step);
       return TRUE;
     }
-  caption (sec, "The slowest requests of the slowest step, their time split by phase: engine time means long "
+  rt_section_caption (sec, "The slowest requests of the slowest step, their time split by phase: engine time means long "
                 "generations, tool time slow tools, and a large unlogged remainder queueing.");
   if (!rt_plot_requests_top (r->s, req, FALSE, error))
     return FALSE;
   g_autofree char *name = g_strdup_printf ("requests_top_step_%d", req->step);
-  plot (sec, name, name);
-  html (sec, "<ol class=\"requests\">\n");
+  rt_section_plot (sec, name, name);
+  rt_section_html (sec, "<ol class=\"requests\">\n");
   for (guint i = 0; i < req->slowest->len; i++)
     {
       const RtSlowRequest *slow = &g_array_index (req->slowest, RtSlowRequest, i);
       g_autofree char *line = rt_request_caption (r->t, rt_trace_request (r->t, slow->request), i + 1,
                                                   r->s->full_ids);
-      html (sec, "<li>");
+      rt_section_html (sec, "<li>");
       if (i < FOLLOWED_REQUESTS)
-        html (sec, "<a href=\"#request-%u\">", i + 1);
-      text (sec, line);
+        rt_section_html (sec, "<a href=\"#request-%u\">", i + 1);
+      rt_section_text (sec, line);
       if (i < FOLLOWED_REQUESTS)
-        html (sec, "</a>");
-      html (sec, "</li>\n");
+        rt_section_html (sec, "</a>");
+      rt_section_html (sec, "</li>\n");
     }
-  html (sec, "</ol>\n");
+  rt_section_html (sec, "</ol>\n");
   g_autofree char *truncation = rt_requests_truncation_line (req);
   if (truncation != NULL)
     {
-      html (sec, "<p class=\"truncation\">");
-      text (sec, truncation);
-      html (sec, "</p>\n");
+      rt_section_html (sec, "<p class=\"truncation\">");
+      rt_section_text (sec, truncation);
+      rt_section_html (sec, "</p>\n");
     }
   g_autoptr (GHashTable) names = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   for (guint i = 0; i < MIN (req->slowest->len, (guint) FOLLOWED_REQUESTS); i++)
@@ -424,24 +254,24 @@ section_turns (RtReport *r, Section *sec, gboolean *shown, GError **error)
   (void) shown;
   if (r->turns->turns->len == 0 && r->turn_dist->steps->len == 0)
     {
-      note (sec, "No turn timings and no turn counts in this trace (the older logger writes neither).");
+      rt_section_note (sec, "No turn timings and no turn counts in this trace (the older logger writes neither).");
       return TRUE;
     }
-  caption (sec, "Mean time of each part of a turn by turn index, and how many turns requests take per step: an "
+  rt_section_caption (sec, "Mean time of each part of a turn by turn index, and how many turns requests take per step: an "
                 "engine time that grows with the turn index is a growing context.");
   if (r->turns->turns->len > 0)
     {
       if (!rt_plot_turns (r->s, r->turns, error))
         return FALSE;
-      plot (sec, "turns", "turns");
+      rt_section_plot (sec, "turns", "turns");
     }
   else
-    note (sec, "No turn timings (turn_timings or turn_end lines) in this trace.");
+    rt_section_note (sec, "No turn timings (turn_timings or turn_end lines) in this trace.");
   if (r->turn_dist->steps->len > 0)
     {
       if (!rt_plot_turn_dist (r->s, r->turn_dist, error))
         return FALSE;
-      plot (sec, "turn_dist_counts", "turn_dist_counts");
+      rt_section_plot (sec, "turn_dist_counts", "turn_dist_counts");
     }
   return TRUE;
 }
@@ -453,16 +283,16 @@ section_timeline (RtReport *r, Section *sec, gboolean *shown, GError **error)
   const RtTimeline *tl = r->timeline;
   if (!tl->found || tl->requests == 0)
     {
-      note (sec, "No selected step has a rollout time and requests to lay out in time.");
+      rt_section_note (sec, "No selected step has a rollout time and requests to lay out in time.");
       return TRUE;
     }
-  caption (sec, "The slowest step on a time line: every request under its rank's sections, and how many were in "
+  rt_section_caption (sec, "The slowest step on a time line: every request under its rank's sections, and how many were in "
                 "flight. A long thin tail after the 90 % mark is the step waiting for its last requests.");
-  html (sec, "<p>");
-  text_printf (sec, "Step %d: %u requests; 50 %% had finished at %.2f s, 90 %% at %.2f s, 99 %% at %.2f s, the last at "
+  rt_section_html (sec, "<p>");
+  rt_section_text_printf (sec, "Step %d: %u requests; 50 %% had finished at %.2f s, 90 %% at %.2f s, 99 %% at %.2f s, the last at "
                "%.2f s (tail share %.2f); at most %u in flight at once.", tl->step, tl->requests, tl->t50_s,
                tl->t90_s, tl->t99_s, tl->t100_s, tl->tail_share, tl->peak_in_flight);
-  html (sec, "</p>\n");
+  rt_section_html (sec, "</p>\n");
   /* every request of a big step is a Gantt gnuplot takes seconds over and nobody reads: its
    * tail, the requests still alive when 90 % had finished, is the part that answers */
   gboolean whole = tl->requests <= GANTT_REQUESTS_MAX || !(tl->t90_s < tl->end_s);
@@ -470,13 +300,13 @@ section_timeline (RtReport *r, Section *sec, gboolean *shown, GError **error)
   g_autofree char *inflight = g_strdup_printf ("inflight_step_%d", tl->step);
   g_autoptr (GArray) none = g_array_new (FALSE, FALSE, sizeof (gint32));
   if (!whole)
-    note (sec, "More requests than a Gantt shows one by one: the Gantt below is the tail, from 90 % finished.");
+    rt_section_note (sec, "More requests than a Gantt shows one by one: the Gantt below is the tail, from 90 % finished.");
   if (!rt_plot_timeline_gantt (r->s, tl, NULL, NULL, gantt, whole ? "" : "its tail (from 90 % of requests finished)",
                                whole ? NAN : tl->t90_s, whole ? NAN : tl->end_s, error)
       || !rt_plot_timeline_inflight (r->s, tl, tl->workers->len > INFLIGHT_WORKERS_MAX ? none : NULL, NULL, error))
     return FALSE;
-  plot (sec, gantt, gantt);
-  plot (sec, inflight, inflight);
+  rt_section_plot (sec, gantt, gantt);
+  rt_section_plot (sec, inflight, inflight);
   return TRUE;
 }
 
@@ -487,23 +317,23 @@ section_shares (RtReport *r, Section *sec, gboolean *shown, GError **error)
   const RtEvents *ev = r->events;
   if (ev->steps->len == 0)
     {
-      note (sec, "No selected step has a total_step_duration line.");
+      rt_section_note (sec, "No selected step has a total_step_duration line.");
       return TRUE;
     }
-  caption (sec, "Each step-level section's share of the step, stacked: generation should dominate; a thick "
+  rt_section_caption (sec, "Each step-level section's share of the step, stacked: generation should dominate; a thick "
                 "barrier band is time every rank spends waiting for the slowest.");
   if (!rt_plot_events (r->s, ev, error))
     return FALSE;
-  plot (sec, "events_stacked", "events");
-  html (sec, "<table><thead><tr><th>section</th><th>mean share of a step (%%)</th></tr></thead><tbody>\n");
+  rt_section_plot (sec, "events_stacked", "events");
+  rt_section_html (sec, "<table><thead><tr><th>section</th><th>mean share of a step (%%)</th></tr></thead><tbody>\n");
   for (int e = 0; e < RT_EV_TOTAL_STEP; e++)
     if (ev->mean_pct[e] >= 0.05)
       {
-        html (sec, "<tr><td>");
-        text (sec, rt_step_event_name (e));
-        html (sec, "</td><td class=\"num\">%.2f</td></tr>\n", ev->mean_pct[e]);
+        rt_section_html (sec, "<tr><td>");
+        rt_section_text (sec, rt_step_event_name (e));
+        rt_section_html (sec, "</td><td class=\"num\">%.2f</td></tr>\n", ev->mean_pct[e]);
       }
-  html (sec, "</tbody></table>\n");
+  rt_section_html (sec, "</tbody></table>\n");
   return TRUE;
 }
 
@@ -516,26 +346,26 @@ section_trainer (RtReport *r, Section *sec, gboolean *shown, GError **error)
       return TRUE;
     }
   const RtTrainLog *log = r->opts.train;
-  html (sec, "<p>");
-  text_printf (sec, "The trainer's log %s: %u steps.", r->opts.train_path ? r->opts.train_path : "", log->steps->len);
-  html (sec, "</p>\n");
+  rt_section_html (sec, "<p>");
+  rt_section_text_printf (sec, "The trainer's log %s: %u steps.", r->opts.train_path ? r->opts.train_path : "", log->steps->len);
+  rt_section_html (sec, "</p>\n");
   if (log->steps->len == 0)
     {
-      note (sec, "The log has no 'step:N - name:value' line.");
+      rt_section_note (sec, "The log has no 'step:N - name:value' line.");
       return TRUE;
     }
-  caption (sec, "Where each training step's time goes, by section of the trainer's timing_s metrics: generation "
+  rt_section_caption (sec, "Where each training step's time goes, by section of the trainer's timing_s metrics: generation "
                 "against the updates.");
   const RtTrainPlot *p = &r->train->plots[RT_TRAIN_BREAKDOWN];
   if (p->found->len > 0)
     {
       if (!rt_plot_train_breakdown (r->s, log, p, error))
         return FALSE;
-      plot (sec, p->name, p->name);
+      rt_section_plot (sec, p->name, p->name);
     }
   g_autoptr (RtTable) metrics = rt_train_metrics_table (r->train);
   static const char *const cols[] = { "metric", "count", "mean", "min", "median", "max", NULL };
-  return table (r, sec, metrics, cols, "train_metrics", error);
+  return rt_section_table (r, sec, metrics, cols, "train_metrics", error);
 }
 
 static gboolean
@@ -543,31 +373,31 @@ section_quality (RtReport *r, Section *sec, gboolean *shown, GError **error)
 {
   (void) shown;
   const RtCheck *c = r->check;
-  caption (sec, "What was read and what was wrong with it: bad lines are skipped, missing worker files leave a "
+  rt_section_caption (sec, "What was read and what was wrong with it: bad lines are skipped, missing worker files leave a "
                 "rank out of its step.");
-  html (sec, "<table><tbody>\n");
-  html (sec, "<tr><th>steps</th><td class=\"num\">%u</td></tr>\n", c->n_steps);
-  html (sec, "<tr><th>worker files</th><td class=\"num\">%" G_GUINT64_FORMAT "</td></tr>\n", c->files);
-  html (sec, "<tr><th>lines</th><td class=\"num\">%" G_GUINT64_FORMAT "</td></tr>\n", c->lines);
-  html (sec, "<tr><th>bad lines</th><td class=\"num\">%" G_GUINT64_FORMAT "</td></tr>\n", c->bad_lines);
-  html (sec, "<tr><th>fields of the wrong type</th><td class=\"num\">%" G_GUINT64_FORMAT "</td></tr>\n",
+  rt_section_html (sec, "<table><tbody>\n");
+  rt_section_html (sec, "<tr><th>steps</th><td class=\"num\">%u</td></tr>\n", c->n_steps);
+  rt_section_html (sec, "<tr><th>worker files</th><td class=\"num\">%" G_GUINT64_FORMAT "</td></tr>\n", c->files);
+  rt_section_html (sec, "<tr><th>lines</th><td class=\"num\">%" G_GUINT64_FORMAT "</td></tr>\n", c->lines);
+  rt_section_html (sec, "<tr><th>bad lines</th><td class=\"num\">%" G_GUINT64_FORMAT "</td></tr>\n", c->bad_lines);
+  rt_section_html (sec, "<tr><th>fields of the wrong type</th><td class=\"num\">%" G_GUINT64_FORMAT "</td></tr>\n",
         c->field_problems);
-  html (sec, "<tr><th>complete requests</th><td class=\"num\">%" G_GUINT64_FORMAT "</td></tr>\n", c->requests);
-  html (sec, "<tr><th>missing worker files</th><td class=\"num\">%u</td></tr>\n", c->missing->len);
-  html (sec, "<tr><th>other entries in the folder</th><td class=\"num\">%u</td></tr>\n", r->t->strays->len);
-  html (sec, "</tbody></table>\n");
+  rt_section_html (sec, "<tr><th>complete requests</th><td class=\"num\">%" G_GUINT64_FORMAT "</td></tr>\n", c->requests);
+  rt_section_html (sec, "<tr><th>missing worker files</th><td class=\"num\">%u</td></tr>\n", c->missing->len);
+  rt_section_html (sec, "<tr><th>other entries in the folder</th><td class=\"num\">%u</td></tr>\n", r->t->strays->len);
+  rt_section_html (sec, "</tbody></table>\n");
   if (c->missing->len > 0)
     {
       g_autoptr (RtTable) missing = rt_check_missing_table (c);
-      html (sec, "<h3>Missing worker files</h3>\n");
-      if (!table (r, sec, missing, NULL, "check_missing", error))
+      rt_section_html (sec, "<h3>Missing worker files</h3>\n");
+      if (!rt_section_table (r, sec, missing, NULL, "check_missing", error))
         return FALSE;
     }
   if (c->problems->len > 0)
     {
       g_autoptr (RtTable) problems = rt_check_problems_table (r->t, c);
-      html (sec, "<h3>The first bad lines</h3>\n");
-      if (!table (r, sec, problems, NULL, "check_problems", error))
+      rt_section_html (sec, "<h3>The first bad lines</h3>\n");
+      if (!rt_section_table (r, sec, problems, NULL, "check_problems", error))
         return FALSE;
     }
   return TRUE;
@@ -579,11 +409,11 @@ static void
 whatif_text (Section *sec, const RtWhatif *w, const char *what)
 {
   char kt[32], kk[32];
-  html (sec, "<p>");
+  rt_section_html (sec, "<p>");
   if (w->steps_predicted == 0)
-    text_printf (sec, "%s: no step has a prediction (a step of one request defers it whole).", what);
+    rt_section_text_printf (sec, "%s: no step has a prediction (a step of one request defers it whole).", what);
   else
-    text_printf (sec, "%s: over %u step%s with a prediction%s, the rollouts would have taken %.2f s in all instead of "
+    rt_section_text_printf (sec, "%s: over %u step%s with a prediction%s, the rollouts would have taken %.2f s in all instead of "
                  "the recorded %.2f s: %.2f s saved (%.1f %%), %u of %u requests cut. KS p-value of the cut requests' "
                  "turns against the kept ones' %s, of their tokens %s (below %g: they differ, and cutting them "
                  "biases the batch).", what, w->steps_predicted, w->steps_predicted == 1 ? "" : "s",
@@ -592,7 +422,7 @@ whatif_text (Section *sec, const RtWhatif *w, const char *what)
                  isnan (w->ks_turns[1]) ? "-" : (g_snprintf (kt, sizeof kt, "%.3g", w->ks_turns[1]), kt),
                  isnan (w->ks_tokens[1]) ? "-" : (g_snprintf (kk, sizeof kk, "%.3g", w->ks_tokens[1]), kk),
                  RT_FINDING_WHATIF_KS_P);
-  html (sec, "</p>\n");
+  rt_section_html (sec, "</p>\n");
 }
 
 static gboolean
@@ -602,16 +432,16 @@ section_why_tail (RtReport *r, Section *sec, gboolean *shown, GError **error)
   const RtTail *tail = r->tail;
   if (tail->steps->len == 0)
     {
-      note (sec, "No selected step has a complete request with a duration and a time.");
+      rt_section_note (sec, "No selected step has a complete request with a duration and a time.");
       return TRUE;
     }
-  caption (sec, "Per step, why the requests that ended after 90 % of them had (the tail) were late: their excess "
+  rt_section_caption (sec, "Per step, why the requests that ended after 90 % of them had (the tail) were late: their excess "
                 "over the mean of those that ended first (the bulk), split exactly by cause and stacked, beside "
                 "the bubble, the share of rank-time left idle until the last request ended (rt-tail). Below, what "
                 "two policies would have saved, replayed on the recorded steps (rt-whatif).");
   if (!rt_plot_tail (r->s, tail, error))
     return FALSE;
-  plot (sec, "tail", "tail_steps");
+  rt_section_plot (sec, "tail", "tail_steps");
 
   /* the causes summed over the steps where each is known */
   static const RtTailPart parts[] = { RT_PART_LAUNCH, RT_PART_EXTRA_TURNS, RT_PART_SLOWER_TURNS, RT_PART_TOOL,
@@ -633,35 +463,35 @@ section_why_tail (RtReport *r, Section *sec, gboolean *shown, GError **error)
           bubbles++;
         }
     }
-  html (sec, "<p>");
-  text_printf (sec, "%u step%s with a request, %u of them attributed (every request's time split). The cause that "
+  rt_section_html (sec, "<p>");
+  rt_section_text_printf (sec, "%u step%s with a request, %u of them attributed (every request's time split). The cause that "
                "dominates the tail, in steps:", tail->steps->len, tail->steps->len == 1 ? "" : "s",
                tail->attributed_steps);
   for (int c = 0; c <= RT_TAIL_NONE; c++)
     if (tail->tail_dominant[c] > 0)
-      text_printf (sec, " %s %u;", rt_tail_cause_name (c), tail->tail_dominant[c]);
-  text (sec, " the tail's excess summed over the steps (where known):");
+      rt_section_text_printf (sec, " %s %u;", rt_tail_cause_name (c), tail->tail_dominant[c]);
+  rt_section_text (sec, " the tail's excess summed over the steps (where known):");
   for (guint k = 0; k < G_N_ELEMENTS (parts); k++)
     if (known[k] > 0)
-      text_printf (sec, "%s %s %.2f s", k == 0 ? "" : ",", rt_tail_cause_name ((RtTailCause) k), sum[k]);
+      rt_section_text_printf (sec, "%s %s %.2f s", k == 0 ? "" : ",", rt_tail_cause_name ((RtTailCause) k), sum[k]);
   if (bubbles > 0)
-    text_printf (sec, ". Mean bubble: %.1f %%.", 100 * bubble / bubbles);
+    rt_section_text_printf (sec, ". Mean bubble: %.1f %%.", 100 * bubble / bubbles);
   else
-    text (sec, ".");
-  html (sec, "</p>\n");
+    rt_section_text (sec, ".");
+  rt_section_html (sec, "</p>\n");
   g_autoptr (RtTable) steps = rt_tail_steps_table (tail);
   /* what the plot shows, as numbers (tail_steps.tsv has every column) */
   static const char *const tail_cols[] = { "step", "tail_s", "bubble", "excess_launch_s", "excess_extra_turns_s",
                                            "excess_slower_turns_s", "excess_tool_s", "excess_other_s",
                                            "tail_dominant", NULL };
-  if (!table (r, sec, steps, tail_cols, NULL, error))
+  if (!rt_section_table (r, sec, steps, tail_cols, NULL, error))
     return FALSE;
 
-  html (sec, "<h3>What would have helped</h3>\n");
+  rt_section_html (sec, "<h3>What would have helped</h3>\n");
   const RtWhatif *defer = g_ptr_array_index (r->whatif, 0), *keep = g_ptr_array_index (r->whatif, 1);
   if (!rt_plot_whatif (r->s, r->whatif, error))
     return FALSE;
-  plot (sec, "whatif", "whatif");
+  rt_section_plot (sec, "whatif", "whatif");
   g_autofree char *defer_what = g_strdup_printf ("Deferring each step's slowest %g %% to the next (K = ceil(%g R) of "
                                                  "its R requests)", 100 * RT_FINDING_DEFER_SHARE,
                                                  RT_FINDING_DEFER_SHARE);
@@ -673,15 +503,15 @@ section_why_tail (RtReport *r, Section *sec, gboolean *shown, GError **error)
                                              "saved_share", "requests_cut", NULL };
   g_autoptr (RtTable) defer_steps = rt_whatif_steps_table (defer);
   g_autoptr (RtTable) keep_steps = rt_whatif_steps_table (keep);
-  html (sec, "<h3>");
-  text_printf (sec, "Defer the slowest %g %%, per step", 100 * RT_FINDING_DEFER_SHARE);
-  html (sec, "</h3>\n");
-  if (!table (r, sec, defer_steps, whatif_cols, "whatif_defer", error))
+  rt_section_html (sec, "<h3>");
+  rt_section_text_printf (sec, "Defer the slowest %g %%, per step", 100 * RT_FINDING_DEFER_SHARE);
+  rt_section_html (sec, "</h3>\n");
+  if (!rt_section_table (r, sec, defer_steps, whatif_cols, "whatif_defer", error))
     return FALSE;
-  html (sec, "<h3>");
-  text_printf (sec, "Keep the first %g %%, per step", 100 * RT_FINDING_KEEP_SHARE);
-  html (sec, "</h3>\n");
-  return table (r, sec, keep_steps, whatif_cols, "whatif_keep", error);
+  rt_section_html (sec, "<h3>");
+  rt_section_text_printf (sec, "Keep the first %g %%, per step", 100 * RT_FINDING_KEEP_SHARE);
+  rt_section_html (sec, "</h3>\n");
+  return rt_section_table (r, sec, keep_steps, whatif_cols, "whatif_keep", error);
 }
 
 /* A plot of rt_plot_compare, shown where it was written (it leaves out a plot without values). */
@@ -691,7 +521,7 @@ plot_if_written (RtReport *r, Section *sec, const char *name, const char *data_s
   g_autofree char *script = g_strdup_printf ("%s.gp", name);
   g_autofree char *path = rt_session_out_path (r->s, script);
   if (g_file_test (path, G_FILE_TEST_EXISTS))
-    plot (sec, name, data_stem);
+    rt_section_plot (sec, name, data_stem);
 }
 
 /* The comparison with the experiments of --compare, by rt-compare's analysis and plots: this
@@ -715,15 +545,15 @@ section_comparison (RtReport *r, Section *sec, gboolean *shown, GError **error)
       labels[e] = x->label;
     }
   g_autoptr (RtCompare) c = rt_compare_analyse (inputs, n, s->steps, RT_COMPARE_ALIGN_STEP);
-  caption (sec, "This experiment (the first row, the reference) beside each --compare experiment: the ratios of "
+  rt_section_caption (sec, "This experiment (the first row, the reference) beside each --compare experiment: the ratios of "
                 "request-duration percentiles, and the KS test (a small p-value: the durations differ beyond chance); "
                 "below, the same views drawn side by side, steps paired by number.");
   for (guint e = 0; e < n; e++)
     if (c->experiments[e].durations->len == 0)
       {
-        html (sec, "<p class=\"note\">");
-        text_printf (sec, "%s has no finite request duration in the selected steps.", c->experiments[e].in.label);
-        html (sec, "</p>\n");
+        rt_section_html (sec, "<p class=\"note\">");
+        rt_section_text_printf (sec, "%s has no finite request duration in the selected steps.", c->experiments[e].in.label);
+        rt_section_html (sec, "</p>\n");
       }
   g_autoptr (RtTable) experiments = rt_compare_experiments_table (c);
   g_autoptr (RtTable) versus = rt_compare_versus_table (c);
@@ -732,8 +562,8 @@ section_comparison (RtReport *r, Section *sec, gboolean *shown, GError **error)
                                                  "barrier_share_mean", "requests_per_s", "tokens_per_s", NULL };
   static const char *const versus_cols[] = { "label", "mean_ratio", "p50_ratio", "p90_ratio", "p99_ratio",
                                              "statistic", "pvalue", NULL };
-  if (!table (r, sec, experiments, experiment_cols, "compare_experiments", error)
-      || !table (r, sec, versus, versus_cols, "compare_versus", error)
+  if (!rt_section_table (r, sec, experiments, experiment_cols, "compare_experiments", error)
+      || !rt_section_table (r, sec, versus, versus_cols, "compare_versus", error)
       || !rt_session_write_table (s, steps, "compare_steps", error))
     return FALSE;
 
@@ -759,30 +589,30 @@ section_comparison (RtReport *r, Section *sec, gboolean *shown, GError **error)
   for (guint e = 1; e < n; e++)
     {
       const RtMix *m = g_ptr_array_index (r->mixes, e - 1);
-      html (sec, "<h3>");
-      text_printf (sec, "Mix or speed: %s against %s", labels[e], labels[0]);
-      html (sec, "</h3>\n");
+      rt_section_html (sec, "<h3>");
+      rt_section_text_printf (sec, "Mix or speed: %s against %s", labels[e], labels[0]);
+      rt_section_html (sec, "</h3>\n");
       if (isnan (m->delta_s))
         {
-          note (sec, "One of the two has no complete request with a known number of turns: no split "
+          rt_section_note (sec, "One of the two has no complete request with a known number of turns: no split "
                      "(rt-compare --mix turns says the same).");
           continue;
         }
-      html (sec, "<p>");
-      text_printf (sec, "The mean request duration differs by %+.3f s (%.3f s against %.3f s, over %u and %u requests "
+      rt_section_html (sec, "<p>");
+      rt_section_text_printf (sec, "The mean request duration differs by %+.3f s (%.3f s against %.3f s, over %u and %u requests "
                    "with a known number of turns) = mix %+.3f s (a different share of requests per number of turns) "
                    "+ speed %+.3f s (requests of the same number of turns took longer or shorter) + unmatched "
                    "%+.3f s (requests of a number of turns the reference, %s, never ran), as rt-compare --mix turns "
                    "splits it.", m->delta_s,
                    m->side[1].mean_s, m->side[0].mean_s, m->side[1].binned, m->side[0].binned, m->mix_s, m->speed_s,
                    m->unmatched_s, labels[0]);
-      html (sec, "</p>\n");
+      rt_section_html (sec, "</p>\n");
       g_autoptr (RtTable) bins = rt_mix_bins_table (m);
       g_autofree char *name = g_strdup_printf ("compare_mix_%u", e + 1);
-      if (!table (r, sec, bins, NULL, name, error)
+      if (!rt_section_table (r, sec, bins, NULL, name, error)
           || !rt_plot_compare_mix (s, m, labels[0], labels[e], name, error))
         return FALSE;
-      plot (sec, name, name);
+      rt_section_plot (sec, name, name);
     }
   return TRUE;
 }
@@ -925,10 +755,10 @@ build_section (Assembly *a, guint i)
   Section *sec = g_new0 (Section, 1);
   sec->name = sections[i].name;
   sec->title = sections[i].title;
-  sec->pieces = g_ptr_array_new_with_free_func ((GDestroyNotify) piece_free);
+  sec->pieces = g_ptr_array_new_with_free_func ((GDestroyNotify) rt_section_piece_free);
   gboolean shown = TRUE;
   if (!sections[i].build (a->r, sec, &shown, &a->error[i]) || !shown)
-    g_clear_pointer (&sec, section_free);
+    g_clear_pointer (&sec, rt_section_free);
   a->built[i] = sec;
 }
 
@@ -967,7 +797,7 @@ rt_report_build (RtSession *s, const RtReportOptions *opts, GError **error)
   if (opts->train != NULL)
     r->train = rt_train_analyse (opts->train, 10, NULL);
 
-  r->sections = g_ptr_array_new_with_free_func ((GDestroyNotify) section_free);
+  r->sections = g_ptr_array_new_with_free_func ((GDestroyNotify) rt_section_free);
   r->names = g_ptr_array_new ();
   r->plots = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   if (!rt_session_ensure_out_dir (s, error))

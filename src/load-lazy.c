@@ -34,9 +34,9 @@ rt_load_keeps (RtReads reads)
   };
 }
 
-/* A file of the trace read again on its own, from its first byte, because the cache was
- * found damaged where it holds the file: `trace` is the trace as it is but for its files
- * (only this one), which the parse points to (cleared after it). */
+/* A file of the trace read again on its own, from its first byte (the cache was found damaged
+ * where it holds the file, or the load did not keep its rows): `trace` is the trace as it is
+ * but for its files (only this one), which the parse points to (cleared after it). */
 typedef struct {
   RtTrace trace;
   GArray *files;
@@ -55,19 +55,26 @@ rereading_clear (Rereading *r)
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Rereading, rereading_clear)
 
 static void
-read_again (RtTrace *t, guint file, Rereading *r)
+read_alone (RtTrace *t, guint file, Rereading *r)
 {
-  const RtFile *f = rt_trace_file (t, file);
-  g_printerr ("rolltrace: note: the cache of %s is damaged; reading %s again\n", t->path, f->path);
-  /* the next run must not meet it again (unless another run has replaced it) */
-  rt_cache_discard (t->priv->cache, t->priv->cache_path);
-  RtFile scratch = *f;   /* a parse resets the counters of its file */
+  RtFile scratch = *rt_trace_file (t, file);   /* a parse resets the counters of its file */
   r->files = g_array_new (FALSE, FALSE, sizeof (RtFile));
   g_array_append_val (r->files, scratch);
   r->trace = *t;
   r->trace.files = r->files;
   r->parse = rt_file_parse_new (&r->trace, 0, 0, NULL);
   r->read = rt_file_parse_read (r->parse, 0, 0, &r->error);
+}
+
+/* read_alone, because the cache was found damaged where it holds the file. */
+static void
+read_again (RtTrace *t, guint file, Rereading *r)
+{
+  const RtFile *f = rt_trace_file (t, file);
+  g_printerr ("rolltrace: note: the cache of %s is damaged; reading %s again\n", t->path, f->path);
+  /* the next run must not meet it again (unless another run has replaced it) */
+  rt_cache_discard (t->priv->cache, t->priv->cache_path);
+  read_alone (t, file, r);
 }
 
 /* The rows of a file taken whole from the cache failed their check, after its other
@@ -180,14 +187,7 @@ undeclared_rows (const RtTrace *t, guint file)
   if (fs->own_events == NULL)
     {
       g_auto (Rereading) again = { 0 };
-      RtTrace *rw = (RtTrace *) t;
-      RtFile scratch = *f;
-      again.files = g_array_new (FALSE, FALSE, sizeof (RtFile));
-      g_array_append_val (again.files, scratch);
-      again.trace = *rw;
-      again.trace.files = again.files;
-      again.parse = rt_file_parse_new (&again.trace, 0, 0, NULL);
-      again.read = rt_file_parse_read (again.parse, 0, 0, &again.error);
+      read_alone ((RtTrace *) t, file, &again);
       guint n = MIN (again.parse->events->len, f->n_events);
       fs->own_events = g_array_sized_new (FALSE, FALSE, sizeof (RtEvent), n);
       g_array_append_vals (fs->own_events, again.parse->events->data, n);

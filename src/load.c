@@ -671,7 +671,7 @@ load_files (RtTrace *trace, RtCacheMap *cache, GError **error)
    * never resident. Not when a cache will hold them. */
   if (cache == NULL)
     {
-      if (rt_load_keeps (opts->reads).rows)
+      if (trace->priv->keeps.rows)
         rt_array_make_room (trace->events, total_bytes / 160 + 1024);
       rt_array_make_room (trace->priv->requests, total_bytes / 4096 + 1024);
       rt_array_make_room (trace->turns, total_bytes / 2048 + 1024);

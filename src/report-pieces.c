@@ -47,7 +47,6 @@ rt_section_text (Section *sec, const char *s)
   g_ptr_array_add (sec->pieces, p);
 }
 
-
 void
 rt_section_text_printf (Section *sec, const char *fmt, ...)
 {

@@ -204,21 +204,20 @@ dominant (const RtTailParts *x)
   gboolean split = !isnan (x->v[RT_PART_EXTRA_TURNS]);
   static const RtTailCause with_split[] = { RT_TAIL_LAUNCH, RT_TAIL_EXTRA_TURNS, RT_TAIL_SLOWER_TURNS, RT_TAIL_TOOL,
                                             RT_TAIL_OTHER };
-  static const RtTailPart split_part[] = { RT_PART_LAUNCH, RT_PART_EXTRA_TURNS, RT_PART_SLOWER_TURNS, RT_PART_TOOL,
-                                           RT_PART_OTHER };
   static const RtTailCause without[] = { RT_TAIL_LAUNCH, RT_TAIL_DURATION };
-  static const RtTailPart without_part[] = { RT_PART_LAUNCH, RT_PART_DURATION };
   const RtTailCause *causes = split ? with_split : without;
-  const RtTailPart *part = split ? split_part : without_part;
   guint n = split ? G_N_ELEMENTS (with_split) : G_N_ELEMENTS (without);
   RtTailCause best = RT_TAIL_NONE;
   double best_v = 0;
   for (guint i = 0; i < n; i++)
-    if (x->v[part[i]] > best_v)
-      {
-        best = causes[i];
-        best_v = x->v[part[i]];
-      }
+    {
+      double v = x->v[rt_tail_cause_part (causes[i])];
+      if (v > best_v)
+        {
+          best = causes[i];
+          best_v = v;
+        }
+    }
   return best;
 }
 

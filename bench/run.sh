@@ -41,11 +41,12 @@ for tool in /usr/bin/time python3; do
 done
 [ -x "$BUILD/rt-check" ] && [ -r "$BUILD/rt-commands.tsv" ] || { echo "bench: build first (make)" >&2; exit 1; }
 
-# analyzers_with_plots: the analyzers of experiments that write plots, as the build lists them
-# (rt-check, which writes none, is timed above as the load itself), each on a line with the
-# arguments after EXP that a command needing some takes in its example (rt-whatif: policies)
-analyzers_with_plots () {
-  awk -F'\t' '!/^#/ && $2 == "EXP" && $3 != "-" {
+# analyzers [plots]: the analyzers of experiments as the build lists them (with "plots", those
+# that write plots: rt-check, which writes none, is timed as the load itself), each on a line
+# with the arguments after EXP that a command needing some takes in its example (rt-whatif:
+# policies)
+analyzers () {
+  awk -F'\t' -v plots="${1:-}" '!/^#/ && $2 == "EXP" && (plots == "" || $3 != "-") {
     args = ""; if ($5 != "-") { args = $3; sub(/^EXP */, "", args) }
     print $1 "\t" args }' "$BUILD/rt-commands.tsv"
 }
@@ -141,9 +142,7 @@ cached_vs_first () {
       "$a --no-cache=exec '$BUILD/$a' '$exp' --no-cache $args" \
       "$a cached=exec '$BUILD/$a' '$exp' --cache-dir '$cache' $args" \
       >>"$BENCH_DIR/results-each-$size.tsv"
-  done < <(awk -F'\t' '!/^#/ && $2 == "EXP" {
-             args = ""; if ($5 != "-") { args = $3; sub(/^EXP */, "", args) }
-             print $1 "\t" args }' "$BUILD/rt-commands.tsv")
+  done < <(analyzers)
   # the exporters' output is as large as the trace: their speed is its bytes per second
   : >"$BENCH_DIR/output-bytes-$size.tsv"
   for f in export.csv trace.json; do
@@ -284,7 +283,7 @@ for size in $SIZES; do
     while IFS=$'\t' read -r a args; do
       # shellcheck disable=SC2086   # (the example's arguments, one word each)
       measure "$a${args:+ $args} (cached)" "$RUNS" "$BUILD/$a" "$exp" $args --quiet --cache-dir "$cache" --no-render --out "$out"
-    done < <(analyzers_with_plots)
+    done < <(analyzers plots)
     # no plots, so not in the loop above; it writes a trace of about a third of the input's size
     measure "rt-trace (cached)" "$RUNS" "$BUILD/rt-trace" "$exp" --quiet --cache-dir "$cache" -o "$out/trace.json"
     # the whole page: every analysis, its plots rendered as SVG and inlined (the page's size below)

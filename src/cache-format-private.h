@@ -12,9 +12,10 @@
 #endif
 
 /* Bump on any change of the layout below. */
-#define CACHE_FORMAT 13   /* 11: RtFile counts its rollouts (n_rollout_ends, first_rollout);
+#define CACHE_FORMAT 14   /* 11: RtFile counts its rollouts (n_rollout_ends, first_rollout);
                            * 12: only a total_step_duration with a duration ends one;
-                           * 13: RtRequest keeps actual_response_tokens (72 bytes) */
+                           * 13: RtRequest keeps actual_response_tokens (72 bytes);
+                           * 14: and its own_lines, complete_rank and tool_s (80) */
 #define BYTE_ORDER_MARK 0x01020304u
 
 /* The parts of the tables section, in this order. */
@@ -84,7 +85,7 @@ typedef struct {
  * strings (0: none; the experiment's path is there, which no reason shares), `file` the
  * record, `step` and `worker` the record's, first_turn an index into the turns table. */
 typedef RtRequest CacheRequest;
-G_STATIC_ASSERT (sizeof (CacheRequest) == 72);
+G_STATIC_ASSERT (sizeof (CacheRequest) == 80);
 
 typedef struct {
   guint64 line, reason;               /* reason: string */
@@ -194,15 +195,16 @@ hash_finish (HashLanes l, const guint8 *p, gsize i, gsize len)
   return mix (h, 0);
 }
 
-/* A request row into the lanes: its first 64 bytes as a block, its last 8 (the tokens and the
- * zeros after them) folded into the first lane. */
+/* A request row into the lanes: its first 64 bytes as a block, its last 16 (the tokens, the
+ * rank and the tool time) folded into the first two lanes. */
 static inline void
 hash_request (HashLanes *l, const CacheRequest *q)
 {
-  G_STATIC_ASSERT (sizeof (CacheRequest) == 64 + 8);
+  G_STATIC_ASSERT (sizeof (CacheRequest) == 64 + 16);
   const guint8 *p = (const guint8 *) q;
   hash_block (l, p);
   l->a ^= fold (l->a ^ word_at (p + 64), 0xD6E8FEB86659FD93ull);
+  l->b ^= fold (l->b ^ word_at (p + 72), 0x9FB21C651E98DF25ull);
 }
 
 /* The checksum of n request rows: what the check's walk computes as it goes. */

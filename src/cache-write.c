@@ -395,6 +395,7 @@ rt_cache_draft_add_file (RtCacheDraft *d, const RtFile *f, const RtCacheSnapshot
         .worker = f->worker, .turns = q->turns, .response_length = q->response_length,
         .first_turn = turn_base, .n_turns = q->n_turns, .complete = q->complete != 0,
         .turns_from_timings = q->turns_from_timings != 0, .response_tokens = q->response_tokens,
+        .own_lines = q->own_lines != 0, .complete_rank = q->complete_rank, .tool_s = q->tool_s,
       };
       g_array_append_vals (requests, &cq, sizeof cq);
       double engine = rt_turns_engine_s (q->n_turns > 0 ? &g_array_index (snap->turns, RtTurnFigures, q->first_turn)

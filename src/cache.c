@@ -220,10 +220,13 @@ rt_cache_file_tables_ok (RtCacheMap *m, guint record, RtCacheTables tables)
        * checks' instructions did not hide under the first's waits for memory) */
       guint64 bad = 0, last_id = 0, last_reason = 0, turns_end = 0;
       const CacheRequest *first = &m->t.requests[cf->first_request], *q = first;
-      /* file and step side by side, compared as one; complete and turns_from_timings too */
+      /* file and step side by side, compared as one; complete, turns_from_timings, own_lines
+       * and the byte after them too */
       G_STATIC_ASSERT (G_STRUCT_OFFSET (RtRequest, step) == G_STRUCT_OFFSET (RtRequest, file) + 4);
       G_STATIC_ASSERT (G_STRUCT_OFFSET (RtRequest, turns_from_timings)
                        == G_STRUCT_OFFSET (RtRequest, complete) + 1);
+      G_STATIC_ASSERT (G_STRUCT_OFFSET (RtRequest, own_lines) == G_STRUCT_OFFSET (RtRequest, complete) + 2);
+      G_STATIC_ASSERT (G_STRUCT_OFFSET (RtRequest, unused) == G_STRUCT_OFFSET (RtRequest, complete) + 3);
       guint32 file_step[2] = { record, (guint32) cf->step };
       guint64 want_file_step;
       memcpy (&want_file_step, file_step, 8);
@@ -232,16 +235,16 @@ rt_cache_file_tables_ok (RtCacheMap *m, guint record, RtCacheTables tables)
         {
           hash_request (&lanes, q);
           guint64 file_step_k;
-          guint16 flags;
+          guint32 flags;
           memcpy (&file_step_k, &q->file, 8);
-          memcpy (&flags, &q->complete, 2);
+          memcpy (&flags, &q->complete, 4);
           last_id = MAX (last_id, q->id - cf->ids_at);
           last_reason = MAX (last_reason, q->finish_reason);
           /* where the request's turns end in the file's: their offset (wrapped, below 2^32)
            * and count added in 64 bits, which neither can overflow */
           turns_end = MAX (turns_end, (guint64) (q->first_turn - cf->first_turn) + q->n_turns);
           bad |= (file_step_k ^ want_file_step) | (guint32) (q->worker ^ cf->worker)
-                 | (flags & 0xFEFE);   /* each 0 or 1 */
+                 | (flags & 0xFFFEFEFE);   /* each 0 or 1, the last 0 */
         }
       gsize bytes = (gsize) cf->n_requests * sizeof (CacheRequest);
       ok = hash_finish (lanes, (const guint8 *) first, bytes, bytes) == cf->requests_checksum

@@ -186,6 +186,7 @@ typedef struct {
   GStringChunk *strings;
   RtIdIndex request_index;
   RtNameSlot names[2][RT_NAME_SLOTS];
+  guint16 tool_id;               /* tool_execution's id, once a line of the file named it */
   RtTimestampMemo timestamps;
   RtResume resume;
   gint *bytes_done;              /* progress, updated atomically (in KiB) */

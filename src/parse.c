@@ -98,6 +98,7 @@ rt_file_parse_new (RtTrace *trace, guint file_index, guint max_problems, gint *b
   g_array_set_clear_func (p->problems, rt_problem_clear);
   p->strings = g_string_chunk_new (64 * 1024);
   id_index_init (&p->request_index, 64);
+  p->tool_id = RT_EVENT_NONE;
 
   /* the file's row starts empty but for what discovery found (a parse may follow
    * a restore from the cache that turned out unusable) */
@@ -243,6 +244,8 @@ event_id (RtFileParse *r, RtEventRegistry *reg, RtStrView name, gboolean has_rid
   RtSchemaFlags schema;
   guint16 id = rt_event_registry_intern (reg, name.str, name.len, has_rid, &schema);
   r->file->schema |= schema;
+  if (strcmp (rt_event_registry_name (reg, id), "tool_execution") == 0)
+    r->tool_id = id;
   if (free_slot != NULL)   /* else: a name too long, or a crowded table: not cached */
     {
       free_slot->hash = h;
@@ -317,12 +320,13 @@ new_request (RtFileParse *r, RtStrView id)
 }
 
 /* The local request a line belongs to. A second complete line for an id that
- * already completed (a rerun after a restart) opens a new request. Two lines in three
- * belong to the request of the line before: its id is compared first, which spares
- * the hash and the probe. */
+ * already completed (a rerun after a restart) opens a new request, and neither request
+ * owns the lines of that id then (*rerun). Two lines in three belong to the request of
+ * the line before: its id is compared first, which spares the hash and the probe. */
 static guint32
-request_for_line (RtFileParse *r, RtStrView id, gboolean is_complete)
+request_for_line (RtFileParse *r, RtStrView id, gboolean is_complete, gboolean *rerun)
 {
+  *rerun = FALSE;
   if (id.len == 0)
     return is_complete ? new_request (r, id) : RT_NONE;
   RtIdIndex *ix = &r->request_index;
@@ -340,6 +344,11 @@ request_for_line (RtFileParse *r, RtStrView id, gboolean is_complete)
       && !(is_complete && g_array_index (r->requests, RtRequest, slot->index).complete))
     return slot->index;
   gboolean fresh = slot->index == RT_NONE;
+  if (!fresh)
+    {
+      g_array_index (r->requests, RtRequest, slot->index).own_lines = FALSE;
+      *rerun = TRUE;
+    }
   guint32 idx = new_request (r, id);
   slot->hash = h;
   slot->len = (guint32) id.len;
@@ -417,12 +426,14 @@ process_line (RtFileParse *r, const RtLineFields *f, guint64 line_no)
                                    ? ev.duration_s
                                    : file->step_sum_s[ev.event] + ev.duration_s;
 
-  gboolean is_complete = ev.event == RT_EV_REQUEST_COMPLETE;
-  ev.request = request_for_line (r, f->request_id, is_complete);
+  gboolean is_complete = ev.event == RT_EV_REQUEST_COMPLETE, rerun;
+  ev.request = request_for_line (r, f->request_id, is_complete, &rerun);
   if (is_complete)
     {
       RtRequest *q = &g_array_index (r->requests, RtRequest, ev.request);
       q->complete = TRUE;
+      q->own_lines = has_rid && !rerun;
+      q->complete_rank = file->n_complete;
       q->end_s = ev.end_s;
       q->total_s = ev.duration_s;
       q->turns = f->turns > G_MAXINT32 ? -1 : (gint32) f->turns;
@@ -441,6 +452,9 @@ process_line (RtFileParse *r, const RtLineFields *f, guint64 line_no)
         }
       file->n_complete++;
     }
+  else if (ev.event == r->tool_id && r->tool_id != RT_EVENT_NONE && ev.request != RT_NONE
+           && isfinite (ev.duration_s))
+    g_array_index (r->requests, RtRequest, ev.request).tool_s += ev.duration_s;
   else if (ev.event == RT_EV_TURN_END && ev.request != RT_NONE)
     {
       RtTurnRecord t = { ev.request, f->turn_end };
@@ -763,7 +777,8 @@ add_restored_request (RtFileParse *r, const RtRequest *q)
 {
   const char *text = rt_text_at (q->id), *reason = rt_text_at (q->finish_reason);
   RtStrView id = { text ? text : "", text ? strlen (text) : 0 };
-  guint32 idx = request_for_line (r, id, TRUE);
+  gboolean rerun;
+  guint32 idx = request_for_line (r, id, TRUE, &rerun);
   RtRequest *dst = &g_array_index (r->requests, RtRequest, idx);
   guint64 interned_id = dst->id;
   *dst = *q;

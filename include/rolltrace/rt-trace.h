@@ -95,11 +95,18 @@ typedef struct {
   guint32 first_turn, n_turns;/* the request's turns: rt_trace_turn (first_turn + k) */
   guint8 complete;            /* TRUE or FALSE */
   guint8 turns_from_timings;  /* TRUE: turn_timings; FALSE: turn_end lines */
-  guint8 unused[2];           /* 0 */
+  guint8 own_lines;           /* TRUE: complete, its id non-empty and on no other complete
+                               * line of the file, so every line with that id is its own */
+  guint8 unused;              /* 0 */
   gint32 response_tokens;     /* extra.actual_response_tokens (generated tokens, unlike
                                * response_length): a JSON integer 0..2^31-1, else -1 */
-  guint32 unused_tail;        /* 0 */
-} RtRequest;                  /* 72 bytes, the cache's own layout */
+  guint32 complete_rank;      /* complete: how many complete lines came before its own in
+                               * the file (the line order of requests, which are numbered by
+                               * their first line); else 0 */
+  double tool_s;              /* the sum of the finite duration_sec of the tool_execution
+                               * lines of its id that the parser gave it (0 if none): all of
+                               * them when own_lines */
+} RtRequest;                  /* 80 bytes, the cache's own layout */
 
 /* One step_N folder and its worker files (a contiguous range of RtTrace.files). */
 typedef struct {
@@ -259,6 +266,11 @@ typedef enum {
  * requests dropped without RT_READS_REQUESTS; the turns RT_READS_TURN_SUMS's sums stand in
  * for): load it again reading every table. */
 gboolean rt_trace_keep_file_parts (RtTrace *t, const RtFilePart *parts);
+
+/* TRUE when rt_trace_keep_file_parts cut file `file` to a part: its requests are then its
+ * part's, but what the parser summed over the whole file stays the whole file's
+ * (RtRequest.own_lines, complete_rank, tool_s): read its rows for those of the part. */
+gboolean rt_trace_file_is_cut (const RtTrace *t, guint file);
 
 /* Where the cache of an experiment is kept: $XDG_CACHE_HOME/rolltrace by default. */
 char *rt_cache_default_dir (void);

@@ -1851,6 +1851,65 @@ test_files_read_on_from_the_cache_on_two_threads (void)
   rt_test_remove_tree (cache_dir);
 }
 
+/* What the parser notes of a request's lines for rt-tail, so that it reads no row: whether it
+ * owns the lines of its id (complete, id non-empty and on no other complete line of the file),
+ * the rank of its complete line (b's first line comes before a's, its complete line after),
+ * and its tool time; the same from the cache, and once the file has grown (read on from where
+ * the cache stopped: a's last tool call and c's rerun come after it). */
+static void
+test_the_parser_notes_what_the_tail_reads (void)
+{
+  static const char first[] =
+    LINE ("tool_execution", "\"duration_sec\": 0.25, \"extra\": {\"request_id\": \"b\"}")
+    LINE ("tool_execution", "\"duration_sec\": 1.5, \"extra\": {\"request_id\": \"a\"}")
+    LINE ("tool_execution", "\"duration_sec\": \"x\", \"extra\": {\"request_id\": \"a\"}")
+    LINE ("tool_execution", "\"duration_sec\": 9, \"extra\": {}")
+    LINE ("async_rollout_request_complete", "\"duration_sec\": 3.0, \"extra\": {\"request_id\": \"a\"}")
+    LINE ("async_rollout_request_complete", "\"duration_sec\": 2.0, \"extra\": {\"request_id\": \"b\"}")
+    LINE ("async_rollout_request_complete", "\"duration_sec\": 1.0, \"extra\": {\"request_id\": \"\"}")
+    LINE ("async_rollout_request_complete", "\"duration_sec\": 1.0, \"extra\": {\"request_id\": \"c\"}")
+    LINE ("tool_execution", "\"duration_sec\": 2.0, \"extra\": {\"request_id\": \"c\"}");
+  static const char later[] =
+    LINE ("tool_execution", "\"duration_sec\": 0.5, \"extra\": {\"request_id\": \"a\"}")
+    LINE ("async_rollout_request_complete", "\"duration_sec\": 1.0, \"extra\": {\"request_id\": \"c\"}");
+  /* by request in table order (b, a, "", c, c's rerun): own lines, rank, tool time */
+  static const struct { gboolean own; guint32 rank; double tool_s[2]; } want[] = {
+    { TRUE, 1, { 0.25, 0.25 } }, { TRUE, 0, { 1.5, 2.0 } }, { FALSE, 2, { 0, 0 } },
+    { TRUE, 3, { 2.0, 2.0 } }, { FALSE, 4, { 0, 0 } },
+  };
+  g_autofree char *exp = make_experiment (first, strlen (first));
+  g_autofree char *cache_dir = g_dir_make_tmp ("rt-cache-XXXXXX", NULL);
+  g_autofree char *file = g_build_filename (exp, "step_1", "worker_0.jsonl", NULL);
+  for (guint round = 0; round < 5; round++)
+    {
+      /* fresh, written to the cache, from it; grown: fresh, then read on from the cache */
+      gboolean grown = round >= 3;
+      if (round == 3)
+        {
+          FILE *out = fopen (file, "a");   /* the same file, grown */
+          g_assert_nonnull (out);
+          g_assert_cmpint (fputs (later, out), >=, 0);
+          g_assert_cmpint (fclose (out), ==, 0);
+        }
+      g_autoptr (RtTrace) t = round == 0 || round == 3 ? load (exp, 1) : load_threads_cache (exp, 1, cache_dir);
+      if (round == 2)
+        g_assert_cmpuint (t->stats.files_cached, ==, 1);
+      if (round == 4)
+        g_assert_cmpuint (t->stats.files_resumed, ==, 1);
+      g_assert_cmpuint (t->n_requests, ==, grown ? 5 : 4);
+      for (guint k = 0; k < t->n_requests; k++)
+        {
+          const RtRequest *q = rt_trace_request (t, k);
+          gboolean own = want[k].own && !(grown && k == 3);   /* c's rerun takes c's lines */
+          g_assert_cmpint (q->own_lines, ==, own);
+          g_assert_cmpuint (q->complete_rank, ==, want[k].rank);
+          g_assert_cmpfloat (q->tool_s, ==, want[k].tool_s[grown]);
+        }
+    }
+  rt_test_remove_tree (exp);
+  rt_test_remove_tree (cache_dir);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1862,6 +1921,7 @@ main (int argc, char **argv)
   g_test_add_func ("/load/complete-last-line-without-newline", test_a_complete_last_line_without_newline_counts);
   g_test_add_func ("/load/ids-and-names-one-byte-apart-stay-apart", test_ids_and_names_one_byte_apart_stay_apart);
   g_test_add_func ("/load/a-rerun-takes-over-its-id", test_a_rerun_takes_over_its_id);
+  g_test_add_func ("/load/the-parser-notes-what-the-tail-reads", test_the_parser_notes_what_the_tail_reads);
   g_test_add_func ("/load/thread-count-does-not-change-tables", test_thread_count_does_not_change_the_tables);
   g_test_add_func ("/load/what-the-buffer-held-does-not-complete-a-cut-last-line",
                    test_what_the_buffer_held_does_not_complete_a_cut_last_line);

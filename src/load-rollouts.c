@@ -117,6 +117,12 @@ cut_file (RtTrace *t, guint i, RtFilePart part)
   f->lines = f->events + bad;
 }
 
+gboolean
+rt_trace_file_is_cut (const RtTrace *t, guint file)
+{
+  return t->priv->files[file].cut;
+}
+
 const RtLoadOptions *
 rt_trace_load_options (const RtTrace *t)
 {

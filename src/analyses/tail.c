@@ -27,61 +27,162 @@ complete_id_counts (const RtTrace *t, const RtFile *f)
   return counts;
 }
 
+/* A request as the tail counts it: its complete line's end and duration, its row in the
+ * requests table (RT_NONE: none) with what its own lines add up to when it owns them. */
 static void
-add_file_requests (RtLateRequests *r, const RtTrace *t, guint fi, double origin_s, guint16 tool_id,
-                   gint32 turn_end_turn)
+append_request (RtLateRequests *r, const RtTrace *t, const RtFile *f, double end_s, double duration_s,
+                guint32 request, gboolean own_lines, double tool_s, double cut_end_s, double origin_s)
 {
+  double end = end_s - origin_s;
+  RtLateRequest q = { .worker = f->worker, .request = request, .start_s = end - duration_s, .end_s = end,
+                      .duration_s = duration_s, .turns = -1, .tokens = -1, .engine_s = NAN, .tool_s = NAN,
+                      .cut_turn_end_s = NAN };
+  if (request != RT_NONE)
+    {
+      const RtRequest *rq = rt_trace_request (t, request);
+      q.turns = rq->turns;
+      q.tokens = rq->response_tokens;
+      q.own_lines = own_lines;
+      if (own_lines)
+        {
+          q.engine_s = rt_trace_request_engine_s (t, rq);
+          q.tool_s = tool_s;
+          q.attributed = rq->n_turns >= 1 && rq->turns >= 1;
+          if (!isnan (cut_end_s))
+            q.cut_turn_end_s = cut_end_s - origin_s;
+        }
+    }
+  g_array_append_val (r->requests, q);
+}
+
+/* The earliest end of each of the file's requests' turn_end lines with extra.turn ==
+ * turn_end_turn (NAN: none), by file-local request; NULL when no turn is asked. */
+static double *
+cut_turn_ends (const RtTrace *t, guint fi, guint n_local, gint32 turn_end_turn)
+{
+  if (turn_end_turn < 0)
+    return NULL;
   const RtFile *f = rt_trace_file (t, fi);
   const RtEvent *rows = rt_trace_file_events (t, fi);
-  guint n_local = f->first_request != RT_NONE ? f->n_requests : 0;
-  /* per file-local request: its tool time, and its earliest turn_end of the turn asked */
-  g_autofree double *tool = g_new0 (double, MAX (n_local, 1u));
-  g_autofree double *cut_end = g_new (double, MAX (n_local, 1u));
+  double *cut_end = g_new (double, MAX (n_local, 1u));
   for (guint k = 0; k < n_local; k++)
     cut_end[k] = NAN;
   for (guint32 e = 0; e < f->n_events; e++)
     {
       const RtEvent *ev = &rows[e];
-      if (ev->request >= n_local)
-        continue;
-      if (ev->event == tool_id && isfinite (ev->duration_s))
-        tool[ev->request] += ev->duration_s;
-      else if (ev->event == RT_EV_TURN_END && turn_end_turn >= 0 && ev->turn == turn_end_turn && !isnan (ev->end_s)
-               && !(ev->end_s >= cut_end[ev->request]))
+      if (ev->request < n_local && ev->event == RT_EV_TURN_END && ev->turn == turn_end_turn
+          && !isnan (ev->end_s) && !(ev->end_s >= cut_end[ev->request]))
         cut_end[ev->request] = ev->end_s;
     }
+  rt_trace_file_events_done (t, fi);
+  return cut_end;
+}
+
+static int
+compare_complete_rank (gconstpointer a, gconstpointer b, gpointer requests)
+{
+  guint32 x = ((const RtRequest *) requests)[*(const guint32 *) a].complete_rank;
+  guint32 y = ((const RtRequest *) requests)[*(const guint32 *) b].complete_rank;
+  return x < y ? -1 : x > y;
+}
+
+/* A whole file's requests, from the requests table, where the parser noted what its rows
+ * would tell (RtRequest.own_lines, tool_s, and complete_rank for their line order): a cached
+ * run reads neither the rows nor the ids. The rows only for the turn_end asked. */
+static void
+add_requests_of_table (RtLateRequests *r, const RtTrace *t, guint fi, double origin_s, gint32 turn_end_turn)
+{
+  const RtFile *f = rt_trace_file (t, fi);
+  const RtRequest *requests = rt_trace_request (t, f->first_request);
+  /* each at its rank (requests come in the order of their first lines, which is not their
+   * complete lines' when they run side by side): unique and below n_complete, unless a
+   * cache says otherwise, when they are sorted instead */
+  guint32 n_slots = MAX (f->n_complete, 1u);
+  g_autofree guint32 *order = g_new (guint32, MAX (n_slots, f->n_requests));
+  memset (order, 0xFF, (gsize) n_slots * sizeof *order);
+  guint n = 0;
+  gboolean placed = TRUE;
+  for (guint32 k = 0; k < f->n_requests; k++)
+    {
+      const RtRequest *q = &requests[k];
+      if (!q->complete || !isfinite (q->total_s) || isnan (q->end_s))
+        continue;
+      n++;
+      if (q->complete_rank < n_slots && order[q->complete_rank] == RT_NONE)
+        order[q->complete_rank] = k;
+      else
+        placed = FALSE;
+    }
+  if (placed)
+    {
+      guint m = 0;   /* (the ranks of lines without a duration or time are left empty) */
+      for (guint32 i = 0; i < n_slots; i++)
+        if (order[i] != RT_NONE)
+          order[m++] = order[i];
+    }
+  else
+    {
+      n = 0;
+      for (guint32 k = 0; k < f->n_requests; k++)
+        if (requests[k].complete && isfinite (requests[k].total_s) && !isnan (requests[k].end_s))
+          order[n++] = k;
+      g_qsort_with_data (order, (gint) n, sizeof *order, compare_complete_rank, (gpointer) requests);
+    }
+  g_autofree double *cut_end = cut_turn_ends (t, fi, f->n_requests, turn_end_turn);
+  for (guint i = 0; i < n; i++)
+    {
+      const RtRequest *q = &requests[order[i]];
+      append_request (r, t, f, q->end_s, q->total_s, f->first_request + order[i], q->own_lines, q->tool_s,
+                      cut_end != NULL ? cut_end[order[i]] : NAN, origin_s);
+    }
+}
+
+/* A file cut to a part of its rollouts, from its rows: own lines, tools and turn ends of
+ * that part alone. */
+static void
+add_requests_of_rows (RtLateRequests *r, const RtTrace *t, guint fi, double origin_s, guint16 tool_id,
+                      gint32 turn_end_turn)
+{
+  const RtFile *f = rt_trace_file (t, fi);
+  const RtEvent *rows = rt_trace_file_events (t, fi);
+  guint n_local = f->first_request != RT_NONE ? f->n_requests : 0;
+  g_autofree double *tool = g_new0 (double, MAX (n_local, 1u));
+  for (guint32 e = 0; e < f->n_events; e++)
+    if (rows[e].request < n_local && rows[e].event == tool_id && isfinite (rows[e].duration_s))
+      tool[rows[e].request] += rows[e].duration_s;
+  g_autofree double *cut_end = cut_turn_ends (t, fi, n_local, turn_end_turn);
   g_autoptr (GHashTable) id_counts = complete_id_counts (t, f);
-  guint before = r->requests->len;
+  rows = rt_trace_file_events (t, fi);   /* (cut_turn_ends may have let them go) */
   for (guint32 e = 0; e < f->n_events; e++)
     {
       const RtEvent *ev = &rows[e];
       if (ev->event != RT_EV_REQUEST_COMPLETE || !isfinite (ev->duration_s) || isnan (ev->end_s))
         continue;
-      double end = ev->end_s - origin_s;
-      RtLateRequest q = { .worker = f->worker, .request = RT_NONE, .start_s = end - ev->duration_s, .end_s = end,
-                          .duration_s = ev->duration_s, .turns = -1, .tokens = -1, .engine_s = NAN, .tool_s = NAN,
-                          .cut_turn_end_s = NAN };
-      if (ev->request < n_local)
+      if (ev->request >= n_local)
         {
-          const RtRequest *rq = rt_trace_request (t, f->first_request + ev->request);
-          const char *id = rt_request_id (t, rq);
-          q.request = f->first_request + ev->request;
-          q.turns = rq->turns;
-          q.tokens = rq->response_tokens;
-          q.own_lines = id != NULL && id[0] != '\0' && GPOINTER_TO_UINT (g_hash_table_lookup (id_counts, id)) == 1;
-          if (q.own_lines)
-            {
-              q.engine_s = rt_trace_request_engine_s (t, rq);
-              q.tool_s = tool[ev->request];
-              q.attributed = rq->n_turns >= 1 && rq->turns >= 1;
-              if (!isnan (cut_end[ev->request]))
-                q.cut_turn_end_s = cut_end[ev->request] - origin_s;
-            }
+          append_request (r, t, f, ev->end_s, ev->duration_s, RT_NONE, FALSE, NAN, NAN, origin_s);
+          continue;
         }
-      g_array_append_val (r->requests, q);
+      const RtRequest *rq = rt_trace_request (t, f->first_request + ev->request);
+      const char *id = rt_request_id (t, rq);
+      gboolean own = id != NULL && id[0] != '\0' && GPOINTER_TO_UINT (g_hash_table_lookup (id_counts, id)) == 1;
+      append_request (r, t, f, ev->end_s, ev->duration_s, f->first_request + ev->request, own, tool[ev->request],
+                      cut_end != NULL ? cut_end[ev->request] : NAN, origin_s);
     }
-  r->workers += r->requests->len > before;
   rt_trace_file_events_done (t, fi);
+}
+
+static void
+add_file_requests (RtLateRequests *r, const RtTrace *t, guint fi, double origin_s, guint16 tool_id,
+                   gint32 turn_end_turn)
+{
+  const RtFile *f = rt_trace_file (t, fi);
+  guint before = r->requests->len;
+  if (f->first_request != RT_NONE && !rt_trace_file_is_cut (t, fi))
+    add_requests_of_table (r, t, fi, origin_s, turn_end_turn);
+  else
+    add_requests_of_rows (r, t, fi, origin_s, tool_id, turn_end_turn);
+  r->workers += r->requests->len > before;
 }
 
 RtLateRequests *
@@ -107,13 +208,6 @@ rt_late_requests_free (RtLateRequests *r)
   g_free (r);
 }
 
-static int
-compare_doubles (const void *a, const void *b)
-{
-  double x = *(const double *) a, y = *(const double *) b;
-  return x < y ? -1 : x > y;
-}
-
 double *
 rt_late_requests_sorted_ends (const RtLateRequests *r)
 {
@@ -121,7 +215,7 @@ rt_late_requests_sorted_ends (const RtLateRequests *r)
   double *ends = g_new (double, MAX (n, 1u));
   for (guint i = 0; i < n; i++)
     ends[i] = g_array_index (r->requests, RtLateRequest, i).end_s;
-  qsort (ends, n, sizeof (double), compare_doubles);   /* never NaN: a request has a time */
+  rt_sort_doubles (ends, n);   /* never NaN: a request has a time */
   return ends;
 }
 
@@ -427,7 +521,7 @@ static const RtTableSpec *const tail_tables[] = { &rt_tail_steps_spec, NULL };
 
 const RtAnalysisSpec rt_tail_analysis = {
   .name = "tail",
-  .reads = RT_READS_ROWS | RT_READS_REQUESTS | RT_READS_TURN_SUMS | RT_READS_REQUEST_IDS,
+  .reads = RT_READS_ROWS | RT_READS_REQUESTS | RT_READS_TURN_SUMS | RT_READS_SOME_IDS,
   .steps = RT_STEPS_GIVEN,
   .tables = tail_tables,
   .plots = "tail",

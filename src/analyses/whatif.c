@@ -365,7 +365,7 @@ static const RtTableSpec *const whatif_tables[] = { &rt_whatif_steps_spec, NULL 
 
 const RtAnalysisSpec rt_whatif_analysis = {
   .name = "whatif",
-  .reads = RT_READS_ROWS | RT_READS_REQUESTS | RT_READS_TURN_SUMS | RT_READS_REQUEST_IDS,
+  .reads = RT_READS_ROWS | RT_READS_REQUESTS | RT_READS_TURN_SUMS | RT_READS_SOME_IDS,
   .steps = RT_STEPS_SELECTED,
   .tables = whatif_tables,
   .plots = "whatif",

@@ -135,15 +135,19 @@ same_answer () {
 same_file () { if cmp -s "$2" "$3"; then ok; else fail "$1: $3 differs from $2"; diff "$2" "$3" | head -6 >&2; fi; }
 rm -rf "$XDG_CACHE_HOME"
 for round in fresh cached; do
-  for a in overview cdf workers requests events turns turn-dist timeline; do
-    expect_exit 0 "$BUILD/rt-$a" "$R/base" --train "$R/base.log" --json "${O[@]}"
+  # (rt-tail and rt-whatif read a whole file's requests from the requests table, and a file cut
+  # to its rollouts from its rows: here the two ways meet)
+  for a in overview cdf workers requests events turns turn-dist timeline tail \
+           "whatif --keep 0.9 --max-turns 2 --timeout 5 --defer 1"; do
+    set -- $a
+    expect_exit 0 "$BUILD/rt-$1" "$R/base" --train "$R/base.log" "${@:2}" --json "${O[@]}"
     cp "$TMP/out" "$TMP/base.json"
-    expect_exit 0 "$BUILD/rt-$a" "$R/append" --train "$R/append.log" --json "${O[@]}"
+    expect_exit 0 "$BUILD/rt-$1" "$R/append" --train "$R/append.log" "${@:2}" --json "${O[@]}"
     same_answer "append ($round): rt-$a on the training rollouts differs from the run without validation" \
       "$TMP/base.json" "$TMP/out"
-    expect_exit 0 "$BUILD/rt-$a" "$R/folders" --train "$R/folders.log" --rollouts validation --json "${O[@]}"
+    expect_exit 0 "$BUILD/rt-$1" "$R/folders" --train "$R/folders.log" "${@:2}" --rollouts validation --json "${O[@]}"
     cp "$TMP/out" "$TMP/folders.json"
-    expect_exit 0 "$BUILD/rt-$a" "$R/append" --train "$R/append.log" --rollouts validation --json "${O[@]}"
+    expect_exit 0 "$BUILD/rt-$1" "$R/append" --train "$R/append.log" "${@:2}" --rollouts validation --json "${O[@]}"
     same_answer "append ($round): rt-$a --rollouts validation differs from the validations in folders" \
       "$TMP/folders.json" "$TMP/out"
   done

@@ -44,22 +44,21 @@ rt_whatif_parse_fraction (const char *text, guint64 *num, guint64 *den)
   return TRUE;
 }
 
-/* KS of two samples (sorted here) into out {statistic, pvalue}; NAN when either is empty. */
+/* KS of two samples into out {statistic, pvalue}; NAN when either is empty. */
 static void
 ks_of (GArray *a, GArray *b, double out[2])
 {
   out[0] = out[1] = NAN;
   if (a->len == 0 || b->len == 0)
     return;
-  rt_sort_doubles ((double *) a->data, a->len);
-  rt_sort_doubles ((double *) b->data, b->len);
-  out[0] = rt_ks_statistic ((const double *) a->data, a->len, (const double *) b->data, b->len);
+  out[0] = rt_ks_statistic_counts ((const gint32 *) (void *) a->data, a->len, (const gint32 *) (void *) b->data,
+                                   b->len);
   out[1] = rt_ks_pvalue (out[0], a->len, b->len);
 }
 
 /* The turns and tokens of the kept and the cut requests, for the KS tests. */
 typedef struct {
-  GArray *turns[2], *tokens[2];   /* [0] kept, [1] cut: doubles */
+  GArray *turns[2], *tokens[2];   /* [0] kept, [1] cut: gint32, each >= 0 */
 } Samples;
 
 static void
@@ -67,8 +66,8 @@ samples_init (Samples *s)
 {
   for (int k = 0; k < 2; k++)
     {
-      s->turns[k] = g_array_new (FALSE, FALSE, sizeof (double));
-      s->tokens[k] = g_array_new (FALSE, FALSE, sizeof (double));
+      s->turns[k] = g_array_new (FALSE, FALSE, sizeof (gint32));
+      s->tokens[k] = g_array_new (FALSE, FALSE, sizeof (gint32));
     }
 }
 
@@ -86,15 +85,9 @@ static void
 samples_add (Samples *s, const RtLateRequest *q, gboolean cut)
 {
   if (q->turns >= 0)
-    {
-      double v = q->turns;
-      g_array_append_val (s->turns[cut], v);
-    }
+    g_array_append_val (s->turns[cut], q->turns);
   if (q->tokens >= 0)
-    {
-      double v = q->tokens;
-      g_array_append_val (s->tokens[cut], v);
-    }
+    g_array_append_val (s->tokens[cut], q->tokens);
 }
 
 static void

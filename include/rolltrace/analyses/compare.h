@@ -13,6 +13,10 @@ G_BEGIN_DECLS
  * sorted ascending: D = sup |F_a(x) - F_b(x)|, the right-continuous empirical CDFs compared at
  * every pooled value, exactly the largest |i m - j n| / (n m); NAN when either is empty. */
 double rt_ks_statistic (const double *a, guint n, const double *b, guint m);
+/* rt_ks_statistic of samples of non-negative integers (turns, token counts) in any order:
+ * the same value to the bit, counted by value when their range is at most a few times their
+ * number (no sort), else sorted as doubles. */
+double rt_ks_statistic_counts (const gint32 *a, guint n, const gint32 *b, guint m);
 /* Q(t) = 2 sum_{k>=1} (-1)^(k-1) exp(-2 k^2 t^2), 1 for t <= 0: the asymptotic p-value of
  * D as Q(sqrt(n m / (n + m)) D). */
 double rt_ks_q (double t);

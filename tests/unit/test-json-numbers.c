@@ -192,7 +192,7 @@ test_random_decimals_read_as_strtod (void)
   kernels_open (&k);
   g_autoptr (GRand) r = test_rand ();
   g_autoptr (GString) s = g_string_new (NULL);
-  guint n = g_test_thorough () ? 4000000 : 1000000;
+  guint n = g_test_thorough () ? 4000000 : 250000;
   for (guint i = 0; i < n; i++)
     {
       random_decimal (r, s, 23);
@@ -228,7 +228,7 @@ test_python_reprs_read_back_exactly (void)
   kernels_open (&k);
   g_autoptr (GRand) r = test_rand ();
   g_autoptr (GString) s = g_string_new (NULL);
-  guint n = g_test_thorough () ? 2000000 : 500000;
+  guint n = g_test_thorough () ? 2000000 : 125000;
   for (guint i = 0; i < n; i++)
     {
       double x;
@@ -488,7 +488,7 @@ test_python_shapes_read_as_strtod (void)
   kernels_open (&k);
   g_autoptr (GRand) r = test_rand ();
   g_autoptr (GString) s = g_string_new (NULL);
-  guint n = g_test_thorough () ? 8000000 : 2000000, read = 0;
+  guint n = g_test_thorough () ? 8000000 : 500000, read = 0;
   for (guint i = 0; i < n; i++)
     {
       random_python_shape (r, s);
@@ -509,7 +509,8 @@ test_python_reprs_are_read_by_decimal (void)
 {
   g_autoptr (GRand) r = test_rand ();
   g_autoptr (GString) s = g_string_new (NULL);
-  for (guint i = 0; i < 500000; i++)
+  guint n = g_test_thorough () ? 2000000 : 125000;
+  for (guint i = 0; i < n; i++)
     {
       double x;
       if (i % 2 == 0)

@@ -429,7 +429,8 @@ test_shortest_form_as_printf_and_strtod_choose (void)
 {
   g_autoptr (GString) out = g_string_new (NULL);
   GRand *r = g_rand_new_with_seed (23);
-  for (guint i = 0; i < 600000; i++)
+  guint n = g_test_thorough () ? 2400000 : 150000;   /* (-m thorough: the long run) */
+  for (guint i = 0; i < n; i++)
     {
       double v;
       guint64 bits;
@@ -466,8 +467,8 @@ test_shortest_form_fast_path_as_printf_and_strtod_choose (void)
 {
   g_autoptr (GString) out = g_string_new (NULL);
   GRand *r = g_rand_new_with_seed (1717);
-  guint checked = 0;
-  for (guint i = 0; i < 300000; i++)
+  guint checked = 0, n = g_test_thorough () ? 1200000 : 75000;
+  for (guint i = 0; i < n; i++)
     {
       double origin = 1.7e9 + g_rand_int_range (r, 0, 100000000) / 1e6;
       double end = origin + g_rand_double_range (r, 0, 2000), duration = g_rand_double_range (r, 0, 50);
@@ -508,7 +509,7 @@ test_shortest_form_fast_path_as_printf_and_strtod_choose (void)
       check_shortest (out, nextafter (p, INFINITY));
       checked += 3;
     }
-  for (guint i = 0; i < 200000; i++)
+  for (guint i = 0; i < 2 * n / 3; i++)
     {
       /* odd / 2^j with 16 or 17 significant digits ends in a 5: a tie one or two digits up */
       guint64 odd = (((guint64) g_rand_int (r) << 21) ^ g_rand_int (r)) | 1;
@@ -523,7 +524,7 @@ test_shortest_form_fast_path_as_printf_and_strtod_choose (void)
       checked += 2;
     }
   g_rand_free (r);
-  g_assert_cmpuint (checked, >, 1300000);
+  g_assert_cmpuint (checked, >, 4 * n);
 }
 
 /* The timeline's numbers, most of what a Gantt's TSV holds: offsets in seconds from the
@@ -535,8 +536,8 @@ test_timeline_offsets_as_printf_and_strtod_choose (void)
 {
   g_autoptr (GString) out = g_string_new (NULL);
   GRand *r = g_rand_new_with_seed (2026);
-  guint checked = 0;
-  for (guint i = 0; i < 1000000; i++)
+  guint checked = 0, n = g_test_thorough () ? 4000000 : 250000;
+  for (guint i = 0; i < n; i++)
     {
       char text[64];
       gint64 origin_us = (gint64) 1700000000 * 1000000 + g_rand_int_range (r, 0, 1 << 30) * (gint64) 64;
@@ -553,7 +554,7 @@ test_timeline_offsets_as_printf_and_strtod_choose (void)
       checked += 3;
     }
   g_rand_free (r);
-  g_assert_cmpuint (checked, ==, 3000000);
+  g_assert_cmpuint (checked, ==, 3 * n);
 }
 
 int

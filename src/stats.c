@@ -162,6 +162,48 @@ rt_sort_doubles (double *values, guint n)
     values[i] = value_of (a[i]);
 }
 
+double
+rt_select_double (double *values, guint n, guint k)
+{
+  g_return_val_if_fail (k < n, NAN);
+  /* Hoare's selection on the sort's keys (-0 below +0, as rt_sort_doubles), the middle of three
+   * as the pivot; below 64 values, sorted */
+  guint lo = 0, hi = n;   /* k is in [lo, hi) */
+  while (hi - lo > 64)
+    {
+      guint64 a = key_of (values[lo]), b = key_of (values[lo + (hi - lo) / 2]), c = key_of (values[hi - 1]);
+      guint64 pivot = MAX (MIN (a, b), MIN (MAX (a, b), c));
+      /* three parts: below the pivot, equal to it, above */
+      guint lt = lo, i = lo, gt = hi;
+      while (i < gt)
+        {
+          guint64 x = key_of (values[i]);
+          if (x < pivot)
+            {
+              double t = values[lt];
+              values[lt++] = values[i];
+              values[i++] = t;
+            }
+          else if (x > pivot)
+            {
+              double t = values[--gt];
+              values[gt] = values[i];
+              values[i] = t;
+            }
+          else
+            i++;
+        }
+      if (k < lt)
+        hi = lt;
+      else if (k >= gt)
+        lo = gt;
+      else
+        return value_of (pivot);
+    }
+  rt_sort_doubles (values + lo, hi - lo);
+  return values[k];
+}
+
 /* Merges the sorted keys a and b into out. */
 static void
 merge_two (const guint64 *a, guint na, const guint64 *b, guint nb, guint64 *out)

@@ -28,6 +28,10 @@ void rt_summaries_of_sorted (guint count, const double *const *values, const gui
  * the result depends only on the values, not on the order they came in. */
 void rt_sort_doubles (double *values, guint n);
 
+/* The k-th smallest of n values (k from 0; no NAN): what rt_sort_doubles would put at k, in a
+ * time linear in n. Reorders them (any order is a valid input again). */
+double rt_select_double (double *values, guint n, guint k);
+
 /* Appends to `out` the n_runs arrays runs[i] (of lens[i] values, each sorted by
  * rt_sort_doubles) as one sorted array: the very one rt_sort_doubles makes of them
  * put one after another, in a time linear in their number times log n_runs. */

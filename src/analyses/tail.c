@@ -209,23 +209,22 @@ rt_late_requests_free (RtLateRequests *r)
 }
 
 double *
-rt_late_requests_sorted_ends (const RtLateRequests *r)
+rt_late_requests_ends (const RtLateRequests *r)
 {
   guint n = r->requests->len;
   double *ends = g_new (double, MAX (n, 1u));
   for (guint i = 0; i < n; i++)
     ends[i] = g_array_index (r->requests, RtLateRequest, i).end_s;
-  rt_sort_doubles (ends, n);   /* never NaN: a request has a time */
   return ends;
 }
 
 double
-rt_sorted_end_at (const double *ends, guint n, guint64 num, guint64 den)
+rt_ends_at (double *ends, guint n, guint64 num, guint64 den)
 {
   if (n == 0)
     return NAN;
   guint64 k = (num * n + den - 1) / den;
-  return ends[CLAMP (k, 1, n) - 1];
+  return rt_select_double (ends, n, (guint) (CLAMP (k, 1, n) - 1));   /* never NaN: a request has a time */
 }
 
 /* ---- the tail ---- */
@@ -326,13 +325,13 @@ analyse_step (RtTailStep *ts, const RtLateRequests *r)
   for (guint i = 0; i < n; i++)
     ts->attributed += q[i].attributed;
   ts->unattributed = n - ts->attributed;
-  g_autofree double *ends = rt_late_requests_sorted_ends (r);
-  double t0 = q[0].start_s;
+  g_autofree double *ends = rt_late_requests_ends (r);
+  double t0 = q[0].start_s, t100 = q[0].end_s;
   for (guint i = 1; i < n; i++)
-    t0 = MIN (t0, q[i].start_s);
+    t0 = MIN (t0, q[i].start_s), t100 = MAX (t100, q[i].end_s);
   ts->t0_s = t0;
-  ts->t90_s = rt_sorted_end_at (ends, n, 9, 10);
-  ts->t100_s = ends[n - 1];
+  ts->t90_s = rt_ends_at (ends, n, 9, 10);
+  ts->t100_s = t100;
   ts->window_s = ts->t100_s - t0;
   ts->tail_s = ts->t100_s - ts->t90_s;
   ts->tail_window_share = ts->bubble = NAN;

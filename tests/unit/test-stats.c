@@ -269,11 +269,44 @@ test_merged_runs_are_the_sorted_whole (void)
   g_rand_free (r);
 }
 
+/* rt_select_double gives what the sort puts at k, to the bit (-0 below +0), for every k of small
+ * arrays and some of large ones: ties, one value, few values, spread ones; and asked again of
+ * the array it reordered. */
+static void
+test_select_is_the_sorts_kth (void)
+{
+  g_autoptr (GRand) r = g_rand_new_with_seed (99);
+  static const guint sizes[] = { 1, 2, 3, 63, 64, 65, 200, 5000, 100000 };
+  for (guint si = 0; si < G_N_ELEMENTS (sizes); si++)
+    for (guint kind = 0; kind < 3; kind++)
+      {
+        guint n = sizes[si];
+        g_autofree double *v = g_new (double, n), *sorted = g_new (double, n);
+        for (guint i = 0; i < n; i++)
+          {
+            double x = kind == 0 ? g_rand_double_range (r, -1e6, 1e6)
+                     : kind == 1 ? (double) g_rand_int_range (r, 0, 5)
+                                 : (g_rand_boolean (r) ? 0.0 : -0.0);
+            v[i] = sorted[i] = x;
+          }
+        rt_sort_doubles (sorted, n);
+        guint step = n <= 200 ? 1 : n / 97;
+        for (guint k = 0; k < n; k += step)
+          {
+            double got = rt_select_double (v, n, k);
+            g_assert_cmpmem (&got, sizeof got, &sorted[k], sizeof sorted[k]);
+          }
+        double last = rt_select_double (v, n, n - 1);
+        g_assert_cmpmem (&last, sizeof last, &sorted[n - 1], sizeof last);
+      }
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/stats/every-size-sorts-the-same", test_every_size_sorts_the_same);
+  g_test_add_func ("/stats/select-is-the-sorts-kth", test_select_is_the_sorts_kth);
   g_test_add_func ("/stats/percentile-interpolates-between-closest-ranks",
                    test_percentile_interpolates_between_closest_ranks);
   g_test_add_func ("/stats/percentile-of-one-value", test_percentile_of_one_value_is_that_value);

@@ -45,10 +45,11 @@ RtLateRequests *rt_late_requests_new (const RtTrace *t, guint step_index, gint32
 void rt_late_requests_free (RtLateRequests *r);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (RtLateRequests, rt_late_requests_free)
 
-/* The ends of the requests, sorted ascending, into a new array of doubles. */
-double *rt_late_requests_sorted_ends (const RtLateRequests *r);
-/* e_k of n sorted ends, k = ceil(num n / den) (at least 1); NAN when n = 0. Exact in integers. */
-double rt_sorted_end_at (const double *ends, guint n, guint64 num, guint64 den);
+/* The ends of the requests, in their order, into a new array of doubles. */
+double *rt_late_requests_ends (const RtLateRequests *r);
+/* e_k of n ends (the k-th smallest), k = ceil(num n / den) (at least 1); NAN when n = 0. Exact
+ * in integers. Reorders `ends`, which may be asked again. */
+double rt_ends_at (double *ends, guint n, guint64 num, guint64 den);
 
 /* ---- the tail ---- */
 

@@ -33,43 +33,97 @@ rt_ks_statistic (const double *a, guint n, const double *b, guint m)
 }
 
 double
-rt_ks_statistic_counts (const gint32 *a, guint n, const gint32 *b, guint m)
+rt_ks_statistic_ranks (const gint32 *a, guint n, const gint32 *b, guint m, guint32 n_values)
 {
   if (n == 0 || m == 0)
     return NAN;
-  gint32 lo = a[0], hi = a[0];
-  for (guint k = 0; k < n; k++)
-    lo = MIN (lo, a[k]), hi = MAX (hi, a[k]);
-  for (guint k = 0; k < m; k++)
-    lo = MIN (lo, b[k]), hi = MAX (hi, b[k]);
-  guint64 range = (guint64) ((gint64) hi - lo) + 1;
-  if (range > 4 * ((guint64) n + m) + 256)
-    {
-      /* spread too thin to count: as doubles, sorted */
-      g_autofree double *x = g_new (double, n), *y = g_new (double, m);
-      for (guint k = 0; k < n; k++)
-        x[k] = a[k];
-      for (guint k = 0; k < m; k++)
-        y[k] = b[k];
-      rt_sort_doubles (x, n);
-      rt_sort_doubles (y, m);
-      return rt_ks_statistic (x, n, y, m);
-    }
   /* how many of each value in each sample; then rt_ks_statistic's walk over the values present
    * (one absent from both leaves i and j as they were, so it may be walked too) */
-  g_autofree guint32 *count = g_new0 (guint32, 2 * range);
+  g_autofree guint32 *count = g_new0 (guint32, 2 * (gsize) n_values);
   for (guint k = 0; k < n; k++)
-    count[2 * (guint64) ((gint64) a[k] - lo)]++;
+    count[2 * (gsize) a[k]]++;
   for (guint k = 0; k < m; k++)
-    count[2 * (guint64) ((gint64) b[k] - lo) + 1]++;
+    count[2 * (gsize) b[k] + 1]++;
   guint64 i = 0, j = 0, best = 0;
-  for (guint64 v = 0; v < range; v++)
+  for (gsize v = 0; v < n_values; v++)
     {
       i += count[2 * v];
       j += count[2 * v + 1];
       gint64 diff = (gint64) (i * m) - (gint64) (j * n);
       best = MAX (best, (guint64) (diff < 0 ? -diff : diff));
     }
+  return (double) best / ((double) n * (double) m);
+}
+
+void
+rt_ks_tally_init (RtKsTally *t)
+{
+  t->count = g_array_new (FALSE, TRUE, sizeof (guint64));
+  t->large = g_array_new (FALSE, FALSE, sizeof (gint32));
+  t->n = 0;
+}
+
+void
+rt_ks_tally_clear (RtKsTally *t)
+{
+  g_clear_pointer (&t->count, g_array_unref);
+  g_clear_pointer (&t->large, g_array_unref);
+}
+
+void
+rt_ks_tally_add (RtKsTally *t, gint32 v, guint32 times)
+{
+  g_return_if_fail (v >= 0);
+  t->n += times;
+  if (v >= RT_KS_TALLY_DENSE)
+    {
+      for (guint32 k = 0; k < times; k++)
+        g_array_append_val (t->large, v);
+      return;
+    }
+  if ((guint) v >= t->count->len)
+    g_array_set_size (t->count, (guint) v + 1);   /* (zeroed) */
+  g_array_index (t->count, guint64, v) += times;
+}
+
+double
+rt_ks_statistic_tallies (const RtKsTally *a, const RtKsTally *b)
+{
+  guint64 n = a->n, m = b->n;
+  if (n == 0 || m == 0)
+    return NAN;
+  /* rt_ks_statistic's walk over the pooled values: the dense ones by value (one absent from both
+   * leaves i and j as they were, so it may be walked too), then the large ones sorted */
+  guint64 i = 0, j = 0, best = 0;
+#define KS_STEP()                                                                                   \
+  G_STMT_START {                                                                                    \
+    gint64 diff = (gint64) (i * m) - (gint64) (j * n);                                              \
+    best = MAX (best, (guint64) (diff < 0 ? -diff : diff));                                         \
+  } G_STMT_END
+  for (guint v = 0; v < MAX (a->count->len, b->count->len); v++)
+    {
+      i += v < a->count->len ? g_array_index (a->count, guint64, v) : 0;
+      j += v < b->count->len ? g_array_index (b->count, guint64, v) : 0;
+      KS_STEP ();
+    }
+  guint nx = a->large->len, ny = b->large->len, ix = 0, iy = 0;
+  g_autofree double *x = g_new (double, MAX (nx, 1u)), *y = g_new (double, MAX (ny, 1u));
+  for (guint k = 0; k < nx; k++)
+    x[k] = g_array_index (a->large, gint32, k);
+  for (guint k = 0; k < ny; k++)
+    y[k] = g_array_index (b->large, gint32, k);
+  rt_sort_doubles (x, nx);
+  rt_sort_doubles (y, ny);
+  while (ix < nx || iy < ny)
+    {
+      double v = (iy == ny || (ix < nx && x[ix] <= y[iy])) ? x[ix] : y[iy];
+      for (; ix < nx && x[ix] <= v; ix++)
+        i++;
+      for (; iy < ny && y[iy] <= v; iy++)
+        j++;
+      KS_STEP ();
+    }
+#undef KS_STEP
   return (double) best / ((double) n * (double) m);
 }
 

@@ -44,100 +44,183 @@ rt_whatif_parse_fraction (const char *text, guint64 *num, guint64 *den)
   return TRUE;
 }
 
-/* KS of two samples into out {statistic, pvalue}; NAN when either is empty. */
+/* KS of samples a (na values) and b into out {statistic, pvalue}, their values ranks below
+ * n_values; NAN when either is empty. */
 static void
-ks_of (GArray *a, GArray *b, double out[2])
+ks_of (const gint32 *a, guint na, const gint32 *b, guint nb, guint32 n_values, double out[2])
 {
   out[0] = out[1] = NAN;
-  if (a->len == 0 || b->len == 0)
+  if (na == 0 || nb == 0)
     return;
-  out[0] = rt_ks_statistic_counts ((const gint32 *) (void *) a->data, a->len, (const gint32 *) (void *) b->data,
-                                   b->len);
-  out[1] = rt_ks_pvalue (out[0], a->len, b->len);
+  out[0] = rt_ks_statistic_ranks (a, na, b, nb, n_values);
+  out[1] = rt_ks_pvalue (out[0], na, nb);
 }
 
-/* The turns and tokens of the kept and the cut requests, for the KS tests. */
+/* The known turns and tokens of the kept and the cut requests, for the KS tests. */
+enum { TURNS_KEPT, TURNS_CUT, TOKENS_KEPT, TOKENS_CUT, N_SAMPLES };
+
+/* A step's: room for all its requests in each, made once for the step, filled again for each
+ * policy. */
 typedef struct {
-  GArray *turns[2], *tokens[2];   /* [0] kept, [1] cut: gint32, each >= 0 */
+  gint32 *v[N_SAMPLES];
+  guint n[N_SAMPLES];
+} StepSamples;
+
+/* Every predicted step's, tallied by value. */
+typedef struct {
+  RtKsTally v[N_SAMPLES];
 } Samples;
 
 static void
 samples_init (Samples *s)
 {
-  for (int k = 0; k < 2; k++)
-    {
-      s->turns[k] = g_array_new (FALSE, FALSE, sizeof (gint32));
-      s->tokens[k] = g_array_new (FALSE, FALSE, sizeof (gint32));
-    }
+  for (int k = 0; k < N_SAMPLES; k++)
+    rt_ks_tally_init (&s->v[k]);
 }
 
 static void
 samples_clear (Samples *s)
 {
-  for (int k = 0; k < 2; k++)
+  for (int k = 0; k < N_SAMPLES; k++)
+    rt_ks_tally_clear (&s->v[k]);
+}
+
+/* The distinct known values of one figure (turns, tokens) of a step's requests, ascending,
+ * and each request's rank among them (-1: unknown). A KS statistic depends on the order of
+ * the values alone: a step's tests count ranks, fewer than its requests, made once for all
+ * the policies, whatever the values' range. */
+typedef struct {
+  gint32 *distinct;
+  guint32 n_distinct;
+  gint32 *rank;               /* by request */
+} Ranks;
+
+static void
+ranks_make (Ranks *out, const RtLateRequest *q, guint n, gboolean tokens)
+{
+  gint32 lo = G_MAXINT32, hi = -1;
+  guint m = 0;
+  for (guint i = 0; i < n; i++)
     {
-      g_clear_pointer (&s->turns[k], g_array_unref);
-      g_clear_pointer (&s->tokens[k], g_array_unref);
+      gint32 v = tokens ? q[i].tokens : q[i].turns;
+      if (v < 0)
+        continue;
+      lo = MIN (lo, v), hi = MAX (hi, v);
+      m++;
+    }
+  out->distinct = g_new (gint32, MAX (m, 1u));
+  out->rank = g_new (gint32, MAX (n, 1u));
+  guint64 range = m > 0 ? (guint64) hi - (guint64) lo + 1 : 0;
+  if (range <= 4 * (guint64) n + 64)
+    {
+      /* by value: which are present, their ranks in one walk, each request's looked up */
+      g_autofree gint32 *at = g_new0 (gint32, MAX (range, 1u));
+      for (guint i = 0; i < n; i++)
+        {
+          gint32 v = tokens ? q[i].tokens : q[i].turns;
+          if (v >= 0)
+            at[v - lo] = 1;
+        }
+      guint d = 0;
+      for (guint64 k = 0; k < range; k++)
+        if (at[k])
+          {
+            out->distinct[d] = (gint32) (lo + (gint64) k);
+            at[k] = (gint32) d++;
+          }
+      out->n_distinct = d;
+      for (guint i = 0; i < n; i++)
+        {
+          gint32 v = tokens ? q[i].tokens : q[i].turns;
+          out->rank[i] = v >= 0 ? at[v - lo] : -1;
+        }
+      return;
+    }
+  /* spread thin: sorted, and each found there */
+  g_autofree double *sorted = g_new (double, MAX (m, 1u));
+  guint d = 0;
+  m = 0;
+  for (guint i = 0; i < n; i++)
+    if ((tokens ? q[i].tokens : q[i].turns) >= 0)
+      sorted[m++] = tokens ? q[i].tokens : q[i].turns;
+  rt_sort_doubles (sorted, m);
+  for (guint i = 0; i < m; i++)
+    if (d == 0 || (gint32) sorted[i] != out->distinct[d - 1])
+      out->distinct[d++] = (gint32) sorted[i];
+  out->n_distinct = d;
+  for (guint i = 0; i < n; i++)
+    {
+      gint32 v = tokens ? q[i].tokens : q[i].turns;
+      guint a = 0, b = d;   /* the first distinct value >= v: v itself */
+      while (v >= 0 && a < b)
+        {
+          guint mid = a + (b - a) / 2;
+          if (out->distinct[mid] < v)
+            a = mid + 1;
+          else
+            b = mid;
+        }
+      out->rank[i] = v >= 0 ? (gint32) a : -1;
     }
 }
 
 static void
-samples_add (Samples *s, const RtLateRequest *q, gboolean cut)
+ranks_clear (Ranks *r)
 {
-  if (q->turns >= 0)
-    g_array_append_val (s->turns[cut], q->turns);
-  if (q->tokens >= 0)
-    g_array_append_val (s->tokens[cut], q->tokens);
-}
-
-static void
-samples_append (Samples *to, const Samples *from)
-{
-  for (int k = 0; k < 2; k++)
-    {
-      g_array_append_vals (to->turns[k], from->turns[k]->data, from->turns[k]->len);
-      g_array_append_vals (to->tokens[k], from->tokens[k]->data, from->tokens[k]->len);
-    }
+  g_clear_pointer (&r->distinct, g_free);
+  g_clear_pointer (&r->rank, g_free);
 }
 
 /* A step's requests as every policy reads them: built once for all the policies (reading its
- * rows is the costly part), with their ends ascending and the earliest start. */
+ * rows is the costly part), with their ends, the earliest start and the latest end. */
 typedef struct {
   const RtLateRequests *r;
-  double *ends;
-  double t0;
+  double *ends;               /* in any order (rt_ends_at reorders them) */
+  double t0, t100;
+  Ranks turns, tokens;
+  StepSamples samples;        /* the ranks of each policy's kept and cut requests (scratch) */
+  guint32 *times;             /* by rank (scratch) */
 } StepRequests;
+
+static inline void
+step_samples_add (StepSamples *s, const StepRequests *sr, guint i, gboolean cut)
+{
+  if (sr->turns.rank[i] >= 0)
+    s->v[TURNS_KEPT + cut][s->n[TURNS_KEPT + cut]++] = sr->turns.rank[i];
+  if (sr->tokens.rank[i] >= 0)
+    s->v[TOKENS_KEPT + cut][s->n[TOKENS_KEPT + cut]++] = sr->tokens.rank[i];
+}
 
 /* One step under the policy; the kept and cut samples of a predicted step go to `pooled`. */
 static void
-replay_step (const StepRequests *sr, const RtWhatifSetting *set, RtWhatifStep *out, Samples *pooled)
+replay_step (StepRequests *sr, const RtWhatifSetting *set, RtWhatifStep *out, Samples *pooled)
 {
   const RtLateRequest *q = (const RtLateRequest *) sr->r->requests->data;
   guint n = sr->r->requests->len;
-  const double *ends = sr->ends;
+  double *ends = sr->ends;
   double t0 = sr->t0;
   *out = (RtWhatifStep) { .step_index = sr->r->step_index, .step = sr->r->step, .requests = n, .predicted_s = NAN,
                           .saved_s = NAN, .saved_share = NAN,
                           .ks_turns = { NAN, NAN }, .ks_tokens = { NAN, NAN } };
   if (n == 0)
     return;
-  out->recorded_s = ends[n - 1] - t0;
+  out->recorded_s = sr->t100 - t0;
 
   /* the cut point of keep and defer: e_k */
   double p = NAN;
   if (set->policy == RT_WHATIF_KEEP)
-    p = rt_sorted_end_at (ends, n, set->num, set->den);
+    p = rt_ends_at (ends, n, set->num, set->den);
   else if (set->policy == RT_WHATIF_DEFER)
     {
       /* K as given, or the share num / den of the step's requests rounded up */
       guint64 k = set->den > 0 ? (set->num * n + set->den - 1) / set->den : (guint64) set->value;
       if (k >= n)
         return;   /* every request deferred: no prediction */
-      p = ends[n - k - 1];
+      p = rt_select_double (ends, n, (guint) (n - k - 1));
     }
 
-  Samples s;
-  samples_init (&s);
+  StepSamples *s = &sr->samples;
+  memset (s->n, 0, sizeof s->n);
   double latest = -INFINITY;
   guint cut = 0, unknown = 0;
   for (guint i = 0; i < n; i++)
@@ -174,23 +257,30 @@ replay_step (const StepRequests *sr, const RtWhatifSetting *set, RtWhatifStep *o
         }
       latest = MAX (latest, is_cut ? c : end);
       cut += is_cut;
-      samples_add (&s, &q[i], is_cut);
+      step_samples_add (s, sr, i, is_cut);
     }
   out->unknown = unknown;
   if (unknown > 0)
-    {
-      samples_clear (&s);
-      return;   /* a request whose fate is unknown: no prediction */
-    }
+    return;   /* a request whose fate is unknown: no prediction */
   out->predicted = TRUE;
   out->predicted_s = latest - t0;
   out->saved_s = out->recorded_s - out->predicted_s;
   out->saved_share = out->recorded_s > 0 ? out->saved_s / out->recorded_s : NAN;
   out->cut = cut;
-  samples_append (pooled, &s);
-  ks_of (s.turns[0], s.turns[1], out->ks_turns);
-  ks_of (s.tokens[0], s.tokens[1], out->ks_tokens);
-  samples_clear (&s);
+  for (int k = 0; k < N_SAMPLES; k++)
+    {
+      /* the values themselves, each once with its count: the ranks are the step's own */
+      const Ranks *ranks = k < TOKENS_KEPT ? &sr->turns : &sr->tokens;
+      memset (sr->times, 0, ranks->n_distinct * sizeof *sr->times);
+      for (guint j = 0; j < s->n[k]; j++)
+        sr->times[s->v[k][j]]++;
+      for (guint32 d = 0; d < ranks->n_distinct; d++)
+        if (sr->times[d] > 0)
+          rt_ks_tally_add (&pooled->v[k], ranks->distinct[d], sr->times[d]);
+    }
+  ks_of (s->v[TURNS_KEPT], s->n[TURNS_KEPT], s->v[TURNS_CUT], s->n[TURNS_CUT], sr->turns.n_distinct, out->ks_turns);
+  ks_of (s->v[TOKENS_KEPT], s->n[TOKENS_KEPT], s->v[TOKENS_CUT], s->n[TOKENS_CUT], sr->tokens.n_distinct,
+         out->ks_tokens);
 }
 
 /* The totals of a policy over the steps it predicts, and the KS of their pooled requests. */
@@ -206,8 +296,11 @@ whatif_finish (RtWhatif *w, double recorded, double predicted, Samples *pooled)
     }
   else
     w->recorded_s = w->predicted_s = w->saved_s = w->saved_share = NAN;
-  ks_of (pooled->turns[0], pooled->turns[1], w->ks_turns);
-  ks_of (pooled->tokens[0], pooled->tokens[1], w->ks_tokens);
+  const RtKsTally *v = pooled->v;
+  w->ks_turns[0] = rt_ks_statistic_tallies (&v[TURNS_KEPT], &v[TURNS_CUT]);
+  w->ks_turns[1] = rt_ks_pvalue (w->ks_turns[0], (guint) v[TURNS_KEPT].n, (guint) v[TURNS_CUT].n);
+  w->ks_tokens[0] = rt_ks_statistic_tallies (&v[TOKENS_KEPT], &v[TOKENS_CUT]);
+  w->ks_tokens[1] = rt_ks_pvalue (w->ks_tokens[0], (guint) v[TOKENS_KEPT].n, (guint) v[TOKENS_CUT].n);
 }
 
 struct _RtWhatifReplay {
@@ -256,9 +349,16 @@ rt_whatif_replay_step (RtWhatifReplay *rp, const RtLateRequests *r)
   if (nr == 0)
     return;   /* a step without a request is left out */
   const RtLateRequest *q = (const RtLateRequest *) r->requests->data;
-  StepRequests sr = { r, rt_late_requests_sorted_ends (r), q[0].start_s };
+  StepRequests sr = { .r = r, .ends = rt_late_requests_ends (r), .t0 = q[0].start_s, .t100 = q[0].end_s };
   for (guint k = 1; k < nr; k++)
-    sr.t0 = MIN (sr.t0, q[k].start_s);
+    sr.t0 = MIN (sr.t0, q[k].start_s), sr.t100 = MAX (sr.t100, q[k].end_s);
+  ranks_make (&sr.turns, q, nr, FALSE);
+  ranks_make (&sr.tokens, q, nr, TRUE);
+  g_autofree gint32 *room = g_new (gint32, (gsize) N_SAMPLES * nr);
+  g_autofree guint32 *times = g_new (guint32, nr);
+  sr.times = times;
+  for (int k = 0; k < N_SAMPLES; k++)
+    sr.samples.v[k] = room + (gsize) k * nr;
   for (guint p = 0; p < rp->n; p++)
     {
       RtWhatif *w = g_ptr_array_index (rp->out, p);
@@ -277,6 +377,8 @@ rt_whatif_replay_step (RtWhatifReplay *rp, const RtLateRequests *r)
       rp->predicted[p] += st.predicted_s;
     }
   g_free (sr.ends);
+  ranks_clear (&sr.turns);
+  ranks_clear (&sr.tokens);
 }
 
 GPtrArray *

@@ -78,36 +78,56 @@ test_ks_empty_is_null (void)
   g_assert_true (isnan (rt_ks_pvalue (NAN, 1, 0)));
 }
 
-/* Counted by value or sorted, the statistic of integer samples is rt_ks_statistic's to the
- * bit: small ranges with many ties (turns), a range too wide to count (tokens up to 2^31 - 1),
- * samples of one value, one sample inside the other's range. */
+/* Counted by rank, or tallied by value (dense below RT_KS_TALLY_DENSE, sorted above it), the
+ * statistic of integer samples is rt_ks_statistic's to the bit: small ranges with many ties
+ * (turns), values on both sides of the dense bound and up to 2^31 - 1 (tokens), samples of one
+ * value, one sample inside the other's range. */
 static void
-test_ks_counts_equal_the_sorted_statistic (void)
+test_ks_counted_equals_the_sorted_statistic (void)
 {
   g_autoptr (GRand) rand = g_rand_new_with_seed (7);
-  static const gint32 spans[] = { 1, 3, 30, 5000, G_MAXINT32 };
-  for (guint round = 0; round < 200; round++)
+  static const gint32 spans[] = { 1, 3, 30, 5000, 2 * RT_KS_TALLY_DENSE, G_MAXINT32 };
+  for (guint round = 0; round < 240; round++)
     {
       guint n = 1 + g_rand_int_range (rand, 0, 300), m = 1 + g_rand_int_range (rand, 0, 300);
       gint32 span = spans[round % G_N_ELEMENTS (spans)];
       gint32 shift = round % 3 == 0 ? span / 4 : 0;
       g_autofree gint32 *a = g_new (gint32, n), *b = g_new (gint32, m);
       g_autofree double *x = g_new (double, n), *y = g_new (double, m);
+      RtKsTally ta, tb;
+      rt_ks_tally_init (&ta);
+      rt_ks_tally_init (&tb);
       for (guint k = 0; k < n; k++)
-        x[k] = a[k] = (gint32) (g_rand_double (rand) * span);
+        {
+          x[k] = a[k] = (gint32) (g_rand_double (rand) * span);
+          rt_ks_tally_add (&ta, a[k], 1);
+        }
       for (guint k = 0; k < m; k++)
-        y[k] = b[k] = (gint32) (g_rand_double (rand) * (span - shift)) + shift / 2;
-      double counted = rt_ks_statistic_counts (a, n, b, m);
+        {
+          y[k] = b[k] = (gint32) (g_rand_double (rand) * (span - shift)) + shift / 2;
+          rt_ks_tally_add (&tb, b[k], 1);
+        }
       rt_sort_doubles (x, n);
       rt_sort_doubles (y, m);
-      g_assert_cmpfloat (counted, ==, rt_ks_statistic (x, n, y, m));
+      double want = rt_ks_statistic (x, n, y, m);
+      g_assert_cmpfloat (rt_ks_statistic_tallies (&ta, &tb), ==, want);
+      if (span <= 5000)   /* small enough to count as ranks */
+        g_assert_cmpfloat (rt_ks_statistic_ranks (a, n, b, m, (guint32) span), ==, want);
+      rt_ks_tally_clear (&ta);
+      rt_ks_tally_clear (&tb);
     }
   /* by hand: after 1, |0 - 1/2| = 1/2; after 2, |2/4 - 1/2| = 0; after 5, |3/4 - 1|; after 9, 0 */
   static const gint32 c[] = { 2, 2, 5, 9 }, d[] = { 5, 1 };
-  g_assert_cmpfloat (rt_ks_statistic_counts (c, 4, d, 2), ==, 0.5);
+  g_assert_cmpfloat (rt_ks_statistic_ranks (c, 4, d, 2, 10), ==, 0.5);
   /* {2, 2, 5} against {5}: after 2, |2/3 - 0|; after 5, 0 */
-  g_assert_cmpfloat (rt_ks_statistic_counts (c, 3, d, 1), ==, 2.0 / 3.0);
-  g_assert_true (isnan (rt_ks_statistic_counts (c, 4, NULL, 0)));
+  g_assert_cmpfloat (rt_ks_statistic_ranks (c, 3, d, 1, 10), ==, 2.0 / 3.0);
+  RtKsTally empty, one;
+  rt_ks_tally_init (&empty);
+  rt_ks_tally_init (&one);
+  rt_ks_tally_add (&one, 3, 2);
+  g_assert_true (isnan (rt_ks_statistic_tallies (&one, &empty)));
+  rt_ks_tally_clear (&empty);
+  rt_ks_tally_clear (&one);
 }
 
 static void
@@ -291,7 +311,7 @@ main (int argc, char **argv)
   g_test_add_func ("/analyses/compare/ks/ties-counted-together", test_ks_ties_counted_together);
   g_test_add_func ("/analyses/compare/ks/worked-six-and-seven", test_ks_worked_six_and_seven);
   g_test_add_func ("/analyses/compare/ks/empty-is-null", test_ks_empty_is_null);
-  g_test_add_func ("/analyses/compare/ks/counts-equal-the-sorted-statistic", test_ks_counts_equal_the_sorted_statistic);
+  g_test_add_func ("/analyses/compare/ks/counted-equals-the-sorted-statistic", test_ks_counted_equals_the_sorted_statistic);
   g_test_add_func ("/analyses/compare/ks/q-against-the-series", test_ks_q_against_the_series);
   g_test_add_func ("/analyses/compare/base-fast", test_compare_base_fast);
   g_test_add_func ("/analyses/compare/align-index", test_compare_align_index);

@@ -13,10 +13,26 @@ G_BEGIN_DECLS
  * sorted ascending: D = sup |F_a(x) - F_b(x)|, the right-continuous empirical CDFs compared at
  * every pooled value, exactly the largest |i m - j n| / (n m); NAN when either is empty. */
 double rt_ks_statistic (const double *a, guint n, const double *b, guint m);
-/* rt_ks_statistic of samples of non-negative integers (turns, token counts) in any order:
- * the same value to the bit, counted by value when their range is at most a few times their
- * number (no sort), else sorted as doubles. */
-double rt_ks_statistic_counts (const gint32 *a, guint n, const gint32 *b, guint m);
+/* rt_ks_statistic of samples whose values are all in 0 .. n_values - 1 (ranks), in any order:
+ * the same value to the bit, counted by value (no sort). */
+double rt_ks_statistic_ranks (const gint32 *a, guint n, const gint32 *b, guint m, guint32 n_values);
+
+/* A sample of non-negative integers (turns, token counts) tallied as it comes: how many of each
+ * value below RT_KS_TALLY_DENSE (a few thousand distinct values where there are millions of
+ * requests), the larger ones kept as they are. */
+#define RT_KS_TALLY_DENSE 65536
+typedef struct {
+  GArray *count;              /* guint64 by value, as far as the largest one added */
+  GArray *large;              /* gint32, each >= RT_KS_TALLY_DENSE */
+  guint64 n;                  /* values added */
+} RtKsTally;
+
+void rt_ks_tally_init (RtKsTally *t);
+/* Adds value v (>= 0) `times` times. */
+void rt_ks_tally_add (RtKsTally *t, gint32 v, guint32 times);
+void rt_ks_tally_clear (RtKsTally *t);
+/* rt_ks_statistic of the two samples, to the bit; NAN when either is empty. */
+double rt_ks_statistic_tallies (const RtKsTally *a, const RtKsTally *b);
 /* Q(t) = 2 sum_{k>=1} (-1)^(k-1) exp(-2 k^2 t^2), 1 for t <= 0: the asymptotic p-value of
  * D as Q(sqrt(n m / (n + m)) D). */
 double rt_ks_q (double t);

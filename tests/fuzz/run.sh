@@ -35,7 +35,10 @@ make_seeds () {
   esac
 }
 
+# The targets run side by side (each for SECONDS, the machine's cores shared), then each is
+# reported in turn.
 status=0
+declare -A pid
 for t in "${TARGETS[@]}"; do
   bin="$BUILD/tests/fuzz/fuzz-$t"
   [ -x "$bin" ] || { echo "fuzz: $bin is not built" >&2; exit 2; }
@@ -54,8 +57,15 @@ for t in "${TARGETS[@]}"; do
   dirs=("$corpus" "$BUILD/fuzz-seeds/$t")
   for d in "$HERE/corpus/$t" "$HERE/regressions/$t"; do [ -d "$d" ] && dirs+=("$d"); done
   echo "fuzz: $t for ${SECONDS_EACH} s (log: $log)"
-  "$bin" "${args[@]}" "${dirs[@]}" >"$log" 2>&1
+  "$bin" "${args[@]}" "${dirs[@]}" >"$log" 2>&1 &
+  pid[$t]=$!
+done
+for t in "${TARGETS[@]}"; do
+  [ -n "${pid[$t]:-}" ] || continue
+  wait "${pid[$t]}"
   rc=$?
+  log="$BUILD/fuzz-logs/$t.log"
+  crashes="$BUILD/fuzz-crashes/$t"
   # libFuzzer's last status line: runs, coverage (cov: edges, ft: features), speed
   last=$(grep -E '^#[0-9]+' "$log" | tail -n 1)
   execs=$(grep -E '^stat::average_exec_per_sec' "$log" | awk '{print $2}')
@@ -64,7 +74,7 @@ for t in "${TARGETS[@]}"; do
     status=1
     echo "fuzz: $t FAILED (exit $rc); the input is in $crashes/:" >&2
     grep -E 'ERROR: |SUMMARY: |rt-fuzz: invariant|^    #[0-9] ' "$log" | head -n 20 >&2
-    echo "fuzz: reproduce with $BUILD/tests/fuzz/replay-$t FILE; minimise with $bin -minimize_crash=1 -runs=10000 FILE;" \
+    echo "fuzz: reproduce with $BUILD/tests/fuzz/replay-$t FILE; minimise with $BUILD/tests/fuzz/fuzz-$t -minimize_crash=1 -runs=10000 FILE;" \
          "then add it to tests/fuzz/regressions/$t/" >&2
   fi
 done

@@ -97,7 +97,7 @@ test: deps build test-asan
 test-asan: deps
 	cmake -S . -B $(ASAN) -DCMAKE_BUILD_TYPE=Debug -DRT_SANITIZE=ON >/dev/null
 	@$(MAKE) --no-print-directory -C $(ASAN) -j$(JOBS)
-	cd $(ASAN) && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --output-on-failure -j$(JOBS)
+	cd $(ASAN) && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --output-on-failure -j$(JOBS) -LE plain-only
 
 # The fuzz targets of tests/fuzz: a clang build with libFuzzer, ASan and UBSan in $(FUZZ)/.
 FUZZ_CHECK = echo 'int LLVMFuzzerTestOneInput (const char *d, unsigned long n) { return d && n; }' \

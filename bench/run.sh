@@ -11,6 +11,7 @@
 #   TRAIN_LOG_MB=1000 ...        size of the trainer console log for rt-train (0: skip)
 #   ONLY=versus bench/run.sh     only the side by side with DuckDB (below)
 #   ONLY=cached bench/run.sh     only every analyzer from its cache against its own first load
+#   ONLY=tail bench/run.sh       only rt-tail and rt-whatif against rt-cdf, from one cache (issue 30)
 #   SIZES=100M bench/run.sh      the tree past RAM (issue 31): 104M lines, 31 GB, written by
 #                                rt-synth (skipped with a message when BENCH_DIR has less than
 #                                45 GB free); one table, RUNS_100M runs each (default 2)
@@ -72,11 +73,33 @@ for label, w, m in rows:
 first = t["first load + cache write (rt-check)"][0]
 print(f"cached load: {first / t['cached load (rt-check)'][0]:.1f}x faster than the first load with its cache write, "
       f"{t['first load (rt-check --no-cache)'][0] / t['cached load (rt-check)'][0]:.1f}x than parsing alone")
-# issue 30: from the cache, rt-tail and rt-whatif take at most 3x a cached rt-cdf
-cdf = t.get("rt-cdf (cached)")
-for label, (w, m) in t.items():
-    if cdf and (label.startswith("rt-tail") or label.startswith("rt-whatif")) and label.endswith("(cached)"):
-        print(f"{label}: {w / cdf[0]:.1f}x a cached rt-cdf (target: at most 3x)")
+PY
+}
+
+# tail_vs_cdf SIZE EXP: issue 30's target, side by side in rotating order (bench/interleave.py):
+# from one cache, rt-tail and rt-whatif (its example's policies) take at most 3x a cached rt-cdf
+tail_vs_cdf () {
+  local size=$1 exp=$2 cache="$BENCH_DIR/cache-tail-$size" out="$BENCH_DIR/tail-$size" policies
+  policies=$(analyzers | awk -F'\t' '$1 == "rt-whatif" { print $2 }')
+  rm -rf "$cache"
+  "$BUILD/rt-cdf" "$exp" --cache-dir "$cache" --quiet --no-render --out "$out" >/dev/null
+  sync
+  # shellcheck disable=SC2016   # (expanded by interleave.py's shell)
+  python3 bench/interleave.py "$((RUNS * 3))" \
+    "rt-cdf=exec '$BUILD/rt-cdf' '$exp' --cache-dir '$cache' --quiet --no-render --out '$out'" \
+    "rt-tail=exec '$BUILD/rt-tail' '$exp' --cache-dir '$cache' --quiet --no-render --out '$out'" \
+    "rt-whatif $policies=exec '$BUILD/rt-whatif' '$exp' $policies --cache-dir '$cache' --quiet --no-render --out '$out'" \
+    >"$BENCH_DIR/results-tail-$size.tsv"
+  python3 - "$size" "$BENCH_DIR/results-tail-$size.tsv" <<'PY'
+import sys
+size, path = sys.argv[1], sys.argv[2]
+rows = [line.rstrip("\n").split("\t") for line in open(path)]
+cdf_wall, cdf_cpu = float(rows[0][1]), float(rows[0][3])
+print(f"\nfrom the cache, side by side, {size} lines (rotating order, medians; issue 30: at most 3x rt-cdf)")
+print(f"{'command':48} {'wall s':>8} {'CPU s':>8} {'MiB':>7} {'x rt-cdf wall':>14} {'CPU':>6}")
+for label, wall, mib, cpu in rows:
+    wall, mib, cpu = float(wall), float(mib), float(cpu)
+    print(f"{label:48} {wall:8.4f} {cpu:8.4f} {mib:7.1f} {wall / cdf_wall:13.2f}x {cpu / cdf_cpu:5.2f}x")
 PY
 }
 
@@ -271,6 +294,10 @@ for size in $SIZES; do
     cached_vs_first "$size" "$exp"
     continue
   fi
+  if [ "${ONLY:-}" = tail ]; then
+    tail_vs_cdf "$size" "$exp"
+    continue
+  fi
   baseline_runs=$RUNS
   [ "$size" = 10M ] && baseline_runs=$BASELINE_RUNS
   {
@@ -297,6 +324,7 @@ for size in $SIZES; do
   cat "$BENCH_DIR/report-page-$size.txt"
   versus "$size" "$exp"
   cached_vs_first "$size" "$exp"
+  tail_vs_cdf "$size" "$exp"
 done
 machine () {
   echo

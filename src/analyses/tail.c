@@ -78,12 +78,31 @@ cut_turn_ends (const RtTrace *t, guint fi, guint n_local, gint32 turn_end_turn)
   return cut_end;
 }
 
-static int
-compare_complete_rank (gconstpointer a, gconstpointer b, gpointer requests)
+/* A file's requests, by their number in it (through rt_trace_request: no pointer into one
+ * table is assumed to reach the next). */
+typedef struct {
+  const RtTrace *t;
+  guint32 first;
+} FileRequests;
+
+static inline const RtRequest *
+file_request (const FileRequests *fr, guint32 k)
 {
-  guint32 x = ((const RtRequest *) requests)[*(const guint32 *) a].complete_rank;
-  guint32 y = ((const RtRequest *) requests)[*(const guint32 *) b].complete_rank;
+  return rt_trace_request (fr->t, fr->first + k);
+}
+
+static int
+compare_complete_rank (gconstpointer a, gconstpointer b, gpointer file_requests)
+{
+  guint32 x = file_request (file_requests, *(const guint32 *) a)->complete_rank;
+  guint32 y = file_request (file_requests, *(const guint32 *) b)->complete_rank;
   return x < y ? -1 : x > y;
+}
+
+static inline gboolean
+is_timed_complete (const RtRequest *q)
+{
+  return q->complete && isfinite (q->total_s) && !isnan (q->end_s);
 }
 
 /* A whole file's requests, from the requests table, where the parser noted what its rows
@@ -93,7 +112,7 @@ static void
 add_requests_of_table (RtLateRequests *r, const RtTrace *t, guint fi, double origin_s, gint32 turn_end_turn)
 {
   const RtFile *f = rt_trace_file (t, fi);
-  const RtRequest *requests = rt_trace_request (t, f->first_request);
+  FileRequests fr = { t, f->first_request };
   /* each at its rank (requests come in the order of their first lines, which is not their
    * complete lines' when they run side by side): unique and below n_complete, unless a
    * cache says otherwise, when they are sorted instead */
@@ -104,8 +123,8 @@ add_requests_of_table (RtLateRequests *r, const RtTrace *t, guint fi, double ori
   gboolean placed = TRUE;
   for (guint32 k = 0; k < f->n_requests; k++)
     {
-      const RtRequest *q = &requests[k];
-      if (!q->complete || !isfinite (q->total_s) || isnan (q->end_s))
+      const RtRequest *q = file_request (&fr, k);
+      if (!is_timed_complete (q))
         continue;
       n++;
       if (q->complete_rank < n_slots && order[q->complete_rank] == RT_NONE)
@@ -124,14 +143,14 @@ add_requests_of_table (RtLateRequests *r, const RtTrace *t, guint fi, double ori
     {
       n = 0;
       for (guint32 k = 0; k < f->n_requests; k++)
-        if (requests[k].complete && isfinite (requests[k].total_s) && !isnan (requests[k].end_s))
+        if (is_timed_complete (file_request (&fr, k)))
           order[n++] = k;
-      g_qsort_with_data (order, (gint) n, sizeof *order, compare_complete_rank, (gpointer) requests);
+      g_qsort_with_data (order, (gint) n, sizeof *order, compare_complete_rank, &fr);
     }
   g_autofree double *cut_end = cut_turn_ends (t, fi, f->n_requests, turn_end_turn);
   for (guint i = 0; i < n; i++)
     {
-      const RtRequest *q = &requests[order[i]];
+      const RtRequest *q = file_request (&fr, order[i]);
       append_request (r, t, f, q->end_s, q->total_s, f->first_request + order[i], q->own_lines, q->tool_s,
                       cut_end != NULL ? cut_end[order[i]] : NAN, origin_s);
     }

@@ -18,9 +18,44 @@
 
 #define ALL_STEPS (-1)
 
+void
+rt_load_forget_durations (RtTracePrivate *priv, guint n_steps)
+{
+  for (guint si = 0; priv->step_durations != NULL && si < n_steps; si++)
+    {
+      g_free (priv->step_durations[si].owned);
+      priv->step_durations[si] = (RtStepDurations) { 0 };
+    }
+  g_free (priv->all_durations.owned);
+  priv->all_durations = (RtStepDurations) { 0 };
+}
+
+/* The durations the load kept of files first_file ... first_file + n_files - 1, sorted (those
+ * of their complete requests, as rt_view_request_durations gives them). */
+static void
+durations_kept (const RtTrace *t, RtStepDurations *sd, guint first_file, guint n_files)
+{
+  const double *kept = (const double *) (const void *) t->priv->kept_durations->data;
+  guint64 n = 0;
+  for (guint i = first_file; i < first_file + n_files; i++)
+    n += rt_trace_file (t, i)->n_requests;
+  sd->owned = g_new (double, MAX (n, 1u));
+  sd->n = 0;
+  for (guint i = first_file; i < first_file + n_files; i++)
+    {
+      const double *d = kept + t->priv->files[i].first_duration;
+      for (guint32 r = 0; r < rt_trace_file (t, i)->n_requests; r++)
+        if (!isnan (d[r]))
+          sd->owned[sd->n++] = d[r];
+    }
+  rt_sort_doubles (sd->owned, sd->n);
+  sd->sorted = sd->owned;
+}
+
 /* The cache's sorted durations of the files first_file ... first_file + n_files - 1,
  * kept as `step` (ALL_STEPS: those of every file), when every one of those files is as
- * the cache holds it, as records one after another. Asked once, remembered in `sd`. */
+ * the cache holds it, as records one after another; or those the load kept of them.
+ * Asked once, remembered in `sd`. */
 static const double *
 durations_from_cache (const RtTrace *t, RtStepDurations *sd, gint32 step, guint first_file,
                       guint n_files, guint *n)
@@ -28,7 +63,9 @@ durations_from_cache (const RtTrace *t, RtStepDurations *sd, gint32 step, guint 
   if (!g_atomic_int_get (&sd->looked))
     {
       g_mutex_lock (&t->priv->lazy_lock);
-      if (!sd->looked && t->priv->cache != NULL && n_files > 0)
+      if (!sd->looked && t->priv->kept_durations != NULL)
+        durations_kept (t, sd, first_file, n_files);
+      else if (!sd->looked && t->priv->cache != NULL && n_files > 0)
         {
           const RtFileState *first = &t->priv->files[first_file];
           gboolean consecutive = TRUE;

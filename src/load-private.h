@@ -68,16 +68,20 @@ typedef struct {
   gboolean cut;
   guint32 whole_events, whole_requests;
   guint32 cut_requests_at;       /* its first request read, among the whole file's */
+  guint64 first_duration;        /* its requests' durations in RtTracePrivate.kept_durations,
+                                  * when the load kept those alone (first_request RT_NONE) */
   GArray *cut_events;            /* RtEvent: the rows of a file cut to its later rollouts,
                                   * their requests numbered from its first read; NULL for a
                                   * file cut to its first rollout (the first rows of its own) */
 } RtFileState;
 
-/* The sorted request durations of a step, as the cache holds them. */
+/* The sorted request durations of a step, as the cache holds them, or as made of the durations
+ * a load kept alone. */
 typedef struct {
   gint looked;                   /* (atomic) the cache was asked (sorted NULL: it had none) */
-  const double *sorted;          /* in the cache's mapping */
+  const double *sorted;          /* in the cache's mapping, or `owned` */
   guint n;
+  double *owned;
 } RtStepDurations;
 
 /* What a load keeps, from RtLoadOptions.reads. */
@@ -101,6 +105,10 @@ struct _RtTracePrivate {
   gboolean draft_failed;         /* could not begin one: tried again, and why said, at the end */
   RtStepDurations *step_durations;   /* one per trace->steps */
   RtStepDurations all_durations;     /* those of every step */
+  GArray *kept_durations;        /* double: a load that reads no request, id, turn or row and
+                                  * writes no cache keeps of each file's requests only their
+                                  * durations, in order (NAN: not complete, or none logged),
+                                  * not the requests and their texts; else NULL */
   gboolean requests_deferred;    /* every file taken from the cache without its requests,
                                   * for RtLoadOptions.requests_of_one_step to choose, or to
                                   * be read in place once the rest is read (cache_in_order) */
@@ -141,6 +149,9 @@ rt_text_at (guint64 ref)
 
 /* Each step's start_s, from its files' start_min_s (again, once they changed). */
 void rt_trace_finish_steps (RtTrace *trace);
+
+/* Forgets every step's sorted durations (made again when next asked). load-cache.c. */
+void rt_load_forget_durations (RtTracePrivate *priv, guint n_steps);
 
 /* Frees what an RtProblem owns (its where), as a GArray clear function. */
 void rt_problem_clear (gpointer problem);

@@ -107,6 +107,8 @@ cut_file (RtTrace *t, guint i, RtFilePart part)
       cut_turns (t, f, req_at, req_end);
       f->first_request += req_at;
     }
+  else if (t->priv->kept_durations != NULL)
+    fs->first_duration += req_at;   /* its requests' durations alone were kept */
   /* the lines of its part: its rows, and the file's damage (bad lines, objects without an
    * event name), which the part is not told apart by and rt-check lists by line */
   guint64 nameless = f->events - MIN (f->events, (guint64) fs->whole_events);
@@ -141,7 +143,7 @@ rt_trace_keep_file_parts (RtTrace *t, const RtFilePart *parts)
         continue;
       any = TRUE;
       if ((parts[i] == RT_FILE_LATER_ROLLOUTS && priv->files[i].rows_dropped)
-          || (f->first_request == RT_NONE && !priv->keeps.requests)
+          || (f->first_request == RT_NONE && !priv->keeps.requests && priv->kept_durations == NULL)
           || (priv->turn_sums != NULL && i < priv->turn_sums_files))
         return FALSE;
     }
@@ -152,8 +154,6 @@ rt_trace_keep_file_parts (RtTrace *t, const RtFilePart *parts)
       cut_file (t, i, parts[i]);
   rt_trace_finish_steps (t);
   /* the cache's sorted durations are asked again, and refused for a step with a cut file */
-  for (guint si = 0; si < t->steps->len; si++)
-    priv->step_durations[si] = (RtStepDurations) { 0 };
-  priv->all_durations = (RtStepDurations) { 0 };
+  rt_load_forget_durations (priv, t->steps->len);
   return TRUE;
 }

@@ -56,13 +56,26 @@ merge_file (LoadJob *job, RtFileParse *p)
   p->file->first_request = t->priv->requests->len;
   p->file->n_requests = p->requests->len;
   p->file->n_events = p->events->len;
+  if (t->priv->kept_durations != NULL)
+    {
+      /* the requests' durations alone (rt_trace_step_sorted_durations makes each step's) */
+      fs->first_duration = t->priv->kept_durations->len;
+      for (guint i = 0; i < p->requests->len; i++)
+        {
+          const RtRequest *q = &g_array_index (p->requests, RtRequest, i);
+          double d = q->complete ? q->total_s : NAN;
+          g_array_append_val (t->priv->kept_durations, d);
+        }
+      p->file->first_request = RT_NONE;
+    }
   fs->rows_dropped = !t->priv->keeps.rows;
   fs->first_event = fs->rows_dropped ? 0 : t->events->len;
   if (!fs->rows_dropped)
     g_array_append_vals (t->events, p->events->data, p->events->len);
   for (guint i = 0; i < p->requests->len; i++)
     g_array_index (p->requests, RtRequest, i).first_turn += turn_base;
-  g_array_append_vals (t->priv->requests, p->requests->data, p->requests->len);
+  if (t->priv->kept_durations == NULL)
+    g_array_append_vals (t->priv->requests, p->requests->data, p->requests->len);
   /* a caller that reads no turn figures, with no cache to write them into, keeps none: on the
    * 10M tree, tens of MB less to copy and to fault in (its zeroed pages are dear on a
    * virtual machine; bench/RESULTS.md, "Behind the code") */
@@ -70,7 +83,9 @@ merge_file (LoadJob *job, RtFileParse *p)
     g_array_append_vals (t->turns, turns->data, turns->len);
   t->problems_total += p->file->problems_total;
   t->stats.bytes_read += p->bytes_read;
-  g_ptr_array_add (t->string_chunks, g_steal_pointer (&p->strings));
+  if (t->priv->kept_durations == NULL)
+    g_ptr_array_add (t->string_chunks, g_steal_pointer (&p->strings));
+  /* (else the requests' texts go with the parse, and what a cache would resume from below) */
   /* A file read in this run makes the cache stale (one restored as it was, with
    * only an unterminated tail read, does not): its rows are written now, while
    * the other threads go on reading, rather than all at the end. */
@@ -106,6 +121,8 @@ merge_file (LoadJob *job, RtFileParse *p)
   fs->problems = g_steal_pointer (&p->problems);
   fs->resume = p->resume;
   p->resume.requests = NULL;
+  if (t->priv->kept_durations != NULL)
+    g_clear_pointer (&fs->resume.requests, g_array_unref);   /* no cache to resume */
 }
 
 /* Reads one file's tables: from the cache where it still describes the file
@@ -598,8 +615,7 @@ adopt_files (RtTrace *t, RtCacheMap *cache, const RtCacheMatch *matches, const g
           unadopt_file (t, i);
       for (guint i = 0; i < n_files; i++)
         priv->files[i].as_cached = FALSE;
-      memset (priv->step_durations, 0, t->steps->len * sizeof (RtStepDurations));
-      memset (&priv->all_durations, 0, sizeof priv->all_durations);
+      rt_load_forget_durations (priv, t->steps->len);
       priv->requests_deferred = FALSE;
       priv->cache_in_order = FALSE;
       priv->turn_sums = NULL;
@@ -894,6 +910,12 @@ rt_trace_load (const char *exp_path, const RtLoadOptions *opts, GError **error)
   trace->priv->opts = *opts;
   trace->priv->keeps = rt_load_keeps (opts->reads);
   trace->priv->requests = g_array_new (FALSE, FALSE, sizeof (RtRequest));
+  /* a caller that reads no request, id, turn or row, with no cache to write, gets each step's
+   * durations: of each request the load keeps that alone (at 100M lines, 30 MB instead of
+   * 300 MB of requests and 180 MB of ids) */
+  RtLoadKeeps *k = &trace->priv->keeps;
+  if (opts->cache_dir == NULL && !k->requests && !k->ids && !k->turns && !k->rows)
+    trace->priv->kept_durations = g_array_new (FALSE, FALSE, sizeof (double));
   trace->priv->opts.cache_dir = NULL;
   if (g_strcmp0 (g_getenv ("ROLLTRACE_PARSE"), "lines") == 0)
     trace->priv->opts.line_by_line = TRUE;
@@ -951,7 +973,9 @@ rt_trace_free (RtTrace *trace)
       for (guint i = 0; trace->priv->files && i < trace->files->len; i++)
         file_state_clear (&trace->priv->files[i]);
       g_free (trace->priv->files);
+      rt_load_forget_durations (trace->priv, trace->steps->len);
       g_free (trace->priv->step_durations);
+      g_clear_pointer (&trace->priv->kept_durations, g_array_unref);
       g_clear_pointer (&trace->priv->draft, rt_cache_draft_free);
       g_clear_pointer (&trace->priv->cache, rt_cache_close);
       g_free (trace->priv->cache_path);

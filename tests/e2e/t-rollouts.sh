@@ -151,6 +151,20 @@ for round in fresh cached; do
     same_answer "append ($round): rt-$a --rollouts validation differs from the validations in folders" \
       "$TMP/folders.json" "$TMP/out"
   done
+  # without a cache, a command that reads no request keeps only their durations (cut with the
+  # files to the rollouts read): the same answers
+  for a in cdf overview events workers; do
+    expect_exit 0 "$BUILD/rt-$a" "$R/base" --train "$R/base.log" --json --no-cache "${O[@]}"
+    cp "$TMP/out" "$TMP/base.json"
+    expect_exit 0 "$BUILD/rt-$a" "$R/append" --train "$R/append.log" --json --no-cache "${O[@]}"
+    same_answer "append ($round), --no-cache: rt-$a on the training rollouts differs from the run without validation" \
+      "$TMP/base.json" "$TMP/out"
+    expect_exit 0 "$BUILD/rt-$a" "$R/folders" --train "$R/folders.log" --rollouts validation --json --no-cache "${O[@]}"
+    cp "$TMP/out" "$TMP/folders.json"
+    expect_exit 0 "$BUILD/rt-$a" "$R/append" --train "$R/append.log" --rollouts validation --json --no-cache "${O[@]}"
+    same_answer "append ($round), --no-cache: rt-$a --rollouts validation differs from the validations in folders" \
+      "$TMP/folders.json" "$TMP/out"
+  done
   for table in requests turns events steps workers; do
     expect_exit 0 "$BUILD/rt-export" "$R/base" --train "$R/base.log" --table "$table" -o "$TMP/base.csv"
     expect_exit 0 "$BUILD/rt-export" "$R/append" --train "$R/append.log" --table "$table" -o "$TMP/append.csv"

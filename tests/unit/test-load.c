@@ -423,6 +423,48 @@ test_rows_unread_keeps_the_other_tables_and_caches_every_row (void)
     }
 }
 
+static GArray *sorted_durations (const RtTrace *t, guint si);
+
+/* Without a cache, a caller that reads durations alone (rt-cdf) keeps no request and no id:
+ * each step's sorted durations, and every step's, are made of the durations the load kept,
+ * the very values a full load's request table gives; the files keep their request counts. */
+static void
+test_durations_alone_keep_no_request (void)
+{
+  const char *fixtures[] = { "hand-v1", "hand-v2", "damaged", "timeline", "samples/exp-v2-damaged" };
+  for (guint i = 0; i < G_N_ELEMENTS (fixtures); i++)
+    {
+      g_autofree char *path = fixture (fixtures[i]);
+      g_autoptr (RtTrace) full = load (path, 2);
+      g_autoptr (RtTrace) lean = load_with (path, (RtLoadOptions) { .n_threads = 2, .reads = RT_READS_DURATIONS });
+      g_assert_cmpuint (lean->n_requests, ==, 0);
+      g_assert_cmpuint (lean->string_chunks->len, ==, 0);
+      g_assert_cmpuint (lean->steps->len, ==, full->steps->len);
+      g_autoptr (GArray) all = rt_samples_new ();
+      for (guint si = 0; si < full->steps->len; si++)
+        {
+          const RtStep *st = rt_trace_step (full, si);
+          for (guint k = 0; k < st->n_files; k++)
+            {
+              g_assert_cmpuint (rt_trace_file (lean, st->first_file + k)->first_request, ==, RT_NONE);
+              g_assert_cmpuint (rt_trace_file (lean, st->first_file + k)->n_requests, ==,
+                                rt_trace_file (full, st->first_file + k)->n_requests);
+            }
+          g_autoptr (GArray) want = sorted_durations (full, si);
+          g_array_append_vals (all, want->data, want->len);
+          guint n;
+          const double *got = rt_trace_step_sorted_durations (lean, si, &n);
+          g_assert_nonnull (got);
+          g_assert_cmpuint (n, ==, want->len);
+          g_assert_cmpmem (got, n * sizeof (double), want->data, want->len * sizeof (double));
+        }
+      rt_sort_doubles ((double *) all->data, all->len);
+      guint n;
+      const double *got = rt_trace_all_sorted_durations (lean, &n);
+      g_assert_cmpmem (got, n * sizeof (double), all->data, all->len * sizeof (double));
+    }
+}
+
 /* ...and asking such a trace for rows is a programming error: stopped loudly where reads are
  * checked (the tests, debug builds); elsewhere the rows are read from the file then, the very
  * rows a full load keeps, and it is said once. */
@@ -1928,6 +1970,7 @@ main (int argc, char **argv)
   g_test_add_func ("/load/rows-unread-keeps-the-other-tables-and-caches-every-row",
                    test_rows_unread_keeps_the_other_tables_and_caches_every_row);
   g_test_add_func ("/load/rows-unread-are-not-read-silently", test_rows_unread_are_not_read_silently);
+  g_test_add_func ("/load/durations-alone-keep-no-request", test_durations_alone_keep_no_request);
   g_test_add_func ("/load/turns-unread-without-a-cache-are-not-kept", test_turns_unread_without_a_cache_are_not_kept);
   g_test_add_func ("/load/requests-in-place-from-the-cache", test_requests_in_place_from_the_cache);
   g_test_add_func ("/load/bad-folders-give-one-clear-error", test_bad_folders_give_one_clear_error);

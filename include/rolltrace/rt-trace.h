@@ -227,7 +227,10 @@ typedef struct {
                                * RT_READS_REQUESTS (or _TURNS) a load wholly from a cache that
                                * holds every step's durations leaves the request table empty,
                                * each RtFile.first_request RT_NONE (the files' turns are then
-                               * still there by RtFile.first_turn when turns are read). Without
+                               * still there by RtFile.first_turn when turns are read); so does
+                               * a load that writes no cache and reads no request, id, turn or
+                               * row, which keeps each request's duration alone (each step's
+                               * sorted: rt_trace_step_sorted_durations). Without
                                * RT_READS_TURNS (or _TURN_SUMS) a cache's turns are not checked
                                * (their ranges still are), and a load that writes no cache keeps
                                * none of the files it reads (RtRequest.n_turns is still each

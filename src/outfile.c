@@ -14,20 +14,28 @@
 #include <unistd.h>
 
 /* Fixed slots, read by the signal handler: a slot holds a g_strdup'd path or NULL.
- * Writers set and clear slots atomically; the handler only reads them and calls
+ * Writers set and clear slots atomically, one at a time (temp_lock: a thread forgetting its
+ * name compares the other slots' names, which another thread forgetting its own would free
+ * under it; ASan caught that in rt-report's threads); the handler only reads them and calls
  * unlink(), which is async-signal-safe. */
 #define TEMP_SLOTS 256
 #define CHILD_SLOTS 64
 static gpointer temp_slots[TEMP_SLOTS];
 static gint child_slots[CHILD_SLOTS];
+static GMutex temp_lock;
 
 void
 rt_temp_register (const char *tmp_path)
 {
   char *copy = g_strdup (tmp_path);
+  g_mutex_lock (&temp_lock);
   for (guint i = 0; i < TEMP_SLOTS; i++)
     if (g_atomic_pointer_compare_and_exchange (&temp_slots[i], NULL, copy))
-      return;
+      {
+        g_mutex_unlock (&temp_lock);
+        return;
+      }
+  g_mutex_unlock (&temp_lock);
   /* more temporaries at once than slots: this one is not cleaned up on a signal */
   g_free (copy);
 }
@@ -35,16 +43,18 @@ rt_temp_register (const char *tmp_path)
 void
 rt_temp_forget (const char *tmp_path)
 {
+  g_mutex_lock (&temp_lock);
   for (guint i = 0; i < TEMP_SLOTS; i++)
     {
       char *p = g_atomic_pointer_get (&temp_slots[i]);
-      if (p != NULL && strcmp (p, tmp_path) == 0
-          && g_atomic_pointer_compare_and_exchange (&temp_slots[i], p, NULL))
+      if (p != NULL && strcmp (p, tmp_path) == 0)
         {
+          g_atomic_pointer_set (&temp_slots[i], NULL);
           g_free (p);
-          return;
+          break;
         }
     }
+  g_mutex_unlock (&temp_lock);
 }
 
 static char *

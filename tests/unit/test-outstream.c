@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* test-outstream.c: the writer thread's stream (every byte, in order, whatever the sizes of the
  * writes; its base's errors reported, never lost) and the output file renamed only when whole. */
+#include "rolltrace/rt-outfile.h"
 #include "rolltrace/rt-outstream.h"
 
 #include <glib/gstdio.h>
@@ -244,6 +245,32 @@ test_out_stream_gzip_as_the_compressor_writes_it (void)
   g_rmdir (dir);
 }
 
+/* Threads naming temporaries and forgetting them at once: each forgets its own name while
+ * the others' come and go in the registry (the sanitized build reported a read of a name another
+ * thread had just freed, in rt-report's writer threads). */
+static gpointer
+name_and_forget (gpointer data)
+{
+  guint id = GPOINTER_TO_UINT (data);
+  for (guint k = 0; k < 20000; k++)
+    {
+      g_autofree char *final = g_strdup_printf ("/nonexistent/rolltrace-test/thread-%u-file-%u.tsv", id, k);
+      g_autofree char *tmp = rt_temp_name (final);
+      rt_temp_forget (tmp);
+    }
+  return NULL;
+}
+
+static void
+test_temp_names_forgotten_from_threads (void)
+{
+  GThread *threads[4];
+  for (guint i = 0; i < G_N_ELEMENTS (threads); i++)
+    threads[i] = g_thread_new ("namer", name_and_forget, GUINT_TO_POINTER (i));
+  for (guint i = 0; i < G_N_ELEMENTS (threads); i++)
+    g_thread_join (threads[i]);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -266,6 +293,7 @@ main (int argc, char **argv)
         g_test_add_data_func (path, GINT_TO_POINTER (threaded), writer_tests[i].func);
       }
   g_test_add_func ("/outstream/file/renamed-when-whole", test_out_stream_renamed_when_whole);
+  g_test_add_func ("/outstream/temp-names-forgotten-from-threads", test_temp_names_forgotten_from_threads);
   g_test_add_func ("/outstream/file/gzip-as-the-compressor-writes-it", test_out_stream_gzip_as_the_compressor_writes_it);
   g_test_add_func ("/outstream/file/keeps-the-same-file", test_out_stream_keeps_the_same_file);
   return g_test_run ();

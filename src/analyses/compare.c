@@ -9,27 +9,41 @@
 
 /* ---- the two-sample Kolmogorov-Smirnov test ---- */
 
+/* After every pooled value x (all copies of it taken), F_a(x) = i/n and F_b(x) = j/m:
+ * |i/n - j/m| = |i m - j n| / (n m), kept whole so that equal CDFs give exactly 0. The statistic
+ * is the largest, over (n m). */
+static inline guint64
+ks_gap (guint64 i, guint64 j, guint64 n, guint64 m)
+{
+  gint64 diff = (gint64) (i * m) - (gint64) (j * n);
+  return (guint64) (diff < 0 ? -diff : diff);
+}
+
+/* The walk over the sorted values a (na) and b (nb), after i of a sample of n and j of one of m
+ * were already taken: the largest gap, at least `best`. */
+static guint64
+ks_walk_sorted (const double *a, guint na, const double *b, guint nb, guint64 i, guint64 j, guint64 n,
+                guint64 m, guint64 best)
+{
+  guint ia = 0, ib = 0;
+  while (ia < na || ib < nb)
+    {
+      double x = (ib == nb || (ia < na && a[ia] <= b[ib])) ? a[ia] : b[ib];
+      for (; ia < na && a[ia] <= x; ia++)
+        i++;
+      for (; ib < nb && b[ib] <= x; ib++)
+        j++;
+      best = MAX (best, ks_gap (i, j, n, m));
+    }
+  return best;
+}
+
 double
 rt_ks_statistic (const double *a, guint n, const double *b, guint m)
 {
   if (n == 0 || m == 0)
     return NAN;
-  /* after every pooled value x (all copies of it taken), F_a(x) = i/n and F_b(x) = j/m:
-   * |i/n - j/m| = |i m - j n| / (n m), kept whole so that equal CDFs give exactly 0 */
-  guint i = 0, j = 0;
-  guint64 best = 0;
-  while (i < n || j < m)
-    {
-      double x = (j == m || (i < n && a[i] <= b[j])) ? a[i] : b[j];
-      while (i < n && a[i] <= x)
-        i++;
-      while (j < m && b[j] <= x)
-        j++;
-      gint64 diff = (gint64) i * m - (gint64) j * n;
-      guint64 abs_diff = (guint64) (diff < 0 ? -diff : diff);
-      best = MAX (best, abs_diff);
-    }
-  return (double) best / ((double) n * (double) m);
+  return (double) ks_walk_sorted (a, n, b, m, 0, 0, n, m, 0) / ((double) n * (double) m);
 }
 
 double
@@ -49,8 +63,7 @@ rt_ks_statistic_ranks (const gint32 *a, guint n, const gint32 *b, guint m, guint
     {
       i += count[2 * v];
       j += count[2 * v + 1];
-      gint64 diff = (gint64) (i * m) - (gint64) (j * n);
-      best = MAX (best, (guint64) (diff < 0 ? -diff : diff));
+      best = MAX (best, ks_gap (i, j, n, m));
     }
   return (double) best / ((double) n * (double) m);
 }
@@ -95,18 +108,13 @@ rt_ks_statistic_tallies (const RtKsTally *a, const RtKsTally *b)
   /* rt_ks_statistic's walk over the pooled values: the dense ones by value (one absent from both
    * leaves i and j as they were, so it may be walked too), then the large ones sorted */
   guint64 i = 0, j = 0, best = 0;
-#define KS_STEP()                                                                                   \
-  G_STMT_START {                                                                                    \
-    gint64 diff = (gint64) (i * m) - (gint64) (j * n);                                              \
-    best = MAX (best, (guint64) (diff < 0 ? -diff : diff));                                         \
-  } G_STMT_END
   for (guint v = 0; v < MAX (a->count->len, b->count->len); v++)
     {
       i += v < a->count->len ? g_array_index (a->count, guint64, v) : 0;
       j += v < b->count->len ? g_array_index (b->count, guint64, v) : 0;
-      KS_STEP ();
+      best = MAX (best, ks_gap (i, j, n, m));
     }
-  guint nx = a->large->len, ny = b->large->len, ix = 0, iy = 0;
+  guint nx = a->large->len, ny = b->large->len;
   g_autofree double *x = g_new (double, MAX (nx, 1u)), *y = g_new (double, MAX (ny, 1u));
   for (guint k = 0; k < nx; k++)
     x[k] = g_array_index (a->large, gint32, k);
@@ -114,16 +122,7 @@ rt_ks_statistic_tallies (const RtKsTally *a, const RtKsTally *b)
     y[k] = g_array_index (b->large, gint32, k);
   rt_sort_doubles (x, nx);
   rt_sort_doubles (y, ny);
-  while (ix < nx || iy < ny)
-    {
-      double v = (iy == ny || (ix < nx && x[ix] <= y[iy])) ? x[ix] : y[iy];
-      for (; ix < nx && x[ix] <= v; ix++)
-        i++;
-      for (; iy < ny && y[iy] <= v; iy++)
-        j++;
-      KS_STEP ();
-    }
-#undef KS_STEP
+  best = ks_walk_sorted (x, nx, y, ny, i, j, n, m, best);
   return (double) best / ((double) n * (double) m);
 }
 

@@ -56,14 +56,13 @@ append_request (RtLateRequests *r, const RtTrace *t, const RtFile *f, double end
 }
 
 /* The earliest end of each of the file's requests' turn_end lines with extra.turn ==
- * turn_end_turn (NAN: none), by file-local request; NULL when no turn is asked. */
+ * turn_end_turn (NAN: none), by file-local request, from its rows; NULL when no turn is
+ * asked. */
 static double *
-cut_turn_ends (const RtTrace *t, guint fi, guint n_local, gint32 turn_end_turn)
+cut_turn_ends (const RtFile *f, const RtEvent *rows, guint n_local, gint32 turn_end_turn)
 {
   if (turn_end_turn < 0)
     return NULL;
-  const RtFile *f = rt_trace_file (t, fi);
-  const RtEvent *rows = rt_trace_file_events (t, fi);
   double *cut_end = g_new (double, MAX (n_local, 1u));
   for (guint k = 0; k < n_local; k++)
     cut_end[k] = NAN;
@@ -74,7 +73,6 @@ cut_turn_ends (const RtTrace *t, guint fi, guint n_local, gint32 turn_end_turn)
           && !isnan (ev->end_s) && !(ev->end_s >= cut_end[ev->request]))
         cut_end[ev->request] = ev->end_s;
     }
-  rt_trace_file_events_done (t, fi);
   return cut_end;
 }
 
@@ -147,7 +145,12 @@ add_requests_of_table (RtLateRequests *r, const RtTrace *t, guint fi, double ori
           order[n++] = k;
       g_qsort_with_data (order, (gint) n, sizeof *order, compare_complete_rank, &fr);
     }
-  g_autofree double *cut_end = cut_turn_ends (t, fi, f->n_requests, turn_end_turn);
+  g_autofree double *cut_end = NULL;
+  if (turn_end_turn >= 0)
+    {
+      cut_end = cut_turn_ends (f, rt_trace_file_events (t, fi), f->n_requests, turn_end_turn);
+      rt_trace_file_events_done (t, fi);
+    }
   for (guint i = 0; i < n; i++)
     {
       const RtRequest *q = file_request (&fr, order[i]);
@@ -169,9 +172,8 @@ add_requests_of_rows (RtLateRequests *r, const RtTrace *t, guint fi, double orig
   for (guint32 e = 0; e < f->n_events; e++)
     if (rows[e].request < n_local && rows[e].event == tool_id && isfinite (rows[e].duration_s))
       tool[rows[e].request] += rows[e].duration_s;
-  g_autofree double *cut_end = cut_turn_ends (t, fi, n_local, turn_end_turn);
+  g_autofree double *cut_end = cut_turn_ends (f, rows, n_local, turn_end_turn);
   g_autoptr (GHashTable) id_counts = complete_id_counts (t, f);
-  rows = rt_trace_file_events (t, fi);   /* (cut_turn_ends may have let them go) */
   for (guint32 e = 0; e < f->n_events; e++)
     {
       const RtEvent *ev = &rows[e];

@@ -95,6 +95,13 @@ typedef struct {
   gint32 *rank;               /* by request */
 } Ranks;
 
+/* A request's tokens or turns (-1: unknown). */
+static inline gint32
+figure_of (const RtLateRequest *q, gboolean tokens)
+{
+  return tokens ? q->tokens : q->turns;
+}
+
 static void
 ranks_make (Ranks *out, const RtLateRequest *q, guint n, gboolean tokens)
 {
@@ -102,7 +109,7 @@ ranks_make (Ranks *out, const RtLateRequest *q, guint n, gboolean tokens)
   guint m = 0;
   for (guint i = 0; i < n; i++)
     {
-      gint32 v = tokens ? q[i].tokens : q[i].turns;
+      gint32 v = figure_of (&q[i], tokens);
       if (v < 0)
         continue;
       lo = MIN (lo, v), hi = MAX (hi, v);
@@ -117,7 +124,7 @@ ranks_make (Ranks *out, const RtLateRequest *q, guint n, gboolean tokens)
       g_autofree gint32 *at = g_new0 (gint32, MAX (range, 1u));
       for (guint i = 0; i < n; i++)
         {
-          gint32 v = tokens ? q[i].tokens : q[i].turns;
+          gint32 v = figure_of (&q[i], tokens);
           if (v >= 0)
             at[v - lo] = 1;
         }
@@ -131,7 +138,7 @@ ranks_make (Ranks *out, const RtLateRequest *q, guint n, gboolean tokens)
       out->n_distinct = d;
       for (guint i = 0; i < n; i++)
         {
-          gint32 v = tokens ? q[i].tokens : q[i].turns;
+          gint32 v = figure_of (&q[i], tokens);
           out->rank[i] = v >= 0 ? at[v - lo] : -1;
         }
       return;
@@ -141,8 +148,8 @@ ranks_make (Ranks *out, const RtLateRequest *q, guint n, gboolean tokens)
   guint d = 0;
   m = 0;
   for (guint i = 0; i < n; i++)
-    if ((tokens ? q[i].tokens : q[i].turns) >= 0)
-      sorted[m++] = tokens ? q[i].tokens : q[i].turns;
+    if (figure_of (&q[i], tokens) >= 0)
+      sorted[m++] = figure_of (&q[i], tokens);
   rt_sort_doubles (sorted, m);
   for (guint i = 0; i < m; i++)
     if (d == 0 || (gint32) sorted[i] != out->distinct[d - 1])
@@ -150,7 +157,7 @@ ranks_make (Ranks *out, const RtLateRequest *q, guint n, gboolean tokens)
   out->n_distinct = d;
   for (guint i = 0; i < n; i++)
     {
-      gint32 v = tokens ? q[i].tokens : q[i].turns;
+      gint32 v = figure_of (&q[i], tokens);
       guint a = 0, b = d;   /* the first distinct value >= v: v itself */
       while (v >= 0 && a < b)
         {

@@ -53,10 +53,11 @@ merge_file (LoadJob *job, RtFileParse *p)
   guint32 turn_base = t->n_cached_turns + t->turns->len;   /* numbered after the cache's */
   p->file->first_turn = turn_base;
   p->file->n_turns = turns->len;
-  p->file->first_request = t->priv->requests->len;
+  gboolean durations_alone = t->priv->kept_durations != NULL;
+  p->file->first_request = durations_alone ? RT_NONE : t->priv->requests->len;
   p->file->n_requests = p->requests->len;
   p->file->n_events = p->events->len;
-  if (t->priv->kept_durations != NULL)
+  if (durations_alone)
     {
       /* the requests' durations alone (rt_trace_step_sorted_durations makes each step's) */
       fs->first_duration = t->priv->kept_durations->len;
@@ -66,15 +67,14 @@ merge_file (LoadJob *job, RtFileParse *p)
           double d = q->complete ? q->total_s : NAN;
           g_array_append_val (t->priv->kept_durations, d);
         }
-      p->file->first_request = RT_NONE;
     }
   fs->rows_dropped = !t->priv->keeps.rows;
   fs->first_event = fs->rows_dropped ? 0 : t->events->len;
   if (!fs->rows_dropped)
     g_array_append_vals (t->events, p->events->data, p->events->len);
-  for (guint i = 0; i < p->requests->len; i++)
+  for (guint i = 0; !durations_alone && i < p->requests->len; i++)
     g_array_index (p->requests, RtRequest, i).first_turn += turn_base;
-  if (t->priv->kept_durations == NULL)
+  if (!durations_alone)
     g_array_append_vals (t->priv->requests, p->requests->data, p->requests->len);
   /* a caller that reads no turn figures, with no cache to write them into, keeps none: on the
    * 10M tree, tens of MB less to copy and to fault in (its zeroed pages are dear on a
@@ -83,7 +83,7 @@ merge_file (LoadJob *job, RtFileParse *p)
     g_array_append_vals (t->turns, turns->data, turns->len);
   t->problems_total += p->file->problems_total;
   t->stats.bytes_read += p->bytes_read;
-  if (t->priv->kept_durations == NULL)
+  if (!durations_alone)
     g_ptr_array_add (t->string_chunks, g_steal_pointer (&p->strings));
   /* (else the requests' texts go with the parse, and what a cache would resume from below) */
   /* A file read in this run makes the cache stale (one restored as it was, with
@@ -121,7 +121,7 @@ merge_file (LoadJob *job, RtFileParse *p)
   fs->problems = g_steal_pointer (&p->problems);
   fs->resume = p->resume;
   p->resume.requests = NULL;
-  if (t->priv->kept_durations != NULL)
+  if (durations_alone)
     g_clear_pointer (&fs->resume.requests, g_array_unref);   /* no cache to resume */
 }
 

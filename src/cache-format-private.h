@@ -12,22 +12,27 @@
 #endif
 
 /* Bump on any change of the layout below. */
-#define CACHE_FORMAT 14   /* 11: RtFile counts its rollouts (n_rollout_ends, first_rollout);
+#define CACHE_FORMAT 15   /* 11: RtFile counts its rollouts (n_rollout_ends, first_rollout);
                            * 12: only a total_step_duration with a duration ends one;
                            * 13: RtRequest keeps actual_response_tokens (72 bytes);
-                           * 14: and its own_lines, complete_rank and tool_s (80) */
+                           * 14: and its own_lines, complete_rank and tool_s (80);
+                           * 15: the parts written as they are made come first, the ids
+                           * before the tables */
 #define BYTE_ORDER_MARK 0x01020304u
 
-/* The parts of the tables section, in this order. */
+/* The parts of the tables section, in this order: first those that grow with the trace, which
+ * the writer puts in place file by file as it goes (their sizes counted first), then those it
+ * keeps in memory until the end (of the files and steps: small). */
 typedef enum {
-  PART_FILES, PART_REQUESTS, PART_TURNS, PART_PROBLEMS, PART_NAMES, PART_TURN_SUMS, PART_TURN_MARKS,
-  PART_ENGINE, PART_STEPS, PART_DURATIONS, N_PARTS
+  PART_REQUESTS, PART_TURNS, PART_PROBLEMS, PART_ENGINE, N_STREAMED_PARTS,
+  PART_FILES = N_STREAMED_PARTS, PART_NAMES, PART_TURN_SUMS, PART_TURN_MARKS, PART_STEPS,
+  PART_DURATIONS, N_PARTS
 } Part;
 
 /* Layout: the header; the event rows of every file (each file's rows together, as
- * of its last newline); then fixed-size tables (the parts above) and a blob of
- * NUL-terminated strings they point into by offset, and one of the request ids
- * (most of the text, and only read with the requests). The whole file is mapped and
+ * of its last newline); the blob of the request ids (most of the text, and only read
+ * with the requests); then fixed-size tables (the parts above) and a blob of
+ * NUL-terminated strings they point into by offset. The whole file is mapped and
  * used in place: each part is checked (its checksum, and that what it points to is
  * inside what it refers to) when it is first used, the small ones at open; requests,
  * turns and request ids file by file, each with a checksum of its own (a command checks
@@ -82,7 +87,7 @@ typedef struct {
 
 /* A request is kept as the trace's own RtRequest, so that a load with nothing to read uses
  * the table in place: its id an offset into the ids blob, its finish reason one into the
- * strings (0: none; the experiment's path is there, which no reason shares), `file` the
+ * strings (0: none; an empty string of the writer's own is there, which no reason shares), `file` the
  * record, `step` and `worker` the record's, first_turn an index into the turns table. */
 typedef RtRequest CacheRequest;
 G_STATIC_ASSERT (sizeof (CacheRequest) == 80);
@@ -175,15 +180,17 @@ hash_block (HashLanes *l, const guint8 *q)
   l->d ^= fold (l->d ^ word_at (q + 48), word_at (q + 56) ^ 0x2545F4914F6CDD1Dull);
 }
 
-/* The lanes after `i` bytes of blocks, and the rest of the `len` bytes at p. */
+/* The lanes after the blocks of `len` bytes, and the `tail_len` bytes at `tail` that followed
+ * them (fewer than a block). */
 static inline guint64
-hash_finish (HashLanes l, const guint8 *p, gsize i, gsize len)
+hash_finish_tail (HashLanes l, const guint8 *tail, gsize tail_len, gsize len)
 {
   guint64 h = mix (mix (mix (l.a, l.b), l.c), l.d) ^ len;
-  for (; i + 8 <= len; i += 8)
-    h = mix (h, word_at (p + i));
-  for (; i < len; i++)
-    h = mix (h, p[i]);
+  gsize i = 0;
+  for (; i + 8 <= tail_len; i += 8)
+    h = mix (h, word_at (tail + i));
+  for (; i < tail_len; i++)
+    h = mix (h, tail[i]);
 #ifdef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
   /* A fuzzer cannot forge checksums: in a fuzzing build (tests/fuzz; the macro is
    * OSS-Fuzz's) every checksum is 0, so a mutated cache gets past its checks to the
@@ -193,6 +200,61 @@ hash_finish (HashLanes l, const guint8 *p, gsize i, gsize len)
   return 0;
 #endif
   return mix (h, 0);
+}
+
+/* The lanes after `i` bytes of blocks, and the rest of the `len` bytes at p. */
+static inline guint64
+hash_finish (HashLanes l, const guint8 *p, gsize i, gsize len)
+{
+  return hash_finish_tail (l, p != NULL ? p + i : NULL, len - i, len);
+}
+
+/* rt_hash64 of bytes that come piece by piece: those put so far, the blocks taken into the
+ * lanes, what is left of a block kept until the rest comes. */
+typedef struct {
+  HashLanes lanes;
+  guint8 pending[64];
+  gsize n_pending;
+  guint64 len;
+} HashStream;
+
+static inline void
+hash_stream_start (HashStream *s, guint64 seed)
+{
+  s->lanes = hash_start (seed);
+  s->n_pending = 0;
+  s->len = 0;
+}
+
+static inline void
+hash_stream_put (HashStream *s, const guint8 *p, gsize n)
+{
+  if (n == 0)
+    return;   /* (p may be NULL then) */
+  s->len += n;
+  if (s->n_pending > 0)
+    {
+      gsize take = MIN (64 - s->n_pending, n);
+      memcpy (s->pending + s->n_pending, p, take);
+      s->n_pending += take;
+      p += take;
+      n -= take;
+      if (s->n_pending < 64)
+        return;
+      hash_block (&s->lanes, s->pending);
+      s->n_pending = 0;
+    }
+  for (; n >= 64; p += 64, n -= 64)
+    hash_block (&s->lanes, p);
+  if (n > 0)
+    memcpy (s->pending, p, n);
+  s->n_pending = n;
+}
+
+static inline guint64
+hash_stream_end (const HashStream *s)
+{
+  return hash_finish_tail (s->lanes, s->pending, s->n_pending, s->len);
 }
 
 /* A request row into the lanes: its first 64 bytes as a block, its last 16 (the tokens, the

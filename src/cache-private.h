@@ -40,6 +40,11 @@ typedef struct {
   GArray *problems;           /* RtCacheProblem */
 } RtCacheSnapshot;
 
+/* What a cache's tables hold (or will) in all. */
+typedef struct {
+  guint64 n_requests, n_turns, n_problems, ids_size;
+} RtCacheTotals;
+
 /* ---- reading ---------------------------------------------------------------------- */
 
 typedef struct _RtCacheMap RtCacheMap;
@@ -123,6 +128,9 @@ void rt_cache_requests_taken (RtCacheMap *map);
 const RtRequest *rt_cache_requests (RtCacheMap *map, guint first_record, guint n_records,
                                     guint32 *n, const char **ids, const char **texts);
 
+/* Adds to `totals` what rt_cache_file_snapshot gives of `record`'s tables. */
+void rt_cache_file_count (RtCacheMap *map, guint record, RtCacheTotals *totals);
+
 /* Where the requests of `record` begin in the cache's table. */
 guint32 rt_cache_first_request (RtCacheMap *map, guint record);
 
@@ -171,8 +179,11 @@ void rt_cache_discard (RtCacheMap *map, const char *path);
 /* A new cache being written (a temporary file beside `cache_path`). Rows can be
  * put in while the files are still being read: rt_cache_draft_reserve (callers
  * serialise it) gives each file's rows their place, rt_cache_draft_put_rows
- * (thread-safe) writes them there and returns their checksum. Then the tables:
- * rt_cache_draft_begin_tables, rt_cache_draft_add_file for each file, and
+ * (thread-safe) writes them there and returns their checksum; a file's tables can be
+ * put aside on disk too (rt_cache_draft_spill), for a load that keeps none. Then the
+ * tables: rt_cache_draft_count of each file to be added, rt_cache_draft_begin_tables
+ * with the totals, rt_cache_draft_add_file for each file (its tables written at their
+ * place as it is added: the draft keeps only what the files and steps hold), and
  * rt_cache_write. A write that fails is remembered and reported by rt_cache_write.
  * Freeing a draft that was not written removes its file. */
 typedef struct _RtCacheDraft RtCacheDraft;
@@ -182,17 +193,37 @@ guint64 rt_cache_draft_put_rows (RtCacheDraft *draft, guint64 at, const RtEvent 
 void rt_cache_draft_free (RtCacheDraft *draft);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (RtCacheDraft, rt_cache_draft_free)
 
-/* Begins the tables: the experiment the cache is for, its event names (ids in
- * order), and about how many files, requests and turns will follow (each table
- * then grows once). */
+/* FALSE (with `error` set as rt_cache_write would) once a write of the draft failed. */
+gboolean rt_cache_draft_ok (RtCacheDraft *draft, GError **error);
+
+/* A file's tables put aside by rt_cache_draft_spill: where, and what they count. */
+typedef struct {
+  guint64 at, size;            /* size 0: not put aside (the draft failed) */
+  guint32 n_requests, n_turns, n_problems;
+  guint64 ids_size;
+} RtCacheSpill;
+
+/* Puts the tables of `snap` (its requests, turns and problems: the arrays only) aside in a
+ * file of the draft's, for rt_cache_draft_add_file to take them from: the caller need not keep
+ * them. Thread-safe. */
+RtCacheSpill rt_cache_draft_spill (RtCacheDraft *draft, const RtCacheSnapshot *snap);
+
+/* Adds to `totals` what the tables of a file will add: of `spill` when not NULL, else of
+ * `snap`'s arrays. */
+void rt_cache_draft_count (const RtCacheSnapshot *snap, const RtCacheSpill *spill, RtCacheTotals *totals);
+
+/* Begins the tables, once every file's rows have their place: the experiment the cache is
+ * for, its event names (ids in order), how many files will be added, and what their tables
+ * hold in all (rt_cache_draft_count of each: a draft whose tables come out otherwise is
+ * not written). */
 void rt_cache_draft_begin_tables (RtCacheDraft *draft, const char *exp_canonical,
-                                  RtEventRegistry *reg, guint n_files, guint n_requests,
-                                  guint n_turns);
+                                  RtEventRegistry *reg, guint n_files, const RtCacheTotals *totals);
 
 /* Adds file `f` (its path and identity) as `snap` describes it, its rows being
- * those rt_cache_draft_put_rows wrote at `rows_at` (snap->rows_checksum). */
+ * those rt_cache_draft_put_rows wrote at `rows_at` (snap->rows_checksum); its tables those
+ * of `spill` when not NULL (`snap`'s arrays unused), else of `snap`. */
 void rt_cache_draft_add_file (RtCacheDraft *draft, const RtFile *f, const RtCacheSnapshot *snap,
-                              guint64 rows_at);
+                              guint64 rows_at, const RtCacheSpill *spill);
 
 /* How many files were added so far: the record the next one gets. */
 guint rt_cache_draft_n_files (RtCacheDraft *draft);

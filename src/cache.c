@@ -728,3 +728,13 @@ rt_cache_file_experiment (const char *path)
   return experiment;
 }
 
+
+void
+rt_cache_file_count (RtCacheMap *map, guint record, RtCacheTotals *totals)
+{
+  const CacheFile *cf = &map->t.files[record];
+  totals->n_requests += cf->n_requests;
+  totals->n_turns += cf->n_turns;
+  totals->n_problems += cf->n_problems;
+  totals->ids_size += cf->ids_size;
+}

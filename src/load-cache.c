@@ -176,6 +176,8 @@ file_snapshot (const RtTrace *t, guint i, RtCacheSnapshot *snap)
   g_array_set_size (snap->requests, 0);
   g_array_set_size (snap->turns, 0);
   g_array_set_size (snap->problems, 0);
+  if (fs->spilled)
+    return;   /* its tables are in the draft's spill (RtFileState.spill) */
   if (f->first_request == RT_NONE)
     {
       /* taken whole from the cache without its requests (without RT_READS_REQUESTS):
@@ -236,46 +238,79 @@ old_cache_rows (RtTrace *t, guint i)
   return cached.rows;
 }
 
-/* Puts file i (its rows, unless written while loading, and its tables as of its last
- * newline) into the draft; a file that changed while analysed is left out. */
+/* Puts the rows of file i (as of its last newline) into the draft, unless written while
+ * loading; a file that changed while analysed (uncacheable) is left out. */
 static gboolean
-add_file_to_draft (RtTrace *t, RtCacheDraft *d, guint i, RtCacheSnapshot *snap, GError **error)
+put_rows (RtTrace *t, RtCacheDraft *d, guint i, GError **error)
 {
-  const RtFileState *fs = &t->priv->files[i];
-  guint64 rows_at = fs->rows_at, rows_checksum = fs->rows_checksum;
-  if (!fs->rows_written)
+  RtFileState *fs = &t->priv->files[i];
+  if (fs->rows_written)
+    return TRUE;
+  const RtEvent *rows = fs->rows_dropped ? old_cache_rows (t, i) : NULL;
+  if (fs->rows_dropped && rows == NULL)
     {
-      const RtEvent *rows = fs->rows_dropped ? old_cache_rows (t, i) : NULL;
-      if (fs->rows_dropped && rows == NULL)
-        {
-          g_set_error (error, RT_ERROR, RT_ERROR_IO, "the rows of %s were not kept",
-                       rt_trace_file (t, i)->path);
-          return FALSE;
-        }
-      /* rows taken from the old cache are checked here: their file is read again
-       * when they fail, and left out when it no longer holds what was cached */
-      if (rows == NULL)
-        rows = rt_trace_file_events (t, i);
-      if (fs->uncacheable)
-        return TRUE;
-      rows_at = rt_cache_draft_reserve (d, fs->resume.n_events);
-      rows_checksum = rt_cache_draft_put_rows (d, rows_at, rows, fs->resume.n_events);
-      /* copied: the old cache's pages of them go back now, not at exit (a cache rewritten for
-       * one appended step held every row of the old one resident: 4 GB at 100M lines) */
-      rt_trace_file_events_done (t, i);
-    }
-  /* tables taken from the old cache (or left there) go into the new one: all checked now
-   * (the caller may have read fewer) */
-  if (fs->origin == RT_FILE_CACHED
-      && !rt_cache_file_tables_ok (t->priv->cache, fs->record, RT_CACHE_ALL_TABLES))
-    {
-      g_set_error (error, RT_ERROR, RT_ERROR_IO, "the old cache's tables of %s are damaged",
-                   rt_trace_file (t, i)->path);
+      g_set_error (error, RT_ERROR, RT_ERROR_IO, "the rows of %s were not kept", rt_trace_file (t, i)->path);
       return FALSE;
     }
-  file_snapshot (t, i, snap);
-  snap->rows_checksum = rows_checksum;
-  rt_cache_draft_add_file (d, rt_trace_file (t, i), snap, rows_at);
+  /* rows taken from the old cache are checked here: their file is read again
+   * when they fail, and left out when it no longer holds what was cached */
+  if (rows == NULL)
+    rows = rt_trace_file_events (t, i);
+  if (fs->uncacheable)
+    return TRUE;
+  fs->rows_at = rt_cache_draft_reserve (d, fs->resume.n_events);
+  fs->rows_checksum = rt_cache_draft_put_rows (d, fs->rows_at, rows, fs->resume.n_events);
+  fs->rows_written = TRUE;
+  /* copied: the old cache's pages of them go back now, not at exit (a cache rewritten for
+   * one appended step held every row of the old one resident: 4 GB at 100M lines) */
+  rt_trace_file_events_done (t, i);
+  return TRUE;
+}
+
+/* Adds to `totals` what the tables of file i will add to the cache (what file_snapshot
+ * gives, counted without copying where it can be). */
+static gboolean
+count_tables (const RtTrace *t, guint i, RtCacheSnapshot *snap, RtCacheTotals *totals, GError **error)
+{
+  const RtFile *f = rt_trace_file (t, i);
+  const RtFileState *fs = &t->priv->files[i];
+  /* tables taken from the old cache (or left there) go into the new one: all checked now
+   * (the caller may have read fewer) */
+  if (fs->origin == RT_FILE_CACHED && !fs->spilled
+      && !rt_cache_file_tables_ok (t->priv->cache, fs->record, RT_CACHE_ALL_TABLES))
+    {
+      g_set_error (error, RT_ERROR, RT_ERROR_IO, "the old cache's tables of %s are damaged", f->path);
+      return FALSE;
+    }
+  if (fs->spilled)
+    rt_cache_draft_count (NULL, &fs->spill, totals);
+  else if (t->priv->kept_durations != NULL)
+    {
+      /* a load that keeps durations alone put the tables aside, or failed to */
+      g_set_error (error, RT_ERROR, RT_ERROR_IO, "the tables of %s were not kept", f->path);
+      return FALSE;
+    }
+  else if (f->first_request == RT_NONE)
+    rt_cache_file_count (t->priv->cache, fs->record, totals);
+  else if (fs->timing_turns != NULL)
+    {
+      /* its turns as of its last newline are derived: counted as made */
+      file_snapshot (t, i, snap);
+      rt_cache_draft_count (snap, NULL, totals);
+    }
+  else
+    {
+      const RtResume *rp = &fs->resume;
+      const RtRequest *src = rp->requests ? (const RtRequest *) rp->requests->data
+                                          : rt_trace_request (t, f->first_request);
+      totals->n_requests += rp->n_requests;
+      totals->n_problems += rp->n_problems;
+      for (guint k = 0; k < rp->n_requests; k++)
+        {
+          totals->n_turns += src[k].n_turns;
+          totals->ids_size += strlen (rt_request_id (t, &src[k])) + 1;
+        }
+    }
   return TRUE;
 }
 
@@ -322,12 +357,27 @@ write_cache (RtTrace *t, GError **error)
   if (d == NULL)
     return FALSE;
   g_autofree char *exp = g_canonicalize_filename (t->path, NULL);
-  rt_cache_draft_begin_tables (d, exp, t->registry, t->files->len, t->priv->requests->len,
-                               (guint) rt_trace_n_turns (t));
+  if (!rt_cache_draft_ok (d, error))
+    return FALSE;   /* (a file's tables put aside may be missing then) */
 
-  /* the rows of every file, as of its last newline, after the header: those not
-   * written while loading now; and each step's durations */
+  /* the rows of every file, as of its last newline, after the header (those not written while
+   * loading now), and what the tables will hold */
   g_auto (RtCacheSnapshot) snap = rt_load_snapshot_init ();
+  RtCacheTotals totals = { 0 };
+  guint n_added = 0;
+  for (guint i = 0; i < t->files->len; i++)
+    {
+      if (!put_rows (t, d, i, error))
+        return FALSE;
+      if (priv->files[i].uncacheable)
+        continue;
+      if (!count_tables (t, i, &snap, &totals, error))
+        return FALSE;
+      n_added++;
+    }
+  rt_cache_draft_begin_tables (d, exp, t->registry, n_added, &totals);
+
+  /* then each file's tables, and each step's durations */
   g_autoptr (GArray) all = rt_samples_new ();   /* every step's, while all are kept */
   gboolean all_steps = TRUE;
   for (guint si = 0; si < t->steps->len; si++)
@@ -336,10 +386,16 @@ write_cache (RtTrace *t, GError **error)
       guint first_record = rt_cache_draft_n_files (d);
       gboolean all_kept = TRUE;
       for (guint i = st->first_file; i < st->first_file + st->n_files; i++)
-        if (!add_file_to_draft (t, d, i, &snap, error))
-          return FALSE;
-        else
-          all_kept = all_kept && !priv->files[i].uncacheable;
+        {
+          const RtFileState *fs = &priv->files[i];
+          all_kept = all_kept && !fs->uncacheable;
+          if (fs->uncacheable)
+            continue;
+          file_snapshot (t, i, &snap);
+          snap.rows_checksum = fs->rows_checksum;
+          rt_cache_draft_add_file (d, rt_trace_file (t, i), &snap, fs->rows_at,
+                                   fs->spilled ? &fs->spill : NULL);
+        }
       rt_cache_draft_mark_turn_sums (d);
       g_autoptr (GArray) durations = all_kept && st->n_files > 0 ? step_durations_to_cache (t, si) : NULL;
       if (durations != NULL)

@@ -56,6 +56,9 @@ typedef struct {
   GStringChunk *own_ids_text;    /* and where they are kept */
   gboolean rows_written;         /* rows already in the draft cache, at rows_at */
   guint64 rows_at, rows_checksum;
+  gboolean spilled;              /* its tables put aside in the draft (`spill`): a load that
+                                  * keeps durations alone, and writes a cache */
+  RtCacheSpill spill;
   guint64 prefix_checksum;       /* rt_cache_prefix_checksum up to resume.offset */
   gboolean prefix_known;         /* FALSE: it may not describe the bytes read */
   gboolean uncacheable;          /* changed while analysed: left out of a new cache */

@@ -114,8 +114,8 @@ python3 - "$(ls "$SAVED"/*.rtc)" <<'PY'
 import struct, sys
 path = sys.argv[1]
 data = bytearray(open(path, "rb").read())
-tables_at = struct.unpack_from("<Q", data, 48)[0]
-for at in range(256 + 8, tables_at, 24):   # a byte of every row, of every file
+ids_at = struct.unpack_from("<Q", data, 88)[0]   # the rows end where the ids begin
+for at in range(256 + 8, ids_at, 24):   # a byte of every row, of every file
     data[at] ^= 0xFF
 open(path, "wb").write(data)
 PY

@@ -94,14 +94,16 @@ elif how == "byte-order":
     data[8:12] = struct.pack("<I", 0x04030201)
 elif how == "version":
     data[24:40] = b"0.0.0-other".ljust(16, b"\0")
-elif how == "tables":
-    tables_at = struct.unpack_from("<Q", data, 48)[0]
-    data[tables_at + 40] ^= 0xFF
+elif how == "tables":                # the files table, checked whenever the cache is opened:
+    tables_at = struct.unpack_from("<Q", data, 48)[0]   # after the requests (80 bytes), turns
+    n_files, n_requests, n_turns, n_problems = struct.unpack_from("<4Q", data, 112)   # (48),
+    files_at = tables_at + n_requests * 88 + n_turns * 48 + n_problems * 16   # problems (16)
+    data[files_at + 40] ^= 0xFF         # and engine times (8) since format 15
 elif how == "rows":
     data[256 + 40] ^= 0xFF          # inside the event rows of the file written first
-elif how == "all-rows":             # every file's rows (24 bytes each, from byte 256 to the tables)
-    tables_at = struct.unpack_from("<Q", data, 48)[0]
-    for at in range(256 + 8, tables_at, 24):
+elif how == "all-rows":             # every file's rows (24 bytes each, from byte 256 to the ids)
+    ids_at = struct.unpack_from("<Q", data, 88)[0]
+    for at in range(256 + 8, ids_at, 24):
         data[at] ^= 0xFF
 elif how == "garbage":
     data = bytearray(b"not a cache at all\n" * 10)

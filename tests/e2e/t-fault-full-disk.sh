@@ -73,7 +73,8 @@ if [ "$(state)" = T ]; then
   for fd in /proc/"$pid"/fd/*; do
     case $(readlink "$fd") in "$(realpath "$C")"/*) held="$held$(stat -L -c %s "$fd") bytes " ;; esac
   done
-  [ "$held" = "0 bytes " ] && ok || fail "after a failed write, the draft holds ${held:-nothing open}"
+  # (the draft, and the file its tables are put aside in when it has one)
+  case $held in "0 bytes " | "0 bytes 0 bytes ") ok ;; *) fail "after a failed write, the draft holds ${held:-nothing open}" ;; esac
 else
   fail "rt-cdf did not stop after its failed write (state $(state))"
 fi

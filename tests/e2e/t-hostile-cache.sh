@@ -47,10 +47,10 @@ warm "$TMP/exp6"
 import glob, struct, sys
 (path,) = glob.glob(sys.argv[1] + "/*.rtc")
 data = bytearray(open(path, "rb").read())
-# the event rows lie between the 256-byte header and the tables (offset at byte 48); if the
-# layout ever changes, the middle of the file is still mostly rows
-tables_at = struct.unpack_from("<Q", data, 48)[0]
-lo, hi = (256, tables_at) if 256 + 128 < tables_at <= len(data) else (0, len(data))
+# the event rows lie between the 256-byte header and the request ids (offset at byte 88); if
+# the layout ever changes, the middle of the file is still mostly rows
+ids_at = struct.unpack_from("<Q", data, 88)[0]
+lo, hi = (256, ids_at) if 256 + 128 < ids_at <= len(data) else (0, len(data))
 mid = (lo + hi) // 2
 for k in range(mid - 32, mid + 32):
     data[k] ^= 0xA5

@@ -968,7 +968,7 @@ test_requests_of_one_step_only_from_the_cache (void)
 }
 
 /* Flips one bit of the request ids of the cache in `dir`: the first id's first character, or
- * with `last` the last id's last character, at the very end of the cache file. */
+ * with `last` the last id's last character (before the tables since format 15). */
 static void
 damage_cache_id (const char *dir, gboolean last)
 {
@@ -982,9 +982,9 @@ damage_cache_id (const char *dir, gboolean last)
   g_assert_cmpuint (ids_size, >, 1);
   if (last)
     {
-      g_assert_cmpuint (ids_at + ids_size, ==, len);   /* the ids come last */
-      g_assert_cmpint (data[len - 1], ==, '\0');
-      data[len - 2] ^= 0x01;
+      g_assert_cmpuint (ids_at + ids_size, <=, len);
+      g_assert_cmpint (data[ids_at + ids_size - 1], ==, '\0');
+      data[ids_at + ids_size - 2] ^= 0x01;
     }
   else
     {
@@ -1359,8 +1359,8 @@ assert_same_turn_answers (const RtTrace *t, const RtTrace *fresh)
     }
 }
 
-/* Flips a byte of part `part` of the cache in `dir` (0: files, requests, turns, problems,
- * names, turn sums, in the cache's order), `at` bytes into it. */
+/* Flips a byte of part `part` of the cache in `dir` (0: requests, turns, problems, engine
+ * times, files, names, turn sums, in the cache's order), `at` bytes into it. */
 static void
 damage_cache_part (const char *dir, guint part, gsize at)
 {
@@ -1373,7 +1373,9 @@ damage_cache_part (const char *dir, guint part, gsize at)
   memcpy (&tables_at, data + 48, 8);
   memcpy (&n_names, data + 20, 4);
   memcpy (n, data + 112, sizeof n);   /* files, requests, turns, problems */
-  const gsize sizes[] = { n[0] * 456,   /* a CacheFile: 320 bytes, and 136 of its rollouts since format 11 */ n[1] * sizeof (RtRequest), n[2] * sizeof (RtTurnFigures), n[3] * 16,
+  const gsize sizes[] = { n[1] * sizeof (RtRequest), n[2] * sizeof (RtTurnFigures), n[3] * 16,
+                          n[1] * sizeof (double),
+                          n[0] * 456,   /* a CacheFile: 320 bytes, and 136 of its rollouts since format 11 */
                           (gsize) n_names * 8 };
   gsize offset = tables_at + at;
   for (guint p = 0; p < part; p++)
@@ -1433,7 +1435,7 @@ test_turn_sums_stand_in_for_the_turns (void)
     assert_same_turn_answers (t, fresh);
   }
   /* the first file's first turn damaged: never read by the one, found by the other */
-  damage_cache_part (dir, 2, G_STRUCT_OFFSET (RtTurnFigures, engine_call_s) + 7);
+  damage_cache_part (dir, 1, G_STRUCT_OFFSET (RtTurnFigures, engine_call_s) + 7);
   {
     g_autoptr (RtTrace) t = load_with (exp, summed);
     g_assert_true (t->stats.cache_used);
@@ -1465,7 +1467,7 @@ test_damaged_turn_sums_fall_back_to_the_turns (void)
   g_autofree char *dir = g_dir_make_tmp ("rt-cache-XXXXXX", NULL);
   g_autoptr (RtTrace) fresh = load (exp, 1);
   rt_trace_free (load_with (exp, (RtLoadOptions) { .n_threads = 1, .cache_dir = dir }));
-  damage_cache_part (dir, 5, G_STRUCT_OFFSET (RtTurnSums, sum) + 7);
+  damage_cache_part (dir, 6, G_STRUCT_OFFSET (RtTurnSums, sum) + 7);
   g_autoptr (RtTrace) t = load_with (exp, (RtLoadOptions) { .n_threads = 1, .cache_dir = dir,
                                                             .reads = RT_READS_ALL & ~RT_READS_TURNS });
   g_assert_true (t->stats.cache_used);

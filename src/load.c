@@ -36,6 +36,41 @@ typedef struct {
   gint *taken;                  /* (atomic) of each file: a thread has begun reading it */
 } LoadJob;
 
+/* Puts the tables of a file just read (those the cache keeps: as of its last newline) aside in
+ * the draft, as file_snapshot (load-cache.c) would have made them of what the trace kept. */
+static void
+spill_tables (RtCacheDraft *draft, RtFileParse *p, GArray *turns, RtFileState *fs)
+{
+  const RtResume *rp = &p->resume;
+  RtCacheSnapshot snap = { .requests = p->requests, .turns = turns,
+                           .problems = g_array_sized_new (FALSE, FALSE, sizeof (RtCacheProblem),
+                                                          rp->n_problems) };
+  g_autoptr (GArray) requests = NULL, derived = NULL;
+  /* an unterminated last piece read (the parse kept the requests as before it) or added to the
+   * tables: those of the last newline, derived again */
+  if (rp->requests != NULL || rp->n_requests < p->requests->len || rp->n_timing < p->timing_turns->len
+      || rp->n_end < p->end_turns->len)
+    {
+      requests = g_array_new (FALSE, FALSE, sizeof (RtRequest));
+      g_array_append_vals (requests, rp->requests ? rp->requests->data : p->requests->data, rp->n_requests);
+      derived = g_array_new (FALSE, FALSE, sizeof (RtTurnFigures));
+      rt_derive_turns ((RtRequest *) (void *) requests->data, requests->len,
+                       (const RtTurnRecord *) (void *) p->timing_turns->data, rp->n_timing,
+                       (const RtTurnRecord *) (void *) p->end_turns->data, rp->n_end, derived);
+      snap.requests = requests;
+      snap.turns = derived;
+    }
+  for (guint32 k = 0; k < rp->n_problems; k++)
+    {
+      const RtProblem *pr = &g_array_index (p->problems, RtProblem, k);
+      RtCacheProblem cp = { pr->line, pr->reason };
+      g_array_append_val (snap.problems, cp);
+    }
+  fs->spill = rt_cache_draft_spill (draft, &snap);
+  fs->spilled = fs->spill.size > 0;
+  g_array_unref (snap.problems);
+}
+
 /* Appends a finished file's rows to the trace; local indices stay local to the file.
  * The first append into each huge page of a table zeroes it under the lock. Bringing the
  * next page in ahead, outside the lock (MADV_POPULATE_WRITE), cut the time spent under the
@@ -79,7 +114,7 @@ merge_file (LoadJob *job, RtFileParse *p)
   /* a caller that reads no turn figures, with no cache to write them into, keeps none: on the
    * 10M tree, tens of MB less to copy and to fault in (its zeroed pages are dear on a
    * virtual machine; bench/RESULTS.md, "Behind the code") */
-  if (t->priv->keeps.turns || t->priv->cache_path != NULL)
+  if (t->priv->keeps.turns || (t->priv->cache_path != NULL && !durations_alone))
     g_array_append_vals (t->turns, turns->data, turns->len);
   t->problems_total += p->file->problems_total;
   t->stats.bytes_read += p->bytes_read;
@@ -107,6 +142,11 @@ merge_file (LoadJob *job, RtFileParse *p)
       fs->rows_at = rows_at;
       fs->rows_written = TRUE;
     }
+  /* a load that keeps the durations alone keeps no table for the cache either: they are put
+   * aside on disk, in the draft's spill, until the cache is written (at 100M lines, 1.7 GB
+   * less memory) */
+  if (draft != NULL && durations_alone)
+    spill_tables (draft, p, turns, fs);
 
   /* What the cache keeps of the file stays with the trace. The turn records are
    * kept only when an unterminated last piece added some (the cache holds the
@@ -910,11 +950,11 @@ rt_trace_load (const char *exp_path, const RtLoadOptions *opts, GError **error)
   trace->priv->opts = *opts;
   trace->priv->keeps = rt_load_keeps (opts->reads);
   trace->priv->requests = g_array_new (FALSE, FALSE, sizeof (RtRequest));
-  /* a caller that reads no request, id, turn or row, with no cache to write, gets each step's
-   * durations: of each request the load keeps that alone (at 100M lines, 30 MB instead of
-   * 300 MB of requests and 180 MB of ids) */
+  /* a caller that reads no request, id, turn or row gets each step's durations: of each
+   * request the load keeps that alone (at 100M lines, 30 MB instead of 300 MB of requests and
+   * 180 MB of ids), and a cache to write gets the rest of each file's tables on disk */
   RtLoadKeeps *k = &trace->priv->keeps;
-  if (opts->cache_dir == NULL && !k->requests && !k->ids && !k->turns && !k->rows)
+  if (!k->requests && !k->ids && !k->turns && !k->rows)
     trace->priv->kept_durations = g_array_new (FALSE, FALSE, sizeof (double));
   trace->priv->opts.cache_dir = NULL;
   if (g_strcmp0 (g_getenv ("ROLLTRACE_PARSE"), "lines") == 0)
@@ -927,6 +967,10 @@ rt_trace_load (const char *exp_path, const RtLoadOptions *opts, GError **error)
     return NULL;
   trace->priv->cache = cache;
   trace->stats.cache_used = cache != NULL;
+  /* with a cache, files come from it as they are: the durations alone are kept only when
+   * every file is read (the tables the new cache needs are put aside as they are read) */
+  if (cache != NULL)
+    g_clear_pointer (&trace->priv->kept_durations, g_array_unref);
   trace->priv->files = g_new0 (RtFileState, trace->files->len);
   trace->priv->step_durations = g_new0 (RtStepDurations, trace->steps->len);
   if (!load_files (trace, cache, error))

@@ -425,18 +425,36 @@ test_rows_unread_keeps_the_other_tables_and_caches_every_row (void)
 
 static GArray *sorted_durations (const RtTrace *t, guint si);
 
-/* Without a cache, a caller that reads durations alone (rt-cdf) keeps no request and no id:
- * each step's sorted durations, and every step's, are made of the durations the load kept,
- * the very values a full load's request table gives; the files keep their request counts. */
+enum { RUNNING_PARTIAL, RUNNING_RERUN, RUNNING_NEW_REQUEST };
+static char *copy_hand_v2_running (guint last_piece);
+static void assert_same_turn_answers (const RtTrace *t, const RtTrace *fresh);
+
+/* A caller that reads durations alone (rt-cdf) keeps no request and no id: each step's sorted
+ * durations, and every step's, are made of the durations the load kept, the very values a full
+ * load's request table gives; the files keep their request counts. With a cache to write, the
+ * other tables are put aside on disk as files are read: the cache holds them as a full load
+ * would have written them (the last file of the running copies ends in an unterminated piece,
+ * the second's a whole line that changes a request and its turns: the cache keeps the tables
+ * as of the last newline, and a load from it reads that piece on). */
 static void
 test_durations_alone_keep_no_request (void)
 {
-  const char *fixtures[] = { "hand-v1", "hand-v2", "damaged", "timeline", "samples/exp-v2-damaged" };
-  for (guint i = 0; i < G_N_ELEMENTS (fixtures); i++)
+  const char *fixtures[] = { "hand-v1", "hand-v2", "damaged", "timeline", "samples/exp-v2-damaged",
+                             "running", "running-rerun", "running-new-request" };
+  for (guint c = 0; c < 2 * G_N_ELEMENTS (fixtures); c++)
     {
-      g_autofree char *path = fixture (fixtures[i]);
+      guint i = c / 2;
+      gboolean cached = c % 2 == 1;
+      g_autofree char *path = g_str_has_prefix (fixtures[i], "running")
+                                ? copy_hand_v2_running (strcmp (fixtures[i], "running") == 0 ? RUNNING_PARTIAL
+                                                        : strcmp (fixtures[i], "running-rerun") == 0 ? RUNNING_RERUN
+                                                        : RUNNING_NEW_REQUEST)
+                                : fixture (fixtures[i]);
+      g_autofree char *dir = cached ? g_dir_make_tmp ("rt-cache-XXXXXX", NULL) : NULL;
       g_autoptr (RtTrace) full = load (path, 2);
-      g_autoptr (RtTrace) lean = load_with (path, (RtLoadOptions) { .n_threads = 2, .reads = RT_READS_DURATIONS });
+      g_autoptr (RtTrace) lean = load_with (path, (RtLoadOptions) { .n_threads = 2, .cache_dir = dir,
+                                                                    .reads = RT_READS_DURATIONS });
+      g_assert_true (lean->stats.cache_written == cached);
       g_assert_cmpuint (lean->n_requests, ==, 0);
       g_assert_cmpuint (lean->string_chunks->len, ==, 0);
       g_assert_cmpuint (lean->steps->len, ==, full->steps->len);
@@ -462,6 +480,18 @@ test_durations_alone_keep_no_request (void)
       guint n;
       const double *got = rt_trace_all_sorted_durations (lean, &n);
       g_assert_cmpmem (got, n * sizeof (double), all->data, all->len * sizeof (double));
+      if (cached)
+        {
+          {
+            g_autoptr (RtTrace) summed = load_with (path, (RtLoadOptions) { .n_threads = 1, .cache_dir = dir,
+                                                                            .reads = RT_READS_ALL & ~RT_READS_TURNS });
+            if (rt_trace_n_turns (full) > 0)
+              assert_same_turn_answers (summed, full);
+          }
+          assert_cache_holds_the_tables (path, dir, full);
+        }
+      if (g_str_has_prefix (fixtures[i], "running"))
+        rt_test_remove_tree (path);
     }
 }
 
@@ -1290,9 +1320,12 @@ test_damaged_rows_asked_from_threads_are_read_again_once (void)
 }
 
 /* A copy of fixtures/hand-v2 (two steps, three files, turn_timings in each) whose last file
- * ends in an unterminated piece, as a running job's does: a cached load reads that file on. */
+ * ends in an unterminated piece, as a running job's does: a cached load reads that file on.
+ * The piece: the beginning of a line (RUNNING_PARTIAL), or a whole line without its newline,
+ * a rerun's complete line for a request of the file (RUNNING_RERUN) or a new request's start
+ * (RUNNING_NEW_REQUEST). */
 static char *
-copy_hand_v2_running (void)
+copy_hand_v2_running (guint last_piece)
 {
   static const char *const files[] = { "step_1/worker_0.jsonl", "step_1/worker_1.jsonl", "step_2/worker_0.jsonl" };
   g_autofree char *from = fixture ("hand-v2");
@@ -1307,7 +1340,22 @@ copy_hand_v2_running (void)
       g_assert_cmpint (g_mkdir_with_parents (folder, 0755), ==, 0);
       g_assert_true (g_file_get_contents (src, &text, &len, NULL));
       g_autoptr (GString) content = g_string_new_len (text, (gssize) len);
-      if (i == G_N_ELEMENTS (files) - 1)
+      if (i == G_N_ELEMENTS (files) - 1 && last_piece == RUNNING_NEW_REQUEST)
+        g_string_append (content, "{\"timestamp\": \"2025-01-01T10:01:12.5\", \"event\": \"request_start\", "
+                                  "\"extra\": {\"request_id\": \"z\"}, \"workid\": 0, \"step\": 2}");
+      else if (i == G_N_ELEMENTS (files) - 1 && last_piece == RUNNING_RERUN)
+        {
+          /* its request's complete line again, as a rerun's, with a longer duration: it changes
+           * that request and adds turns */
+          const char *line = strstr (content->str, "{\"timestamp\": \"2025-01-01T10:01:11\", \"event\": \"async_rollout_request_complete\"");
+          g_assert_nonnull (line);
+          g_autofree char *again = g_strndup (line, strchr (line, '\n') - line);
+          char *duration = strstr (again, "\"duration_sec\": 10.0");
+          g_assert_nonnull (duration);
+          duration[strlen ("\"duration_sec\": 1")] = '1';
+          g_string_append (content, again);
+        }
+      else if (i == G_N_ELEMENTS (files) - 1)
         g_string_append (content, "{\"timestamp\": \"2025-06-10T09:");
       g_assert_true (g_file_set_contents (dst, content->str, (gssize) content->len, NULL));
     }
@@ -1413,7 +1461,7 @@ test_no_turns_sum_to_nothing (void)
 static void
 test_turn_sums_stand_in_for_the_turns (void)
 {
-  g_autofree char *exp = copy_hand_v2_running ();
+  g_autofree char *exp = copy_hand_v2_running (RUNNING_PARTIAL);
   g_autofree char *dir = g_dir_make_tmp ("rt-cache-XXXXXX", NULL);
   g_autoptr (RtTrace) fresh = load (exp, 1);
   rt_trace_free (load_with (exp, (RtLoadOptions) { .n_threads = 1, .cache_dir = dir }));
@@ -1463,7 +1511,7 @@ test_turn_sums_stand_in_for_the_turns (void)
 static void
 test_damaged_turn_sums_fall_back_to_the_turns (void)
 {
-  g_autofree char *exp = copy_hand_v2_running ();
+  g_autofree char *exp = copy_hand_v2_running (RUNNING_PARTIAL);
   g_autofree char *dir = g_dir_make_tmp ("rt-cache-XXXXXX", NULL);
   g_autoptr (RtTrace) fresh = load (exp, 1);
   rt_trace_free (load_with (exp, (RtLoadOptions) { .n_threads = 1, .cache_dir = dir }));

@@ -116,6 +116,12 @@ void rt_cache_prefetch_file_tables (RtCacheMap *map, const guint *records, guint
  * Restored strings point into the cache, valid until rt_cache_close. */
 void rt_cache_file_snapshot (RtCacheMap *map, guint record, RtCacheSnapshot *snap);
 
+/* The caller will not read the `tables` of records first_record ... first_record + n_records - 1
+ * again soon: their pages of the mapping (and of the requests' engine times, with the requests)
+ * go back, read from the page cache again when next touched. Pointers into them stay valid. */
+void rt_cache_release_file_tables (RtCacheMap *map, guint first_record, guint n_records,
+                                   RtCacheTables tables);
+
 /* The requests were taken (converted into the loader's own table): the memory of the
  * cache's is given back; they are read from the file again if asked for. */
 void rt_cache_requests_taken (RtCacheMap *map);

@@ -581,15 +581,27 @@ rt_cache_prefetch_file_tables (RtCacheMap *map, const guint *records, guint n, R
 #endif
 }
 
+/* Gives back the pages of [lo, hi), part of the part [part_lo, part_hi) of the mapping, and those
+ * around it up to the next 2 MiB boundary within the part: a file system that keeps its pages in
+ * large folios maps a whole folio on a fault (up to 2 MiB), so that a walk giving back only the
+ * range it read keeps the folio's other pages, and over a walk of every step holds the whole
+ * part after all. A neighbour's pages given back are read from the page cache again if needed.
+ * Pages that the part shares with the next are kept. */
+static void
+release_range (const void *lo, const void *hi, const void *part_lo, const void *part_hi)
+{
+  const gsize page = (gsize) sysconf (_SC_PAGESIZE), folio = 2u << 20;
+  guintptr start = MAX ((guintptr) lo / folio * folio, ((guintptr) part_lo + page - 1) / page * page);
+  guintptr end = MIN (((guintptr) hi + folio - 1) / folio * folio, (guintptr) part_hi / page * page);
+  if (end > start)
+    madvise ((void *) start, end - start, MADV_DONTNEED);
+}
+
 void
 rt_cache_requests_taken (RtCacheMap *map)
 {
-  /* only the pages wholly inside the part: the ones at its edges hold its neighbours' */
-  const gsize page = (gsize) sysconf (_SC_PAGESIZE);
-  guintptr start = ((guintptr) map->t.requests + page - 1) / page * page;
-  guintptr end = (guintptr) (map->t.requests + map->h.n_requests) / page * page;
-  if (end > start)
-    madvise ((void *) start, end - start, MADV_DONTNEED);
+  const CacheRequest *end = map->t.requests + map->h.n_requests;
+  release_range (map->t.requests, end, map->t.requests, end);
 }
 
 const RtRequest *
@@ -737,4 +749,35 @@ rt_cache_file_count (RtCacheMap *map, guint record, RtCacheTotals *totals)
   totals->n_turns += cf->n_turns;
   totals->n_problems += cf->n_problems;
   totals->ids_size += cf->ids_size;
+}
+
+void
+rt_cache_release_file_tables (RtCacheMap *map, guint first_record, guint n_records, RtCacheTables tables)
+{
+  if (n_records == 0)
+    return;
+  g_assert ((guint64) first_record + n_records <= map->h.n_files);
+  guint64 req_lo = G_MAXUINT64, req_hi = 0, ids_lo = G_MAXUINT64, ids_hi = 0;
+  guint64 turns_lo = G_MAXUINT64, turns_hi = 0;
+  for (guint r = first_record; r < first_record + n_records; r++)
+    {
+      const CacheFile *cf = &map->t.files[r];
+      req_lo = MIN (req_lo, cf->first_request);
+      req_hi = MAX (req_hi, (guint64) cf->first_request + cf->n_requests);
+      ids_lo = MIN (ids_lo, cf->ids_at);
+      ids_hi = MAX (ids_hi, cf->ids_at + cf->ids_size);
+      turns_lo = MIN (turns_lo, cf->first_turn);
+      turns_hi = MAX (turns_hi, (guint64) cf->first_turn + cf->n_turns);
+    }
+  /* (the files' ranges were checked to lie inside their tables when the cache was opened) */
+  if ((tables & RT_CACHE_REQUESTS) && req_hi > req_lo)
+    {
+      const guint64 n = map->h.n_requests;
+      release_range (map->t.requests + req_lo, map->t.requests + req_hi, map->t.requests, map->t.requests + n);
+      release_range (map->t.engine + req_lo, map->t.engine + req_hi, map->t.engine, map->t.engine + n);
+    }
+  if ((tables & RT_CACHE_IDS) && ids_hi > ids_lo)
+    release_range (map->ids + ids_lo, map->ids + ids_hi, map->ids, map->ids + map->ids_size);
+  if ((tables & RT_CACHE_TURNS) && turns_hi > turns_lo)
+    release_range (map->t.turns + turns_lo, map->t.turns + turns_hi, map->t.turns, map->t.turns + map->h.n_turns);
 }

@@ -210,6 +210,9 @@ rt_trace_request_id_checked (const RtTrace *t, const RtRequest *q)
       if (!fs->ids_ready && fs->origin == RT_FILE_CACHED
           && !rt_cache_file_tables_ok (t->priv->cache, fs->record, RT_CACHE_IDS))
         reread_ids ((RtTrace *) t, q->file);
+      else if (!fs->ids_ready && fs->origin == RT_FILE_CACHED && t->priv->release_tables)
+        /* the file's ids were read whole for their check: the few asked for come back */
+        rt_cache_release_file_tables (t->priv->cache, fs->record, 1, RT_CACHE_IDS);
       g_atomic_int_set (&fs->ids_ready, TRUE);
       g_mutex_unlock (&t->priv->lazy_lock);
     }
@@ -262,6 +265,20 @@ rt_trace_turn_missing (const RtTrace *t, guint32 i)
   undeclared_read (t, "turn %" G_GUINT32_FORMAT " is not in the trace (%" G_GUINT64_FORMAT " turns%s), yet is read",
                    i, rt_trace_n_turns (t), t->priv->keeps.turns ? "" : ": RT_READS_TURNS was not declared");
   return &unknown;
+}
+
+void
+rt_trace_requests_done (const RtTrace *t, guint first_file, guint n_files)
+{
+  const RtTracePrivate *priv = t->priv;
+  if (!priv->release_tables)
+    return;
+  /* used in place, every file the record of its own number (take_cached_requests); those read
+   * on keep theirs in the load's own table, and give back the cache's older copy */
+  guint n_records = rt_cache_n_files (priv->cache);
+  if (first_file < n_records)
+    rt_cache_release_file_tables (priv->cache, first_file, MIN (n_files, n_records - first_file),
+                                  RT_CACHE_REQUESTS | RT_CACHE_IDS);
 }
 
 void

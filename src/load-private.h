@@ -87,6 +87,10 @@ typedef struct {
   double *owned;
 } RtStepDurations;
 
+/* The size of a cache's request table from which the pages read of it go back once read: 64 MiB
+ * (about 20M lines), or ROLLTRACE_RELEASE_FROM (bytes: the tests make small caches large). */
+guint64 rt_release_from (void);
+
 /* What a load keeps, from RtLoadOptions.reads. */
 typedef struct {
   gboolean rows;
@@ -121,6 +125,8 @@ struct _RtTracePrivate {
                                   * own number: requests can be read in place */
   gboolean requests_in_place;    /* trace->requests is (part of) the cache's own table
                                   * (take_requests_in_place) */
+  gboolean release_tables;       /* and so large that the pages of its requests, their engine
+                                  * times and ids go back once read (rt_trace_requests_done) */
   const RtTurnSums *turn_sums;   /* the turn sums of the first turn_sums_files files, from */
   guint n_turn_sums;             /* the cache (when it holds them: files taken whole from it,
                                   * each the record of its own number), or NULL */

@@ -23,6 +23,13 @@ n_threads_of (const RtLoadOptions *opts)
   return opts->n_threads ? opts->n_threads : g_get_num_processors ();
 }
 
+guint64
+rt_release_from (void)
+{
+  const char *env = g_getenv ("ROLLTRACE_RELEASE_FROM");
+  return env != NULL && g_ascii_isdigit (env[0]) ? g_ascii_strtoull (env, NULL, 10) : (guint64) 64 << 20;
+}
+
 /* ---- loading the files ---------------------------------------------------------- */
 
 typedef struct {
@@ -412,6 +419,14 @@ take_requests_in_place (RtTrace *t, guint first, guint n)
   t->request_ids_at = (guintptr) ids;
   t->request_texts_at = (guintptr) texts;
   priv->requests_in_place = TRUE;
+  /* A large table is not kept resident: its pages, read by the checks, go back now, and those
+   * an analysis reads step by step go back after each step (rt_trace_requests_done), so that a
+   * command's memory does not grow with the trace (at 104M lines, 300 MB of requests and 140
+   * MB of ids a cached rt-report held). A smaller one stays: faulting it in again would cost
+   * the commands that read it whole a few milliseconds for memory that does not matter. */
+  priv->release_tables = (guint64) rt_cache_n_requests (priv->cache) * sizeof (RtRequest) >= rt_release_from ();
+  if (priv->release_tables)
+    rt_cache_release_file_tables (priv->cache, first, n, RT_CACHE_REQUESTS | RT_CACHE_IDS);
   publish_requests (t);
   return TRUE;
 }
@@ -484,6 +499,7 @@ typedef struct {
   gboolean check_sums;          /* task 0 checks the turn sums (rt_cache_turn_sums_ok) */
   gboolean sums_bad;            /* ...and they failed */
   gboolean adopt;               /* each slice takes its files (adopt_file, requests left) */
+  gboolean release;             /* each slice gives back the pages it checked */
   guint n_slices;
   gint failed;                  /* (atomic) some check failed: the others may stop */
   guint64 problems_total[TABLE_CHECK_SLICES];   /* of the files each slice took */
@@ -532,6 +548,17 @@ check_tables_slice (gpointer data, guint task)
       if (!ok)
         g_atomic_int_set (&tc->failed, TRUE);
     }
+  /* a large cache's tables, checked, go back (rt_trace_requests_done says why): read again from
+   * the page cache when an analysis comes to them */
+  guint lo = G_MAXUINT, hi = 0;
+  for (guint i = first; tc->release && i < end; i++)
+    if (tc->matches[i] != RT_CACHE_MISS)
+      {
+        lo = MIN (lo, tc->records[i]);
+        hi = MAX (hi, tc->records[i] + 1);
+      }
+  if (hi > lo)
+    rt_cache_release_file_tables (tc->cache, lo, hi - lo, RT_CACHE_ALL_TABLES);
   /* taken here rather than one after another once all are checked (thousands of files,
    * their states' pages touched for the first time on the calling thread);
    * undone should another slice fail its checks */
@@ -628,6 +655,7 @@ adopt_files (RtTrace *t, RtCacheMap *cache, const RtCacheMatch *matches, const g
     .prefetch = keep_requests && whole ? tables_read (priv, n_files) : 0,
     .check_sums = priv->turn_sums != NULL,
     .adopt = !copy,
+    .release = !copy && (guint64) rt_cache_n_requests (cache) * sizeof (RtRequest) >= rt_release_from (),
   };
   if (tc.turns_by_file)
     tc.prefetch = RT_CACHE_TURNS;

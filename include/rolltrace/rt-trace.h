@@ -302,6 +302,12 @@ rt_trace_step (const RtTrace *t, guint i)
  * read again from the file if they fail. */
 const RtEvent *rt_trace_file_events (const RtTrace *t, guint file);
 
+/* The caller will not read the requests of files first_file ... first_file + n_files - 1 (nor
+ * their ids) again soon (a command that walks the steps one after another): where they are the
+ * cache's, used in place, and the cache is large, their memory goes back, and they are read from
+ * the cache file again if asked for. Pointers to them stay valid either way. */
+void rt_trace_requests_done (const RtTrace *t, guint first_file, guint n_files);
+
 /* The caller will not read file `file`'s rows again soon (a command that walks the steps one
  * after another): rows mapped from the cache give their memory back, and are read from the
  * cache file again if asked for. Rows the load made itself stay. Pointers to the rows stay

@@ -599,6 +599,7 @@ walk_requests (const RtTrace *t, GArray *selected, RequestWalk *walk)
                 keep_slow (t, slow, f->first_request + (guint) (q - first), q->total_s, &floor_s);
             }
         }
+      rt_trace_requests_done (t, st->first_file, st->n_files);
     }
   walk->complete = complete;
   walk->length = length;

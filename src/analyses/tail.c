@@ -217,6 +217,7 @@ rt_late_requests_new (const RtTrace *t, guint step_index, gint32 turn_end_turn)
   guint16 tool_id = rt_event_registry_lookup (t->registry, "tool_execution");
   for (guint k = 0; k < st->n_files; k++)
     add_file_requests (r, t, st->first_file + k, st->start_s, tool_id, turn_end_turn);
+  rt_trace_requests_done (t, st->first_file, st->n_files);   /* what is read on is in `r` */
   return r;
 }
 
@@ -437,6 +438,7 @@ rt_tail_new (void)
 {
   RtTail *tail = g_new0 (RtTail, 1);
   tail->steps = g_array_new (FALSE, FALSE, sizeof (RtTailStep));
+  tail->texts = g_string_chunk_new (1024);
   return tail;
 }
 
@@ -450,7 +452,9 @@ rt_tail_add_step (RtTail *tail, const RtTrace *t, const RtLateRequests *r)
   if (last->request != RT_NONE)
     {
       const char *id = rt_request_id (t, rt_trace_request (t, last->request));
-      ts.last_request_id = id != NULL && id[0] != '\0' ? id : NULL;
+      ts.last_request_id = id != NULL && id[0] != '\0' ? g_string_chunk_insert (tail->texts, id) : NULL;
+      const RtStep *st = rt_trace_step (t, r->step_index);
+      rt_trace_requests_done (t, st->first_file, st->n_files);
     }
   tail->attributed_steps += ts.unattributed == 0;
   tail->tail_dominant[ts.tail_dominant]++;
@@ -478,6 +482,7 @@ rt_tail_free (RtTail *tail)
   if (tail == NULL)
     return;
   g_array_unref (tail->steps);
+  g_string_chunk_free (tail->texts);
   g_free (tail);
 }
 

@@ -150,6 +150,7 @@ rt_turn_dist_analyse (const RtTrace *t, const RtStepSet *steps)
             }
           ds.requests += requests;
         }
+      rt_trace_requests_done (t, st->first_file, st->n_files);
       for (guint n = 0; n < DIRECT_TURNS; n++)
         {
           all->direct[n].count += step->direct[n].count;

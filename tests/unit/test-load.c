@@ -495,6 +495,65 @@ test_durations_alone_keep_no_request (void)
     }
 }
 
+/* How many of the pages wholly inside [lo, hi) this process has mapped (/proc/self/pagemap's
+ * present bit, which needs no privilege). */
+static guint
+pages_present (const void *lo, const void *hi)
+{
+  const gsize page = (gsize) sysconf (_SC_PAGESIZE);
+  guintptr start = ((guintptr) lo + page - 1) / page * page, end = (guintptr) hi / page * page;
+  int fd = open ("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+  g_assert_cmpint (fd, >=, 0);
+  guint present = 0;
+  for (guintptr at = start; at < end; at += page)
+    {
+      guint64 entry = 0;
+      g_assert_cmpint (pread (fd, &entry, sizeof entry, (off_t) (at / page * sizeof entry)), ==, sizeof entry);
+      present += (guint) (entry >> 63);
+    }
+  close (fd);
+  return present;
+}
+
+/* A large cache's requests, used in place, are not kept resident (ROLLTRACE_RELEASE_FROM makes
+ * this small one large): their pages go back once the load has checked them, come in as they
+ * are read, and go back once the reader is done with them (rt_trace_requests_done), the ids
+ * too; what is read of them is the same either way. */
+static void
+test_large_cache_tables_go_back_once_read (void)
+{
+  g_autofree char *path = fixture ("samples/exp-v2-damaged");
+  g_autofree char *dir = g_dir_make_tmp ("rt-cache-XXXXXX", NULL);
+  g_autoptr (RtTrace) full = load (path, 2);
+  rt_trace_free (load_threads_cache (path, 2, dir));
+  g_setenv ("ROLLTRACE_RELEASE_FROM", "1", TRUE);
+  g_autoptr (RtTrace) t = load_with (path, (RtLoadOptions) {
+    .n_threads = 2, .cache_dir = dir,
+    .reads = RT_READS_REQUESTS | RT_READS_SOME_IDS | RT_READS_TURN_SUMS });
+  g_unsetenv ("ROLLTRACE_RELEASE_FROM");
+  g_assert_cmpuint (t->stats.files_cached, ==, t->files->len);
+  g_assert_nonnull (t->cached_requests);
+  const RtRequest *lo = t->cached_requests, *hi = lo + t->n_cached_requests;
+  g_assert_cmpuint ((guintptr) hi - (guintptr) lo, >=, 3 * (gsize) sysconf (_SC_PAGESIZE));
+  g_assert_cmpuint (pages_present (lo, hi), ==, 0);
+  double sum = 0, want = 0;
+  for (guint i = 0; i < t->files->len; i++)
+    for (guint r = 0; r < rt_trace_file (t, i)->n_requests; r++)
+      {
+        const RtRequest *q = rt_trace_request (t, rt_trace_file (t, i)->first_request + r);
+        const RtRequest *w = rt_trace_request (full, rt_trace_file (full, i)->first_request + r);
+        sum += q->complete ? q->total_s : 0;
+        want += w->complete ? w->total_s : 0;
+        g_assert_cmpstr (rt_request_id (t, q), ==, rt_request_id (full, w));
+      }
+  g_assert_cmpmem (&sum, sizeof sum, &want, sizeof want);
+  g_assert_cmpuint (pages_present (lo, hi), >, 0);
+  rt_trace_requests_done (t, 0, t->files->len);
+  g_assert_cmpuint (pages_present (lo, hi), ==, 0);
+  g_assert_cmpstr (rt_request_id (t, lo), ==, rt_request_id (full, rt_trace_request (full, rt_trace_file (full, lo->file)->first_request)));
+  rt_test_remove_tree (dir);
+}
+
 /* ...and asking such a trace for rows is a programming error: stopped loudly where reads are
  * checked (the tests, debug builds); elsewhere the rows are read from the file then, the very
  * rows a full load keeps, and it is said once. */
@@ -2021,6 +2080,7 @@ main (int argc, char **argv)
                    test_rows_unread_keeps_the_other_tables_and_caches_every_row);
   g_test_add_func ("/load/rows-unread-are-not-read-silently", test_rows_unread_are_not_read_silently);
   g_test_add_func ("/load/durations-alone-keep-no-request", test_durations_alone_keep_no_request);
+  g_test_add_func ("/load/large-cache-tables-go-back-once-read", test_large_cache_tables_go_back_once_read);
   g_test_add_func ("/load/turns-unread-without-a-cache-are-not-kept", test_turns_unread_without_a_cache_are_not_kept);
   g_test_add_func ("/load/requests-in-place-from-the-cache", test_requests_in_place_from_the_cache);
   g_test_add_func ("/load/bad-folders-give-one-clear-error", test_bad_folders_give_one_clear_error);

@@ -107,7 +107,7 @@ typedef struct {
                                * are whole */
   RtTailCause tail_dominant;
   gint32 last_worker;
-  const char *last_request_id;   /* the trace's; NULL when unknown or empty */
+  const char *last_request_id;   /* in RtTail.texts; NULL when unknown or empty */
   double last_end_s;
   RtTailParts last;           /* lateness .. engine_per_turn; the split null unless attributed */
   RtTailParts last_excess;
@@ -119,6 +119,8 @@ typedef struct {
   guint attributed_steps;     /* steps whose every request is attributed */
   guint tail_dominant[RT_N_TAIL_CAUSES + 1];   /* steps per RtTailCause, none last */
   guint last_dominant[RT_N_TAIL_CAUSES + 1];
+  GStringChunk *texts;        /* the steps' last request ids, copied: the trace's pages of them
+                               * go back once a step is read (rt_trace_requests_done) */
 } RtTail;
 
 /* The tail of each of the steps `step_indices` (guint indices into t->steps; NULL: every step

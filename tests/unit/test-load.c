@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cache-format-private.h"
 #include "load-private.h"
 #include "rolltrace/rt-analyses.h"
 #include "rolltrace/rt-error.h"
@@ -931,6 +932,41 @@ test_cache_checksum_values_are_the_formats (void)
     }
   for (guint k = 0; k < G_N_ELEMENTS (known); k++)
     g_assert_cmphex (rt_hash64 (buf, known[k].len, 9), ==, known[k].sum);
+}
+
+/* The checksum of bytes that come piece by piece (HashStream: the cache writer's parts written
+ * as files are added) is rt_hash64 of them all, however they are cut: every length up to three
+ * blocks and more, cut at every point into two, and into pieces of every size from 1 to 70. */
+static void
+test_cache_checksum_in_pieces_is_the_whole (void)
+{
+  guint8 buf[64 * 3 + 8 * 3 + 5];
+  for (guint i = 0; i < sizeof buf; i++)
+    buf[i] = (guint8) (i * 37 + 11);
+  for (gsize len = 0; len <= sizeof buf; len++)
+    {
+      const guint64 whole = rt_hash64 (buf, len, 9);
+      for (gsize cut = 0; cut <= len; cut++)
+        {
+          HashStream h;
+          hash_stream_start (&h, 9);
+          hash_stream_put (&h, buf, cut);
+          hash_stream_put (&h, buf + cut, len - cut);
+          g_assert_cmphex (hash_stream_end (&h), ==, whole);
+        }
+      for (gsize piece = 1; piece <= 70; piece++)
+        {
+          HashStream h;
+          hash_stream_start (&h, 9);
+          for (gsize at = 0; at < len; at += piece)
+            hash_stream_put (&h, buf + at, MIN (piece, len - at));
+          g_assert_cmphex (hash_stream_end (&h), ==, whole);
+        }
+    }
+  HashStream none;
+  hash_stream_start (&none, 9);
+  hash_stream_put (&none, NULL, 0);
+  g_assert_cmphex (hash_stream_end (&none), ==, rt_hash64 (NULL, 0, 9));
 }
 
 /* A cached file's rows are taken only if none names an event past the registry's or a
@@ -2080,6 +2116,7 @@ main (int argc, char **argv)
                    test_rows_unread_keeps_the_other_tables_and_caches_every_row);
   g_test_add_func ("/load/rows-unread-are-not-read-silently", test_rows_unread_are_not_read_silently);
   g_test_add_func ("/load/durations-alone-keep-no-request", test_durations_alone_keep_no_request);
+  g_test_add_func ("/load/cache-checksum-in-pieces-is-the-whole", test_cache_checksum_in_pieces_is_the_whole);
   g_test_add_func ("/load/large-cache-tables-go-back-once-read", test_large_cache_tables_go_back_once_read);
   g_test_add_func ("/load/turns-unread-without-a-cache-are-not-kept", test_turns_unread_without_a_cache_are_not_kept);
   g_test_add_func ("/load/requests-in-place-from-the-cache", test_requests_in_place_from_the_cache);

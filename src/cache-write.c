@@ -568,17 +568,16 @@ rt_cache_draft_spill (RtCacheDraft *d, const RtCacheSnapshot *snap)
             }
         }
     }
-  int fd = d->spill_fd;
+  /* written under the lock that a failure takes to truncate the spill (draft_fail): either
+   * before it, and truncated, or not at all */
+  int e = d->spill_fd < 0 ? (errno != 0 ? errno : EIO) : 0;
   spill.at = d->spill_end;
   d->spill_end += (chunk->len + SPILL_PAGE - 1) & ~(guint64) (SPILL_PAGE - 1);
+  if (e == 0 && g_atomic_int_get (&d->failed) == 0)
+    e = put_at (d->spill_fd, chunk->data, chunk->len, spill.at);
+  gboolean failed = e != 0 || g_atomic_int_get (&d->failed) != 0;
   g_mutex_unlock (&d->w.lock);
-  if (fd < 0)
-    {
-      draft_fail (d, errno != 0 ? errno : EIO);
-      return spill;
-    }
-  int e = put_at (fd, chunk->data, chunk->len, spill.at);
-  if (e != 0)
+  if (failed)
     {
       draft_fail (d, e);
       return spill;

@@ -324,6 +324,8 @@ struct _RtCacheDraft {
   guint64 tables_at;        /* once the tables are begun */
   gint failed;              /* errno of the first failed write, 0: none */
   Writer w;                 /* the tables */
+  GRWLock writing;          /* held for reading by a loading thread's write, for writing
+                             * by draft_fail */
   int spill_fd;             /* the tables of files spilled while loading, or -1 */
   guint64 spill_end;        /* where the next goes (under w.lock) */
 };
@@ -387,6 +389,7 @@ rt_cache_draft_new (const char *cache_path, GError **error)
   d->fd = fd;
   d->end = ROWS_START;
   d->spill_fd = -1;
+  g_rw_lock_init (&d->writing);
   writer_init (&d->w);
   return d;
 }
@@ -418,20 +421,34 @@ link_draft (RtCacheDraft *d)
 /* A write failed with `e` (none when 0): the first failure is remembered (the draft is never
  * written then), and what the draft and its spill took of the disk goes back to it now, not
  * at the end of a load that may read on for minutes while the job that shares the disk needs
- * it: the disk is full, or the file too large. (A write begun by another thread before it saw
- * the failure may still land: a few rows at most.) */
+ * it: the disk is full, or the file too large. The loading threads' writes each hold
+ * `writing` for reading and look at the failure under it: the truncation waits for those
+ * begun before it, and no write lands after it. */
 static void
 draft_fail (RtCacheDraft *d, int e)
 {
   if (e == 0 || !g_atomic_int_compare_and_exchange (&d->failed, 0, e))
     return;
+  g_rw_lock_writer_lock (&d->writing);
   /* (failing that, it comes back at the end) */
   int cut G_GNUC_UNUSED = ftruncate (d->fd, 0);
   g_mutex_lock (&d->w.lock);
   if (d->spill_fd >= 0)
     cut = ftruncate (d->spill_fd, 0);
   g_mutex_unlock (&d->w.lock);
+  g_rw_lock_writer_unlock (&d->writing);
   fault_at ("failed");
+}
+
+/* Writes n bytes at `at` of `fd` for a loading thread, unless the draft failed: 0, or the
+ * errno of the failure (draft_fail it, with `writing` no longer held). */
+static int
+put_while_loading (RtCacheDraft *d, int fd, const void *p, gsize n, guint64 at)
+{
+  g_rw_lock_reader_lock (&d->writing);
+  int e = g_atomic_int_get (&d->failed) != 0 ? -1 : put_at (fd, p, n, at);
+  g_rw_lock_reader_unlock (&d->writing);
+  return e;
 }
 
 gboolean
@@ -461,7 +478,12 @@ rt_cache_draft_put_rows (RtCacheDraft *d, guint64 at, const RtEvent *rows, guint
   if (g_atomic_int_get (&d->failed) != 0)
     return 0;
   gsize bytes = (gsize) n_rows * sizeof (RtEvent);
-  draft_fail (d, put_at (d->fd, rows, bytes, at));
+  int e = put_while_loading (d, d->fd, rows, bytes, at);
+  if (e != 0)
+    {
+      draft_fail (d, MAX (e, 0));
+      return 0;
+    }
   return rt_hash64 (rows, bytes, 2);
 }
 
@@ -481,6 +503,7 @@ rt_cache_draft_free (RtCacheDraft *d)
     }
   writer_clear (&d->w);
   g_mutex_clear (&d->w.lock);
+  g_rw_lock_clear (&d->writing);
   g_free (d->tmp_path);
   g_free (d->dir);
   g_free (d);
@@ -568,18 +591,15 @@ rt_cache_draft_spill (RtCacheDraft *d, const RtCacheSnapshot *snap)
             }
         }
     }
-  /* written under the lock that a failure takes to truncate the spill (draft_fail): either
-   * before it, and truncated, or not at all */
-  int e = d->spill_fd < 0 ? (errno != 0 ? errno : EIO) : 0;
+  int fd = d->spill_fd, e = fd < 0 ? (errno != 0 ? errno : EIO) : 0;
   spill.at = d->spill_end;
   d->spill_end += (chunk->len + SPILL_PAGE - 1) & ~(guint64) (SPILL_PAGE - 1);
-  if (e == 0 && g_atomic_int_get (&d->failed) == 0)
-    e = put_at (d->spill_fd, chunk->data, chunk->len, spill.at);
-  gboolean failed = e != 0 || g_atomic_int_get (&d->failed) != 0;
   g_mutex_unlock (&d->w.lock);
-  if (failed)
+  if (e == 0)
+    e = put_while_loading (d, fd, chunk->data, chunk->len, spill.at);
+  if (e != 0)
     {
-      draft_fail (d, e);
+      draft_fail (d, MAX (e, 0));
       return spill;
     }
   const Chunk *c = (const Chunk *) (const void *) chunk->data;

@@ -122,6 +122,10 @@ void rt_cache_file_snapshot (RtCacheMap *map, guint record, RtCacheSnapshot *sna
 void rt_cache_release_file_tables (RtCacheMap *map, guint first_record, guint n_records,
                                    RtCacheTables tables);
 
+/* The caller will not read these n rows of the cache's mapping again soon: their pages go back
+ * (as rt_cache_release_file_tables's do). Rows not in the mapping's rows are left alone. */
+void rt_cache_release_rows (RtCacheMap *map, const RtEvent *rows, guint32 n);
+
 /* The requests were taken (converted into the loader's own table): the memory of the
  * cache's is given back; they are read from the file again if asked for. */
 void rt_cache_requests_taken (RtCacheMap *map);

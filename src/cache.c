@@ -752,6 +752,14 @@ rt_cache_file_count (RtCacheMap *map, guint record, RtCacheTotals *totals)
 }
 
 void
+rt_cache_release_rows (RtCacheMap *map, const RtEvent *rows, guint32 n)
+{
+  const guint8 *lo = map->data + ROWS_START, *hi = map->data + MIN (map->h.ids_at, map->size);
+  if ((const guint8 *) rows >= lo && (const guint8 *) (rows + n) <= hi)
+    release_range (rows, rows + n, lo, hi);
+}
+
+void
 rt_cache_release_file_tables (RtCacheMap *map, guint first_record, guint n_records, RtCacheTables tables)
 {
   if (n_records == 0)

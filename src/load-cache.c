@@ -121,6 +121,13 @@ rt_trace_step_sorted_durations (const RtTrace *t, guint step_index, guint *n)
                                st->n_files, n);
 }
 
+guint64
+rt_release_from (void)
+{
+  const char *env = g_getenv ("ROLLTRACE_RELEASE_FROM");
+  return env != NULL && g_ascii_isdigit (env[0]) ? g_ascii_strtoull (env, NULL, 10) : (guint64) 64 << 20;
+}
+
 /* ---- writing a new cache ---- */
 
 /* A snapshot with arrays of its own (see RtCacheSnapshot). */
@@ -346,6 +353,19 @@ step_durations_to_cache (const RtTrace *t, guint si)
   return v;
 }
 
+/* File i's tables were read from the old cache for the new one (counted, or copied): where
+ * the old cache is large, their pages go back, as its rows' do (a cache rewritten for one
+ * appended step otherwise held every request, id and turn of the old one resident). */
+static void
+old_tables_done (const RtTrace *t, guint i)
+{
+  const RtTracePrivate *priv = t->priv;
+  const RtFileState *fs = &priv->files[i];
+  if (priv->cache != NULL && fs->origin == RT_FILE_CACHED
+      && (guint64) rt_cache_n_requests (priv->cache) * sizeof (RtRequest) >= rt_release_from ())
+    rt_cache_release_file_tables (priv->cache, fs->record, 1, RT_CACHE_ALL_TABLES);
+}
+
 /* Writes the whole trace as a new cache, completing the draft begun while loading
  * (or a new one), and renames it into place. */
 static gboolean
@@ -373,6 +393,7 @@ write_cache (RtTrace *t, GError **error)
         continue;
       if (!count_tables (t, i, &snap, &totals, error))
         return FALSE;
+      old_tables_done (t, i);
       n_added++;
     }
   rt_cache_draft_begin_tables (d, exp, t->registry, n_added, &totals);
@@ -395,6 +416,7 @@ write_cache (RtTrace *t, GError **error)
           snap.rows_checksum = fs->rows_checksum;
           rt_cache_draft_add_file (d, rt_trace_file (t, i), &snap, fs->rows_at,
                                    fs->spilled ? &fs->spill : NULL);
+          old_tables_done (t, i);
         }
       rt_cache_draft_mark_turn_sums (d);
       g_autoptr (GArray) durations = all_kept && st->n_files > 0 ? step_durations_to_cache (t, si) : NULL;

@@ -285,13 +285,10 @@ void
 rt_trace_file_events_done (const RtTrace *t, guint file)
 {
   RtFileState *fs = &t->priv->files[file];
-  if (fs->mapped == NULL || fs->own_events != NULL)
+  if (fs->mapped == NULL || fs->own_events != NULL || t->priv->cache == NULL)
     return;                   /* rows in our own memory: the table still owns them */
-  /* only the pages wholly inside this file's rows: the ones at its edges hold a neighbour's */
-  gsize page = (gsize) sysconf (_SC_PAGESIZE);
-  guintptr start = ((guintptr) fs->mapped + page - 1) / page * page;
-  guintptr end = ((guintptr) (fs->mapped + rt_trace_file (t, file)->n_events)) / page * page;
-  if (end > start)
-    madvise ((void *) start, end - start, MADV_DONTNEED);
+  /* the whole file's rows (a file cut to its first rollout maps them all) */
+  const RtFile *f = rt_trace_file (t, file);
+  rt_cache_release_rows (t->priv->cache, fs->mapped, fs->cut ? fs->whole_events : f->n_events);
 }
 

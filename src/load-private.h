@@ -88,7 +88,8 @@ typedef struct {
 } RtStepDurations;
 
 /* The size of a cache's request table from which the pages read of it go back once read: 64 MiB
- * (about 20M lines), or ROLLTRACE_RELEASE_FROM (bytes: the tests make small caches large). */
+ * (about 20M lines), or ROLLTRACE_RELEASE_FROM (bytes: the tests make small caches large).
+ * load-cache.c. */
 guint64 rt_release_from (void);
 
 /* What a load keeps, from RtLoadOptions.reads. */

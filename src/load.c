@@ -23,13 +23,6 @@ n_threads_of (const RtLoadOptions *opts)
   return opts->n_threads ? opts->n_threads : g_get_num_processors ();
 }
 
-guint64
-rt_release_from (void)
-{
-  const char *env = g_getenv ("ROLLTRACE_RELEASE_FROM");
-  return env != NULL && g_ascii_isdigit (env[0]) ? g_ascii_strtoull (env, NULL, 10) : (guint64) 64 << 20;
-}
-
 /* ---- loading the files ---------------------------------------------------------- */
 
 typedef struct {
@@ -485,6 +478,7 @@ take_cached_requests (RtTrace *t, guint first, guint n)
       return FALSE;
   priv->turns_unchecked = 0;
   reserve_rows (t->priv->requests, n_requests);
+  gboolean release = (guint64) rt_cache_n_requests (cache) * sizeof (RtRequest) >= rt_release_from ();
   g_autoptr (GArray) problems = g_array_new (FALSE, FALSE, sizeof (RtCacheProblem));
   for (guint i = first; i < first + n; i++)
     {
@@ -495,6 +489,8 @@ take_cached_requests (RtTrace *t, guint first, guint n)
       g_array_set_size (problems, 0);
       RtCacheSnapshot snap = { .requests = t->priv->requests, .turns = NULL, .problems = problems };
       rt_cache_file_snapshot (cache, priv->files[i].record, &snap);
+      if (release)   /* copied: the cache's pages of them go back now (see check_tables_slice) */
+        rt_cache_release_file_tables (cache, priv->files[i].record, 1, RT_CACHE_REQUESTS);
       f->first_request = at;
       for (guint32 k = at; k < t->priv->requests->len; k++)
         {
@@ -683,7 +679,7 @@ adopt_files (RtTrace *t, RtCacheMap *cache, const RtCacheMatch *matches, const g
     .prefetch = keep_requests && whole ? tables_read (priv, n_files) : 0,
     .check_sums = priv->turn_sums != NULL,
     .adopt = !copy,
-    .release = !copy && (guint64) rt_cache_n_requests (cache) * sizeof (RtRequest) >= rt_release_from (),
+    .release = (guint64) rt_cache_n_requests (cache) * sizeof (RtRequest) >= rt_release_from (),
   };
   if (tc.turns_by_file)
     tc.prefetch = RT_CACHE_TURNS;
@@ -737,6 +733,8 @@ adopt_files (RtTrace *t, RtCacheMap *cache, const RtCacheMatch *matches, const g
         if (complete[i] && priv->files[i].origin != RT_FILE_CACHED)
           {
             adopt_file (t, cache, records[i], i, problems, copy);
+            if (copy && tc.release)   /* copied: the cache's pages of them go back now */
+              rt_cache_release_file_tables (cache, records[i], 1, RT_CACHE_REQUESTS);
             t->problems_total += rt_trace_file (t, i)->problems_total;
             t->stats.files_cached++;
           }

@@ -121,11 +121,12 @@ rt_trace_step_sorted_durations (const RtTrace *t, guint step_index, guint *n)
                                st->n_files, n);
 }
 
-guint64
-rt_release_from (void)
+gboolean
+rt_load_cache_is_large (RtCacheMap *cache)
 {
   const char *env = g_getenv ("ROLLTRACE_RELEASE_FROM");
-  return env != NULL && g_ascii_isdigit (env[0]) ? g_ascii_strtoull (env, NULL, 10) : (guint64) 64 << 20;
+  guint64 from = env != NULL && g_ascii_isdigit (env[0]) ? g_ascii_strtoull (env, NULL, 10) : (guint64) 64 << 20;
+  return (guint64) rt_cache_n_requests (cache) * sizeof (RtRequest) >= from;
 }
 
 /* ---- writing a new cache ---- */
@@ -361,8 +362,7 @@ old_tables_done (const RtTrace *t, guint i)
 {
   const RtTracePrivate *priv = t->priv;
   const RtFileState *fs = &priv->files[i];
-  if (priv->cache != NULL && fs->origin == RT_FILE_CACHED
-      && (guint64) rt_cache_n_requests (priv->cache) * sizeof (RtRequest) >= rt_release_from ())
+  if (priv->cache != NULL && fs->origin == RT_FILE_CACHED && rt_load_cache_is_large (priv->cache))
     rt_cache_release_file_tables (priv->cache, fs->record, 1, RT_CACHE_ALL_TABLES);
 }
 

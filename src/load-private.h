@@ -87,10 +87,10 @@ typedef struct {
   double *owned;
 } RtStepDurations;
 
-/* The size of a cache's request table from which the pages read of it go back once read: 64 MiB
- * (about 20M lines), or ROLLTRACE_RELEASE_FROM (bytes: the tests make small caches large).
+/* The cache's request table is so large that the pages read of it go back once read: 64 MiB or
+ * more (about 20M lines), or ROLLTRACE_RELEASE_FROM bytes (the tests make small caches large).
  * load-cache.c. */
-guint64 rt_release_from (void);
+gboolean rt_load_cache_is_large (RtCacheMap *cache);
 
 /* What a load keeps, from RtLoadOptions.reads. */
 typedef struct {

@@ -445,7 +445,7 @@ take_requests_in_place (RtTrace *t, guint first, guint n)
    * command's memory does not grow with the trace (at 104M lines, 300 MB of requests and 140
    * MB of ids a cached rt-report held). A smaller one stays: faulting it in again would cost
    * the commands that read it whole a few milliseconds for memory that does not matter. */
-  priv->release_tables = (guint64) rt_cache_n_requests (priv->cache) * sizeof (RtRequest) >= rt_release_from ();
+  priv->release_tables = rt_load_cache_is_large (priv->cache);
   if (priv->release_tables)
     rt_cache_release_file_tables (priv->cache, first, n, RT_CACHE_REQUESTS | RT_CACHE_IDS);
   publish_requests (t);
@@ -478,7 +478,7 @@ take_cached_requests (RtTrace *t, guint first, guint n)
       return FALSE;
   priv->turns_unchecked = 0;
   reserve_rows (t->priv->requests, n_requests);
-  gboolean release = (guint64) rt_cache_n_requests (cache) * sizeof (RtRequest) >= rt_release_from ();
+  gboolean release = rt_load_cache_is_large (cache);
   g_autoptr (GArray) problems = g_array_new (FALSE, FALSE, sizeof (RtCacheProblem));
   for (guint i = first; i < first + n; i++)
     {
@@ -679,7 +679,7 @@ adopt_files (RtTrace *t, RtCacheMap *cache, const RtCacheMatch *matches, const g
     .prefetch = keep_requests && whole ? tables_read (priv, n_files) : 0,
     .check_sums = priv->turn_sums != NULL,
     .adopt = !copy,
-    .release = (guint64) rt_cache_n_requests (cache) * sizeof (RtRequest) >= rt_release_from (),
+    .release = rt_load_cache_is_large (cache),
   };
   if (tc.turns_by_file)
     tc.prefetch = RT_CACHE_TURNS;

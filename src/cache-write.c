@@ -234,8 +234,9 @@ chunk_tables_size (const Chunk *c)
          + (gsize) c->n_turns * sizeof (RtTurnFigures) + (gsize) c->n_problems * sizeof (CacheProblem);
 }
 
-static void
-chunk_from_snapshot (Writer *w, const RtCacheSnapshot *snap, GByteArray *out)
+/* What a snapshot's tables count, as its piece lays them out. */
+static Chunk
+chunk_count (const RtCacheSnapshot *snap)
 {
   Chunk c = { .n_requests = snap->requests->len, .n_problems = snap->problems->len };
   for (guint k = 0; k < snap->requests->len; k++)
@@ -244,6 +245,13 @@ chunk_from_snapshot (Writer *w, const RtCacheSnapshot *snap, GByteArray *out)
       c.n_turns += q->n_turns;
       c.ids_size += strlen (text_of (q->id)) + 1;
     }
+  return c;
+}
+
+static void
+chunk_from_snapshot (Writer *w, const RtCacheSnapshot *snap, GByteArray *out)
+{
+  Chunk c = chunk_count (snap);
   gsize tables = chunk_tables_size (&c);
   g_byte_array_set_size (out, (guint) (tables + c.ids_size));
   memcpy (out->data, &c, sizeof c);
@@ -290,22 +298,13 @@ chunk_from_snapshot (Writer *w, const RtCacheSnapshot *snap, GByteArray *out)
 void
 rt_cache_draft_count (const RtCacheSnapshot *snap, const RtCacheSpill *spill, RtCacheTotals *totals)
 {
-  if (spill != NULL)
-    {
-      totals->n_requests += spill->n_requests;
-      totals->n_turns += spill->n_turns;
-      totals->n_problems += spill->n_problems;
-      totals->ids_size += spill->ids_size;
-      return;
-    }
-  totals->n_requests += snap->requests->len;
-  totals->n_problems += snap->problems->len;
-  for (guint k = 0; k < snap->requests->len; k++)
-    {
-      const RtRequest *q = &g_array_index (snap->requests, RtRequest, k);
-      totals->n_turns += q->n_turns;
-      totals->ids_size += strlen (text_of (q->id)) + 1;
-    }
+  Chunk c = spill != NULL ? (Chunk) { .n_requests = spill->n_requests, .n_turns = spill->n_turns,
+                                      .n_problems = spill->n_problems, .ids_size = spill->ids_size }
+                          : chunk_count (snap);
+  totals->n_requests += c.n_requests;
+  totals->n_turns += c.n_turns;
+  totals->n_problems += c.n_problems;
+  totals->ids_size += c.ids_size;
 }
 
 /* A cache being written: a file without a name in the cache's folder (O_TMPFILE), which
@@ -350,6 +349,28 @@ open_unnamed (const char *dir)
 #endif
 }
 
+/* A new file in `dir`, the cache's folder: without a name (open_unnamed), or where the file
+ * system has no such files, with a temporary name (*tmp, registered: a signal that can be
+ * caught removes it). -1 with `error` set when neither can be made. */
+static int
+open_beside (const char *dir, char **tmp, GError **error)
+{
+  *tmp = NULL;
+  int fd = open_unnamed (dir);
+  /* (a kernel without O_TMPFILE takes it for O_DIRECTORY: EISDIR) */
+  if (fd < 0 && (errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL))
+    {
+      g_autofree char *template = g_build_filename (dir, TEMP_TEMPLATE, NULL);
+      return rt_temp_create_from (template, tmp, error);
+    }
+  if (fd < 0)
+    {
+      int e = errno;
+      g_set_error (error, RT_ERROR, RT_ERROR_IO, "cannot create a file in %s: %s", dir, g_strerror (e));
+    }
+  return fd;
+}
+
 RtCacheDraft *
 rt_cache_draft_new (const char *cache_path, GError **error)
 {
@@ -365,23 +386,10 @@ rt_cache_draft_new (const char *cache_path, GError **error)
         g_set_error (error, RT_ERROR, RT_ERROR_IO, "cannot create %s: %s", dir, g_strerror (e));
       return NULL;
     }
-  char *tmp = NULL;
-  int fd = open_unnamed (dir);
-  /* (a kernel without O_TMPFILE takes it for O_DIRECTORY: EISDIR) */
-  if (fd < 0 && (errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL))
-    {
-      /* registered as it is made: a signal while loading removes it */
-      g_autofree char *template = g_build_filename (dir, TEMP_TEMPLATE, NULL);
-      fd = rt_temp_create_from (template, &tmp, error);
-      if (fd < 0)
-        return NULL;
-    }
-  else if (fd < 0)
-    {
-      int e = errno;
-      g_set_error (error, RT_ERROR, RT_ERROR_IO, "cannot create a file in %s: %s", dir, g_strerror (e));
-      return NULL;
-    }
+  char *tmp;   /* (a signal while loading removes a named draft) */
+  int fd = open_beside (dir, &tmp, error);
+  if (fd < 0)
+    return NULL;
   fchmod (fd, 0600);   /* as the folder: the cache is the user's own */
   RtCacheDraft *d = g_new0 (RtCacheDraft, 1);
   d->dir = g_steal_pointer (&dir);
@@ -574,24 +582,21 @@ rt_cache_draft_spill (RtCacheDraft *d, const RtCacheSnapshot *snap)
   g_autoptr (GByteArray) chunk = g_byte_array_new ();
   chunk_from_snapshot (&d->w, snap, chunk);
   g_mutex_lock (&d->w.lock);
+  int e = 0;
   if (d->spill_fd < 0)
     {
       /* beside the draft, on the same disk: unnamed, or named only for as long as it takes
        * to open it */
-      d->spill_fd = open_unnamed (d->dir);
-      if (d->spill_fd < 0)
+      g_autofree char *name = NULL;
+      d->spill_fd = open_beside (d->dir, &name, NULL);
+      e = d->spill_fd < 0 ? (errno != 0 ? errno : EIO) : 0;
+      if (name != NULL)
         {
-          g_autofree char *template = g_build_filename (d->dir, TEMP_TEMPLATE, NULL);
-          g_autofree char *name = NULL;
-          d->spill_fd = rt_temp_create_from (template, &name, NULL);
-          if (d->spill_fd >= 0)
-            {
-              g_unlink (name);
-              rt_temp_forget (name);
-            }
+          g_unlink (name);
+          rt_temp_forget (name);
         }
     }
-  int fd = d->spill_fd, e = fd < 0 ? (errno != 0 ? errno : EIO) : 0;
+  int fd = d->spill_fd;
   spill.at = d->spill_end;
   d->spill_end += (chunk->len + SPILL_PAGE - 1) & ~(guint64) (SPILL_PAGE - 1);
   g_mutex_unlock (&d->w.lock);

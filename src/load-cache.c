@@ -150,6 +150,17 @@ rt_load_snapshot_clear (RtCacheSnapshot *snap)
   g_clear_pointer (&snap->problems, g_array_unref);
 }
 
+void
+rt_load_snapshot_problems (RtCacheSnapshot *snap, const GArray *problems, guint32 n)
+{
+  for (guint32 k = 0; k < n; k++)
+    {
+      const RtProblem *pr = &g_array_index (problems, RtProblem, k);
+      RtCacheProblem cp = { pr->line, pr->reason };
+      g_array_append_val (snap->problems, cp);
+    }
+}
+
 char *
 rt_cache_default_dir (void)
 {
@@ -218,12 +229,7 @@ file_snapshot (const RtTrace *t, guint i, RtCacheSnapshot *snap)
           g_array_append_vals (snap->turns, rt_trace_turn (t, q->first_turn), q->n_turns);
         q->first_turn = snap->turns->len - q->n_turns;
       }
-  for (guint32 k = 0; k < rp->n_problems; k++)
-    {
-      const RtProblem *pr = &g_array_index (fs->problems, RtProblem, k);
-      RtCacheProblem cp = { pr->line, pr->reason };
-      g_array_append_val (snap->problems, cp);
-    }
+  rt_load_snapshot_problems (snap, fs->problems, rp->n_problems);
 }
 
 /* The rows of file i as of its last newline, when the load kept none of them (without

@@ -258,6 +258,9 @@ RtCacheSnapshot rt_load_snapshot_init (void);
 void rt_load_snapshot_clear (RtCacheSnapshot *snap);
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (RtCacheSnapshot, rt_load_snapshot_clear)
 
+/* Appends the first n of a file's `problems` (RtProblem) to the snapshot's. load-cache.c. */
+void rt_load_snapshot_problems (RtCacheSnapshot *snap, const GArray *problems, guint32 n);
+
 /* The cache file of an experiment in `dir`: one per canonical path. load-cache.c. */
 char *rt_load_cache_path (const char *dir, const char *exp_canonical);
 /* Counts how each file was loaded and, when what was read made the cache stale, writes a new

@@ -36,6 +36,17 @@ typedef struct {
   gint *taken;                  /* (atomic) of each file: a thread has begun reading it */
 } LoadJob;
 
+/* The parse read an unterminated last piece that changed or added to its tables: those the cache
+ * keeps, as of the last newline, are not the parse's final ones (the parse kept its requests as
+ * before the piece, and the turn records' counts then). */
+static gboolean
+read_past_last_newline (const RtFileParse *p)
+{
+  const RtResume *rp = &p->resume;
+  return rp->requests != NULL || rp->n_requests < p->requests->len || rp->n_timing < p->timing_turns->len
+         || rp->n_end < p->end_turns->len;
+}
+
 /* Puts the tables of a file just read (those the cache keeps: as of its last newline) aside in
  * the draft, as file_snapshot (load-cache.c) would have made them of what the trace kept. */
 static void
@@ -46,10 +57,8 @@ spill_tables (RtCacheDraft *draft, RtFileParse *p, GArray *turns, RtFileState *f
                            .problems = g_array_sized_new (FALSE, FALSE, sizeof (RtCacheProblem),
                                                           rp->n_problems) };
   g_autoptr (GArray) requests = NULL, derived = NULL;
-  /* an unterminated last piece read (the parse kept the requests as before it) or added to the
-   * tables: those of the last newline, derived again */
-  if (rp->requests != NULL || rp->n_requests < p->requests->len || rp->n_timing < p->timing_turns->len
-      || rp->n_end < p->end_turns->len)
+  /* the tables of the last newline, derived again */
+  if (read_past_last_newline (p))
     {
       requests = g_array_new (FALSE, FALSE, sizeof (RtRequest));
       g_array_append_vals (requests, rp->requests ? rp->requests->data : p->requests->data, rp->n_requests);
@@ -60,12 +69,7 @@ spill_tables (RtCacheDraft *draft, RtFileParse *p, GArray *turns, RtFileState *f
       snap.requests = requests;
       snap.turns = derived;
     }
-  for (guint32 k = 0; k < rp->n_problems; k++)
-    {
-      const RtProblem *pr = &g_array_index (p->problems, RtProblem, k);
-      RtCacheProblem cp = { pr->line, pr->reason };
-      g_array_append_val (snap.problems, cp);
-    }
+  rt_load_snapshot_problems (&snap, p->problems, rp->n_problems);
   fs->spill = rt_cache_draft_spill (draft, &snap);
   fs->spilled = fs->spill.size > 0;
   g_array_unref (snap.problems);
@@ -152,8 +156,7 @@ merge_file (LoadJob *job, RtFileParse *p)
    * kept only when an unterminated last piece added some (the cache holds the
    * file as of its last newline); otherwise the trace's turns are what they give,
    * and their memory goes to the next file. */
-  if (p->resume.requests != NULL || p->resume.n_timing < p->timing_turns->len
-      || p->resume.n_end < p->end_turns->len)
+  if (read_past_last_newline (p))
     {
       fs->timing_turns = g_array_copy (p->timing_turns);   /* p's are the thread's */
       fs->end_turns = g_array_copy (p->end_turns);

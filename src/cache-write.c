@@ -573,6 +573,13 @@ stream_end (RtCacheDraft *d, Stream *s)
  * together take about what the cache will. */
 #define SPILL_PAGE 4096u
 
+/* The room a piece of `size` bytes takes in the spill: whole pages. */
+static guint64
+spill_room (guint64 size)
+{
+  return (size + SPILL_PAGE - 1) & ~(guint64) (SPILL_PAGE - 1);
+}
+
 RtCacheSpill
 rt_cache_draft_spill (RtCacheDraft *d, const RtCacheSnapshot *snap)
 {
@@ -598,7 +605,7 @@ rt_cache_draft_spill (RtCacheDraft *d, const RtCacheSnapshot *snap)
     }
   int fd = d->spill_fd;
   spill.at = d->spill_end;
-  d->spill_end += (chunk->len + SPILL_PAGE - 1) & ~(guint64) (SPILL_PAGE - 1);
+  d->spill_end += spill_room (chunk->len);
   g_mutex_unlock (&d->w.lock);
   if (e == 0)
     e = put_while_loading (d, fd, chunk->data, chunk->len, spill.at);
@@ -672,7 +679,7 @@ rt_cache_draft_add_file (RtCacheDraft *d, const RtFile *f, const RtCacheSnapshot
       /* (where the file system cannot, they go back when the draft is done) */
       int punched G_GNUC_UNUSED = fallocate (d->spill_fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
                                              (off_t) spill->at,
-                                             (off_t) ((spill->size + SPILL_PAGE - 1) & ~(guint64) (SPILL_PAGE - 1)));
+                                             (off_t) spill_room (spill->size));
 #endif
     }
   else

@@ -52,6 +52,45 @@ durations_kept (const RtTrace *t, RtStepDurations *sd, guint first_file, guint n
   sd->sorted = sd->owned;
 }
 
+/* The sorted durations of every file, when the cache holds those of the first ones (as records
+ * 0 ... k - 1, as it holds them) and the trace the requests of the others: the two merged, the
+ * others' sorted first. After a step was appended, the cache's durations of every step before
+ * it are merged with one step's, rather than every step's with each other. Left unset
+ * otherwise. */
+static void
+durations_merged (const RtTrace *t, RtStepDurations *sd)
+{
+  const RtTracePrivate *priv = t->priv;
+  guint k = 0;
+  while (k < t->files->len && priv->files[k].as_cached && !priv->files[k].cut && priv->files[k].record == k)
+    k++;
+  if (k == 0 || k == t->files->len)
+    return;
+  for (guint i = k; i < t->files->len; i++)
+    if (rt_trace_file (t, i)->first_request == RT_NONE)
+      return;
+  guint n_cached;
+  const double *cached = rt_cache_step_durations (priv->cache, ALL_STEPS, 0, k, &n_cached);
+  if (cached == NULL)
+    return;
+  g_autoptr (GArray) rest = rt_samples_new ();
+  for (guint i = k; i < t->files->len; i++)
+    {
+      const RtFile *f = rt_trace_file (t, i);
+      for (guint r = 0; r < f->n_requests; r++)
+        if (rt_trace_request (t, f->first_request + r)->complete)
+          rt_samples_add (rest, rt_trace_request (t, f->first_request + r)->total_s);
+    }
+  rt_sort_doubles ((double *) (void *) rest->data, rest->len);
+  GArray *merged = rt_samples_new ();
+  const double *runs[] = { cached, (const double *) (void *) rest->data };
+  const guint lens[] = { n_cached, rest->len };
+  rt_merge_sorted (merged, runs, lens, 2);
+  sd->n = merged->len;
+  sd->owned = (double *) (void *) g_array_free (merged, FALSE);
+  sd->sorted = sd->owned;
+}
+
 /* The cache's sorted durations of the files first_file ... first_file + n_files - 1,
  * kept as `step` (ALL_STEPS: those of every file), when every one of those files is as
  * the cache holds it, as records one after another; or those the load kept of them.
@@ -76,6 +115,8 @@ durations_from_cache (const RtTrace *t, RtStepDurations *sd, gint32 step, guint 
             }
           if (consecutive)
             sd->sorted = rt_cache_step_durations (t->priv->cache, step, first->record, n_files, &sd->n);
+          else if (step == ALL_STEPS)
+            durations_merged (t, sd);
         }
       g_atomic_int_set (&sd->looked, TRUE);
       g_mutex_unlock (&t->priv->lazy_lock);
@@ -209,10 +250,11 @@ file_snapshot (const RtTrace *t, guint i, RtCacheSnapshot *snap)
   const RtRequest *src = rp->requests ? (const RtRequest *) rp->requests->data
                                       : rt_trace_request (t, f->first_request);
   g_array_append_vals (snap->requests, src, rp->n_requests);
-  if (t->request_ids_at != 0 || t->request_texts_at != 0)
+  if (rp->requests == NULL && (t->request_ids_at != 0 || t->request_texts_at != 0))
     for (guint k = 0; k < snap->requests->len; k++)
       {
-        /* the cache's, used in place: texts as their addresses, as the draft takes them */
+        /* the trace's table, numbering texts from the cache's used in place: texts as their
+         * addresses, as the draft takes them (those kept as of the last newline have them so) */
         RtRequest *q = &g_array_index (snap->requests, RtRequest, k);
         q->id = rt_text_ref (rt_request_id (t, q));
         q->finish_reason = rt_text_ref (rt_request_finish_reason (t, q));
@@ -330,31 +372,42 @@ count_tables (const RtTrace *t, guint i, RtCacheSnapshot *snap, RtCacheTotals *t
 
 /* The sorted durations of step si the cache is to keep: those the next load will find
  * when it finds the step's files as they are, which is what the trace holds of them
- * now (a file with an unterminated last piece is read on as it was this time). NULL
- * when the trace holds no requests of a file of it and the old cache did not know. */
+ * now (a file with an unterminated last piece is read on as it was this time): the old
+ * cache's when the step is as it holds it, else made of the requests, those of a file the
+ * load left in the old cache (in place, taken once the cache is written) read from there. */
 static GArray *
 step_durations_to_cache (const RtTrace *t, guint si)
 {
   const RtStep *st = rt_trace_step (t, si);
-  for (guint i = st->first_file; i < st->first_file + st->n_files; i++)
+  guint n;
+  const double *cached = NULL;
+  for (guint i = st->first_file; i < st->first_file + st->n_files && cached == NULL; i++)
     if (rt_trace_file (t, i)->first_request == RT_NONE)
-      {
-        guint n;
-        const double *cached = rt_trace_step_sorted_durations (t, si, &n);
-        if (cached == NULL)
-          return NULL;
-        GArray *copy = rt_samples_new ();
-        g_array_append_vals (copy, cached, n);
-        return copy;
-      }
-  /* what rt_view_request_durations (t, si, -1) gives, sorted (a unit test holds them equal) */
+      cached = rt_trace_step_sorted_durations (t, si, &n);
   GArray *v = rt_samples_new ();
+  if (cached != NULL)
+    {
+      g_array_append_vals (v, cached, n);
+      return v;
+    }
+  /* what rt_view_request_durations (t, si, -1) gives, sorted (a unit test holds them equal) */
+  g_autoptr (GArray) left = NULL;   /* (its tables were checked: count_tables) */
   for (guint i = st->first_file; i < st->first_file + st->n_files; i++)
     {
       const RtFile *f = rt_trace_file (t, i);
+      const RtRequest *requests = f->first_request != RT_NONE ? rt_trace_request (t, f->first_request) : NULL;
+      if (requests == NULL)
+        {
+          left = left != NULL ? left : g_array_new (FALSE, FALSE, sizeof (RtRequest));
+          g_array_set_size (left, 0);
+          g_autoptr (GArray) problems = g_array_new (FALSE, FALSE, sizeof (RtCacheProblem));
+          RtCacheSnapshot snap = { .requests = left, .problems = problems };
+          rt_cache_file_snapshot (t->priv->cache, t->priv->files[i].record, &snap);
+          requests = (const RtRequest *) (const void *) left->data;
+        }
       for (guint r = 0; r < f->n_requests; r++)
-        if (rt_trace_request (t, f->first_request + r)->complete)
-          rt_samples_add (v, rt_trace_request (t, f->first_request + r)->total_s);
+        if (requests[r].complete)
+          rt_samples_add (v, requests[r].total_s);
     }
   rt_sort_doubles ((double *) v->data, v->len);
   return v;

@@ -413,6 +413,10 @@ static gboolean
 take_requests_in_place (RtTrace *t, guint first, guint n)
 {
   RtTracePrivate *priv = t->priv;
+  /* the files after the cache's (appended since) are read, their requests the load's own */
+  guint in_cache = rt_cache_n_files (priv->cache);
+  n = MIN (first + n, in_cache) - MIN (first, in_cache);
+  first = MIN (first, in_cache);
   const char *ids, *texts;
   guint32 count;
   const RtRequest *at = rt_cache_requests (priv->cache, first, n, &count, &ids, &texts);
@@ -652,11 +656,12 @@ adopt_files (RtTrace *t, RtCacheMap *cache, const RtCacheMatch *matches, const g
       priv->requests_deferred = TRUE;
       keep_requests = FALSE;
     }
-  /* nothing to read, each file the record of its own number (as in a cache this load would
-   * write): the requests can be read where the cache keeps them (take_cached_requests) */
-  priv->cache_in_order = whole;
+  /* each file taken whole the record of its own number (as in a cache this load would write;
+   * those read, or read on, have requests of their own, numbered after): the requests can be
+   * read where the cache keeps them (take_cached_requests), also when steps were appended */
+  priv->cache_in_order = TRUE;
   for (guint i = 0; priv->cache_in_order && i < n_files; i++)
-    priv->cache_in_order = records[i] == i;
+    priv->cache_in_order = matches[i] != RT_CACHE_SAME || !complete[i] || records[i] == i;
   /* the first files with nothing to read, each the record of its own number: for a caller
    * that reads the turns of every file only summed, the cache's turn sums of some of them are
    * those of their turns here, which need not be checked then when the requests are used in
@@ -1035,7 +1040,8 @@ rt_trace_load (const char *exp_path, const RtLoadOptions *opts, GError **error)
   publish_requests (trace);
   gather_problems (trace);
   rt_trace_finish_steps (trace);
-  rt_load_update_cache (trace, trace->priv->cache);
+  /* (before a new cache is written, which checks every table it copies from the old one: a
+   * file's tables found damaged there are no longer taken, even those the caller reads) */
   if (trace->priv->requests_deferred && !take_deferred_requests (trace))
     {
       /* Damaged requests, found after the rest was taken from the same cache: this cache
@@ -1045,7 +1051,9 @@ rt_trace_load (const char *exp_path, const RtLoadOptions *opts, GError **error)
       trace = rt_trace_load (exp_path, opts, error);
       if (trace != NULL)
         trace->stats.cache_rejected = "damaged tables";
+      return g_steal_pointer (&trace);
     }
+  rt_load_update_cache (trace, trace->priv->cache);
   /* ids left unchecked: checked when read */
   trace->request_ids_unchecked = trace != NULL && trace->priv->cache != NULL && trace->priv->keeps.ids_when_read;
   return g_steal_pointer (&trace);

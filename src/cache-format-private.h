@@ -12,12 +12,13 @@
 #endif
 
 /* Bump on any change of the layout below. */
-#define CACHE_FORMAT 15   /* 11: RtFile counts its rollouts (n_rollout_ends, first_rollout);
+#define CACHE_FORMAT 16   /* 11: RtFile counts its rollouts (n_rollout_ends, first_rollout);
                            * 12: only a total_step_duration with a duration ends one;
                            * 13: RtRequest keeps actual_response_tokens (72 bytes);
                            * 14: and its own_lines, complete_rank and tool_s (80);
                            * 15: the parts written as they are made come first, the ids
-                           * before the tables */
+                           * before the tables; 16: a delta names the base it extends
+                           * where the tables' size was (it follows from the counts) */
 #define BYTE_ORDER_MARK 0x01020304u
 
 /* The parts of the tables section, in this order: first those that grow with the trace, which
@@ -49,7 +50,9 @@ typedef struct {
   guint32 n_names;
   char version[16];           /* the rolltrace that wrote it */
   guint64 total_size;         /* of the whole file: a shorter one was cut */
-  guint64 tables_at, tables_size;
+  guint64 tables_at;          /* (their size follows from the counts: tables_size_for) */
+  guint64 base_checksum;      /* a delta (see rt_cache_open): the header_checksum of the base it
+                               * extends, which its steps number their files after; 0 in a base */
   guint64 strings_at, strings_size, strings_checksum;
   guint64 ids_at, ids_size;   /* the request ids: a blob of their own (checksums per file) */
   guint32 n_turn_sums, n_turn_marks;   /* the turn sums of all the marks, and the marks */

@@ -56,6 +56,23 @@ typedef struct _RtCacheMap RtCacheMap;
  * when first used, by rt_cache_file_tables_ok and rt_cache_step_durations. */
 RtCacheMap *rt_cache_open (const char *path, const char *exp_canonical, RtEventRegistry *reg,
                            const char **why);
+/* A cache is a base, written whole, and may have a delta beside it (`path`-delta, with
+ * rt_cache_delta_path), written after it: the files of the steps after the base's last, in
+ * the same format, its header naming the base (rt_cache_base). rt_cache_open opens both,
+ * the delta only when it extends this very base (else it is left out, as if there were
+ * none), and every function below takes the two as one: the records of the base first,
+ * then the delta's. The delta's tables are only ever copied out (rt_cache_file_snapshot):
+ * the requests and turns used in place (rt_cache_requests, rt_cache_turns,
+ * rt_cache_turn_sums_unchecked) are the base's. */
+char *rt_cache_delta_path (const char *path);
+/* How many records are the base's (the first ones). */
+guint rt_cache_n_base_files (RtCacheMap *map);
+/* What a delta names of the base it extends. */
+typedef struct {
+  guint64 checksum;           /* of its header, which covers its size and counts */
+  guint64 n_files;
+} RtCacheBase;
+RtCacheBase rt_cache_base (RtCacheMap *map);
 void rt_cache_close (RtCacheMap *map);
 
 /* How many files and requests the cache holds, in all. */
@@ -237,6 +254,11 @@ void rt_cache_draft_add_file (RtCacheDraft *draft, const RtFile *f, const RtCach
 
 /* How many files were added so far: the record the next one gets. */
 guint rt_cache_draft_n_files (RtCacheDraft *draft);
+/* Makes the draft the delta of `base` (before rt_cache_draft_begin_tables): its records are
+ * numbered after the base's (rt_cache_draft_n_files counts them too, and rt_cache_draft_add_step
+ * takes records of both), and it keeps no turn sums (rt_cache_draft_mark_turn_sums does
+ * nothing: the base's stand in for the turns of its records alone). */
+void rt_cache_draft_extend (RtCacheDraft *draft, RtCacheBase base);
 
 /* Adds step `step`: its files are the records from `first_record` to the last one
  * added, `sorted` the durations rt_cache_step_durations will give of it. Any number

@@ -159,6 +159,8 @@ typedef struct {
   GHashTable *shared;       /* strings written once: reasons (keys in shared_text) */
   GStringChunk *shared_text;
   guint64 experiment;       /* string */
+  gboolean delta;           /* of `base` (rt_cache_draft_extend); else a base */
+  RtCacheBase base;         /* all 0 in a base */
   GArray *turn_sums;        /* RtTurnSums of the turns added so far */
   GByteArray *chunk;        /* a file's tables, as one piece (below) */
 } Writer;
@@ -689,7 +691,7 @@ rt_cache_draft_add_file (RtCacheDraft *d, const RtFile *f, const RtCacheSnapshot
   RtTurnFigures *ct = (RtTurnFigures *) (void *) (cq + c->n_requests);
   CacheProblem *cp = (CacheProblem *) (void *) (ct + c->n_turns);
   const char *ids = (const char *) w->chunk->data + chunk_tables_size (c);
-  guint32 record = rt_cache_draft_n_files (d);
+  guint32 record = rt_cache_draft_n_files (d) - (guint32) w->base.n_files;   /* its own number */
 
   const RtFile *n = &snap->counters;
   CacheFile cf = {
@@ -741,13 +743,23 @@ rt_cache_draft_add_file (RtCacheDraft *d, const RtFile *f, const RtCacheSnapshot
 guint
 rt_cache_draft_n_files (RtCacheDraft *d)
 {
-  return d->w.parts[PART_FILES]->len / sizeof (CacheFile);
+  return (guint) d->w.base.n_files + d->w.parts[PART_FILES]->len / sizeof (CacheFile);
+}
+
+void
+rt_cache_draft_extend (RtCacheDraft *d, RtCacheBase base)
+{
+  g_assert (!d->w.begun);
+  d->w.delta = TRUE;
+  d->w.base = base;
 }
 
 void
 rt_cache_draft_mark_turn_sums (RtCacheDraft *d)
 {
   Writer *w = &d->w;
+  if (w->delta)
+    return;
   guint64 kept = w->parts[PART_TURN_SUMS]->len / sizeof (RtTurnSums);
   if (kept + w->turn_sums->len > TURN_SUMS_MAX)
     return;
@@ -783,6 +795,7 @@ rt_cache_write (RtCacheDraft *draft, const char *path, GError **error)
   memcpy (h.magic, "RTCACHE\n", 8);
   g_strlcpy (h.version, RT_VERSION, sizeof h.version);
   h.experiment = w->experiment;
+  h.base_checksum = w->base.checksum;
   GArray **parts = w->parts;
   h.n_names = parts[PART_NAMES]->len / sizeof (guint64);
   h.n_files = parts[PART_FILES]->len / sizeof (CacheFile);
@@ -796,7 +809,7 @@ rt_cache_write (RtCacheDraft *draft, const char *path, GError **error)
   h.ids_at = w->ids.end - w->totals.ids_size;
   h.ids_size = w->ids_size;
   h.tables_at = d->tables_at;
-  h.tables_size = tables_size_for (&h);
+
   /* every part written as files were added is as long as counted, and ends where the next
    * begins: what the reader finds from the counts */
   gboolean whole = stream_end (d, &w->ids) && !w->miscounted && h.ids_size == w->totals.ids_size;
@@ -815,7 +828,7 @@ rt_cache_write (RtCacheDraft *draft, const char *path, GError **error)
         failed = put_at (d->fd, parts[p]->data, parts[p]->len, at);
       at += parts[p]->len;
     }
-  h.strings_at = h.tables_at + h.tables_size;
+  h.strings_at = h.tables_at + tables_size_for (&h);
   h.strings_size = w->strings->len;
   h.strings_checksum = rt_hash64 (w->strings->data, w->strings->len, 3);
   h.total_size = h.strings_at + h.strings_size;

@@ -50,7 +50,23 @@ struct _RtCacheMap {
   GHashTable *by_path;                /* path -> index + 1 */
   dev_t dev;                          /* the cache file itself, to remove only it */
   ino_t ino;
+  RtCacheMap *delta;                  /* the delta beside a base, if any: its records are
+                                       * numbered after the base's */
+  guint64 base_files;                 /* a delta's: the records of its base */
 };
+
+/* The map that holds `record` of the base and its delta together, `record` turned into its
+ * number there. */
+static RtCacheMap *
+holder (RtCacheMap *map, guint *record)
+{
+  if (map->delta != NULL && *record >= map->h.n_files)
+    {
+      *record -= (guint) map->h.n_files;
+      return map->delta;
+    }
+  return map;
+}
 
 guint64
 rt_hash64 (const void *data, gsize len, guint64 seed)
@@ -83,7 +99,7 @@ header_ok (const CacheHeader *h, gsize file_size, const char **why)
            || h->n_problems > G_MAXUINT32 || h->n_steps > G_MAXUINT32
            || h->n_durations > G_MAXUINT32 || h->n_turn_sums > TURN_SUMS_MAX
            || h->tables_at > file_size || h->tables_at % 8 != 0
-           || h->tables_size > file_size - h->tables_at || h->tables_size != tables_size_for (h)
+           || tables_size_for (h) > file_size - h->tables_at
            || h->strings_at > file_size || h->strings_size > file_size - h->strings_at
            || h->strings_size == 0 || h->ids_at > file_size
            || h->ids_size > file_size - h->ids_at)
@@ -142,7 +158,7 @@ part_bounds_ok (const RtCacheMap *m, Part part)
       for (guint64 i = 0; i < h->n_steps; i++)
         {
           const CacheStep *s = &m->t.steps[i];
-          if ((guint64) s->first_file + s->n_files > h->n_files
+          if ((guint64) s->first_file + s->n_files > m->base_files + h->n_files
               || s->first_duration > h->n_durations
               || s->n_durations > h->n_durations - s->first_duration)
             return FALSE;
@@ -204,6 +220,7 @@ part_ok (RtCacheMap *m, Part part)
 gboolean
 rt_cache_file_tables_ok (RtCacheMap *m, guint record, RtCacheTables tables)
 {
+  m = holder (m, &record);
   guint8 state = m->file_state[record];
   if (state & FILE_TABLES_BAD)
     return FALSE;
@@ -280,6 +297,8 @@ rt_cache_file_tables_ok (RtCacheMap *m, guint record, RtCacheTables tables)
 static void
 map_free (RtCacheMap *m)
 {
+  if (m->delta != NULL)
+    map_free (m->delta);
   g_free (m->file_state);
   if (m->data)
     munmap ((void *) m->data, m->size);
@@ -288,8 +307,10 @@ map_free (RtCacheMap *m)
   g_free (m);
 }
 
-RtCacheMap *
-rt_cache_open (const char *path, const char *exp_canonical, RtEventRegistry *reg, const char **why)
+/* Opens the cache file at `path`: a base (`base` NULL), or the delta of `base`. */
+static RtCacheMap *
+map_open (const char *path, const char *exp_canonical, RtEventRegistry *reg, const RtCacheMap *base,
+          const char **why)
 {
   *why = NULL;
   int fd = open (path, O_RDONLY | O_CLOEXEC);
@@ -308,6 +329,12 @@ rt_cache_open (const char *path, const char *exp_canonical, RtEventRegistry *reg
   m->ino = st.st_ino;
   if (!header_ok (&m->h, m->size, why))
     goto reject;
+  if (base == NULL ? m->h.base_checksum != 0 : m->h.base_checksum != base->h.header_checksum)
+    {
+      *why = base == NULL ? "damaged header" : "made for another base";
+      goto reject;
+    }
+  m->base_files = base != NULL ? base->h.n_files : 0;
   /* its last use, for `rolltrace cache` and the size limit (oldest used goes first): set
    * here, as no mount's atime policy (relatime, noatime) would; a cache of another user's,
    * which we may not touch, keeps its own */
@@ -360,8 +387,16 @@ rt_cache_open (const char *path, const char *exp_canonical, RtEventRegistry *reg
       *why = "made for another experiment";
       goto reject;
     }
-  /* names in id order: interned into a fresh registry they get the same ids */
-  for (guint32 i = 0; i < m->h.n_names; i++)
+  /* names in id order: those the registry knows (a base's, opened before its delta) the same,
+   * the others interned after them get the same ids */
+  guint known = rt_event_registry_size (reg);
+  for (guint32 i = 0; i < m->h.n_names && i < known; i++)
+    if (strcmp (m->strings + m->t.names[i], rt_event_registry_name (reg, (guint16) i)) != 0)
+      {
+        *why = "damaged tables";
+        goto reject;
+      }
+  for (guint32 i = known; i < m->h.n_names; i++)
     {
       const char *name = m->strings + m->t.names[i];
       RtSchemaFlags schema;
@@ -384,6 +419,38 @@ reject:
   return NULL;
 }
 
+char *
+rt_cache_delta_path (const char *path)
+{
+  return g_strconcat (path, "-delta", NULL);
+}
+
+RtCacheMap *
+rt_cache_open (const char *path, const char *exp_canonical, RtEventRegistry *reg, const char **why)
+{
+  RtCacheMap *m = map_open (path, exp_canonical, reg, NULL, why);
+  if (m == NULL)
+    return NULL;
+  /* a delta that does not extend this base (written for the one before, or damaged) is left
+   * out: its files are read again, and a new delta written */
+  g_autofree char *delta_path = rt_cache_delta_path (path);
+  const char *delta_why;
+  m->delta = map_open (delta_path, exp_canonical, reg, m, &delta_why);
+  return m;
+}
+
+RtCacheBase
+rt_cache_base (RtCacheMap *map)
+{
+  return (RtCacheBase) { map->h.header_checksum, map->h.n_files };
+}
+
+guint
+rt_cache_n_base_files (RtCacheMap *map)
+{
+  return (guint) map->h.n_files;
+}
+
 void
 rt_cache_close (RtCacheMap *map)
 {
@@ -394,13 +461,19 @@ rt_cache_close (RtCacheMap *map)
 guint
 rt_cache_n_files (RtCacheMap *map)
 {
-  return (guint) map->h.n_files;
+  return (guint) map->h.n_files + (map->delta != NULL ? (guint) map->delta->h.n_files : 0);
 }
 
 RtCacheMatch
 rt_cache_match (RtCacheMap *map, const RtFile *f, guint *record)
 {
   gpointer hit = g_hash_table_lookup (map->by_path, f->path);
+  if (hit == NULL && map->delta != NULL)
+    {
+      RtCacheMatch match = rt_cache_match (map->delta, f, record);
+      *record += (guint) map->h.n_files;
+      return match;
+    }
   if (hit == NULL)
     return RT_CACHE_MISS;
   *record = GPOINTER_TO_UINT (hit) - 1;
@@ -424,12 +497,14 @@ rt_cache_match (RtCacheMap *map, const RtFile *f, guint *record)
 gboolean
 rt_cache_complete (RtCacheMap *map, guint record, const RtFile *f)
 {
+  map = holder (map, &record);
   return map->t.files[record].resume_offset == f->size;
 }
 
 guint64
 rt_cache_resume_offset (RtCacheMap *map, guint record)
 {
+  map = holder (map, &record);
   return map->t.files[record].resume_offset;
 }
 
@@ -457,6 +532,7 @@ rt_cache_prefix_checksum (int fd, guint64 upto, guint8 *head, guint64 *sum)
 gboolean
 rt_cache_prefix_same (RtCacheMap *map, guint record, int fd)
 {
+  map = holder (map, &record);
   const CacheFile *cf = &map->t.files[record];
   guint8 head[RT_PREFIX_BLOCK];
   guint64 sum;
@@ -467,6 +543,7 @@ rt_cache_prefix_same (RtCacheMap *map, guint record, int fd)
 gboolean
 rt_cache_prefix (RtCacheMap *map, guint record, guint64 *sum)
 {
+  map = holder (map, &record);
   *sum = map->t.files[record].prefix_checksum;
   return map->t.files[record].prefix_known != 0;
 }
@@ -474,12 +551,13 @@ rt_cache_prefix (RtCacheMap *map, guint record, guint64 *sum)
 guint64
 rt_cache_n_requests (RtCacheMap *map)
 {
-  return map->h.n_requests;
+  return map->h.n_requests + (map->delta != NULL ? map->delta->h.n_requests : 0);
 }
 
 void
 rt_cache_file_snapshot (RtCacheMap *map, guint record, RtCacheSnapshot *snap)
 {
+  map = holder (map, &record);
   const CacheFile *cf = &map->t.files[record];
   RtFile *c = &snap->counters;
   memset (c, 0, sizeof *c);
@@ -541,8 +619,9 @@ rt_cache_file_snapshot (RtCacheMap *map, guint record, RtCacheSnapshot *snap)
     }
 }
 
-void
-rt_cache_prefetch_file_tables (RtCacheMap *map, const guint *records, guint n, RtCacheTables tables)
+/* rt_cache_prefetch_file_tables of one map's own records. */
+static void
+prefetch_own (RtCacheMap *map, const guint *records, guint n, RtCacheTables tables)
 {
 #ifdef MADV_POPULATE_READ
   /* each table's span from the lowest of those records' ranges to the highest (they follow
@@ -581,6 +660,30 @@ rt_cache_prefetch_file_tables (RtCacheMap *map, const guint *records, guint n, R
 #endif
 }
 
+void
+rt_cache_prefetch_file_tables (RtCacheMap *map, const guint *records, guint n, RtCacheTables tables)
+{
+  if (map->delta == NULL)
+    {
+      prefetch_own (map, records, n, tables);
+      return;
+    }
+  /* each map's records apart, the delta's in its own numbers */
+  g_autofree guint *own = g_new (guint, MAX (n, 1u));
+  g_autofree guint *theirs = g_new (guint, MAX (n, 1u));
+  guint n_own = 0, n_theirs = 0;
+  for (guint k = 0; k < n; k++)
+    {
+      guint record = records[k];
+      if (holder (map, &record) == map)
+        own[n_own++] = record;
+      else
+        theirs[n_theirs++] = record;
+    }
+  prefetch_own (map, own, n_own, tables);
+  prefetch_own (map->delta, theirs, n_theirs, tables);
+}
+
 /* Gives back the pages of [lo, hi), part of the part [part_lo, part_hi) of the mapping, and those
  * around it up to the next 2 MiB boundary within the part: a file system that keeps its pages in
  * large folios maps a whole folio on a fault (up to 2 MiB), so that a walk giving back only the
@@ -602,6 +705,8 @@ rt_cache_requests_taken (RtCacheMap *map)
 {
   const CacheRequest *end = map->t.requests + map->h.n_requests;
   release_range (map->t.requests, end, map->t.requests, end);
+  if (map->delta != NULL)
+    rt_cache_requests_taken (map->delta);
 }
 
 const RtRequest *
@@ -624,6 +729,7 @@ rt_cache_requests (RtCacheMap *map, guint first_record, guint n_records, guint32
 guint32
 rt_cache_first_request (RtCacheMap *map, guint record)
 {
+  map = holder (map, &record);
   return map->t.files[record].first_request;
 }
 
@@ -637,6 +743,11 @@ rt_cache_turns (RtCacheMap *map, guint *n)
 const double *
 rt_cache_step_durations (RtCacheMap *map, gint32 step, guint first_record, guint n_files, guint *n)
 {
+  /* the delta's steps number their records as the two together do */
+  const double *in_delta = map->delta != NULL
+                             ? rt_cache_step_durations (map->delta, step, first_record, n_files, n) : NULL;
+  if (in_delta != NULL)
+    return in_delta;
   for (guint64 i = 0; i < map->h.n_steps; i++)
     {
       const CacheStep *s = &map->t.steps[i];
@@ -653,7 +764,7 @@ rt_cache_step_durations (RtCacheMap *map, gint32 step, guint first_record, guint
 gboolean
 rt_cache_step_durations_ok (RtCacheMap *map)
 {
-  return part_ok (map, PART_DURATIONS);
+  return part_ok (map, PART_DURATIONS) && (map->delta == NULL || part_ok (map->delta, PART_DURATIONS));
 }
 
 const RtTurnSums *
@@ -712,6 +823,11 @@ rt_cache_discard (RtCacheMap *map, const char *path)
   struct stat st;
   if (map != NULL && stat (path, &st) == 0 && st.st_dev == map->dev && st.st_ino == map->ino)
     g_unlink (path);
+  if (map != NULL && map->delta != NULL)
+    {
+      g_autofree char *delta_path = rt_cache_delta_path (path);
+      rt_cache_discard (map->delta, delta_path);
+    }
 }
 
 char *
@@ -744,6 +860,7 @@ rt_cache_file_experiment (const char *path)
 void
 rt_cache_file_count (RtCacheMap *map, guint record, RtCacheTotals *totals)
 {
+  map = holder (map, &record);
   const CacheFile *cf = &map->t.files[record];
   totals->n_requests += cf->n_requests;
   totals->n_turns += cf->n_turns;
@@ -757,11 +874,21 @@ rt_cache_release_rows (RtCacheMap *map, const RtEvent *rows, guint32 n)
   const guint8 *lo = map->data + ROWS_START, *hi = map->data + MIN (map->h.ids_at, map->size);
   if ((const guint8 *) rows >= lo && (const guint8 *) (rows + n) <= hi)
     release_range (rows, rows + n, lo, hi);
+  else if (map->delta != NULL)
+    rt_cache_release_rows (map->delta, rows, n);
 }
 
 void
 rt_cache_release_file_tables (RtCacheMap *map, guint first_record, guint n_records, RtCacheTables tables)
 {
+  guint own_end = (guint) map->h.n_files;
+  if (map->delta != NULL && (guint64) first_record + n_records > own_end)
+    {
+      /* the delta's part in its own numbers, then the base's */
+      guint from = MAX (first_record, own_end);
+      rt_cache_release_file_tables (map->delta, from - own_end, first_record + n_records - from, tables);
+      n_records = first_record < own_end ? own_end - first_record : 0;
+    }
   if (n_records == 0)
     return;
   g_assert ((guint64) first_record + n_records <= map->h.n_files);

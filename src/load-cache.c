@@ -426,15 +426,21 @@ old_tables_done (const RtTrace *t, guint i)
 }
 
 /* Writes the whole trace as a new cache, completing the draft begun while loading
- * (or a new one), and renames it into place. */
+ * (or a new one), and renames it into place: a base, or the old base's delta (of files
+ * delta_from ...: see load_files), which leaves the base as it is. */
 static gboolean
 write_cache (RtTrace *t, GError **error)
 {
   RtTracePrivate *priv = t->priv;
-  g_autoptr (RtCacheDraft) d = priv->draft ? g_steal_pointer (&priv->draft)
-                                           : rt_cache_draft_new (priv->cache_path, error);
+  guint from = priv->delta_from;
+  gboolean begun = priv->draft != NULL;   /* while loading: then already the delta, if one */
+  g_autoptr (RtCacheDraft) d = begun ? g_steal_pointer (&priv->draft)
+                                     : rt_cache_draft_new (priv->cache_path, error);
   if (d == NULL)
     return FALSE;
+  if (from > 0 && !begun)
+    rt_cache_draft_extend (d, rt_cache_base (priv->cache));
+  g_autofree char *delta_path = rt_cache_delta_path (priv->cache_path);
   g_autofree char *exp = g_canonicalize_filename (t->path, NULL);
   if (!rt_cache_draft_ok (d, error))
     return FALSE;   /* (a file's tables put aside may be missing then) */
@@ -444,7 +450,7 @@ write_cache (RtTrace *t, GError **error)
   g_auto (RtCacheSnapshot) snap = rt_load_snapshot_init ();
   RtCacheTotals totals = { 0 };
   guint n_added = 0;
-  for (guint i = 0; i < t->files->len; i++)
+  for (guint i = from; i < t->files->len; i++)
     {
       if (!put_rows (t, d, i, error))
         return FALSE;
@@ -463,6 +469,8 @@ write_cache (RtTrace *t, GError **error)
   for (guint si = 0; si < t->steps->len; si++)
     {
       const RtStep *st = rt_trace_step (t, si);
+      if (st->n_files > 0 && st->first_file < from)
+        continue;   /* the base's (a delta begins with a step) */
       guint first_record = rt_cache_draft_n_files (d);
       gboolean all_kept = TRUE;
       for (guint i = st->first_file; i < st->first_file + st->n_files; i++)
@@ -489,12 +497,29 @@ write_cache (RtTrace *t, GError **error)
     }
   if (all_steps && t->files->len > 0)
     {
-      /* the records of every file, from the first: what rt_trace_all_sorted_durations finds */
+      /* the records of every file, from the first (a delta's: the base's too, merged with the
+       * base's own): what rt_trace_all_sorted_durations finds */
       rt_sort_doubles ((double *) all->data, all->len);
       g_assert (rt_cache_draft_n_files (d) == t->files->len);
-      rt_cache_draft_add_step (d, ALL_STEPS, 0, (const double *) all->data, all->len);
+      guint n_base = 0;
+      const double *base = from > 0 ? rt_cache_step_durations (priv->cache, ALL_STEPS, 0, from, &n_base) : NULL;
+      if (base != NULL)
+        {
+          g_autoptr (GArray) merged = rt_samples_new ();
+          const double *runs[] = { base, (const double *) (void *) all->data };
+          const guint lens[] = { n_base, all->len };
+          rt_merge_sorted (merged, runs, lens, 2);
+          rt_cache_draft_add_step (d, ALL_STEPS, 0, (const double *) (void *) merged->data, merged->len);
+        }
+      else if (from == 0)
+        rt_cache_draft_add_step (d, ALL_STEPS, 0, (const double *) all->data, all->len);
     }
-  return rt_cache_write (g_steal_pointer (&d), priv->cache_path, error);
+  if (!rt_cache_write (g_steal_pointer (&d), from > 0 ? delta_path : priv->cache_path, error))
+    return FALSE;
+  /* a new base: the delta of the old one goes (it would name a base that is no longer there) */
+  if (from == 0)
+    g_unlink (delta_path);
+  return TRUE;
 }
 
 /* Tallies where the files came from, and writes a new cache when anything was read. */

@@ -111,6 +111,9 @@ struct _RtTracePrivate {
   char *cache_path;              /* where the cache is (or would be) kept, or NULL */
   RtCacheDraft *draft;           /* the new cache, begun while loading, or NULL */
   gboolean draft_failed;         /* could not begin one: tried again, and why said, at the end */
+  guint delta_from;              /* the new cache is the old one's delta, of files delta_from ...
+                                  * (new steps after the old base's files, each as it was); 0:
+                                  * the new cache is a base, of every file (load_files decides) */
   RtStepDurations *step_durations;   /* one per trace->steps */
   RtStepDurations all_durations;     /* those of every step */
   GArray *kept_durations;        /* double: a load that reads no request, id, turn or row and

@@ -134,8 +134,11 @@ merge_file (LoadJob *job, RtFileParse *p)
     {
       priv->draft = rt_cache_draft_new (priv->cache_path, NULL);
       priv->draft_failed = priv->draft == NULL;
+      if (priv->draft != NULL && priv->delta_from > 0)
+        rt_cache_draft_extend (priv->draft, rt_cache_base (priv->cache));
     }
-  RtCacheDraft *draft = priv->draft;
+  /* (a delta holds none of the base's files: those read on since are in the base as they are) */
+  RtCacheDraft *draft = p->file_index >= priv->delta_from ? priv->draft : NULL;
   guint64 rows_at = draft ? rt_cache_draft_reserve (draft, p->resume.n_events) : 0;
   g_mutex_unlock (&job->lock);
 
@@ -413,10 +416,11 @@ static gboolean
 take_requests_in_place (RtTrace *t, guint first, guint n)
 {
   RtTracePrivate *priv = t->priv;
-  /* the files after the cache's (appended since) are read, their requests the load's own */
-  guint in_cache = rt_cache_n_files (priv->cache);
-  n = MIN (first + n, in_cache) - MIN (first, in_cache);
-  first = MIN (first, in_cache);
+  /* the records of a delta are read on (never complete: see load_files), their requests the
+   * load's own: those in place are the base's */
+  guint in_base = rt_cache_n_base_files (priv->cache);
+  n = MIN (first + n, in_base) - MIN (first, in_base);
+  first = MIN (first, in_base);
   const char *ids, *texts;
   guint32 count;
   const RtRequest *at = rt_cache_requests (priv->cache, first, n, &count, &ids, &texts);
@@ -752,6 +756,37 @@ adopt_files (RtTrace *t, RtCacheMap *cache, const RtCacheMatch *matches, const g
   return TRUE;
 }
 
+/* A delta holds at most this share of the base's bytes of JSONL: its files are copied out at
+ * every load, and written again with each new step, where the base's are used in place. */
+#define DELTA_SHARE_MAX 8
+
+/* The first file of the delta this load writes, when it writes one (RtTracePrivate.delta_from):
+ * the files of the cache's base are the first ones, each as it was; every other one is in a step
+ * after theirs (new, or in the old delta); and they hold at most 1/DELTA_SHARE_MAX of the base's
+ * bytes. 0 otherwise: a new base. */
+static guint
+delta_from (const RtTrace *t, RtCacheMap *cache, const RtCacheMatch *matches, const guint *records)
+{
+  guint n_base = rt_cache_n_base_files (cache);
+  if (n_base == 0 || n_base >= t->files->len)
+    return 0;
+  guint64 base_bytes = 0, delta_bytes = 0;
+  for (guint i = 0; i < n_base; i++)
+    {
+      if (matches[i] != RT_CACHE_SAME || records[i] != i)
+        return 0;
+      base_bytes += rt_trace_file (t, i)->size;
+    }
+  gint32 last_step = rt_trace_file (t, n_base - 1)->step;
+  for (guint i = n_base; i < t->files->len; i++)
+    {
+      if (rt_trace_file (t, i)->step <= last_step || (matches[i] != RT_CACHE_MISS && records[i] < n_base))
+        return 0;
+      delta_bytes += rt_trace_file (t, i)->size;
+    }
+  return delta_bytes <= base_bytes / DELTA_SHARE_MAX ? n_base : 0;
+}
+
 /* The files read on from the cache without a pool (see load_files). */
 typedef struct {
   LoadJob *job;
@@ -815,12 +850,16 @@ load_files (RtTrace *trace, RtCacheMap *cache, GError **error)
         to_read += f->size;
       else
         {
-          complete[i] = matches[i] == RT_CACHE_SAME && rt_cache_complete (cache, records[i], f);
+          /* a file of the delta is restored (its tables copied) rather than taken in place */
+          complete[i] = matches[i] == RT_CACHE_SAME && rt_cache_complete (cache, records[i], f)
+                        && records[i] < rt_cache_n_base_files (cache);
           if (!complete[i])
             to_read += f->size - rt_cache_resume_offset (cache, records[i]);
         }
       whole = whole && matches[i] == RT_CACHE_SAME;
     }
+  if (cache != NULL && trace->priv->cache_path != NULL)
+    trace->priv->delta_from = delta_from (trace, cache, matches, records);
   if (cache != NULL && !adopt_files (trace, cache, matches, records, complete, whole, problems))
     {
       /* its tables failed their checks before any was used: as if there were none */
@@ -828,6 +867,7 @@ load_files (RtTrace *trace, RtCacheMap *cache, GError **error)
       trace->stats.cache_rejected = "damaged tables";
       g_clear_pointer (&trace->priv->cache, rt_cache_close);
       job.cache = cache = NULL;
+      trace->priv->delta_from = 0;
       trace->cached_turns = NULL;
       trace->n_cached_turns = 0;
       to_read = total_bytes;

@@ -164,12 +164,12 @@ expect_only_rtc () {
   if [ -z "$left" ]; then ok; else fail "$2: not a cache file, in $1: $(echo "$left" | tr '\n' ' ')"; fi
 }
 
-# expect_whole_cache EXP DIR LABEL [LEFTOVER]: DIR holds caches only, none torn: one *.rtc, which
-# rt-check on EXP uses whole (no file read again); with LEFTOVER (a name pattern), a write killed
-# after its file was complete and named may have left that name beside it
+# expect_whole_cache EXP DIR LABEL [LEFTOVER]: DIR holds caches only, none torn: one *.rtc (and
+# its delta, if any), which rt-check on EXP uses whole (no file read again); with LEFTOVER (a name
+# pattern), a write killed after its file was complete and named may have left that name beside it
 expect_whole_cache () {
   local left
-  left=$(find "$2" -mindepth 1 ! -name '*.rtc' ${4:+! -name "$4"} 2>/dev/null | head -3)
+  left=$(find "$2" -mindepth 1 ! -name '*.rtc' ! -name '*.rtc-delta' ${4:+! -name "$4"} 2>/dev/null | head -3)
   [ -z "$left" ] && ok || fail "$3: not a cache, in the cache folder: $left"
   [ "$(find "$2" -name '*.rtc' | wc -l)" = 1 ] && ok || fail "$3: not one cache in $(ls -A "$2")"
   expect_safe 0 "$BUILD/rt-check" "$1" --json --cache-dir "$2"

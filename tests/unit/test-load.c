@@ -851,11 +851,12 @@ test_damaged_cached_durations_fall_back_to_the_requests (void)
   g_autofree char *data = NULL;
   gsize len;
   g_assert_true (g_file_get_contents (cache, &data, &len, NULL));
-  guint64 tables_at, tables_size;
-  memcpy (&tables_at, data + 48, 8);   /* the header's tables_at and tables_size */
-  memcpy (&tables_size, data + 56, 8);
-  g_assert_cmpuint (tables_at + tables_size, <=, len);
-  data[tables_at + tables_size - 3] ^= 0x40;   /* the last duration, the last part */
+  guint64 tables_at, tables_end;
+  memcpy (&tables_at, data + 48, 8);    /* the header's tables_at, and strings_at: where the */
+  memcpy (&tables_end, data + 64, 8);   /* tables end */
+  g_assert_cmpuint (tables_at, <, tables_end);
+  g_assert_cmpuint (tables_end, <=, len);
+  data[tables_end - 3] ^= 0x40;   /* the last duration, the last part */
   g_assert_true (g_file_set_contents (cache, data, (gssize) len, NULL));
 
   g_autoptr (RtTrace) t = load_lean (path, dir);
@@ -1803,6 +1804,168 @@ test_requests_in_place_from_the_cache (void)
     }
 }
 
+/* ---- a delta beside the cache ----------------------------------------------------------- */
+
+static char *make_wide_experiment (guint n_steps);
+
+/* The cache file in `dir` (NULL: none), its delta's contents (NULL: none). */
+static char *
+delta_of (const char *dir)
+{
+  g_autofree char *cache = cache_file_in (dir);
+  g_autofree char *delta = rt_cache_delta_path (cache);
+  char *data = NULL;
+  return g_file_get_contents (delta, &data, NULL, NULL) ? data : NULL;
+}
+
+static GBytes *
+contents (const char *path)
+{
+  g_autofree char *data = NULL;
+  gsize len;
+  g_assert_true (g_file_get_contents (path, &data, &len, NULL));
+  return g_bytes_new_take (g_steal_pointer (&data), len);
+}
+
+/* Moves step folder `step` of `exp` out of it (into `exp`-STEP) or back. */
+static void
+move_step (const char *exp, guint step, gboolean back)
+{
+  g_autofree char *in = g_strdup_printf ("%s/step_%u", exp, step);
+  g_autofree char *out = g_strdup_printf ("%s-%u", exp, step);
+  g_assert_cmpint (g_rename (back ? out : in, back ? in : out), ==, 0);
+}
+
+/* `t`, from the cache in `dir`, holds what a fresh load of its experiment does: every table,
+ * the turn answers, each step's sorted durations and every step's, also to a load that reads
+ * the durations alone. */
+static void
+assert_delta_load_right (const RtTrace *t, const char *exp, const char *dir)
+{
+  g_autoptr (RtTrace) fresh = load (exp, 2);
+  assert_same_tables (fresh, t, TRUE);
+  assert_same_turn_answers (t, fresh);
+  g_autoptr (RtTrace) lean = load_with (exp, (RtLoadOptions) { .n_threads = 2, .cache_dir = dir,
+                                                               .reads = RT_READS_FILES | RT_READS_DURATIONS });
+  g_autoptr (GArray) all = rt_samples_new ();
+  for (guint si = 0; si < fresh->steps->len; si++)
+    {
+      g_autoptr (GArray) want = sorted_durations (fresh, si);
+      g_array_append_vals (all, want->data, want->len);
+      const RtTrace *both[] = { t, lean };
+      for (guint k = 0; k < G_N_ELEMENTS (both); k++)
+        {
+          guint n;
+          const double *got = rt_trace_step_sorted_durations (both[k], si, &n);
+          g_autoptr (GArray) made = got == NULL ? sorted_durations (both[k], si) : NULL;
+          g_assert_cmpmem (got != NULL ? got : (const double *) (void *) made->data,
+                           (got != NULL ? n : made->len) * sizeof (double), want->data, want->len * sizeof (double));
+        }
+    }
+  rt_sort_doubles ((double *) (void *) all->data, all->len);
+  guint n;
+  const double *got = rt_trace_all_sorted_durations (lean, &n);
+  g_assert_nonnull (got);
+  g_assert_cmpmem (got, n * sizeof (double), all->data, all->len * sizeof (double));
+}
+
+/* Steps appended to a cached experiment go to a delta beside the cache, which is left as it
+ * is: a load reads them alone, takes the cache's files in place (no copy of its requests), and
+ * the next one reads nothing; each answers as a fresh load. Two steps more are written to a new
+ * delta, with the old one's; past an eighth of the cache's bytes, or once a cached file
+ * changed, a new cache of every file is written and the delta goes. A delta that does not
+ * extend the cache beside it is left out. */
+static void
+test_appended_steps_go_to_a_delta (void)
+{
+  g_autofree char *exp = make_wide_experiment (24);
+  g_autofree char *dir = g_dir_make_tmp ("rt-cache-XXXXXX", NULL);
+  for (guint st = 17; st < 24; st++)
+    move_step (exp, st, FALSE);
+  g_autoptr (RtTrace) first = load_threads_cache (exp, 2, dir);
+  g_assert_true (first->stats.cache_written);
+  g_autofree char *cache = cache_file_in (dir);
+  g_autofree char *delta_path = rt_cache_delta_path (cache);
+  g_autoptr (GBytes) base = contents (cache);
+  g_assert_null (delta_of (dir));
+
+  /* one step: a delta of its two files (beside the cache's 34, under an eighth) */
+  move_step (exp, 17, TRUE);
+  {
+    g_autoptr (RtTrace) t = load_threads_cache (exp, 2, dir);
+    g_assert_true (t->stats.cache_written);
+    g_assert_cmpuint (t->stats.files_parsed, ==, 2);
+    g_assert_cmpuint (t->n_cached_requests, >, 0);   /* the cache's in place, the step's after */
+    g_autoptr (GBytes) now = contents (cache);
+    g_assert_true (g_bytes_equal (now, base));
+    g_assert_true (g_file_test (delta_path, G_FILE_TEST_IS_REGULAR));
+    assert_delta_load_right (t, exp, dir);
+  }
+  g_autoptr (GBytes) delta1 = contents (delta_path);
+  {
+    g_autoptr (RtTrace) t = load_threads_cache (exp, 2, dir);
+    g_assert_true (t->stats.cache_used);
+    g_assert_false (t->stats.cache_written);
+    g_assert_cmpuint (t->stats.files_parsed + t->stats.files_resumed, ==, 0);
+    g_assert_cmpuint (t->stats.files_cached, ==, t->files->len);
+    g_assert_cmpuint (t->n_cached_requests, >, 0);
+    assert_delta_load_right (t, exp, dir);
+  }
+
+  /* one more: a new delta of both steps, the cache as it was */
+  move_step (exp, 18, TRUE);
+  {
+    g_autoptr (RtTrace) t = load_threads_cache (exp, 2, dir);
+    g_assert_true (t->stats.cache_written);
+    g_assert_cmpuint (t->stats.files_parsed, ==, 2);
+    g_autoptr (GBytes) now = contents (cache);
+    g_assert_true (g_bytes_equal (now, base));
+    g_autoptr (GBytes) delta2 = contents (delta_path);
+    g_assert_cmpuint (g_bytes_get_size (delta2), >, g_bytes_get_size (delta1));
+    assert_delta_load_right (t, exp, dir);
+  }
+
+  /* the delta before (of this cache, without the last step) put back: that step is read again,
+   * and the delta written again as it was */
+  g_autoptr (GBytes) delta2 = contents (delta_path);
+  g_assert_true (g_file_set_contents (delta_path, g_bytes_get_data (delta1, NULL),
+                                      (gssize) g_bytes_get_size (delta1), NULL));
+  {
+    g_autoptr (RtTrace) t = load_threads_cache (exp, 2, dir);
+    g_assert_true (t->stats.cache_written);
+    g_assert_cmpuint (t->stats.files_parsed, ==, 2);
+    g_autoptr (GBytes) again = contents (delta_path);
+    g_assert_cmpuint (g_bytes_get_size (again), ==, g_bytes_get_size (delta2));
+    assert_delta_load_right (t, exp, dir);
+  }
+
+  /* five more steps: 14 files past the cache's 34, more than an eighth: a new cache */
+  for (guint st = 19; st < 24; st++)
+    move_step (exp, st, TRUE);
+  {
+    g_autoptr (RtTrace) t = load_threads_cache (exp, 2, dir);
+    g_assert_true (t->stats.cache_written);
+    g_autoptr (GBytes) now = contents (cache);
+    g_assert_false (g_bytes_equal (now, base));
+    g_assert_false (g_file_test (delta_path, G_FILE_TEST_EXISTS));
+    assert_delta_load_right (t, exp, dir);
+  }
+
+  /* the old delta put back beside the new cache names the cache before: left out */
+  g_assert_true (g_file_set_contents (delta_path, g_bytes_get_data (delta2, NULL),
+                                      (gssize) g_bytes_get_size (delta2), NULL));
+  {
+    g_autoptr (RtTrace) t = load_threads_cache (exp, 2, dir);
+    g_assert_true (t->stats.cache_used);
+    g_assert_false (t->stats.cache_written);
+    g_assert_cmpuint (t->stats.files_parsed + t->stats.files_resumed, ==, 0);
+    g_assert_cmpuint (t->stats.files_cached, ==, t->files->len);
+    assert_delta_load_right (t, exp, dir);
+  }
+  rt_test_remove_tree (dir);
+  rt_test_remove_tree (exp);
+}
+
 /* ---- discovery and the checks of the cache on two threads -------------------------------- */
 
 /* A new folder EXP (in `root`, made for it) of `n_steps` steps step_0 ..., each with the two
@@ -2122,6 +2285,7 @@ main (int argc, char **argv)
   g_test_add_func ("/load/large-cache-tables-go-back-once-read", test_large_cache_tables_go_back_once_read);
   g_test_add_func ("/load/turns-unread-without-a-cache-are-not-kept", test_turns_unread_without_a_cache_are_not_kept);
   g_test_add_func ("/load/requests-in-place-from-the-cache", test_requests_in_place_from_the_cache);
+  g_test_add_func ("/load/appended-steps-go-to-a-delta", test_appended_steps_go_to_a_delta);
   g_test_add_func ("/load/bad-folders-give-one-clear-error", test_bad_folders_give_one_clear_error);
   g_test_add_func ("/load/a-cache-folder-holds-only-finished-caches",
                    test_a_cache_folder_holds_only_finished_caches);

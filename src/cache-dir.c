@@ -44,13 +44,46 @@ by_last_use (gconstpointer pa, gconstpointer pb)
   return strcmp (a->name, b->name);
 }
 
-/* A cache's name (cache_path_for in load.c), or the temporary of one being written
- * (rt_cache_draft_new): nothing else in the folder is ours to count or remove. */
+/* A cache's name (rt_load_cache_path), its delta's (rt_cache_delta_path), or the temporary of
+ * one being written (rt_cache_draft_new): nothing else in the folder is ours to count or remove. */
 static gboolean
 is_cache_name (const char *name, gboolean *leftover)
 {
   *leftover = g_str_has_prefix (name, ".rolltrace-") && strlen (name) == strlen (".rolltrace-XXXXXX");
-  return *leftover || (g_str_has_suffix (name, ".rtc") && name[0] != '.');
+  return *leftover || ((g_str_has_suffix (name, ".rtc") || g_str_has_suffix (name, ".rtc-delta")) && name[0] != '.');
+}
+
+/* Each delta counted with its base, as one entry: they are used, and go, together. A delta
+ * without its base stays an entry of its own (the next write of its experiment replaces it). */
+static void
+fold_deltas (GArray *entries)
+{
+  g_autoptr (GHashTable) bases = g_hash_table_new (g_str_hash, g_str_equal);
+  for (guint i = 0; i < entries->len; i++)
+    {
+      RtCacheEntry *e = &g_array_index (entries, RtCacheEntry, i);
+      if (g_str_has_suffix (e->name, ".rtc"))
+        g_hash_table_insert (bases, e->name, GUINT_TO_POINTER (i + 1));
+    }
+  g_autofree gboolean *folded = g_new0 (gboolean, entries->len + 1);
+  for (guint i = 0; i < entries->len; i++)
+    {
+      const RtCacheEntry *e = &g_array_index (entries, RtCacheEntry, i);
+      if (!g_str_has_suffix (e->name, "-delta"))
+        continue;
+      g_autofree char *base_name = g_strndup (e->name, strlen (e->name) - strlen ("-delta"));
+      guint at = GPOINTER_TO_UINT (g_hash_table_lookup (bases, base_name));
+      if (at == 0)
+        continue;
+      RtCacheEntry *base = &g_array_index (entries, RtCacheEntry, at - 1);
+      base->size += e->size;
+      base->written_us = MAX (base->written_us, e->written_us);
+      base->used_us = MAX (base->used_us, e->used_us);
+      folded[i] = TRUE;
+    }
+  for (guint i = entries->len; i-- > 0;)   /* (the bases' places above kept until now) */
+    if (folded[i])
+      g_array_remove_index (entries, i);
 }
 
 GArray *
@@ -91,6 +124,7 @@ rt_cache_dir_list (const char *dir, GError **error)
       };
       g_array_append_val (entries, e);
     }
+  fold_deltas (entries);
   g_array_sort (entries, by_last_use);
   return entries;
 }
@@ -179,6 +213,10 @@ rt_cache_dir_prune (const char *dir, GArray *entries, gint64 now_us, gint64 unus
           i++;
           continue;
         }
+      /* (a base's delta, counted with it: rt_cache_dir_list) */
+      g_autofree char *delta = g_strconcat (path, "-delta", NULL);
+      if (g_str_has_suffix (path, ".rtc"))
+        g_unlink (delta);
       total -= e->size;
       if (removed != NULL)
         {

@@ -105,6 +105,36 @@ expect_exit 0 "$BUILD/rt-cache" --cache-dir "$C" --prune --older-than 1
 ROLLTRACE_CACHE_MAX_SIZE=1 expect_exit 0 "$BUILD/rt-cache" --cache-dir "$C" --prune
 [ "$(listed_order)" = "" ] && ok || fail "--prune with a limit of 1 byte left $(listed_order)"
 
+# a cache and its delta (of a step appended since) are one entry, of their sizes together, and
+# go together; a delta whose cache is gone is an entry of its own
+"$BUILD/rt-synth" "$TMP/g" --steps 12 --workers 2 --requests 10 --seed 4 --quiet || fail "rt-synth"
+mv "$TMP/g/step_12" "$TMP/g-12"
+expect_exit 0 "$BUILD/rt-check" "$TMP/g" --cache-dir "$C"
+mv "$TMP/g-12" "$TMP/g/step_12"
+expect_exit 0 "$BUILD/rt-check" "$TMP/g" --cache-dir "$C"
+cg=$(cache_of "$TMP/g")
+[ -n "$cg" ] && [ -f "$C/$cg-delta" ] && ok || fail "no cache and delta of g: $(ls -A "$C")"
+expect_exit 0 "$BUILD/rt-cache" --cache-dir "$C" --json
+"$PYTHON" -c 'import json,sys; d=json.load(open(sys.argv[1]))
+g = [c for c in d["caches"] if c["file"] == sys.argv[2]]
+assert len(d["caches"]) == 1 and g and g[0]["size"] == int(sys.argv[3]) + int(sys.argv[4]), d' \
+  "$TMP/out" "$cg" "$(stat -c %s "$C/$cg")" "$(stat -c %s "$C/$cg-delta")" && ok \
+  || fail "the cache and delta of g are not one entry of both sizes: $(cat "$TMP/out")"
+ROLLTRACE_CACHE_MAX_SIZE=1 expect_exit 0 "$BUILD/rt-cache" --cache-dir "$C" --prune
+[ -z "$(ls -A "$C" | grep -v -e notes.txt -e rolltrace-new123)" ] && ok || fail "--prune left part of g: $(ls -A "$C")"
+expect_exit 0 "$BUILD/rt-check" "$TMP/g" --cache-dir "$C"
+mv "$TMP/g/step_12" "$TMP/g-12"; rm -f "$C/$cg"
+expect_exit 0 "$BUILD/rt-check" "$TMP/g" --cache-dir "$C"
+mv "$TMP/g-12" "$TMP/g/step_12"
+expect_exit 0 "$BUILD/rt-check" "$TMP/g" --cache-dir "$C"
+mv "$C/$cg" "$TMP/g-base"
+expect_exit 0 "$BUILD/rt-cache" --cache-dir "$C" --json
+"$PYTHON" -c 'import json,sys; d=json.load(open(sys.argv[1]))
+assert [c["file"] for c in d["caches"]] == [sys.argv[2] + "-delta"], d' "$TMP/out" "$cg" && ok \
+  || fail "a delta without its cache is not listed alone: $(cat "$TMP/out")"
+ROLLTRACE_CACHE_MAX_SIZE=1 expect_exit 0 "$BUILD/rt-cache" --cache-dir "$C" --prune
+[ ! -e "$C/$cg-delta" ] && ok || fail "--prune left a delta without its cache"
+
 # usage errors say what to do
 expect_exit 2 "$BUILD/rt-cache" --cache-dir "$C" --older-than 3
 expect_grep "add --prune" "$TMP/err" "--older-than without --prune"

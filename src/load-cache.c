@@ -433,6 +433,19 @@ write_cache (RtTrace *t, GError **error)
 {
   RtTracePrivate *priv = t->priv;
   guint from = priv->delta_from;
+  g_autofree char *delta_path = rt_cache_delta_path (priv->cache_path);
+  if (from > 0 && from == t->files->len)
+    {
+      /* the base's files alone, as they were: the delta's are gone (its steps removed), and so
+       * goes the delta, the base left as it is (rewriting it would cost a whole write) */
+      if (g_unlink (delta_path) != 0 && errno != ENOENT)
+        {
+          int e = errno;
+          g_set_error (error, RT_ERROR, RT_ERROR_IO, "cannot remove %s: %s", delta_path, g_strerror (e));
+          return FALSE;
+        }
+      return TRUE;
+    }
   gboolean begun = priv->draft != NULL;   /* while loading: then already the delta, if one */
   g_autoptr (RtCacheDraft) d = begun ? g_steal_pointer (&priv->draft)
                                      : rt_cache_draft_new (priv->cache_path, error);
@@ -440,7 +453,6 @@ write_cache (RtTrace *t, GError **error)
     return FALSE;
   if (from > 0 && !begun)
     rt_cache_draft_extend (d, rt_cache_base (priv->cache));
-  g_autofree char *delta_path = rt_cache_delta_path (priv->cache_path);
   g_autofree char *exp = g_canonicalize_filename (t->path, NULL);
   if (!rt_cache_draft_ok (d, error))
     return FALSE;   /* (a file's tables put aside may be missing then) */

@@ -763,12 +763,12 @@ adopt_files (RtTrace *t, RtCacheMap *cache, const RtCacheMatch *matches, const g
 /* The first file of the delta this load writes, when it writes one (RtTracePrivate.delta_from):
  * the files of the cache's base are the first ones, each as it was; every other one is in a step
  * after theirs (new, or in the old delta); and they hold at most 1/DELTA_SHARE_MAX of the base's
- * bytes. 0 otherwise: a new base. */
+ * bytes. 0 otherwise: a new base. (No other file: the delta's are gone, and so goes the delta.) */
 static guint
 delta_from (const RtTrace *t, RtCacheMap *cache, const RtCacheMatch *matches, const guint *records)
 {
   guint n_base = rt_cache_n_base_files (cache);
-  if (n_base == 0 || n_base >= t->files->len)
+  if (n_base == 0 || n_base > t->files->len)
     return 0;
   guint64 base_bytes = 0, delta_bytes = 0;
   for (guint i = 0; i < n_base; i++)

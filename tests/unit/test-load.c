@@ -1939,6 +1939,36 @@ test_appended_steps_go_to_a_delta (void)
     assert_delta_load_right (t, exp, dir);
   }
 
+  /* the last step removed: a delta of the one before alone; both removed: the delta goes, the
+   * cache as it was (not rewritten); both back: a delta again */
+  move_step (exp, 18, FALSE);
+  {
+    g_autoptr (RtTrace) t = load_threads_cache (exp, 2, dir);
+    g_assert_true (t->stats.cache_written);
+    g_assert_cmpuint (t->stats.files_parsed, ==, 0);
+    g_autoptr (GBytes) again = contents (delta_path);
+    g_assert_cmpuint (g_bytes_get_size (again), <, g_bytes_get_size (delta2));
+    assert_delta_load_right (t, exp, dir);
+  }
+  move_step (exp, 17, FALSE);
+  {
+    g_autoptr (RtTrace) t = load_threads_cache (exp, 2, dir);
+    g_assert_true (t->stats.cache_written);
+    g_assert_false (g_file_test (delta_path, G_FILE_TEST_EXISTS));
+    g_autoptr (GBytes) now = contents (cache);
+    g_assert_true (g_bytes_equal (now, base));
+    assert_delta_load_right (t, exp, dir);
+  }
+  move_step (exp, 17, TRUE);
+  move_step (exp, 18, TRUE);
+  {
+    g_autoptr (RtTrace) t = load_threads_cache (exp, 2, dir);
+    g_assert_true (t->stats.cache_written);
+    g_autoptr (GBytes) now = contents (cache);
+    g_assert_true (g_bytes_equal (now, base));
+    assert_delta_load_right (t, exp, dir);
+  }
+
   /* five more steps: 14 files past the cache's 34, more than an eighth: a new cache */
   for (guint st = 19; st < 24; st++)
     move_step (exp, st, TRUE);

@@ -34,6 +34,7 @@ typedef struct {
   gint kib_done;                /* progress, KiB read */
   GError *error;                /* the first failure to read a file */
   gint *taken;                  /* (atomic) of each file: a thread has begun reading it */
+  gboolean drop_read;           /* what was read is given back (drop_read) */
 } LoadJob;
 
 /* The parse read an unterminated last piece that changed or added to its tables: those the cache
@@ -286,6 +287,30 @@ read_ahead_next (LoadJob *job, guint index)
 #endif
 }
 
+/* Gives the page cache's copy of file `index`, read, back to the kernel, when the tree is larger
+ * than the page cache can hold (LoadJob.drop_read): it would be evicted before it is read again
+ * anyway, and meanwhile crowds out what is still to be read, the cache's draft and the tables
+ * put aside, which the end of the load reads back. */
+static void
+drop_read (LoadJob *job, guint index)
+{
+#ifdef POSIX_FADV_DONTNEED
+  if (!job->drop_read)
+    return;
+  RtTrace *t = job->trace;
+  g_autofree char *full = g_build_filename (t->path, rt_trace_file (t, index)->path, NULL);
+  int fd = open (full, O_RDONLY | O_CLOEXEC);
+  if (fd >= 0)
+    {
+      posix_fadvise (fd, 0, 0, POSIX_FADV_DONTNEED);
+      close (fd);
+    }
+#else
+  (void) job;
+  (void) index;
+#endif
+}
+
 static void
 load_one_file (gpointer data, gpointer user_data)
 {
@@ -295,6 +320,7 @@ load_one_file (gpointer data, gpointer user_data)
   g_atomic_int_set (&job->taken[index], TRUE);
   read_ahead_next (job, index);
   load_file (job, index, &error);
+  drop_read (job, index);
 
   g_mutex_lock (&job->lock);
   if (error != NULL && job->error == NULL)
@@ -817,6 +843,11 @@ load_files (RtTrace *trace, RtCacheMap *cache, GError **error)
   guint64 total_bytes = 0;
   for (guint i = 0; i < trace->files->len; i++)
     total_bytes += rt_trace_file (trace, i)->size;
+  /* a tree larger than the memory cannot stay in the page cache: read in order, each file would
+   * push out one still to be read (ROLLTRACE_DROP_READ=1: any tree, for the tests) */
+  long pages = sysconf (_SC_PHYS_PAGES), page = sysconf (_SC_PAGESIZE);
+  job.drop_read = (pages > 0 && page > 0 && total_bytes > (guint64) pages * (guint64) page)
+                  || g_strcmp0 (g_getenv ("ROLLTRACE_DROP_READ"), "1") == 0;
 
   /* Reserve the tables for the whole experiment at once (lines run 200-400 bytes;
    * a request takes some kilobytes, a turn at least one): appending file after

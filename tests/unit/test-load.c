@@ -7,6 +7,8 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cache-format-private.h"
@@ -1804,9 +1806,55 @@ test_requests_in_place_from_the_cache (void)
     }
 }
 
+static char *make_wide_experiment (guint n_steps);
+
+/* How many pages of the file at `path` the page cache holds (mincore of a mapping of it). */
+static gsize
+file_pages_cached (const char *path)
+{
+  int fd = open (path, O_RDONLY | O_CLOEXEC);
+  g_assert_cmpint (fd, >=, 0);
+  struct stat st;
+  g_assert_cmpint (fstat (fd, &st), ==, 0);
+  const gsize page = (gsize) sysconf (_SC_PAGESIZE), n = ((gsize) st.st_size + page - 1) / page;
+  void *map = mmap (NULL, (gsize) st.st_size, PROT_READ, MAP_SHARED, fd, 0);
+  g_assert_true (map != MAP_FAILED);
+  g_autofree unsigned char *in = g_new0 (unsigned char, n);
+  g_assert_cmpint (mincore (map, (gsize) st.st_size, in), ==, 0);
+  gsize cached = 0;
+  for (gsize i = 0; i < n; i++)
+    cached += in[i] & 1;
+  munmap (map, (gsize) st.st_size);
+  close (fd);
+  return cached;
+}
+
+/* A tree larger than the memory (ROLLTRACE_DROP_READ=1 makes this small one so) gives each file's
+ * pages back to the kernel once read: they would push out those still to be read, and the
+ * cache's draft. The tables are those of a load that keeps them. */
+static void
+test_files_read_past_memory_are_not_kept_cached (void)
+{
+  g_autofree char *exp = make_wide_experiment (3);
+  g_autoptr (RtTrace) kept = load (exp, 2);
+  g_autofree char *file = g_build_filename (exp, rt_trace_file (kept, 0)->path, NULL);
+  /* written back first: the kernel gives back clean pages only */
+  int fd = open (file, O_RDONLY | O_CLOEXEC);
+  g_assert_cmpint (fsync (fd), ==, 0);
+  close (fd);
+  rt_trace_free (load (exp, 2));
+  g_assert_cmpuint (file_pages_cached (file), >, 0);
+
+  g_setenv ("ROLLTRACE_DROP_READ", "1", TRUE);
+  g_autoptr (RtTrace) dropped = load (exp, 2);
+  g_unsetenv ("ROLLTRACE_DROP_READ");
+  g_assert_cmpuint (file_pages_cached (file), ==, 0);
+  assert_same_tables (kept, dropped, TRUE);
+  rt_test_remove_tree (exp);
+}
+
 /* ---- a delta beside the cache ----------------------------------------------------------- */
 
-static char *make_wide_experiment (guint n_steps);
 
 /* The cache file in `dir` (NULL: none), its delta's contents (NULL: none). */
 static char *
@@ -2316,6 +2364,7 @@ main (int argc, char **argv)
   g_test_add_func ("/load/turns-unread-without-a-cache-are-not-kept", test_turns_unread_without_a_cache_are_not_kept);
   g_test_add_func ("/load/requests-in-place-from-the-cache", test_requests_in_place_from_the_cache);
   g_test_add_func ("/load/appended-steps-go-to-a-delta", test_appended_steps_go_to_a_delta);
+  g_test_add_func ("/load/files-read-past-memory-are-not-kept-cached", test_files_read_past_memory_are_not_kept_cached);
   g_test_add_func ("/load/bad-folders-give-one-clear-error", test_bad_folders_give_one_clear_error);
   g_test_add_func ("/load/a-cache-folder-holds-only-finished-caches",
                    test_a_cache_folder_holds_only_finished_caches);

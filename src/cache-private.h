@@ -65,6 +65,11 @@ RtCacheMap *rt_cache_open (const char *path, const char *exp_canonical, RtEventR
  * the requests and turns used in place (rt_cache_requests, rt_cache_turns,
  * rt_cache_turn_sums_unchecked) are the base's. */
 char *rt_cache_delta_path (const char *path);
+/* rt_cache_open of `path`, given the base a load before had open (`kept`, taken): that one, with
+ * every check it passed, when it is still the file at `path` (and the delta opened again), else
+ * closed. A --watch round then checks only what the round before did not. */
+RtCacheMap *rt_cache_reopen (RtCacheMap *kept, const char *path, const char *exp_canonical,
+                             RtEventRegistry *reg, const char **why);
 /* How many records are the base's (the first ones). */
 guint rt_cache_n_base_files (RtCacheMap *map);
 /* What a delta names of the base it extends. */

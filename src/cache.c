@@ -307,6 +307,25 @@ map_free (RtCacheMap *m)
   g_free (m);
 }
 
+/* Puts the event names of `m` into `reg`, in id order: those the registry knows (a base's, opened
+ * before its delta) the same, the others interned after them getting the same ids. */
+static gboolean
+names_into (const RtCacheMap *m, RtEventRegistry *reg)
+{
+  guint known = rt_event_registry_size (reg);
+  for (guint32 i = 0; i < m->h.n_names && i < known; i++)
+    if (strcmp (m->strings + m->t.names[i], rt_event_registry_name (reg, (guint16) i)) != 0)
+      return FALSE;
+  for (guint32 i = known; i < m->h.n_names; i++)
+    {
+      const char *name = m->strings + m->t.names[i];
+      RtSchemaFlags schema;
+      if (rt_event_registry_intern (reg, name, strlen (name), TRUE, &schema) != i)
+        return FALSE;
+    }
+  return TRUE;
+}
+
 /* Opens the cache file at `path`: a base (`base` NULL), or the delta of `base`. */
 static RtCacheMap *
 map_open (const char *path, const char *exp_canonical, RtEventRegistry *reg, const RtCacheMap *base,
@@ -387,24 +406,10 @@ map_open (const char *path, const char *exp_canonical, RtEventRegistry *reg, con
       *why = "made for another experiment";
       goto reject;
     }
-  /* names in id order: those the registry knows (a base's, opened before its delta) the same,
-   * the others interned after them get the same ids */
-  guint known = rt_event_registry_size (reg);
-  for (guint32 i = 0; i < m->h.n_names && i < known; i++)
-    if (strcmp (m->strings + m->t.names[i], rt_event_registry_name (reg, (guint16) i)) != 0)
-      {
-        *why = "damaged tables";
-        goto reject;
-      }
-  for (guint32 i = known; i < m->h.n_names; i++)
+  if (!names_into (m, reg))
     {
-      const char *name = m->strings + m->t.names[i];
-      RtSchemaFlags schema;
-      if (rt_event_registry_intern (reg, name, strlen (name), TRUE, &schema) != i)
-        {
-          *why = "damaged tables";
-          goto reject;
-        }
+      *why = "damaged tables";
+      goto reject;
     }
   m->file_state = g_new0 (guint8, m->h.n_files + 1);
   m->by_path = g_hash_table_new (g_str_hash, g_str_equal);
@@ -425,18 +430,44 @@ rt_cache_delta_path (const char *path)
   return g_strconcat (path, "-delta", NULL);
 }
 
-RtCacheMap *
-rt_cache_open (const char *path, const char *exp_canonical, RtEventRegistry *reg, const char **why)
+/* Opens the delta beside base `m` (at `path`-delta) in place of the one it had, if any. */
+static void
+open_delta (RtCacheMap *m, const char *path, const char *exp_canonical, RtEventRegistry *reg)
 {
-  RtCacheMap *m = map_open (path, exp_canonical, reg, NULL, why);
-  if (m == NULL)
-    return NULL;
+  if (m->delta != NULL)
+    g_clear_pointer (&m->delta, map_free);
   /* a delta that does not extend this base (written for the one before, or damaged) is left
    * out: its files are read again, and a new delta written */
   g_autofree char *delta_path = rt_cache_delta_path (path);
   const char *delta_why;
   m->delta = map_open (delta_path, exp_canonical, reg, m, &delta_why);
+}
+
+RtCacheMap *
+rt_cache_open (const char *path, const char *exp_canonical, RtEventRegistry *reg, const char **why)
+{
+  RtCacheMap *m = map_open (path, exp_canonical, reg, NULL, why);
+  if (m != NULL)
+    open_delta (m, path, exp_canonical, reg);
   return m;
+}
+
+RtCacheMap *
+rt_cache_reopen (RtCacheMap *kept, const char *path, const char *exp_canonical, RtEventRegistry *reg,
+                 const char **why)
+{
+  /* the same file (a cache is only ever replaced, by a rename: a new inode), of this experiment,
+   * its names interned into the fresh registry as they were */
+  struct stat st;
+  if (stat (path, &st) != 0 || st.st_dev != kept->dev || st.st_ino != kept->ino || (gsize) st.st_size != kept->size
+      || strcmp (kept->strings + kept->h.experiment, exp_canonical) != 0 || !names_into (kept, reg))
+    {
+      map_free (kept);
+      return rt_cache_open (path, exp_canonical, reg, why);
+    }
+  *why = NULL;
+  open_delta (kept, path, exp_canonical, reg);
+  return kept;
 }
 
 RtCacheBase

@@ -348,11 +348,14 @@ rt_session_load_experiments (RtSession *s, GError **error)
             && !rt_check_outside_experiment (experiment_path (s, i), "--out", s->out_dir, error)))
       return FALSE;
 
-  /* loaded again (rt_session_reload): the old tables go */
+  /* loaded again (rt_session_reload): the old tables go, their cache kept for the new load (its
+   * checks are not done again: half of a --watch round at 100M lines) */
   s->trace = NULL;
+  g_autofree struct _RtCacheMap **kept = g_new0 (struct _RtCacheMap *, n + 1);
   for (guint i = 0; i < n; i++)
     {
       RtExperiment *e = g_ptr_array_index (s->experiments, i);
+      kept[i] = e->trace != NULL ? rt_trace_take_cache (e->trace) : NULL;
       g_clear_pointer (&e->trace, rt_trace_free);
       g_clear_pointer (&e->steps, g_array_unref);
       g_clear_pointer (&e->rollouts, rt_rollout_map_free);
@@ -360,7 +363,11 @@ rt_session_load_experiments (RtSession *s, GError **error)
     }
   g_clear_pointer (&s->train, rt_train_log_free);
   if (s->train_path != NULL && (s->train = rt_train_log_read (s->train_path, error)) == NULL)
-    return FALSE;
+    {
+      for (guint i = 0; i < n; i++)
+        rt_trace_kept_cache_free (kept[i]);
+      return FALSE;
+    }
   if (s->train != NULL && s->train->steps->len == 0 && !s->quiet)
     g_printerr ("%s: note: %s has no 'step:N - name:value' line\n", s->command->name, s->train_path);
   if (s->train != NULL && !s->quiet)
@@ -382,6 +389,7 @@ rt_session_load_experiments (RtSession *s, GError **error)
         .progress = !s->quiet && isatty (STDERR_FILENO),
         .cache_dir = cache_dir,
         .reads = reads,
+        .kept_cache = g_steal_pointer (&kept[i]),
       };
       if (one_step && n == 1)
         {

@@ -243,10 +243,16 @@ discovery_task (gpointer data, guint task)
       return;
     }
   RtTrace *t = d->trace;
+  RtCacheMap *kept = g_steal_pointer (&t->priv->opts.kept_cache);
   if (t->priv->cache_path == NULL)
-    return;
-  d->cache = rt_cache_open (t->priv->cache_path, d->canonical, t->registry,
-                            &t->stats.cache_rejected);
+    {
+      rt_cache_close (kept);
+      return;
+    }
+  d->cache = kept != NULL ? rt_cache_reopen (kept, t->priv->cache_path, d->canonical, t->registry,
+                                             &t->stats.cache_rejected)
+                          : rt_cache_open (t->priv->cache_path, d->canonical, t->registry,
+                                           &t->stats.cache_rejected);
   /* a command that reads no request reads the steps' durations instead: checked now, beside
    * the listing of folders, rather than after it */
   if (d->cache != NULL && !t->priv->keeps.requests)

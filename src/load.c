@@ -1053,12 +1053,14 @@ rt_trace_load (const char *exp_path, const RtLoadOptions *opts, GError **error)
     {
       g_set_error (error, RT_ERROR, RT_ERROR_NO_EXPERIMENT, "%s: no such experiment folder",
                    exp_path);
+      rt_trace_kept_cache_free (opts->kept_cache);
       return NULL;
     }
   if (!g_file_test (exp_path, G_FILE_TEST_IS_DIR))
     {
       g_set_error (error, RT_ERROR, RT_ERROR_NO_EXPERIMENT,
                    "%s is not a folder: expected EXP/step_N/worker_M.jsonl", exp_path);
+      rt_trace_kept_cache_free (opts->kept_cache);
       return NULL;
     }
 
@@ -1119,7 +1121,9 @@ rt_trace_load (const char *exp_path, const RtLoadOptions *opts, GError **error)
        * answers nothing; it goes, and the experiment is read again (and cached anew). */
       rt_cache_discard (trace->priv->cache, trace->priv->cache_path);
       g_clear_pointer (&trace, rt_trace_free);
-      trace = rt_trace_load (exp_path, opts, error);
+      RtLoadOptions again = *opts;
+      again.kept_cache = NULL;   /* (this load took it) */
+      trace = rt_trace_load (exp_path, &again, error);
       if (trace != NULL)
         trace->stats.cache_rejected = "damaged tables";
       return g_steal_pointer (&trace);
@@ -1128,6 +1132,18 @@ rt_trace_load (const char *exp_path, const RtLoadOptions *opts, GError **error)
   /* ids left unchecked: checked when read */
   trace->request_ids_unchecked = trace != NULL && trace->priv->cache != NULL && trace->priv->keeps.ids_when_read;
   return g_steal_pointer (&trace);
+}
+
+RtCacheMap *
+rt_trace_take_cache (RtTrace *t)
+{
+  return g_steal_pointer (&t->priv->cache);
+}
+
+void
+rt_trace_kept_cache_free (RtCacheMap *cache)
+{
+  rt_cache_close (cache);
 }
 
 static void
@@ -1158,6 +1174,7 @@ rt_trace_free (RtTrace *trace)
       g_clear_pointer (&trace->priv->kept_durations, g_array_unref);
       g_clear_pointer (&trace->priv->draft, rt_cache_draft_free);
       g_clear_pointer (&trace->priv->cache, rt_cache_close);
+      g_clear_pointer (&trace->priv->opts.kept_cache, rt_cache_close);   /* (never opened) */
       g_free (trace->priv->cache_path);
       g_clear_pointer (&trace->priv->requests, g_array_unref);
       g_mutex_clear (&trace->priv->lazy_lock);

@@ -246,6 +246,11 @@ typedef struct {
    * RT_READS_REQUESTS. NULL, or FALSE: every step's are taken. */
   gboolean (*requests_of_one_step) (const RtTrace *t, gpointer data, guint *step_index);
   gpointer requests_of_one_step_data;
+  /* The cache a trace of this experiment loaded before had open (rt_trace_take_cache), or NULL:
+   * used again while it is still the cache on disk, with what its checks found (a --watch
+   * round does not check its tables again), else closed. The load takes it, whatever it
+   * does with it. */
+  struct _RtCacheMap *kept_cache;
 } RtLoadOptions;
 
 /* The part of a worker file the analyses read: a file holds one rollout per
@@ -282,6 +287,11 @@ RtTrace *rt_trace_load (const char *exp_path, const RtLoadOptions *opts, GError 
 
 /* The options `t` was loaded with. */
 const RtLoadOptions *rt_trace_load_options (const RtTrace *t);
+/* Takes the cache `t` has open out of it, for the next load of its experiment
+ * (RtLoadOptions.kept_cache), or NULL: `t` may then only be freed. */
+struct _RtCacheMap *rt_trace_take_cache (RtTrace *t);
+/* Closes a cache taken from a trace that no load took. */
+void rt_trace_kept_cache_free (struct _RtCacheMap *cache);
 void rt_trace_free (RtTrace *trace);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (RtTrace, rt_trace_free)
 

@@ -2044,6 +2044,59 @@ test_appended_steps_go_to_a_delta (void)
   rt_test_remove_tree (exp);
 }
 
+/* A load given the cache a load before had open (a --watch round) uses it again while it is
+ * still the file on disk, its checks done, the delta opened anew; a cache replaced since is
+ * opened anew; one given to a load that cannot use it is closed. The tables are a fresh
+ * load's every time. */
+static void
+test_a_kept_cache_is_used_again (void)
+{
+  g_autofree char *exp = make_wide_experiment (12);
+  g_autofree char *dir = g_dir_make_tmp ("rt-cache-XXXXXX", NULL);
+  move_step (exp, 11, FALSE);
+  rt_trace_free (load_threads_cache (exp, 2, dir));
+  RtTrace *t = load_threads_cache (exp, 2, dir);
+  struct _RtCacheMap *kept = rt_trace_take_cache (t);
+  g_assert_nonnull (kept);
+  rt_trace_free (t);
+  for (guint round = 0; round < 4; round++)
+    {
+      if (round == 1)
+        move_step (exp, 11, TRUE);   /* a delta written, the base kept */
+      if (round == 3)
+        {
+          /* the cache replaced (the old file removed, a new one written): opened anew */
+          g_autofree char *cache = cache_file_in (dir);
+          g_assert_cmpint (g_unlink (cache), ==, 0);
+          rt_trace_free (load_threads_cache (exp, 2, dir));
+        }
+      t = load_with (exp, (RtLoadOptions) { .n_threads = 2, .cache_dir = dir, .kept_cache = kept });
+      g_assert_true (t->stats.cache_used);
+      g_assert_cmpuint (t->stats.files_parsed, ==, round == 1 ? 2 : 0);
+      assert_delta_load_right (t, exp, dir);
+      struct _RtCacheMap *again = rt_trace_take_cache (t);
+      if (round < 3)
+        g_assert_true (again == kept);
+      kept = again;
+      rt_trace_free (t);
+    }
+  /* given to a load without a cache, or of no experiment: closed (the leak check sees it) */
+  t = load_with (exp, (RtLoadOptions) { .n_threads = 2, .kept_cache = kept });
+  g_assert_false (t->stats.cache_used);
+  kept = rt_trace_take_cache (t);
+  g_assert_null (kept);
+  rt_trace_free (t);
+  t = load_threads_cache (exp, 2, dir);
+  kept = rt_trace_take_cache (t);
+  rt_trace_free (t);
+  g_autofree char *none = g_build_filename (exp, "none", NULL);
+  g_autoptr (GError) error = NULL;
+  g_assert_null (rt_trace_load (none, &(RtLoadOptions) { .cache_dir = dir, .kept_cache = kept }, &error));
+  g_assert_error (error, RT_ERROR, RT_ERROR_NO_EXPERIMENT);
+  rt_test_remove_tree (dir);
+  rt_test_remove_tree (exp);
+}
+
 /* ---- discovery and the checks of the cache on two threads -------------------------------- */
 
 /* A new folder EXP (in `root`, made for it) of `n_steps` steps step_0 ..., each with the two
@@ -2364,6 +2417,7 @@ main (int argc, char **argv)
   g_test_add_func ("/load/turns-unread-without-a-cache-are-not-kept", test_turns_unread_without_a_cache_are_not_kept);
   g_test_add_func ("/load/requests-in-place-from-the-cache", test_requests_in_place_from_the_cache);
   g_test_add_func ("/load/appended-steps-go-to-a-delta", test_appended_steps_go_to_a_delta);
+  g_test_add_func ("/load/a-kept-cache-is-used-again", test_a_kept_cache_is_used_again);
   g_test_add_func ("/load/files-read-past-memory-are-not-kept-cached", test_files_read_past_memory_are_not_kept_cached);
   g_test_add_func ("/load/bad-folders-give-one-clear-error", test_bad_folders_give_one_clear_error);
   g_test_add_func ("/load/a-cache-folder-holds-only-finished-caches",

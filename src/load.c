@@ -447,6 +447,12 @@ take_requests_in_place (RtTrace *t, guint first, guint n)
   guint in_base = rt_cache_n_base_files (priv->cache);
   n = MIN (first + n, in_base) - MIN (first, in_base);
   first = MIN (first, in_base);
+  /* every request of the range is in the trace's table (t->requests), those of a file read anew
+   * since too, which no file numbers: checked as well, so that none points out of the tables
+   * (their file, their turns, their id) */
+  for (guint r = first; r < first + n; r++)
+    if (!rt_cache_file_tables_ok (priv->cache, r, RT_CACHE_REQUESTS))
+      return FALSE;
   const char *ids, *texts;
   guint32 count;
   const RtRequest *at = rt_cache_requests (priv->cache, first, n, &count, &ids, &texts);

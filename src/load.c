@@ -260,6 +260,26 @@ load_file (LoadJob *job, guint index, GError **error)
   return ok;
 }
 
+/* Tells the kernel that file `index` of `t` will be read soon, whole (`needed`), or not again
+ * (posix_fadvise): a hint, which may fail, and none where the system has no such call. */
+static void
+advise_file (const RtTrace *t, guint index, gboolean needed)
+{
+#if defined (POSIX_FADV_WILLNEED) && defined (POSIX_FADV_DONTNEED)
+  g_autofree char *full = g_build_filename (t->path, rt_trace_file (t, index)->path, NULL);
+  int fd = open (full, O_RDONLY | O_CLOEXEC);
+  if (fd >= 0)
+    {
+      posix_fadvise (fd, 0, 0, needed ? POSIX_FADV_WILLNEED : POSIX_FADV_DONTNEED);
+      close (fd);
+    }
+#else
+  (void) t;
+  (void) index;
+  (void) needed;
+#endif
+}
+
 /* Asks the kernel to read ahead the next file no thread has taken yet, whole, while this one is
  * parsed: a tree larger than the page cache is read from the disk, and a thread that reads its
  * file only as it parses it waits for every read the readahead window did not cover (on a
@@ -267,24 +287,13 @@ load_file (LoadJob *job, guint index, GError **error)
 static void
 read_ahead_next (LoadJob *job, guint index)
 {
-#ifdef POSIX_FADV_WILLNEED
   RtTrace *t = job->trace;
   for (guint j = index + 1; j < t->files->len && j <= index + 8; j++)
     if (!g_atomic_int_get (&job->taken[j]) && t->priv->files[j].origin == RT_FILE_UNREAD)
       {
-        g_autofree char *full = g_build_filename (t->path, rt_trace_file (t, j)->path, NULL);
-        int fd = open (full, O_RDONLY | O_CLOEXEC);
-        if (fd >= 0)
-          {
-            posix_fadvise (fd, 0, 0, POSIX_FADV_WILLNEED);
-            close (fd);
-          }
+        advise_file (t, j, TRUE);
         return;
       }
-#else
-  (void) job;
-  (void) index;
-#endif
 }
 
 /* Gives the page cache's copy of file `index`, read, back to the kernel, when the tree is larger
@@ -294,21 +303,8 @@ read_ahead_next (LoadJob *job, guint index)
 static void
 drop_read (LoadJob *job, guint index)
 {
-#ifdef POSIX_FADV_DONTNEED
-  if (!job->drop_read)
-    return;
-  RtTrace *t = job->trace;
-  g_autofree char *full = g_build_filename (t->path, rt_trace_file (t, index)->path, NULL);
-  int fd = open (full, O_RDONLY | O_CLOEXEC);
-  if (fd >= 0)
-    {
-      posix_fadvise (fd, 0, 0, POSIX_FADV_DONTNEED);
-      close (fd);
-    }
-#else
-  (void) job;
-  (void) index;
-#endif
+  if (job->drop_read)
+    advise_file (job->trace, index, FALSE);
 }
 
 static void

@@ -808,7 +808,7 @@ delta_from (const RtTrace *t, RtCacheMap *cache, const RtCacheMatch *matches, co
   gint32 last_step = rt_trace_file (t, n_base - 1)->step;
   for (guint i = n_base; i < t->files->len; i++)
     {
-      if (rt_trace_file (t, i)->step <= last_step || (matches[i] != RT_CACHE_MISS && records[i] < n_base))
+      if (rt_trace_file (t, i)->step <= last_step)
         return 0;
       delta_bytes += rt_trace_file (t, i)->size;
     }
@@ -1132,7 +1132,7 @@ rt_trace_load (const char *exp_path, const RtLoadOptions *opts, GError **error)
     }
   rt_load_update_cache (trace, trace->priv->cache);
   /* ids left unchecked: checked when read */
-  trace->request_ids_unchecked = trace != NULL && trace->priv->cache != NULL && trace->priv->keeps.ids_when_read;
+  trace->request_ids_unchecked = trace->priv->cache != NULL && trace->priv->keeps.ids_when_read;
   return g_steal_pointer (&trace);
 }
 

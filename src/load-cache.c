@@ -52,6 +52,17 @@ durations_kept (const RtTrace *t, RtStepDurations *sd, guint first_file, guint n
   sd->sorted = sd->owned;
 }
 
+/* The sorted values of `a` (n_a of them) and `b` together, sorted. */
+static GArray *
+merged_with (const double *a, guint n_a, const GArray *b)
+{
+  GArray *merged = rt_samples_new ();
+  const double *runs[] = { a, (const double *) (const void *) b->data };
+  const guint lens[] = { n_a, b->len };
+  rt_merge_sorted (merged, runs, lens, 2);
+  return merged;
+}
+
 /* The sorted durations of every file, when the cache holds those of the first ones (as records
  * 0 ... k - 1, as it holds them) and the trace the requests of the others: the two merged, the
  * others' sorted first. After a step was appended, the cache's durations of every step before
@@ -82,10 +93,7 @@ durations_merged (const RtTrace *t, RtStepDurations *sd)
           rt_samples_add (rest, rt_trace_request (t, f->first_request + r)->total_s);
     }
   rt_sort_doubles ((double *) (void *) rest->data, rest->len);
-  GArray *merged = rt_samples_new ();
-  const double *runs[] = { cached, (const double *) (void *) rest->data };
-  const guint lens[] = { n_cached, rest->len };
-  rt_merge_sorted (merged, runs, lens, 2);
+  GArray *merged = merged_with (cached, n_cached, rest);
   sd->n = merged->len;
   sd->owned = (double *) (void *) g_array_free (merged, FALSE);
   sd->sorted = sd->owned;
@@ -517,10 +525,7 @@ write_cache (RtTrace *t, GError **error)
       const double *base = from > 0 ? rt_cache_step_durations (priv->cache, ALL_STEPS, 0, from, &n_base) : NULL;
       if (base != NULL)
         {
-          g_autoptr (GArray) merged = rt_samples_new ();
-          const double *runs[] = { base, (const double *) (void *) all->data };
-          const guint lens[] = { n_base, all->len };
-          rt_merge_sorted (merged, runs, lens, 2);
+          g_autoptr (GArray) merged = merged_with (base, n_base, all);
           rt_cache_draft_add_step (d, ALL_STEPS, 0, (const double *) (void *) merged->data, merged->len);
         }
       else if (from == 0)

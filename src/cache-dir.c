@@ -50,7 +50,8 @@ static gboolean
 is_cache_name (const char *name, gboolean *leftover)
 {
   *leftover = g_str_has_prefix (name, ".rolltrace-") && strlen (name) == strlen (".rolltrace-XXXXXX");
-  return *leftover || ((g_str_has_suffix (name, ".rtc") || g_str_has_suffix (name, ".rtc-delta")) && name[0] != '.');
+  return *leftover || ((g_str_has_suffix (name, ".rtc") || g_str_has_suffix (name, ".rtc" RT_CACHE_DELTA_SUFFIX))
+                       && name[0] != '.');
 }
 
 /* Each delta counted with its base, as one entry: they are used, and go, together. A delta
@@ -69,9 +70,9 @@ fold_deltas (GArray *entries)
   for (guint i = 0; i < entries->len; i++)
     {
       const RtCacheEntry *e = &g_array_index (entries, RtCacheEntry, i);
-      if (!g_str_has_suffix (e->name, "-delta"))
+      if (!g_str_has_suffix (e->name, RT_CACHE_DELTA_SUFFIX))
         continue;
-      g_autofree char *base_name = g_strndup (e->name, strlen (e->name) - strlen ("-delta"));
+      g_autofree char *base_name = g_strndup (e->name, strlen (e->name) - strlen (RT_CACHE_DELTA_SUFFIX));
       guint at = GPOINTER_TO_UINT (g_hash_table_lookup (bases, base_name));
       if (at == 0)
         continue;
@@ -214,7 +215,7 @@ rt_cache_dir_prune (const char *dir, GArray *entries, gint64 now_us, gint64 unus
           continue;
         }
       /* (a base's delta, counted with it: rt_cache_dir_list) */
-      g_autofree char *delta = g_strconcat (path, "-delta", NULL);
+      g_autofree char *delta = rt_cache_delta_path (path);
       if (g_str_has_suffix (path, ".rtc"))
         g_unlink (delta);
       total -= e->size;

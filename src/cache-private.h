@@ -64,6 +64,7 @@ RtCacheMap *rt_cache_open (const char *path, const char *exp_canonical, RtEventR
  * then the delta's. The delta's tables are only ever copied out (rt_cache_file_snapshot):
  * the requests and turns used in place (rt_cache_requests, rt_cache_turns,
  * rt_cache_turn_sums_unchecked) are the base's. */
+#define RT_CACHE_DELTA_SUFFIX "-delta"   /* a delta's name: its base's, and this */
 char *rt_cache_delta_path (const char *path);
 /* rt_cache_open of `path`, given the base a load before had open (`kept`, taken): that one, with
  * every check it passed, when it is still the file at `path` (and the delta opened again), else

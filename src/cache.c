@@ -326,6 +326,14 @@ names_into (const RtCacheMap *m, RtEventRegistry *reg)
   return TRUE;
 }
 
+/* The name `path` still means the file `m` was opened from (a cache is only ever replaced by a
+ * rename: another inode), as `st` says of it. */
+static gboolean
+still_the_file (const RtCacheMap *m, const char *path, struct stat *st)
+{
+  return stat (path, st) == 0 && st->st_dev == m->dev && st->st_ino == m->ino;
+}
+
 /* Opens the cache file at `path`: a base (`base` NULL), or the delta of `base`. */
 static RtCacheMap *
 map_open (const char *path, const char *exp_canonical, RtEventRegistry *reg, const RtCacheMap *base,
@@ -427,7 +435,7 @@ reject:
 char *
 rt_cache_delta_path (const char *path)
 {
-  return g_strconcat (path, "-delta", NULL);
+  return g_strconcat (path, RT_CACHE_DELTA_SUFFIX, NULL);
 }
 
 /* Opens the delta beside base `m` (at `path`-delta) in place of the one it had, if any. */
@@ -456,10 +464,9 @@ RtCacheMap *
 rt_cache_reopen (RtCacheMap *kept, const char *path, const char *exp_canonical, RtEventRegistry *reg,
                  const char **why)
 {
-  /* the same file (a cache is only ever replaced, by a rename: a new inode), of this experiment,
-   * its names interned into the fresh registry as they were */
+  /* the same file, of this experiment, its names interned into the fresh registry as they were */
   struct stat st;
-  if (stat (path, &st) != 0 || st.st_dev != kept->dev || st.st_ino != kept->ino || (gsize) st.st_size != kept->size
+  if (!still_the_file (kept, path, &st) || (gsize) st.st_size != kept->size
       || strcmp (kept->strings + kept->h.experiment, exp_canonical) != 0 || !names_into (kept, reg))
     {
       map_free (kept);
@@ -852,7 +859,7 @@ rt_cache_discard (RtCacheMap *map, const char *path)
   /* only if the name still means the file that was opened: another run may have
    * put a good cache in its place since */
   struct stat st;
-  if (map != NULL && stat (path, &st) == 0 && st.st_dev == map->dev && st.st_ino == map->ino)
+  if (map != NULL && still_the_file (map, path, &st))
     g_unlink (path);
   if (map != NULL && map->delta != NULL)
     {

@@ -776,7 +776,7 @@ assemble (gpointer data, guint task)
   else if (task == 1)
     {
       RtFindingsInput in = { r->overview, r->cdf, r->events, r->turns, r->timeline, r->check, r->tail,
-                             g_ptr_array_index (r->whatif, 0), g_ptr_array_index (r->whatif, 1) };
+                             g_ptr_array_index (r->whatif, 0), g_ptr_array_index (r->whatif, 1), NULL };
       r->findings = rt_findings_from (r->t, r->s->steps, &in);
     }
   else

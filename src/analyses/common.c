@@ -4,6 +4,8 @@
 #include "rolltrace/rt-analyses.h"
 #include "rolltrace/rt-views.h"
 
+#include <string.h>
+
 GArray *
 rt_trace_select_steps (const RtTrace *t, const RtStepSet *set)
 {
@@ -12,6 +14,23 @@ rt_trace_select_steps (const RtTrace *t, const RtStepSet *set)
     if (set == NULL || rt_step_set_contains (set, rt_trace_step (t, i)->step))
       g_array_append_val (idx, i);
   return idx;
+}
+
+GBytes *
+rt_trace_step_identity (const RtTrace *t, guint step_index)
+{
+  const RtStep *st = rt_trace_step (t, step_index);
+  GByteArray *out = g_byte_array_new ();
+  gint64 head[3] = { step_index, st->step, st->n_files };
+  g_byte_array_append (out, (const guint8 *) head, sizeof head);
+  for (guint k = 0; k < st->n_files; k++)
+    {
+      const RtFile *f = rt_trace_file (t, st->first_file + k);
+      gint64 stat[4] = { (gint64) f->size, f->mtime_us, (gint64) f->inode, f->ctime_ns };
+      g_byte_array_append (out, (const guint8 *) stat, sizeof stat);
+      g_byte_array_append (out, (const guint8 *) f->path, strlen (f->path) + 1);
+    }
+  return g_byte_array_free_to_bytes (out);
 }
 
 void

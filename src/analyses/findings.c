@@ -517,6 +517,8 @@ finished_at_length (const RtTrace *t, const RtRequest *q, LengthMemo *memo)
 typedef struct {
   guint request;
   double total_s, tool_s;
+  guint step_index, file_in_step, in_file;   /* where it is: its step, the file among the step's,
+                                              * the request among the file's */
 } SlowOne;
 
 /* Slowest first; ties to the lower step, the lower worker, then the lower request id. */
@@ -539,74 +541,132 @@ compare_slow (gconstpointer a, gconstpointer b, gpointer data)
  * complete requests, those of them that finished at the length limit, and the
  * RT_FINDING_TOOL_TOP slowest complete requests with a duration, slowest first (only theirs
  * are then looked up in the rows: a few files', not every step's). */
-typedef struct {
+struct _RtRequestWalk {
   guint64 complete, length;
   GArray *slow;   /* SlowOne */
-} RequestWalk;
+};
 
-/* Keeps request `request` (of duration total_s, no faster than *floor_s) among the slowest,
- * sorted, the last one dropping out when full; *floor_s is then the last kept's duration.
- * Apart from the walk, which calls it for a few requests only: its registers are the walk's
- * (its counts stayed in memory with this inlined). */
+/* Keeps request `one` (no faster than *floor_s) among the slowest, sorted, the last one
+ * dropping out when full; *floor_s is then the last kept's duration. Apart from the walk,
+ * which calls it for a few requests only: its registers are the walk's (its counts stayed in
+ * memory with this inlined). */
 static G_GNUC_NO_INLINE void
-keep_slow (const RtTrace *t, GArray *slow, guint request, double total_s, double *floor_s)
+keep_slow (const RtTrace *t, GArray *slow, const SlowOne *one, double *floor_s)
 {
   const guint top = RT_FINDING_TOOL_TOP;
-  SlowOne one = { request, total_s, 0 };
   if (slow->len == top
-      && compare_slow (&one, &g_array_index (slow, SlowOne, top - 1), (gpointer) t) >= 0)
+      && compare_slow (one, &g_array_index (slow, SlowOne, top - 1), (gpointer) t) >= 0)
     return;
   guint at = slow->len < top ? slow->len : top - 1;
   if (slow->len < top)
     g_array_set_size (slow, slow->len + 1);
   SlowOne *best = (SlowOne *) slow->data;
-  while (at > 0 && compare_slow (&one, &best[at - 1], (gpointer) t) < 0)
+  while (at > 0 && compare_slow (one, &best[at - 1], (gpointer) t) < 0)
     {
       best[at] = best[at - 1];
       at--;
     }
-  best[at] = one;
+  best[at] = *one;
   if (slow->len == top)
     *floor_s = best[top - 1].total_s;
 }
 
-static void
-walk_requests (const RtTrace *t, GArray *selected, RequestWalk *walk)
+RtRequestWalk *
+rt_request_walk_new (void)
 {
-  GArray *slow = walk->slow = g_array_new (FALSE, FALSE, sizeof (SlowOne));
-  double floor_s = -INFINITY;   /* once full, the duration of the last kept */
+  RtRequestWalk *walk = g_new0 (RtRequestWalk, 1);
+  walk->slow = g_array_new (FALSE, FALSE, sizeof (SlowOne));
+  return walk;
+}
+
+void
+rt_request_walk_step (RtRequestWalk *walk, const RtTrace *t, guint step_index)
+{
+  GArray *slow = walk->slow;
+  /* once full, the duration of the last kept */
+  double floor_s = slow->len == RT_FINDING_TOOL_TOP ? g_array_index (slow, SlowOne, slow->len - 1).total_s
+                                                     : -INFINITY;
   guint64 complete = 0, length = 0;
   LengthMemo memo = { { 0 }, { FALSE } };
-  for (guint i = 0; i < selected->len; i++)
+  const RtStep *st = rt_trace_step (t, step_index);
+  for (guint k = 0; k < st->n_files; k++)
     {
-      const RtStep *st = rt_trace_step (t, g_array_index (selected, guint, i));
-      for (guint k = 0; k < st->n_files; k++)
+      const RtFile *f = rt_trace_file (t, st->first_file + k);
+      if (f->n_requests == 0 || f->first_request == RT_NONE)
+        continue;
+      /* a file's requests lie in one table: walked by pointer */
+      const RtRequest *first = rt_trace_request (t, f->first_request), *end = first + f->n_requests;
+      for (const RtRequest *q = first; q < end; q++)
         {
-          const RtFile *f = rt_trace_file (t, st->first_file + k);
-          if (f->n_requests == 0 || f->first_request == RT_NONE)
+          if (!q->complete)
             continue;
-          /* a file's requests lie in one table: walked by pointer */
-          const RtRequest *first = rt_trace_request (t, f->first_request), *end = first + f->n_requests;
-          for (const RtRequest *q = first; q < end; q++)
+          complete++;
+          length += finished_at_length (t, q, &memo);
+          /* without a duration (NaN), or once full faster than the last kept: out,
+           * whatever the ties would say */
+          if (q->total_s >= floor_s)
             {
-              if (!q->complete)
-                continue;
-              complete++;
-              length += finished_at_length (t, q, &memo);
-              /* without a duration (NaN), or once full faster than the last kept: out,
-               * whatever the ties would say */
-              if (q->total_s >= floor_s)
-                keep_slow (t, slow, f->first_request + (guint) (q - first), q->total_s, &floor_s);
+              guint in_file = (guint) (q - first);
+              SlowOne one = { f->first_request + in_file, q->total_s, 0, step_index, k, in_file };
+              keep_slow (t, slow, &one, &floor_s);
             }
         }
-      rt_trace_requests_done (t, st->first_file, st->n_files);
     }
-  walk->complete = complete;
-  walk->length = length;
+  rt_trace_requests_done (t, st->first_file, st->n_files);
+  walk->complete += complete;
+  walk->length += length;
+}
+
+RtRequestWalk *
+rt_request_walk_copy (const RtRequestWalk *walk)
+{
+  RtRequestWalk *c = g_memdup2 (walk, sizeof *walk);
+  c->slow = g_array_copy (walk->slow);
+  return c;
+}
+
+gboolean
+rt_request_walk_rebase (RtRequestWalk *walk, const RtTrace *t)
+{
+  for (guint k = 0; k < walk->slow->len; k++)
+    {
+      SlowOne *one = &g_array_index (walk->slow, SlowOne, k);
+      if (one->step_index >= t->steps->len)
+        return FALSE;
+      const RtStep *st = rt_trace_step (t, one->step_index);
+      if (one->file_in_step >= st->n_files)
+        return FALSE;
+      const RtFile *f = rt_trace_file (t, st->first_file + one->file_in_step);
+      if (f->first_request == RT_NONE || one->in_file >= f->n_requests)
+        return FALSE;
+      one->request = f->first_request + one->in_file;
+    }
+  return TRUE;
+}
+
+void
+rt_request_walk_counts (const RtRequestWalk *walk, guint64 *complete, guint64 *length, GArray **slowest)
+{
+  *complete = walk->complete;
+  *length = walk->length;
+  if (slowest == NULL)
+    return;
+  *slowest = g_array_sized_new (FALSE, FALSE, sizeof (guint), walk->slow->len);
+  for (guint k = 0; k < walk->slow->len; k++)
+    g_array_append_val (*slowest, g_array_index (walk->slow, SlowOne, k).request);
+}
+
+void
+rt_request_walk_free (RtRequestWalk *walk)
+{
+  if (walk == NULL)
+    return;
+  g_array_unref (walk->slow);
+  g_free (walk);
 }
 
 static void
-rule_truncation (const RtTrace *t, GArray *selected, const RequestWalk *walk, RtFindings *out)
+rule_truncation (const RtTrace *t, GArray *selected, const RtRequestWalk *walk, RtFindings *out)
 {
   guint64 complete = walk->complete, length = walk->length;
   LengthMemo memo = { { 0 }, { FALSE } };
@@ -868,12 +928,17 @@ rt_findings_from (const RtTrace *t, const RtStepSet *steps, const RtFindingsInpu
   rule_long_tail (in->cdf, in->timeline, out);
   rule_tail_cause (in->tail, out);
   rule_whatif_saving (in->defer, in->keep, out);
-  RequestWalk walk;
-  walk_requests (t, selected, &walk);
-  rule_truncation (t, selected, &walk, out);
+  g_autoptr (RtRequestWalk) own = NULL;
+  RtRequestWalk *walk = in->walk;
+  if (walk == NULL)
+    {
+      walk = own = rt_request_walk_new ();
+      for (guint i = 0; i < selected->len; i++)
+        rt_request_walk_step (walk, t, g_array_index (selected, guint, i));
+    }
+  rule_truncation (t, selected, walk, out);
   rule_context_growth (in->turns, out);
-  rule_tool_time (t, walk.slow, out, &top_step);
-  g_array_unref (walk.slow);
+  rule_tool_time (t, walk->slow, out, &top_step);
   rule_outlier_steps (in->overview, out);
   rule_data_quality (t, selected, in->check, out);
   rule_rollout_share (in->overview, out);
@@ -900,7 +965,7 @@ rt_findings_analyse (const RtTrace *t, const RtStepSet *steps, const RtTrainLog 
   g_autoptr (GArray) selected = rt_trace_select_steps (t, steps);
   g_autoptr (GPtrArray) whatif = rt_whatif_analyse (t, selected, settings, 2);
   RtFindingsInput in = { overview, cdf, events, turns, timeline, check, tail, g_ptr_array_index (whatif, 0),
-                         g_ptr_array_index (whatif, 1) };
+                         g_ptr_array_index (whatif, 1), NULL };
   return rt_findings_from (t, steps, &in);
 }
 

@@ -463,6 +463,23 @@ rt_tail_add_step (RtTail *tail, const RtTrace *t, const RtLateRequests *r)
 }
 
 RtTail *
+rt_tail_copy (const RtTail *tail)
+{
+  RtTail *c = rt_tail_new ();
+  g_array_append_vals (c->steps, tail->steps->data, tail->steps->len);
+  for (guint i = 0; i < c->steps->len; i++)
+    {
+      RtTailStep *ts = &g_array_index (c->steps, RtTailStep, i);
+      if (ts->last_request_id != NULL)
+        ts->last_request_id = g_string_chunk_insert (c->texts, ts->last_request_id);
+    }
+  c->attributed_steps = tail->attributed_steps;
+  memcpy (c->tail_dominant, tail->tail_dominant, sizeof c->tail_dominant);
+  memcpy (c->last_dominant, tail->last_dominant, sizeof c->last_dominant);
+  return c;
+}
+
+RtTail *
 rt_tail_analyse (const RtTrace *t, const RtStepSet *steps, const GArray *step_indices)
 {
   RtTail *tail = rt_tail_new ();

@@ -99,73 +99,123 @@ bins_finish (Filling *fill)
   return bins;
 }
 
+struct _RtTurnDistFill {
+  RtTurnDist *d;              /* its steps so far; `all` not yet */
+  Filling all;
+};
+
+RtTurnDistFill *
+rt_turn_dist_fill_new (void)
+{
+  RtTurnDistFill *fill = g_new0 (RtTurnDistFill, 1);
+  fill->d = g_new0 (RtTurnDist, 1);
+  fill->d->steps = g_array_new (FALSE, FALSE, sizeof (RtTurnDistStep));
+  filling_init (&fill->all);
+  return fill;
+}
+
+void
+rt_turn_dist_fill_step (RtTurnDistFill *fill, const RtTrace *t, guint step_index)
+{
+  Filling *all = &fill->all;
+  g_autofree Filling *step = g_new (Filling, 1);
+  RtTurnDistStep ds = { .step_index = step_index };
+  filling_init (step);
+  ds.step = rt_trace_step (t, ds.step_index)->step;
+  const RtStep *st = rt_trace_step (t, ds.step_index);
+  for (guint k = 0; k < st->n_files; k++)
+    {
+      const RtFile *f = rt_trace_file (t, st->first_file + k);
+      if (f->n_requests == 0 || f->first_request == RT_NONE)
+        continue;   /* (none, or none taken: without RT_READS_REQUESTS) */
+      /* a file's requests lie in one table: walked by pointer, the count kept apart from
+       * the bins (which the compiler cannot tell from it). The usual bins are filled in
+       * the step's only, but for the durations' sum, which is added request by request
+       * in the same order as ever (a step's sum added once would round otherwise): their
+       * counts go into `all` once the step is walked (one walk of the whole request
+       * table per cached rt-report; its cost: bench/RESULTS.md, "Behind the code") */
+      guint requests = 0;
+      const RtRequest *q = rt_trace_request (t, f->first_request), *end = q + f->n_requests;
+      for (; q < end; q++)
+        {
+          if (!q->complete)
+            continue;
+          requests++;
+          if (G_LIKELY ((guint32) q->turns < DIRECT_TURNS))
+            {
+              RtTurnBin *b = &step->direct[q->turns];
+              b->count++;
+              if (!isnan (q->total_s))
+                {
+                  b->sum_s += q->total_s;
+                  b->n_timed++;
+                  all->direct[q->turns].sum_s += q->total_s;
+                }
+            }
+          else if (q->turns >= DIRECT_TURNS)
+            {
+              other_add (step, q->turns, q->total_s);
+              other_add (all, q->turns, q->total_s);
+            }
+        }
+      ds.requests += requests;
+    }
+  rt_trace_requests_done (t, st->first_file, st->n_files);
+  for (guint n = 0; n < DIRECT_TURNS; n++)
+    {
+      all->direct[n].count += step->direct[n].count;
+      all->direct[n].n_timed += step->direct[n].n_timed;
+    }
+  ds.bins = bins_finish (step);
+  if (ds.requests == 0)
+    {
+      g_array_unref (ds.bins);   /* no requests: the step is left out */
+      return;
+    }
+  g_array_append_val (fill->d->steps, ds);
+}
+
+RtTurnDistFill *
+rt_turn_dist_fill_copy (const RtTurnDistFill *fill)
+{
+  RtTurnDistFill *c = rt_turn_dist_fill_new ();
+  for (guint i = 0; i < fill->d->steps->len; i++)
+    {
+      RtTurnDistStep ds = g_array_index (fill->d->steps, RtTurnDistStep, i);
+      ds.bins = g_array_copy (ds.bins);
+      g_array_append_val (c->d->steps, ds);
+    }
+  GArray *others = c->all.others;
+  c->all = fill->all;
+  c->all.others = others;
+  g_array_append_vals (others, fill->all.others->data, fill->all.others->len);
+  return c;
+}
+
+RtTurnDist *
+rt_turn_dist_fill_finish (RtTurnDistFill *fill)
+{
+  RtTurnDist *d = fill->d;
+  d->all = bins_finish (&fill->all);
+  g_free (fill);
+  return d;
+}
+
+void
+rt_turn_dist_fill_free (RtTurnDistFill *fill)
+{
+  if (fill != NULL)
+    rt_turn_dist_free (rt_turn_dist_fill_finish (fill));
+}
+
 RtTurnDist *
 rt_turn_dist_analyse (const RtTrace *t, const RtStepSet *steps)
 {
   g_autoptr (GArray) selected = rt_trace_select_steps (t, steps);
-  RtTurnDist *d = g_new0 (RtTurnDist, 1);
-  d->steps = g_array_new (FALSE, FALSE, sizeof (RtTurnDistStep));
-  g_autofree Filling *all = g_new (Filling, 1), *step = g_new (Filling, 1);
-  filling_init (all);
+  RtTurnDistFill *fill = rt_turn_dist_fill_new ();
   for (guint i = 0; i < selected->len; i++)
-    {
-      RtTurnDistStep ds = { .step_index = g_array_index (selected, guint, i) };
-      filling_init (step);
-      ds.step = rt_trace_step (t, ds.step_index)->step;
-      const RtStep *st = rt_trace_step (t, ds.step_index);
-      for (guint k = 0; k < st->n_files; k++)
-        {
-          const RtFile *f = rt_trace_file (t, st->first_file + k);
-          if (f->n_requests == 0 || f->first_request == RT_NONE)
-            continue;   /* (none, or none taken: without RT_READS_REQUESTS) */
-          /* a file's requests lie in one table: walked by pointer, the count kept apart from
-           * the bins (which the compiler cannot tell from it). The usual bins are filled in
-           * the step's only, but for the durations' sum, which is added request by request
-           * in the same order as ever (a step's sum added once would round otherwise): their
-           * counts go into `all` once the step is walked (one walk of the whole request
-           * table per cached rt-report; its cost: bench/RESULTS.md, "Behind the code") */
-          guint requests = 0;
-          const RtRequest *q = rt_trace_request (t, f->first_request), *end = q + f->n_requests;
-          for (; q < end; q++)
-            {
-              if (!q->complete)
-                continue;
-              requests++;
-              if (G_LIKELY ((guint32) q->turns < DIRECT_TURNS))
-                {
-                  RtTurnBin *b = &step->direct[q->turns];
-                  b->count++;
-                  if (!isnan (q->total_s))
-                    {
-                      b->sum_s += q->total_s;
-                      b->n_timed++;
-                      all->direct[q->turns].sum_s += q->total_s;
-                    }
-                }
-              else if (q->turns >= DIRECT_TURNS)
-                {
-                  other_add (step, q->turns, q->total_s);
-                  other_add (all, q->turns, q->total_s);
-                }
-            }
-          ds.requests += requests;
-        }
-      rt_trace_requests_done (t, st->first_file, st->n_files);
-      for (guint n = 0; n < DIRECT_TURNS; n++)
-        {
-          all->direct[n].count += step->direct[n].count;
-          all->direct[n].n_timed += step->direct[n].n_timed;
-        }
-      ds.bins = bins_finish (step);
-      if (ds.requests == 0)
-        {
-          g_array_unref (ds.bins);   /* no requests: the step is left out */
-          continue;
-        }
-      g_array_append_val (d->steps, ds);
-    }
-  d->all = bins_finish (all);
-  return d;
+    rt_turn_dist_fill_step (fill, t, g_array_index (selected, guint, i));
+  return rt_turn_dist_fill_finish (fill);
 }
 
 void

@@ -312,7 +312,7 @@ whatif_finish (RtWhatif *w, double recorded, double predicted, Samples *pooled)
 
 struct _RtWhatifReplay {
   GPtrArray *out;             /* RtWhatif, one per setting */
-  const RtWhatifSetting *settings;   /* the caller's, `n` of them */
+  RtWhatifSetting *settings;  /* a copy of the caller's, `n` of them */
   guint n;
   Samples *pooled;
   double *recorded, *predicted;
@@ -324,7 +324,7 @@ rt_whatif_replay_new (const RtWhatifSetting *settings, guint n)
 {
   RtWhatifReplay *rp = g_new0 (RtWhatifReplay, 1);
   rp->out = g_ptr_array_new_with_free_func ((GDestroyNotify) rt_whatif_free);
-  rp->settings = settings;
+  rp->settings = g_memdup2 (settings, sizeof *settings * MAX (n, 1u));
   rp->n = n;
   rp->pooled = g_new (Samples, MAX (n, 1u));
   rp->recorded = g_new0 (double, MAX (n, 1u));
@@ -348,6 +348,36 @@ rt_whatif_replay_turn (const RtWhatifReplay *rp)
 {
   return rp->turn;
 }
+
+static void
+tally_copy (RtKsTally *to, const RtKsTally *from)
+{
+  to->count = g_array_copy (from->count);
+  to->large = g_array_copy (from->large);
+  to->n = from->n;
+}
+
+RtWhatifReplay *
+rt_whatif_replay_copy (const RtWhatifReplay *rp)
+{
+  RtWhatifReplay *c = rt_whatif_replay_new (rp->settings, rp->n);
+  for (guint p = 0; p < rp->n; p++)
+    {
+      RtWhatif *to = g_ptr_array_index (c->out, p);
+      const RtWhatif *from = g_ptr_array_index (rp->out, p);
+      GArray *steps = to->steps;
+      *to = *from;
+      to->steps = steps;
+      g_array_append_vals (steps, from->steps->data, from->steps->len);
+      samples_clear (&c->pooled[p]);
+      for (int k = 0; k < N_SAMPLES; k++)
+        tally_copy (&c->pooled[p].v[k], &rp->pooled[p].v[k]);
+      c->recorded[p] = rp->recorded[p];
+      c->predicted[p] = rp->predicted[p];
+    }
+  return c;
+}
+
 
 void
 rt_whatif_replay_step (RtWhatifReplay *rp, const RtLateRequests *r)
@@ -388,20 +418,34 @@ rt_whatif_replay_step (RtWhatifReplay *rp, const RtLateRequests *r)
   ranks_clear (&sr.tokens);
 }
 
-GPtrArray *
-rt_whatif_replay_finish (RtWhatifReplay *rp)
+/* Frees the replay but its results, which it returns. */
+static GPtrArray *
+replay_free_but_out (RtWhatifReplay *rp)
 {
   for (guint p = 0; p < rp->n; p++)
-    {
-      whatif_finish (g_ptr_array_index (rp->out, p), rp->recorded[p], rp->predicted[p], &rp->pooled[p]);
-      samples_clear (&rp->pooled[p]);
-    }
+    samples_clear (&rp->pooled[p]);
   GPtrArray *out = rp->out;
+  g_free (rp->settings);
   g_free (rp->pooled);
   g_free (rp->recorded);
   g_free (rp->predicted);
   g_free (rp);
   return out;
+}
+
+GPtrArray *
+rt_whatif_replay_finish (RtWhatifReplay *rp)
+{
+  for (guint p = 0; p < rp->n; p++)
+    whatif_finish (g_ptr_array_index (rp->out, p), rp->recorded[p], rp->predicted[p], &rp->pooled[p]);
+  return replay_free_but_out (rp);
+}
+
+void
+rt_whatif_replay_free (RtWhatifReplay *rp)
+{
+  if (rp != NULL)
+    g_ptr_array_unref (replay_free_but_out (rp));
 }
 
 GPtrArray *

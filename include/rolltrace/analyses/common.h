@@ -25,6 +25,11 @@ G_BEGIN_DECLS
 /* Indices into t->steps of the steps of `set` (NULL: all), ascending. */
 GArray *rt_trace_select_steps (const RtTrace *t, const RtStepSet *set);
 
+/* What says that step `step_index` is as a load before saw it: its index and number, and each
+ * of its files' path, size, inode and times (the rule the cache trusts). Two loads whose
+ * identities of a step are equal read the same bytes for it. */
+GBytes *rt_trace_step_identity (const RtTrace *t, guint step_index);
+
 /* The columns of an RtSummary in a table, and its cells. `extra` as in rt-views.h:
  * RT_SUMMARY_P80 and RT_SUMMARY_P999 add those two. */
 #define RT_SUMMARY_COLUMNS_HEAD(unit) \

@@ -68,6 +68,23 @@ typedef struct {
 } RtFindingRule;
 extern const RtFindingRule rt_finding_rules[];   /* ends with { NULL } */
 
+/* The one walk of the rules (truncation, tool_time) over the complete requests of the
+ * selected steps, a step at a time in ascending order: how many, how many finished at the
+ * length limit, the RT_FINDING_TOOL_TOP slowest. A copy goes on apart from it; a walk kept
+ * from the load before of the same first steps, each as it was (rt_trace_step_identity),
+ * is rebased on the new trace before it goes on (FALSE: it cannot be, walk again). */
+typedef struct _RtRequestWalk RtRequestWalk;
+RtRequestWalk *rt_request_walk_new (void);
+void rt_request_walk_step (RtRequestWalk *walk, const RtTrace *t, guint step_index);
+RtRequestWalk *rt_request_walk_copy (const RtRequestWalk *walk);
+gboolean rt_request_walk_rebase (RtRequestWalk *walk, const RtTrace *t);
+/* What it found: the complete requests, those that finished at the length limit, and the
+ * slowest kept, slowest first (`slowest`, if not NULL: a new array of their indices for
+ * rt_trace_request). */
+void rt_request_walk_counts (const RtRequestWalk *walk, guint64 *complete, guint64 *length, GArray **slowest);
+void rt_request_walk_free (RtRequestWalk *walk);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (RtRequestWalk, rt_request_walk_free)
+
 /* The analyses the rules read; rt-report computes them once for its sections too. Any may be
  * NULL: the rules that need it are not tried. */
 typedef struct {
@@ -79,6 +96,7 @@ typedef struct {
   const RtCheck *check;
   const RtTail *tail;         /* of every selected step */
   const RtWhatif *defer, *keep;   /* the policies of rt_finding_whatif_settings, in that order */
+  RtRequestWalk *walk;        /* of every selected step, or NULL: walked by rt_findings_from */
 } RtFindingsInput;
 
 /* The two policies whatif_saving replays: defer the slowest RT_FINDING_DEFER_SHARE of each

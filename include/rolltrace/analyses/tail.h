@@ -131,6 +131,8 @@ RtTail *rt_tail_analyse (const RtTrace *t, const RtStepSet *steps, const GArray 
  * (a step without any is left out). */
 RtTail *rt_tail_new (void);
 void rt_tail_add_step (RtTail *tail, const RtTrace *t, const RtLateRequests *r);
+/* A copy that steps can be added to apart from `tail` (its texts its own). */
+RtTail *rt_tail_copy (const RtTail *tail);
 void rt_tail_free (RtTail *tail);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (RtTail, rt_tail_free)
 

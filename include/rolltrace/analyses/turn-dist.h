@@ -31,6 +31,17 @@ RtTurnDist *rt_turn_dist_analyse (const RtTrace *t, const RtStepSet *steps);
 void rt_turn_dist_free (RtTurnDist *d);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (RtTurnDist, rt_turn_dist_free)
 
+/* The same a step at a time, for a caller that keeps what the first steps gave (rt-report
+ * --watch): a fill, each selected step added in ascending order, then finished (which frees
+ * it). A copy goes on from where the fill was, apart from it. */
+typedef struct _RtTurnDistFill RtTurnDistFill;
+RtTurnDistFill *rt_turn_dist_fill_new (void);
+void rt_turn_dist_fill_step (RtTurnDistFill *fill, const RtTrace *t, guint step_index);
+RtTurnDistFill *rt_turn_dist_fill_copy (const RtTurnDistFill *fill);
+RtTurnDist *rt_turn_dist_fill_finish (RtTurnDistFill *fill);
+void rt_turn_dist_fill_free (RtTurnDistFill *fill);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (RtTurnDistFill, rt_turn_dist_fill_free)
+
 /* The bin of `turns` in `bins` (an RtTurnBin array, ascending), or NULL. */
 const RtTurnBin *rt_turn_bins_find (const GArray *bins, gint32 turns);
 

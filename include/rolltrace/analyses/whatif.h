@@ -60,14 +60,19 @@ typedef struct {
 GPtrArray *rt_whatif_analyse (const RtTrace *t, const GArray *step_indices, const RtWhatifSetting *settings,
                               guint n);
 /* The same a step at a time, for a caller that reads each step's requests once for several
- * analyses (rt-report): `settings` must outlive the replay; each step's requests, read with
+ * analyses (rt-report): the replay keeps a copy of `settings`; each step's requests, read with
  * rt_whatif_replay_turn's turn, are replayed in ascending order; finish returns what
- * rt_whatif_analyse does, and frees the replay. */
+ * rt_whatif_analyse does, and frees the replay. A copy of a replay goes on from where the
+ * replay was, apart from it (rt-report --watch keeps one of the steps that do not change). */
 typedef struct _RtWhatifReplay RtWhatifReplay;
 RtWhatifReplay *rt_whatif_replay_new (const RtWhatifSetting *settings, guint n);
 gint32 rt_whatif_replay_turn (const RtWhatifReplay *rp);   /* -1 without max_turns */
 void rt_whatif_replay_step (RtWhatifReplay *rp, const RtLateRequests *r);
 GPtrArray *rt_whatif_replay_finish (RtWhatifReplay *rp);
+RtWhatifReplay *rt_whatif_replay_copy (const RtWhatifReplay *rp);
+/* A replay not finished, given up. */
+void rt_whatif_replay_free (RtWhatifReplay *rp);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (RtWhatifReplay, rt_whatif_replay_free)
 void rt_whatif_free (RtWhatif *w);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (RtWhatif, rt_whatif_free)
 

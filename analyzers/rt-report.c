@@ -175,12 +175,15 @@ run (RtSession *s, GError **error)
   s->format = g_strdup ("svg");
 
   g_autoptr (RtReport) r = NULL;
+  g_autoptr (RtReportMemo) memo = watch > 0 ? rt_report_memo_new () : NULL;
   g_autofree char *page = rt_session_out_path (s, "index.html");
   g_autofree char *failed_before = NULL;   /* what the last round that failed said */
   for (guint round = 0;; round++)
     {
+      gint64 round_start = g_get_monotonic_time ();
       /* (the trainer's log is read again with the experiment) */
-      RtReportOptions opts = { .train = s->train, .train_path = s->train_path, .watch_s = (guint) watch };
+      RtReportOptions opts = { .train = s->train, .train_path = s->train_path, .watch_s = (guint) watch,
+                               .memo = memo };
       g_clear_pointer (&r, rt_report_free);   /* it points into the trace a reload frees */
       if (round == 0)
         r = rt_report_build (s, &opts, error);
@@ -214,7 +217,9 @@ run (RtSession *s, GError **error)
           g_autofree char *when = g_date_time_format (now, "%H:%M:%S");
           g_autofree char *running_text = running >= 0 ? g_strdup_printf ("step %d running", running)
                                                        : g_strdup ("no step running");
-          g_print ("%s %s written (%s)\n", when, page, running_text);
+          /* what a round costs: the load of what changed, the analyses, the page */
+          g_print ("%s %s written in %.2f s (%s)\n", when, page,
+                   (double) (g_get_monotonic_time () - round_start) / G_USEC_PER_SEC, running_text);
         }
       if (!watch_wait ((guint) watch))
         return watch_stopped (s, &opts, g_steal_pointer (&r), page, error);

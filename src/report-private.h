@@ -38,6 +38,7 @@ struct _RtReport {
   RtTrain *train;
   RtTail *tail;
   GPtrArray *whatif;          /* RtWhatif: the policies of rt_finding_whatif_settings */
+  RtRequestWalk *walk;        /* the findings' walk over the requests */
   GPtrArray *mixes;           /* RtMix by turns of each --compare experiment against this one;
                                * NULL without --compare */
   RtFindings *findings;
@@ -45,6 +46,21 @@ struct _RtReport {
   GPtrArray *names;           /* const char*: their names */
   GHashTable *plots;          /* names of the plots some section shows */
 };
+
+/* ---- report.c ---- */
+
+/* rt-tail's and rt-whatif's (the policies of rt_finding_whatif_settings) over the selected
+ * steps of `t`, each step's requests read once for both; with `memo`, from where a round before
+ * left off when the steps it kept are the first ones again, each as it was. */
+void rt_report_tail_whatif (const RtTrace *t, const RtStepSet *steps, RtReportMemo *memo, RtTail **tail,
+                            GPtrArray **whatif);
+/* rt-turn-dist's of the selected steps, with `memo` as rt_report_tail_whatif. */
+RtTurnDist *rt_report_turn_dist (const RtTrace *t, const RtStepSet *steps, RtReportMemo *memo);
+/* The findings' walk over the requests of the selected steps, with `memo` as above. */
+RtRequestWalk *rt_report_request_walk (const RtTrace *t, const RtStepSet *steps, RtReportMemo *memo);
+/* The steps the last round with `memo` read for one of them. */
+typedef enum { RT_REPORT_KEPT_TAIL_WHATIF, RT_REPORT_KEPT_TURN_DIST, RT_REPORT_KEPT_WALK } RtReportKept;
+guint rt_report_memo_steps_read (const RtReportMemo *memo, RtReportKept which);
 
 /* ---- report-pieces.c: appending pieces to a section ---- */
 

@@ -634,6 +634,220 @@ static const struct {
   { "comparison", "Comparison", section_comparison },
 };
 
+/* ---- what a --watch keeps from one round to the next ---- */
+
+/* A round leaves its last steps out of what it keeps: a running job may still write them. */
+#define MEMO_OPEN_STEPS 2
+
+/* What an analysis that adds the selected steps one at a time in ascending order had after the
+ * first `identities->len` of them in a round, and what those steps were: a later round whose
+ * first steps are the same goes on from a copy of it, reading the steps after them alone. */
+typedef struct {
+  GPtrArray *identities;      /* GBytes: rt_trace_step_identity */
+  gpointer state;             /* the analysis's own, or NULL */
+  gpointer (*copy) (gconstpointer state);
+  GDestroyNotify free;
+  guint steps_read;           /* by the last round */
+} Kept;
+
+/* rt-tail's and rt-whatif's, which read each step's requests once for both */
+typedef struct {
+  RtTail *tail;
+  RtWhatifReplay *replay;
+} TailWhatif;
+
+static void
+tail_whatif_free (gpointer data)
+{
+  TailWhatif *tw = data;
+  if (tw == NULL)
+    return;
+  rt_tail_free (tw->tail);
+  rt_whatif_replay_free (tw->replay);
+  g_free (tw);
+}
+
+static gpointer
+tail_whatif_copy (gconstpointer data)
+{
+  const TailWhatif *tw = data;
+  TailWhatif *c = g_new (TailWhatif, 1);
+  c->tail = rt_tail_copy (tw->tail);
+  c->replay = rt_whatif_replay_copy (tw->replay);
+  return c;
+}
+
+struct _RtReportMemo {
+  Kept tail_whatif, turn_dist, walk;
+};
+
+static void
+kept_init (Kept *k, gpointer (*copy) (gconstpointer), GDestroyNotify free_state)
+{
+  k->identities = g_ptr_array_new_with_free_func ((GDestroyNotify) g_bytes_unref);
+  k->copy = copy;
+  k->free = free_state;
+}
+
+static void
+kept_clear (Kept *k)
+{
+  g_ptr_array_unref (k->identities);
+  if (k->state != NULL)
+    k->free (k->state);
+}
+
+RtReportMemo *
+rt_report_memo_new (void)
+{
+  RtReportMemo *m = g_new0 (RtReportMemo, 1);
+  kept_init (&m->tail_whatif, tail_whatif_copy, tail_whatif_free);
+  kept_init (&m->turn_dist, (gpointer (*) (gconstpointer)) rt_turn_dist_fill_copy,
+             (GDestroyNotify) rt_turn_dist_fill_free);
+  kept_init (&m->walk, (gpointer (*) (gconstpointer)) rt_request_walk_copy, (GDestroyNotify) rt_request_walk_free);
+  return m;
+}
+
+void
+rt_report_memo_free (RtReportMemo *m)
+{
+  if (m == NULL)
+    return;
+  kept_clear (&m->tail_whatif);
+  kept_clear (&m->turn_dist);
+  kept_clear (&m->walk);
+  g_free (m);
+}
+
+guint
+rt_report_memo_steps_read (const RtReportMemo *m, RtReportKept which)
+{
+  const Kept *k[] = { &m->tail_whatif, &m->turn_dist, &m->walk };
+  return k[which]->steps_read;
+}
+
+/* The identities of the steps `selected` when there is a memo to compare them with, else NULL. */
+static GPtrArray *
+identities_of (const RtTrace *t, const GArray *selected, const Kept *k)
+{
+  if (k == NULL)
+    return NULL;
+  GPtrArray *ids = g_ptr_array_new_with_free_func ((GDestroyNotify) g_bytes_unref);
+  for (guint i = 0; i < selected->len; i++)
+    g_ptr_array_add (ids, rt_trace_step_identity (t, g_array_index (selected, guint, i)));
+  return ids;
+}
+
+/* How many of the steps `ids` the round need not read, with *state a copy of what they gave;
+ * 0 when `k` is NULL or its steps are not the first of `ids` as they were. */
+static guint
+kept_resume (const Kept *k, const GPtrArray *ids, gpointer *state)
+{
+  *state = NULL;
+  if (k == NULL || k->state == NULL || k->identities->len > ids->len)
+    return 0;
+  for (guint i = 0; i < k->identities->len; i++)
+    if (!g_bytes_equal (g_ptr_array_index (k->identities, i), g_ptr_array_index (ids, i)))
+      return 0;
+  *state = k->copy (k->state);
+  return k->identities->len;
+}
+
+/* Called before step `i` of `ids` is added to `state`, read from step `from` on: keeps a copy
+ * of `state` when `i` is where the round's open steps begin and the memo has fewer. */
+static void
+kept_before_step (Kept *k, const GPtrArray *ids, guint from, guint i, gconstpointer state)
+{
+  guint keep = ids != NULL && ids->len > MEMO_OPEN_STEPS ? ids->len - MEMO_OPEN_STEPS : 0;
+  if (k == NULL || i != keep || keep <= from)
+    return;
+  g_ptr_array_set_size (k->identities, 0);
+  for (guint n = 0; n < keep; n++)
+    g_ptr_array_add (k->identities, g_bytes_ref (g_ptr_array_index (ids, n)));
+  if (k->state != NULL)
+    k->free (k->state);
+  k->state = k->copy (state);
+}
+
+void
+rt_report_tail_whatif (const RtTrace *t, const RtStepSet *steps, RtReportMemo *memo, RtTail **tail_out,
+                       GPtrArray **whatif_out)
+{
+  Kept *k = memo != NULL ? &memo->tail_whatif : NULL;
+  g_autoptr (GArray) selected = rt_trace_select_steps (t, steps);
+  g_autoptr (GPtrArray) ids = identities_of (t, selected, k);
+  gpointer resumed;
+  guint from = kept_resume (k, ids, &resumed);
+  TailWhatif *tw = resumed;
+  if (tw == NULL)
+    {
+      RtWhatifSetting settings[2];
+      rt_finding_whatif_settings (settings);
+      tw = g_new (TailWhatif, 1);
+      tw->tail = rt_tail_new ();
+      tw->replay = rt_whatif_replay_new (settings, G_N_ELEMENTS (settings));
+    }
+  for (guint i = from; i < selected->len; i++)
+    {
+      kept_before_step (k, ids, from, i, tw);
+      g_autoptr (RtLateRequests) requests = rt_late_requests_new (t, g_array_index (selected, guint, i),
+                                                                  rt_whatif_replay_turn (tw->replay));
+      rt_tail_add_step (tw->tail, t, requests);
+      rt_whatif_replay_step (tw->replay, requests);
+    }
+  if (k != NULL)
+    k->steps_read = selected->len - from;
+  *tail_out = tw->tail;
+  *whatif_out = rt_whatif_replay_finish (tw->replay);
+  g_free (tw);
+}
+
+RtTurnDist *
+rt_report_turn_dist (const RtTrace *t, const RtStepSet *steps, RtReportMemo *memo)
+{
+  Kept *k = memo != NULL ? &memo->turn_dist : NULL;
+  g_autoptr (GArray) selected = rt_trace_select_steps (t, steps);
+  g_autoptr (GPtrArray) ids = identities_of (t, selected, k);
+  gpointer resumed;
+  guint from = kept_resume (k, ids, &resumed);
+  RtTurnDistFill *fill = resumed != NULL ? resumed : rt_turn_dist_fill_new ();
+  for (guint i = from; i < selected->len; i++)
+    {
+      kept_before_step (k, ids, from, i, fill);
+      rt_turn_dist_fill_step (fill, t, g_array_index (selected, guint, i));
+    }
+  if (k != NULL)
+    k->steps_read = selected->len - from;
+  return rt_turn_dist_fill_finish (fill);
+}
+
+RtRequestWalk *
+rt_report_request_walk (const RtTrace *t, const RtStepSet *steps, RtReportMemo *memo)
+{
+  Kept *k = memo != NULL ? &memo->walk : NULL;
+  g_autoptr (GArray) selected = rt_trace_select_steps (t, steps);
+  g_autoptr (GPtrArray) ids = identities_of (t, selected, k);
+  gpointer resumed;
+  guint from = kept_resume (k, ids, &resumed);
+  RtRequestWalk *walk = resumed;
+  /* the requests it kept, numbered in this load's tables */
+  if (walk != NULL && !rt_request_walk_rebase (walk, t))
+    {
+      g_clear_pointer (&walk, rt_request_walk_free);
+      from = 0;
+    }
+  if (walk == NULL)
+    walk = rt_request_walk_new ();
+  for (guint i = from; i < selected->len; i++)
+    {
+      kept_before_step (k, ids, from, i, walk);
+      rt_request_walk_step (walk, t, g_array_index (selected, guint, i));
+    }
+  if (k != NULL)
+    k->steps_read = selected->len - from;
+  return walk;
+}
+
 /* ---- the report ---- */
 
 /* The analyses, each a task that rt_run_shared shares out, the longest first (on the 10M tree:
@@ -657,7 +871,7 @@ analyse_cdf (RtReport *r)
 static void
 analyse_turn_dist (RtReport *r)
 {
-  r->turn_dist = rt_turn_dist_analyse (r->t, r->s->steps);
+  r->turn_dist = rt_report_turn_dist (r->t, r->s->steps, r->opts.memo);
 }
 
 static void
@@ -685,6 +899,12 @@ analyse_turns (RtReport *r)
 }
 
 static void
+analyse_walk (RtReport *r)
+{
+  r->walk = rt_report_request_walk (r->t, r->s->steps, r->opts.memo);
+}
+
+static void
 analyse_overview (RtReport *r)
 {
   r->overview = rt_overview_analyse (r->t, r->s->steps, r->opts.train);
@@ -695,19 +915,7 @@ analyse_overview (RtReport *r)
 static void
 analyse_tail_whatif (RtReport *r)
 {
-  RtWhatifSetting settings[2];
-  rt_finding_whatif_settings (settings);
-  RtWhatifReplay *replay = rt_whatif_replay_new (settings, G_N_ELEMENTS (settings));
-  r->tail = rt_tail_new ();
-  g_autoptr (GArray) selected = rt_trace_select_steps (r->t, r->s->steps);
-  for (guint i = 0; i < selected->len; i++)
-    {
-      g_autoptr (RtLateRequests) requests = rt_late_requests_new (r->t, g_array_index (selected, guint, i),
-                                                                  rt_whatif_replay_turn (replay));
-      rt_tail_add_step (r->tail, r->t, requests);
-      rt_whatif_replay_step (replay, requests);
-    }
-  r->whatif = rt_whatif_replay_finish (replay);
+  rt_report_tail_whatif (r->t, r->s->steps, r->opts.memo, &r->tail, &r->whatif);
 }
 
 /* rt-compare --mix turns of each --compare experiment against this one, as rt-compare pairs them */
@@ -729,7 +937,7 @@ analyse_mixes (RtReport *r)
 
 static void (*const analyses[]) (RtReport *r) = {
   analyse_timeline, analyse_cdf, analyse_tail_whatif, analyse_turn_dist, analyse_events, analyse_workers,
-  analyse_check, analyse_turns, analyse_overview, analyse_mixes,
+  analyse_check, analyse_turns, analyse_overview, analyse_walk, analyse_mixes,
 };
 
 static void
@@ -776,7 +984,7 @@ assemble (gpointer data, guint task)
   else if (task == 1)
     {
       RtFindingsInput in = { r->overview, r->cdf, r->events, r->turns, r->timeline, r->check, r->tail,
-                             g_ptr_array_index (r->whatif, 0), g_ptr_array_index (r->whatif, 1), NULL };
+                             g_ptr_array_index (r->whatif, 0), g_ptr_array_index (r->whatif, 1), r->walk };
       r->findings = rt_findings_from (r->t, r->s->steps, &in);
     }
   else
@@ -854,6 +1062,7 @@ rt_report_free (RtReport *r)
   g_clear_pointer (&r->train, rt_train_free);
   g_clear_pointer (&r->tail, rt_tail_free);
   g_clear_pointer (&r->whatif, g_ptr_array_unref);
+  g_clear_pointer (&r->walk, rt_request_walk_free);
   g_clear_pointer (&r->mixes, g_ptr_array_unref);
   g_clear_pointer (&r->findings, rt_findings_free);
   g_clear_pointer (&r->sections, g_ptr_array_unref);

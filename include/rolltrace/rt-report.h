@@ -10,10 +10,18 @@
 
 G_BEGIN_DECLS
 
+/* What rt-report --watch keeps from one round to the next, so that a round reads again only
+ * the steps appended or changed since (the tail and what-if figures of the others). */
+typedef struct _RtReportMemo RtReportMemo;
+RtReportMemo *rt_report_memo_new (void);
+void rt_report_memo_free (RtReportMemo *m);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (RtReportMemo, rt_report_memo_free)
+
 typedef struct {
   const RtTrainLog *train;    /* --train, or NULL */
   const char *train_path;     /* its path as given, for the page */
   guint watch_s;              /* > 0: the page reloads itself every watch_s seconds */
+  RtReportMemo *memo;         /* NULL, or kept by the caller across the loads of a watch */
 } RtReportOptions;
 
 typedef struct _RtReport RtReport;

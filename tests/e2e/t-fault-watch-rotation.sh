@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # t-fault-watch-rotation.sh: rt-report --watch while a worker file is truncated and rewritten (log
-# rotation) or a step folder is deleted and comes back: the next page shows the new content, the
-# same page a fresh rt-report --no-cache writes of the tree as it is then (never a mix of the old
-# and the new). A round that cannot be read (the trainer's log rotated away; a folder deleted in
-# the middle of a load) keeps the page before, with a note, and does not end the watch; every
-# page read is whole.
+# rotation), a step folder is deleted and comes back, or a step is appended: the next page shows
+# the new content, the same page a fresh rt-report --no-cache writes of the tree as it is then
+# (never a mix of the old and the new, nor figures kept from a round before). A round that
+# cannot be read (the trainer's log rotated away; a folder deleted in the middle of a load) keeps
+# the page before, with a note, and does not end the watch; every page read is whole.
 . "$(dirname "$0")/lib.sh"
 
 export SOURCE_DATE_EPOCH=1700000000   # pages of the same content are the same bytes
-if is_asan; then size=(--steps 4 --workers 3 --requests 30); else size=(--steps 5 --workers 4 --requests 80); fi
+if is_asan; then steps=4 size=(--workers 3 --requests 30); else steps=5 size=(--workers 4 --requests 80); fi
+size+=(--steps $steps)
 "$BUILD/rt-synth" "$TMP/exp" "${size[@]}" --seed 4 --console-log "$TMP/train.log" --quiet || fail "rt-synth"
 "$BUILD/rt-synth" "$TMP/other" "${size[@]}" --seed 5 --quiet || fail "rt-synth"
 W="$TMP/exp/step_2/worker_1.jsonl"     # the file rotated
@@ -77,6 +78,15 @@ expect_page deleted "a step folder deleted"
 cp -a "$TMP/K" "$K"; cat "$TMP/X" >"$W"
 want start
 expect_page start "the step folder back, the first content again"
+
+# a step appended, as the job goes on: the round goes on from the steps the watch kept (all but
+# the last two), reads the rest, and its page is the fresh one; then the step goes again
+cp -a "$TMP/other/step_$steps" "$TMP/exp/step_$((steps + 1))"
+want appended
+expect_page appended "a step appended"
+rm -rf "$TMP/exp/step_$((steps + 1))"
+want start
+expect_page start "the appended step removed"
 
 # the trainer's log rotated away: no round can be read until the job starts a new one; the page
 # stays as it was, a note says why (once), and the watch goes on

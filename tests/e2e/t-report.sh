@@ -104,6 +104,9 @@ for _ in $(seq 100); do [ -s "$page" ] && break; sleep 0.1; done
 expect_grep 'http-equiv="refresh" content="1"' "$page" "the watched page reloads itself"
 expect_grep 'step 6 is still running' "$page" "the watched page names the step still running"
 expect_grep '33 completed' "$page" "the first page counts the requests written so far"
+for _ in $(seq 50); do grep -q written "$TMP/watch.out" && break; sleep 0.1; done
+expect_grep "^[0-9][0-9]:[0-9][0-9]:[0-9][0-9] $page written in [0-9]*\.[0-9][0-9] s (step 6 running)\$" "$TMP/watch.out" \
+  "each page's line says how long its round took"
 # the writer: the rest of each file in pieces, a line cut in two on the way
 (
   for f in "$LIVE"/step_6/worker_*.jsonl; do

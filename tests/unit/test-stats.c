@@ -269,6 +269,59 @@ test_merged_runs_are_the_sorted_whole (void)
   g_rand_free (r);
 }
 
+/* A few sorted values merged into many (a step's durations into every step's before it) are
+ * the sorted whole, bit for bit, whichever run is first: ties between the runs, -0 and +0, the
+ * few all below, all above, or none. */
+static void
+test_few_merged_into_many (void)
+{
+  g_autoptr (GRand) r = g_rand_new_with_seed (12);
+  static const guint few[] = { 0, 1, 2, 7, 100, 3840 };
+  for (guint fi = 0; fi < G_N_ELEMENTS (few); fi++)
+    for (guint kind = 0; kind < 4; kind++)
+      for (guint first = 0; first < 2; first++)
+        {
+          guint n_many = 40000, n_few = few[fi];
+          g_autoptr (GArray) many = g_array_new (FALSE, FALSE, sizeof (double));
+          g_autoptr (GArray) some = g_array_new (FALSE, FALSE, sizeof (double));
+          for (guint i = 0; i < n_many; i++)
+            {
+              double v = kind == 1 ? (g_rand_boolean (r) ? 0.0 : -0.0) : (double) g_rand_int_range (r, 0, 50);
+              g_array_append_val (many, v);
+            }
+          for (guint i = 0; i < n_few; i++)
+            {
+              double v = kind == 0 ? (double) g_rand_int_range (r, 0, 50)   /* ties */
+                       : kind == 1 ? (g_rand_boolean (r) ? 0.0 : -0.0)
+                       : kind == 2 ? -1.0 - g_rand_double (r)                /* all below */
+                                   : 100.0 + g_rand_double (r);              /* all above */
+              g_array_append_val (some, v);
+            }
+          rt_sort_doubles ((double *) many->data, many->len);
+          rt_sort_doubles ((double *) some->data, some->len);
+          g_autoptr (GArray) whole = g_array_copy (many);
+          g_array_append_vals (whole, some->data, some->len);
+          rt_sort_doubles ((double *) whole->data, whole->len);
+          const double *data[2] = { (const double *) many->data, (const double *) some->data };
+          guint lens[2] = { many->len, some->len };
+          if (first)
+            {
+              const double *d = data[0];
+              data[0] = data[1], data[1] = d;
+              guint l = lens[0];
+              lens[0] = lens[1], lens[1] = l;
+            }
+          g_autoptr (GArray) merged = g_array_new (FALSE, FALSE, sizeof (double));
+          double before = 7.5;
+          g_array_append_val (merged, before);   /* appended after what the array held */
+          rt_merge_sorted (merged, data, lens, 2);
+          g_assert_cmpuint (merged->len, ==, whole->len + 1);
+          g_assert_cmpmem (merged->data, sizeof before, &before, sizeof before);
+          g_assert_cmpmem ((double *) merged->data + 1, whole->len * sizeof (double), whole->data,
+                           whole->len * sizeof (double));
+        }
+}
+
 /* rt_select_double gives what the sort puts at k, to the bit (-0 below +0), for every k of small
  * arrays and some of large ones: ties, one value, few values, spread ones; and asked again of
  * the array it reordered. */
@@ -320,5 +373,6 @@ main (int argc, char **argv)
   g_test_add_func ("/stats/large-samples-sort-like-qsort", test_large_samples_sort_like_qsort);
   g_test_add_func ("/stats/sorting-depends-only-on-the-values", test_sorting_depends_only_on_the_values);
   g_test_add_func ("/stats/merged-runs-are-the-sorted-whole", test_merged_runs_are_the_sorted_whole);
+  g_test_add_func ("/stats/few-merged-into-many", test_few_merged_into_many);
   return g_test_run ();
 }

@@ -67,10 +67,13 @@ RtCacheMap *rt_cache_open (const char *path, const char *exp_canonical, RtEventR
 #define RT_CACHE_DELTA_SUFFIX "-delta"   /* a delta's name: its base's, and this */
 char *rt_cache_delta_path (const char *path);
 /* rt_cache_open of `path`, given the base a load before had open (`kept`, taken): that one, with
- * every check it passed, when it is still the file at `path` (and the delta opened again), else
- * closed. A --watch round then checks only what the round before did not. */
+ * every check it passed, when it is still the file at `path` (its delta too while it is the
+ * file beside it, else the delta there opened), else closed. A --watch round then checks only
+ * what the round before did not; both files are marked used again. */
 RtCacheMap *rt_cache_reopen (RtCacheMap *kept, const char *path, const char *exp_canonical,
                              RtEventRegistry *reg, const char **why);
+/* The delta opened with `map`, or NULL (for the tests: the same one across rounds). */
+const RtCacheMap *rt_cache_delta (const RtCacheMap *map);
 /* How many records are the base's (the first ones). */
 guint rt_cache_n_base_files (RtCacheMap *map);
 /* What a delta names of the base it extends. */

@@ -438,15 +438,31 @@ rt_cache_delta_path (const char *path)
   return g_strconcat (path, RT_CACHE_DELTA_SUFFIX, NULL);
 }
 
-/* Opens the delta beside base `m` (at `path`-delta) in place of the one it had, if any. */
+/* Marks the file at `path` used now (its atime), as map_open does when it opens one. */
+static void
+mark_used (const char *path)
+{
+  utimensat (AT_FDCWD, path, (const struct timespec[2]) { { .tv_nsec = UTIME_NOW }, { .tv_nsec = UTIME_OMIT } }, 0);
+}
+
+/* Opens the delta beside base `m` (at `path`-delta) in place of the one it had, if any; the
+ * one it had (a watch's round before), when still the file there, is kept with what it
+ * checked (it is only ever replaced by a rename). */
 static void
 open_delta (RtCacheMap *m, const char *path, const char *exp_canonical, RtEventRegistry *reg)
 {
+  g_autofree char *delta_path = rt_cache_delta_path (path);
+  struct stat st;
+  if (m->delta != NULL && still_the_file (m->delta, delta_path, &st) && (gsize) st.st_size == m->delta->size
+      && names_into (m->delta, reg))
+    {
+      mark_used (delta_path);
+      return;
+    }
   if (m->delta != NULL)
     g_clear_pointer (&m->delta, map_free);
   /* a delta that does not extend this base (written for the one before, or damaged) is left
    * out: its files are read again, and a new delta written */
-  g_autofree char *delta_path = rt_cache_delta_path (path);
   const char *delta_why;
   m->delta = map_open (delta_path, exp_canonical, reg, m, &delta_why);
 }
@@ -458,6 +474,12 @@ rt_cache_open (const char *path, const char *exp_canonical, RtEventRegistry *reg
   if (m != NULL)
     open_delta (m, path, exp_canonical, reg);
   return m;
+}
+
+const RtCacheMap *
+rt_cache_delta (const RtCacheMap *map)
+{
+  return map->delta;
 }
 
 RtCacheMap *
@@ -473,6 +495,8 @@ rt_cache_reopen (RtCacheMap *kept, const char *path, const char *exp_canonical, 
       return rt_cache_open (path, exp_canonical, reg, why);
     }
   *why = NULL;
+  /* used again: not among the oldest used that another cache's write may remove */
+  mark_used (path);
   open_delta (kept, path, exp_canonical, reg);
   return kept;
 }

@@ -2044,10 +2044,20 @@ test_appended_steps_go_to_a_delta (void)
   rt_test_remove_tree (exp);
 }
 
+/* The last access time of `path`, in seconds. */
+static gint64
+atime_of (const char *path)
+{
+  GStatBuf st;
+  g_assert_cmpint (g_stat (path, &st), ==, 0);
+  return (gint64) st.st_atime;
+}
+
 /* A load given the cache a load before had open (a --watch round) uses it again while it is
- * still the file on disk, its checks done, the delta opened anew; a cache replaced since is
- * opened anew; one given to a load that cannot use it is closed. The tables are a fresh
- * load's every time. */
+ * still the file on disk, its checks done, and its delta while that is still the file beside
+ * it (else the delta there opened); both are marked used again (their atime, which the
+ * folder's size limit reads); a cache replaced since is opened anew; one given to a load that
+ * cannot use it is closed. The tables are a fresh load's every time. */
 static void
 test_a_kept_cache_is_used_again (void)
 {
@@ -2059,11 +2069,22 @@ test_a_kept_cache_is_used_again (void)
   struct _RtCacheMap *kept = rt_trace_take_cache (t);
   g_assert_nonnull (kept);
   rt_trace_free (t);
-  for (guint round = 0; round < 4; round++)
+  const struct _RtCacheMap *delta_before = NULL;
+  for (guint round = 0; round < 5; round++)
     {
       if (round == 1)
         move_step (exp, 11, TRUE);   /* a delta written, the base kept */
       if (round == 3)
+        {
+          /* nothing changed: the delta of the round before kept; both marked used now */
+          g_autofree char *cache = cache_file_in (dir);
+          g_autofree char *delta = rt_cache_delta_path (cache);
+          const struct timespec long_ago[2] = { { .tv_sec = 1000000000 }, { .tv_nsec = UTIME_OMIT } };
+          g_assert_cmpint (utimensat (AT_FDCWD, cache, long_ago, 0), ==, 0);
+          g_assert_cmpint (utimensat (AT_FDCWD, delta, long_ago, 0), ==, 0);
+          g_assert_cmpint (atime_of (cache), ==, 1000000000);
+        }
+      if (round == 4)
         {
           /* the cache replaced (the old file removed, a new one written): opened anew */
           g_autofree char *cache = cache_file_in (dir);
@@ -2071,12 +2092,25 @@ test_a_kept_cache_is_used_again (void)
           rt_trace_free (load_threads_cache (exp, 2, dir));
         }
       t = load_with (exp, (RtLoadOptions) { .n_threads = 2, .cache_dir = dir, .kept_cache = kept });
+      if (round == 3)
+        {
+          /* (before anything else opens them) */
+          g_autofree char *cache = cache_file_in (dir);
+          g_autofree char *delta = rt_cache_delta_path (cache);
+          g_assert_cmpint (atime_of (cache), >, 1000000000);
+          g_assert_cmpint (atime_of (delta), >, 1000000000);
+        }
       g_assert_true (t->stats.cache_used);
       g_assert_cmpuint (t->stats.files_parsed, ==, round == 1 ? 2 : 0);
       assert_delta_load_right (t, exp, dir);
       struct _RtCacheMap *again = rt_trace_take_cache (t);
-      if (round < 3)
+      if (round < 4)
         g_assert_true (again == kept);
+      if (round == 2)
+        g_assert_nonnull (rt_cache_delta (again));
+      if (round == 3)
+        g_assert_true (rt_cache_delta (again) == delta_before);
+      delta_before = rt_cache_delta (again);
       kept = again;
       rt_trace_free (t);
     }

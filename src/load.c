@@ -35,6 +35,8 @@ typedef struct {
   GError *error;                /* the first failure to read a file */
   gint *taken;                  /* (atomic) of each file: a thread has begun reading it */
   gboolean drop_read;           /* what was read is given back (drop_read) */
+  guint64 *read_from;           /* of each file: where this load began to read it (after
+                                 * what the cache holds of it, if restored) */
 } LoadJob;
 
 /* The parse read an unterminated last piece that changed or added to its tables: those the cache
@@ -193,6 +195,7 @@ read_file (LoadJob *job, guint index, RtCacheMatch match, guint record, GError *
         {
           g_array_append_vals (p->events, snap.rows, p->resume.n_events);
           guint64 cached_to = p->resume.offset;
+          job->read_from[index] = cached_to;
           if (!rt_file_parse_read (p, p->resume.offset, p->resume.line, error))
             return FALSE;
           /* only the unterminated last piece was read: the cache holds the file */
@@ -206,6 +209,7 @@ read_file (LoadJob *job, guint index, RtCacheMatch match, guint record, GError *
       p = rt_file_parse_new (t, index, t->priv->opts.max_problems_per_file, &job->kib_done);
     }
   fs->origin = RT_FILE_PARSED;
+  job->read_from[index] = 0;
   if (!rt_file_parse_read (p, 0, 0, error))
     return FALSE;
   merge_file (job, p);
@@ -260,22 +264,28 @@ load_file (LoadJob *job, guint index, GError **error)
   return ok;
 }
 
-/* Tells the kernel that file `index` of `t` will be read soon, whole (`needed`), or not again
- * (posix_fadvise): a hint, which may fail, and none where the system has no such call. */
+/* Tells the kernel that file `index` of `t`, from byte `offset` to its end, will be read soon
+ * (`needed`), or not again (posix_fadvise): a hint, which may fail, and none where the system
+ * has no such call. Only that part: a file restored from the cache is read from where the
+ * cache stopped (a --watch round, most files: nothing), and its bytes before were never asked
+ * for. */
 static void
-advise_file (const RtTrace *t, guint index, gboolean needed)
+advise_file (const RtTrace *t, guint index, guint64 offset, gboolean needed)
 {
 #if defined (POSIX_FADV_WILLNEED) && defined (POSIX_FADV_DONTNEED)
+  if (offset >= rt_trace_file (t, index)->size)
+    return;
   g_autofree char *full = g_build_filename (t->path, rt_trace_file (t, index)->path, NULL);
   int fd = open (full, O_RDONLY | O_CLOEXEC);
   if (fd >= 0)
     {
-      posix_fadvise (fd, 0, 0, needed ? POSIX_FADV_WILLNEED : POSIX_FADV_DONTNEED);
+      posix_fadvise (fd, (off_t) offset, 0, needed ? POSIX_FADV_WILLNEED : POSIX_FADV_DONTNEED);
       close (fd);
     }
 #else
   (void) t;
   (void) index;
+  (void) offset;
   (void) needed;
 #endif
 }
@@ -291,7 +301,10 @@ read_ahead_next (LoadJob *job, guint index)
   for (guint j = index + 1; j < t->files->len && j <= index + 8; j++)
     if (!g_atomic_int_get (&job->taken[j]) && t->priv->files[j].origin == RT_FILE_UNREAD)
       {
-        advise_file (t, j, TRUE);
+        guint record;
+        RtCacheMatch match = job->cache != NULL ? rt_cache_match (job->cache, rt_trace_file (t, j), &record)
+                                                : RT_CACHE_MISS;
+        advise_file (t, j, match != RT_CACHE_MISS ? rt_cache_resume_offset (job->cache, record) : 0, TRUE);
         return;
       }
 }
@@ -304,7 +317,7 @@ static void
 drop_read (LoadJob *job, guint index)
 {
   if (job->drop_read)
-    advise_file (job->trace, index, FALSE);
+    advise_file (job->trace, index, job->read_from[index], FALSE);
 }
 
 static void
@@ -837,7 +850,8 @@ load_files (RtTrace *trace, RtCacheMap *cache, GError **error)
 {
   const RtLoadOptions *opts = &trace->priv->opts;
   g_autofree gint *taken = g_new0 (gint, MAX (trace->files->len, 1u));
-  LoadJob job = { .trace = trace, .cache = cache, .taken = taken };
+  g_autofree guint64 *read_from = g_new0 (guint64, MAX (trace->files->len, 1u));
+  LoadJob job = { .trace = trace, .cache = cache, .taken = taken, .read_from = read_from };
   g_mutex_init (&job.lock);
   g_cond_init (&job.done_cond);
 

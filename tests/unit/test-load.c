@@ -1830,8 +1830,8 @@ file_pages_cached (const char *path)
 }
 
 /* A tree larger than the memory (ROLLTRACE_DROP_READ=1 makes this small one so) gives each file's
- * pages back to the kernel once read: they would push out those still to be read, and the
- * cache's draft. The tables are those of a load that keeps them. */
+ * pages back to the kernel once read (what it read of them): they would push out those still to
+ * be read, and the cache's draft. The tables are those of a load that keeps them. */
 static void
 test_files_read_past_memory_are_not_kept_cached (void)
 {
@@ -1850,6 +1850,35 @@ test_files_read_past_memory_are_not_kept_cached (void)
   g_unsetenv ("ROLLTRACE_DROP_READ");
   g_assert_cmpuint (file_pages_cached (file), ==, 0);
   assert_same_tables (kept, dropped, TRUE);
+
+  /* a file restored from the cache is read on from where the cache stopped, and only that is
+   * given back: the pages before, which this load never asked for, stay (given back, a --watch
+   * round would read every restored file from the disk again, for nothing) */
+  g_autofree char *dir = g_dir_make_tmp ("rt-cache-XXXXXX", NULL);
+  g_autofree char *text = NULL;
+  gsize len;
+  g_assert_true (g_file_get_contents (file, &text, &len, NULL));
+  g_autoptr (GString) longer = g_string_new (NULL);
+  while (longer->len < 3 * (gsize) sysconf (_SC_PAGESIZE))
+    g_string_append_len (longer, text, (gssize) len);
+  g_assert_true (g_file_set_contents (file, longer->str, (gssize) longer->len, NULL));
+  rt_trace_free (load_threads_cache (exp, 2, dir));
+  FILE *out = fopen (file, "a");
+  g_assert_nonnull (out);
+  fwrite (text, 1, strcspn (text, "\n") + 1, out);   /* its first line again */
+  fflush (out);
+  g_assert_cmpint (fsync (fileno (out)), ==, 0);
+  fclose (out);
+  g_autofree char *again = NULL;
+  g_assert_true (g_file_get_contents (file, &again, NULL, NULL));   /* all in the page cache */
+  gsize before = file_pages_cached (file);
+  g_assert_cmpuint (before, >=, 3);
+  g_setenv ("ROLLTRACE_DROP_READ", "1", TRUE);
+  g_autoptr (RtTrace) resumed = load_threads_cache (exp, 2, dir);
+  g_unsetenv ("ROLLTRACE_DROP_READ");
+  g_assert_cmpuint (resumed->stats.files_resumed, ==, 1);
+  g_assert_cmpuint (file_pages_cached (file), >=, before - 1);
+  rt_test_remove_tree (dir);
   rt_test_remove_tree (exp);
 }
 

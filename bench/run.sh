@@ -224,13 +224,15 @@ past_ram () {
   # one more step per run (and one for the run that takes the peak), each a new folder moved in
   # from a pool written beside the tree, the cache brought up to date before each
   rm -rf "$pool"
-  "$BUILD/rt-synth" "$pool" --first-step 1001 --steps $((2 * runs + 3)) --workers 16 --requests 240 --seed 43 \
+  "$BUILD/rt-synth" "$pool" --first-step 1001 --steps $((4 * runs + 3)) --workers 16 --requests 240 --seed 43 \
     --faults --quiet --start 2025-07-01T00:00:00
   "$BUILD/rt-cdf" "$exp" --quiet --cache-dir "$cache" --no-render --out "$out" >/dev/null
   python3 bench/interleave.py "$runs" \
     "rt-cdf after one more step was appended=next=\$(ls '$pool' | grep '^step_' | sort -t_ -k2 -n | head -1) && mv '$pool'/\$next '$exp'/ && exec '$BUILD/rt-cdf' '$exp' --quiet --cache-dir '$cache' --no-render --out '$out'" \
-    "rt-report after one more step (a --watch round)=next=\$(ls '$pool' | grep '^step_' | sort -t_ -k2 -n | head -1) && mv '$pool'/\$next '$exp'/ && exec '$BUILD/rt-report' '$exp' --quiet --cache-dir '$cache' --no-render --out '$out/report'" \
     >>"$results"
+  # a round of a watch that runs on, a step appended before each (bench/watch-round.py)
+  python3 bench/watch-round.py $((2 * runs + 1)) "rt-report --watch, a round after one more step" "$pool" "$exp" -- \
+    "$BUILD/rt-report" "$exp" --watch 1 --cache-dir "$cache" --no-render --out "$out/report" >>"$results"
   # the tree as it was: the steps appended go
   for d in "$exp"/step_*; do
     n=${d##*_}
@@ -258,7 +260,7 @@ if first:
           f"first run at most 1.15x the floor ({float(first[1]) / floor:.2f}x)"
           + (f" and 0.8x DuckDB ({float(first[1]) / duck:.2f}x)" if duck else "")
           + f"; one step appended read in at most 0.5 s ({float(t['rt-cdf after one more step was appended'][1]):.2f} s)"
-          + f"; a --watch round after one {float(t['rt-report after one more step (a --watch round)'][1]):.2f} s"
+          + f"; a --watch round after one {float(t['rt-report --watch, a round after one more step'][1]):.2f} s"
           + f" (from the cache alone {float(t['rt-report from the cache'][1]):.2f} s)")
 PY
 }

@@ -12,13 +12,15 @@
 #endif
 
 /* Bump on any change of the layout below. */
-#define CACHE_FORMAT 16   /* 11: RtFile counts its rollouts (n_rollout_ends, first_rollout);
+#define CACHE_FORMAT 17   /* 11: RtFile counts its rollouts (n_rollout_ends, first_rollout);
                            * 12: only a total_step_duration with a duration ends one;
                            * 13: RtRequest keeps actual_response_tokens (72 bytes);
                            * 14: and its own_lines, complete_rank and tool_s (80);
                            * 15: the parts written as they are made come first, the ids
                            * before the tables; 16: a delta names the base it extends
-                           * where the tables' size was (it follows from the counts) */
+                           * where the tables' size was (it follows from the counts);
+                           * 17: a delta's durations of every step are those of its own
+                           * files, the base's merged in by the reader */
 #define BYTE_ORDER_MARK 0x01020304u
 
 /* The parts of the tables section, in this order: first those that grow with the trace, which

@@ -181,6 +181,13 @@ const RtTurnFigures *rt_cache_turns (RtCacheMap *map, guint *n);
 const double *rt_cache_step_durations (RtCacheMap *map, gint32 step, guint first_record,
                                        guint n_files, guint *n);
 
+/* The durations that step number `step` stands for over records 0 ... n_files - 1, in sorted
+ * runs used in place: the base's record of them over its own files, and, when n_files takes in
+ * the delta's files too, the delta's over those (a delta keeps its own files' alone: it stays
+ * the size of what was appended). How many runs, 0 when the cache holds no such record. */
+guint rt_cache_step_durations_runs (RtCacheMap *map, gint32 step, guint n_files, const double *runs[2],
+                                    guint lens[2]);
+
 /* The step durations pass their check (done once: rt_cache_step_durations gives none when
  * they fail it). Thread-safe. */
 gboolean rt_cache_step_durations_ok (RtCacheMap *map);

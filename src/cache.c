@@ -802,14 +802,11 @@ rt_cache_turns (RtCacheMap *map, guint *n)
   return map->t.turns;
 }
 
-const double *
-rt_cache_step_durations (RtCacheMap *map, gint32 step, guint first_record, guint n_files, guint *n)
+/* rt_cache_step_durations of `map` alone (a base, or a delta: its steps number their records
+ * as the two together do). */
+static const double *
+own_step_durations (RtCacheMap *map, gint32 step, guint first_record, guint n_files, guint *n)
 {
-  /* the delta's steps number their records as the two together do */
-  const double *in_delta = map->delta != NULL
-                             ? rt_cache_step_durations (map->delta, step, first_record, n_files, n) : NULL;
-  if (in_delta != NULL)
-    return in_delta;
   for (guint64 i = 0; i < map->h.n_steps; i++)
     {
       const CacheStep *s = &map->t.steps[i];
@@ -821,6 +818,29 @@ rt_cache_step_durations (RtCacheMap *map, gint32 step, guint first_record, guint
       return map->t.durations + s->first_duration;
     }
   return NULL;
+}
+
+const double *
+rt_cache_step_durations (RtCacheMap *map, gint32 step, guint first_record, guint n_files, guint *n)
+{
+  const double *in_delta = map->delta != NULL
+                             ? own_step_durations (map->delta, step, first_record, n_files, n) : NULL;
+  return in_delta != NULL ? in_delta : own_step_durations (map, step, first_record, n_files, n);
+}
+
+guint
+rt_cache_step_durations_runs (RtCacheMap *map, gint32 step, guint n_files, const double *runs[2],
+                              guint lens[2])
+{
+  guint n_base = (guint) map->h.n_files;
+  if (map->delta != NULL && n_files == n_base + map->delta->h.n_files)
+    {
+      runs[0] = own_step_durations (map, step, 0, n_base, &lens[0]);
+      runs[1] = own_step_durations (map->delta, step, n_base, n_files - n_base, &lens[1]);
+      return runs[0] != NULL && runs[1] != NULL ? 2 : 0;
+    }
+  runs[0] = rt_cache_step_durations (map, step, 0, n_files, &lens[0]);
+  return runs[0] != NULL ? 1 : 0;
 }
 
 gboolean

@@ -52,15 +52,47 @@ durations_kept (const RtTrace *t, RtStepDurations *sd, guint first_file, guint n
   sd->sorted = sd->owned;
 }
 
-/* The sorted values of `a` (n_a of them) and `b` together, sorted. */
+/* The sorted runs (n of them, at most 2) and the sorted values of `b` (NULL: none) together,
+ * sorted. */
 static GArray *
-merged_with (const double *a, guint n_a, const GArray *b)
+merged_with (const double *const *runs, const guint *lens, guint n, const GArray *b)
 {
   GArray *merged = rt_samples_new ();
-  const double *runs[] = { a, (const double *) (const void *) b->data };
-  const guint lens[] = { n_a, b->len };
-  rt_merge_sorted (merged, runs, lens, 2);
+  const double *all[3] = { NULL };
+  guint all_lens[3] = { 0 };
+  g_assert (n <= 2);
+  for (guint i = 0; i < n; i++)
+    all[i] = runs[i], all_lens[i] = lens[i];
+  if (b != NULL)
+    {
+      all[n] = (const double *) (const void *) b->data;
+      all_lens[n++] = b->len;
+    }
+  rt_merge_sorted (merged, all, all_lens, n);
   return merged;
+}
+
+/* The cache's sorted durations of every file of records 0 ... n_files - 1, in `sd`: in place
+ * when the cache holds them as one run; else (a base and its delta) merged, owned. */
+static gboolean
+all_durations_from_cache (RtCacheMap *cache, guint n_files, RtStepDurations *sd)
+{
+  const double *runs[2];
+  guint lens[2];
+  guint n_runs = rt_cache_step_durations_runs (cache, ALL_STEPS, n_files, runs, lens);
+  if (n_runs == 1)
+    {
+      sd->sorted = runs[0];
+      sd->n = lens[0];
+    }
+  else if (n_runs == 2)
+    {
+      GArray *merged = merged_with (runs, lens, 2, NULL);
+      sd->n = merged->len;
+      sd->owned = (double *) (void *) g_array_free (merged, FALSE);
+      sd->sorted = sd->owned;
+    }
+  return n_runs > 0;
 }
 
 /* The sorted durations of every file, when the cache holds those of the first ones (as records
@@ -80,9 +112,10 @@ durations_merged (const RtTrace *t, RtStepDurations *sd)
   for (guint i = k; i < t->files->len; i++)
     if (rt_trace_file (t, i)->first_request == RT_NONE)
       return;
-  guint n_cached;
-  const double *cached = rt_cache_step_durations (priv->cache, ALL_STEPS, 0, k, &n_cached);
-  if (cached == NULL)
+  const double *runs[2];
+  guint lens[2];
+  guint n_runs = rt_cache_step_durations_runs (priv->cache, ALL_STEPS, k, runs, lens);
+  if (n_runs == 0)
     return;
   g_autoptr (GArray) rest = rt_samples_new ();
   for (guint i = k; i < t->files->len; i++)
@@ -93,7 +126,7 @@ durations_merged (const RtTrace *t, RtStepDurations *sd)
           rt_samples_add (rest, rt_trace_request (t, f->first_request + r)->total_s);
     }
   rt_sort_doubles ((double *) (void *) rest->data, rest->len);
-  GArray *merged = merged_with (cached, n_cached, rest);
+  GArray *merged = merged_with (runs, lens, n_runs, rest);
   sd->n = merged->len;
   sd->owned = (double *) (void *) g_array_free (merged, FALSE);
   sd->sorted = sd->owned;
@@ -121,7 +154,9 @@ durations_from_cache (const RtTrace *t, RtStepDurations *sd, gint32 step, guint 
               const RtFileState *fs = &t->priv->files[first_file + k];
               consecutive = fs->as_cached && !fs->cut && fs->record == first->record + k;
             }
-          if (consecutive)
+          if (consecutive && step == ALL_STEPS && first->record == 0)
+            all_durations_from_cache (t->priv->cache, n_files, sd);
+          else if (consecutive)
             sd->sorted = rt_cache_step_durations (t->priv->cache, step, first->record, n_files, &sd->n);
           else if (step == ALL_STEPS)
             durations_merged (t, sd);
@@ -517,19 +552,11 @@ write_cache (RtTrace *t, GError **error)
     }
   if (all_steps && t->files->len > 0)
     {
-      /* the records of every file, from the first (a delta's: the base's too, merged with the
-       * base's own): what rt_trace_all_sorted_durations finds */
+      /* the records of every file the draft holds (a delta's own, which the reader merges with
+       * the base's: rt_cache_step_durations_runs): what rt_trace_all_sorted_durations finds */
       rt_sort_doubles ((double *) all->data, all->len);
       g_assert (rt_cache_draft_n_files (d) == t->files->len);
-      guint n_base = 0;
-      const double *base = from > 0 ? rt_cache_step_durations (priv->cache, ALL_STEPS, 0, from, &n_base) : NULL;
-      if (base != NULL)
-        {
-          g_autoptr (GArray) merged = merged_with (base, n_base, all);
-          rt_cache_draft_add_step (d, ALL_STEPS, 0, (const double *) (void *) merged->data, merged->len);
-        }
-      else if (from == 0)
-        rt_cache_draft_add_step (d, ALL_STEPS, 0, (const double *) all->data, all->len);
+      rt_cache_draft_add_step (d, ALL_STEPS, from, (const double *) all->data, all->len);
     }
   if (!rt_cache_write (g_steal_pointer (&d), from > 0 ? delta_path : priv->cache_path, error))
     return FALSE;

@@ -271,10 +271,27 @@ rt_merge_sorted (GArray *out, const double *const *runs, const guint *lens, guin
   double *dst = (double *) out->data + start;
   if (total == 0)
     return;
-  if (n_runs == 2 && MIN (lens[0], lens[1]) <= MAX (lens[0], lens[1]) / FEW_IN_MANY)
+  /* one run holding nearly all the values (every step's before, beside the steps appended):
+   * the others merged first, then put among its values */
+  guint big = 0;
+  for (guint r = 1; r < n_runs; r++)
+    if (lens[r] > lens[big])
+      big = r;
+  if (n_runs >= 2 && total - lens[big] <= lens[big] / FEW_IN_MANY)
     {
-      guint big = lens[0] >= lens[1] ? 0 : 1;
-      merge_few_into_many (runs[big], lens[big], runs[1 - big], lens[1 - big], dst);
+      if (n_runs == 2)
+        {
+          merge_few_into_many (runs[big], lens[big], runs[1 - big], lens[1 - big], dst);
+          return;
+        }
+      g_autofree const double **few = g_new (const double *, n_runs - 1);
+      g_autofree guint *few_lens = g_new (guint, n_runs - 1);
+      for (guint r = 0, k = 0; r < n_runs; r++)
+        if (r != big)
+          few[k] = runs[r], few_lens[k++] = lens[r];
+      g_autoptr (GArray) others = g_array_new (FALSE, FALSE, sizeof (double));
+      rt_merge_sorted (others, few, few_lens, n_runs - 1);
+      merge_few_into_many (runs[big], lens[big], (const double *) (const void *) others->data, others->len, dst);
       return;
     }
   /* the keys of the runs (rt_sort_doubles' order), merged two by two, level by level */

@@ -1987,6 +1987,15 @@ test_appended_steps_go_to_a_delta (void)
     g_assert_cmpuint (t->stats.files_cached, ==, t->files->len);
     g_assert_cmpuint (t->n_cached_requests, >, 0);
     assert_delta_load_right (t, exp, dir);
+    /* the delta keeps the durations of its own step, not every step's again (it stays the
+     * size of what was appended): the base's run and its own, which the reader merges */
+    const double *runs[2];
+    guint lens[2], n_step, n_all;
+    g_assert_cmpuint (rt_cache_step_durations_runs (t->priv->cache, -1, t->files->len, runs, lens), ==, 2);
+    g_assert_nonnull (rt_trace_step_sorted_durations (t, t->steps->len - 1, &n_step));
+    g_assert_nonnull (rt_trace_all_sorted_durations (t, &n_all));
+    g_assert_cmpuint (lens[1], ==, n_step);
+    g_assert_cmpuint (lens[0] + lens[1], ==, n_all);
   }
 
   /* one more: a new delta of both steps, the cache as it was */

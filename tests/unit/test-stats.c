@@ -269,9 +269,9 @@ test_merged_runs_are_the_sorted_whole (void)
   g_rand_free (r);
 }
 
-/* A few sorted values merged into many (a step's durations into every step's before it) are
- * the sorted whole, bit for bit, whichever run is first: ties between the runs, -0 and +0, the
- * few all below, all above, or none. */
+/* A few sorted values merged into many (a step's durations into every step's before it), in
+ * one run or two, are the sorted whole, bit for bit, whichever run is first: ties between the
+ * runs, -0 and +0, the few all below, all above, or none. */
 static void
 test_few_merged_into_many (void)
 {
@@ -319,6 +319,20 @@ test_few_merged_into_many (void)
           g_assert_cmpmem (merged->data, sizeof before, &before, sizeof before);
           g_assert_cmpmem ((double *) merged->data + 1, whole->len * sizeof (double), whole->data,
                            whole->len * sizeof (double));
+          /* the few in two runs (a delta's steps and the one appended), the many among them */
+          guint half = some->len / 2;
+          const double *three[3] = { (const double *) some->data, (const double *) many->data,
+                                     (const double *) some->data + half };
+          guint three_lens[3] = { half, many->len, some->len - half };
+          if (first)
+            {
+              three[1] = three[2], three[2] = (const double *) many->data;
+              three_lens[1] = three_lens[2], three_lens[2] = many->len;
+            }
+          g_autoptr (GArray) merged3 = g_array_new (FALSE, FALSE, sizeof (double));
+          rt_merge_sorted (merged3, three, three_lens, 3);
+          g_assert_cmpuint (merged3->len, ==, whole->len);
+          g_assert_cmpmem (merged3->data, whole->len * sizeof (double), whole->data, whole->len * sizeof (double));
         }
 }
 

@@ -769,34 +769,65 @@ kept_before_step (Kept *k, const GPtrArray *ids, guint from, guint i, gconstpoin
   k->state = k->copy (state);
 }
 
+/* What an analysis that adds the selected steps one at a time in ascending order (`add`) gives:
+ * gone on from a copy of what `k` kept when its steps are the first ones again (`rebase`, if
+ * any, fitting that copy to this load, or turning it down), else from `fresh`; `k` keeps anew
+ * on the way. */
+typedef void (*AddStep) (gpointer state, const RtTrace *t, guint step_index);
+
+static gpointer
+steps_added (const RtTrace *t, const RtStepSet *steps, Kept *k, gpointer (*fresh) (void),
+             gboolean (*rebase) (gpointer state, const RtTrace *t), AddStep add)
+{
+  g_autoptr (GArray) selected = rt_trace_select_steps (t, steps);
+  g_autoptr (GPtrArray) ids = identities_of (t, selected, k);
+  gpointer state;
+  guint from = kept_resume (k, ids, &state);
+  if (state != NULL && rebase != NULL && !rebase (state, t))
+    {
+      k->free (state);
+      state = NULL;
+      from = 0;
+    }
+  if (state == NULL)
+    state = fresh ();
+  for (guint i = from; i < selected->len; i++)
+    {
+      kept_before_step (k, ids, from, i, state);
+      add (state, t, g_array_index (selected, guint, i));
+    }
+  if (k != NULL)
+    k->steps_read = selected->len - from;
+  return state;
+}
+
+static gpointer
+tail_whatif_new (void)
+{
+  RtWhatifSetting settings[2];
+  rt_finding_whatif_settings (settings);
+  TailWhatif *tw = g_new (TailWhatif, 1);
+  tw->tail = rt_tail_new ();
+  tw->replay = rt_whatif_replay_new (settings, G_N_ELEMENTS (settings));
+  return tw;
+}
+
+/* (each step's requests read once for both) */
+static void
+tail_whatif_add (gpointer state, const RtTrace *t, guint step_index)
+{
+  TailWhatif *tw = state;
+  g_autoptr (RtLateRequests) requests = rt_late_requests_new (t, step_index, rt_whatif_replay_turn (tw->replay));
+  rt_tail_add_step (tw->tail, t, requests);
+  rt_whatif_replay_step (tw->replay, requests);
+}
+
 void
 rt_report_tail_whatif (const RtTrace *t, const RtStepSet *steps, RtReportMemo *memo, RtTail **tail_out,
                        GPtrArray **whatif_out)
 {
-  Kept *k = memo != NULL ? &memo->tail_whatif : NULL;
-  g_autoptr (GArray) selected = rt_trace_select_steps (t, steps);
-  g_autoptr (GPtrArray) ids = identities_of (t, selected, k);
-  gpointer resumed;
-  guint from = kept_resume (k, ids, &resumed);
-  TailWhatif *tw = resumed;
-  if (tw == NULL)
-    {
-      RtWhatifSetting settings[2];
-      rt_finding_whatif_settings (settings);
-      tw = g_new (TailWhatif, 1);
-      tw->tail = rt_tail_new ();
-      tw->replay = rt_whatif_replay_new (settings, G_N_ELEMENTS (settings));
-    }
-  for (guint i = from; i < selected->len; i++)
-    {
-      kept_before_step (k, ids, from, i, tw);
-      g_autoptr (RtLateRequests) requests = rt_late_requests_new (t, g_array_index (selected, guint, i),
-                                                                  rt_whatif_replay_turn (tw->replay));
-      rt_tail_add_step (tw->tail, t, requests);
-      rt_whatif_replay_step (tw->replay, requests);
-    }
-  if (k != NULL)
-    k->steps_read = selected->len - from;
+  TailWhatif *tw = steps_added (t, steps, memo != NULL ? &memo->tail_whatif : NULL, tail_whatif_new, NULL,
+                                tail_whatif_add);
   *tail_out = tw->tail;
   *whatif_out = rt_whatif_replay_finish (tw->replay);
   g_free (tw);
@@ -805,47 +836,18 @@ rt_report_tail_whatif (const RtTrace *t, const RtStepSet *steps, RtReportMemo *m
 RtTurnDist *
 rt_report_turn_dist (const RtTrace *t, const RtStepSet *steps, RtReportMemo *memo)
 {
-  Kept *k = memo != NULL ? &memo->turn_dist : NULL;
-  g_autoptr (GArray) selected = rt_trace_select_steps (t, steps);
-  g_autoptr (GPtrArray) ids = identities_of (t, selected, k);
-  gpointer resumed;
-  guint from = kept_resume (k, ids, &resumed);
-  RtTurnDistFill *fill = resumed != NULL ? resumed : rt_turn_dist_fill_new ();
-  for (guint i = from; i < selected->len; i++)
-    {
-      kept_before_step (k, ids, from, i, fill);
-      rt_turn_dist_fill_step (fill, t, g_array_index (selected, guint, i));
-    }
-  if (k != NULL)
-    k->steps_read = selected->len - from;
-  return rt_turn_dist_fill_finish (fill);
+  return rt_turn_dist_fill_finish (steps_added (t, steps, memo != NULL ? &memo->turn_dist : NULL,
+                                                (gpointer (*) (void)) rt_turn_dist_fill_new, NULL,
+                                                (AddStep) rt_turn_dist_fill_step));
 }
 
 RtRequestWalk *
 rt_report_request_walk (const RtTrace *t, const RtStepSet *steps, RtReportMemo *memo)
 {
-  Kept *k = memo != NULL ? &memo->walk : NULL;
-  g_autoptr (GArray) selected = rt_trace_select_steps (t, steps);
-  g_autoptr (GPtrArray) ids = identities_of (t, selected, k);
-  gpointer resumed;
-  guint from = kept_resume (k, ids, &resumed);
-  RtRequestWalk *walk = resumed;
-  /* the requests it kept, numbered in this load's tables */
-  if (walk != NULL && !rt_request_walk_rebase (walk, t))
-    {
-      g_clear_pointer (&walk, rt_request_walk_free);
-      from = 0;
-    }
-  if (walk == NULL)
-    walk = rt_request_walk_new ();
-  for (guint i = from; i < selected->len; i++)
-    {
-      kept_before_step (k, ids, from, i, walk);
-      rt_request_walk_step (walk, t, g_array_index (selected, guint, i));
-    }
-  if (k != NULL)
-    k->steps_read = selected->len - from;
-  return walk;
+  /* (the requests a kept walk holds, numbered anew in this load's tables) */
+  return steps_added (t, steps, memo != NULL ? &memo->walk : NULL, (gpointer (*) (void)) rt_request_walk_new,
+                      (gboolean (*) (gpointer, const RtTrace *)) rt_request_walk_rebase,
+                      (AddStep) rt_request_walk_step);
 }
 
 /* ---- the report ---- */

@@ -35,8 +35,9 @@ typedef struct {
   GError *error;                /* the first failure to read a file */
   gint *taken;                  /* (atomic) of each file: a thread has begun reading it */
   gboolean drop_read;           /* what was read is given back (drop_read) */
-  guint64 *read_from;           /* of each file: where this load began to read it (after
-                                 * what the cache holds of it, if restored) */
+  guint64 *read_from;           /* of each file: where this load reads it from (after what the
+                                 * cache holds of it, if restored); before it is read, where
+                                 * the cache's match says it will be (read_ahead_next) */
 } LoadJob;
 
 /* The parse read an unterminated last piece that changed or added to its tables: those the cache
@@ -301,10 +302,7 @@ read_ahead_next (LoadJob *job, guint index)
   for (guint j = index + 1; j < t->files->len && j <= index + 8; j++)
     if (!g_atomic_int_get (&job->taken[j]) && t->priv->files[j].origin == RT_FILE_UNREAD)
       {
-        guint record;
-        RtCacheMatch match = job->cache != NULL ? rt_cache_match (job->cache, rt_trace_file (t, j), &record)
-                                                : RT_CACHE_MISS;
-        advise_file (t, j, match != RT_CACHE_MISS ? rt_cache_resume_offset (job->cache, record) : 0, TRUE);
+        advise_file (t, j, job->read_from[j], TRUE);
         return;
       }
 }
@@ -900,8 +898,9 @@ load_files (RtTrace *trace, RtCacheMap *cache, GError **error)
           /* a file of the delta is restored (its tables copied) rather than taken in place */
           complete[i] = matches[i] == RT_CACHE_SAME && rt_cache_complete (cache, records[i], f)
                         && records[i] < rt_cache_n_base_files (cache);
+          read_from[i] = rt_cache_resume_offset (cache, records[i]);
           if (!complete[i])
-            to_read += f->size - rt_cache_resume_offset (cache, records[i]);
+            to_read += f->size - read_from[i];
         }
       whole = whole && matches[i] == RT_CACHE_SAME;
     }
@@ -914,6 +913,7 @@ load_files (RtTrace *trace, RtCacheMap *cache, GError **error)
       trace->stats.cache_rejected = "damaged tables";
       g_clear_pointer (&trace->priv->cache, rt_cache_close);
       job.cache = cache = NULL;
+      memset (read_from, 0, sizeof *read_from * n_files);
       trace->priv->delta_from = 0;
       trace->cached_turns = NULL;
       trace->n_cached_turns = 0;

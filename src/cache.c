@@ -334,6 +334,15 @@ still_the_file (const RtCacheMap *m, const char *path, struct stat *st)
   return stat (path, st) == 0 && st->st_dev == m->dev && st->st_ino == m->ino;
 }
 
+/* Marks the cache file at `path` used now, for `rolltrace cache` and the size limit (the oldest
+ * used goes first): its atime, set here as no mount's atime policy (relatime, noatime) would; a
+ * cache of another user's, which we may not touch, keeps its own. */
+static void
+mark_used (const char *path)
+{
+  utimensat (AT_FDCWD, path, (const struct timespec[2]) { { .tv_nsec = UTIME_NOW }, { .tv_nsec = UTIME_OMIT } }, 0);
+}
+
 /* Opens the cache file at `path`: a base (`base` NULL), or the delta of `base`. */
 static RtCacheMap *
 map_open (const char *path, const char *exp_canonical, RtEventRegistry *reg, const RtCacheMap *base,
@@ -362,10 +371,7 @@ map_open (const char *path, const char *exp_canonical, RtEventRegistry *reg, con
       goto reject;
     }
   m->base_files = base != NULL ? base->h.n_files : 0;
-  /* its last use, for `rolltrace cache` and the size limit (oldest used goes first): set
-   * here, as no mount's atime policy (relatime, noatime) would; a cache of another user's,
-   * which we may not touch, keeps its own */
-  futimens (fd, (const struct timespec[2]) { { .tv_nsec = UTIME_NOW }, { .tv_nsec = UTIME_OMIT } });
+  mark_used (path);
 
   /* Mapped, not read: pages of the page cache cost no copy, and a part no command
    * asks for is never touched. Private and read-only: what the checks saw stays. */
@@ -436,13 +442,6 @@ char *
 rt_cache_delta_path (const char *path)
 {
   return g_strconcat (path, RT_CACHE_DELTA_SUFFIX, NULL);
-}
-
-/* Marks the file at `path` used now (its atime), as map_open does when it opens one. */
-static void
-mark_used (const char *path)
-{
-  utimensat (AT_FDCWD, path, (const struct timespec[2]) { { .tv_nsec = UTIME_NOW }, { .tv_nsec = UTIME_OMIT } }, 0);
 }
 
 /* Opens the delta beside base `m` (at `path`-delta) in place of the one it had, if any; the
